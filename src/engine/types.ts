@@ -1,0 +1,136 @@
+/**
+ * The engine's public vocabulary. The engine is a plain library (no Nest): the service hands it a
+ * local input file and a request, it writes the output file and reports progress.
+ */
+
+export type ModelName = 'light' | 'human' | 'original' | 'pro';
+export const MODEL_NAMES: readonly ModelName[] = ['light', 'human', 'original', 'pro'];
+
+export type OutputFormat = 'webm' | 'mov' | 'mp4' | 'gif' | 'webp' | 'png_sequence';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'];
+
+/** Formats whose output carries an alpha channel. */
+export const ALPHA_FORMATS: readonly OutputFormat[] = ['webm', 'mov', 'gif', 'webp', 'png_sequence'];
+
+export type Rgb = readonly [number, number, number]; // 0..255 each
+
+export type EngineBackground =
+  | { type: 'transparent' }
+  | { type: 'color'; rgb: Rgb }
+  /** a local image file, already fetched by the caller (through the SSRF-guarded client) */
+  | { type: 'image'; imagePath: string };
+
+export type Anchor =
+  | 'center'
+  | 'top-left'
+  | 'top-center'
+  | 'top-right'
+  | 'center-left'
+  | 'center-right'
+  | 'bottom-left'
+  | 'bottom-center'
+  | 'bottom-right';
+
+export interface Composition {
+  canvas: { width: number; height: number };
+  foreground: { anchor: Anchor; scale: number; offset: { x: number; y: number } };
+}
+
+export interface EngineRequest {
+  inputPath: string;
+  /** file to write; for png_sequence, a .zip */
+  outputPath: string;
+  model: ModelName;
+  textPrompt?: string;
+  outputFormat: OutputFormat;
+  background: EngineBackground;
+  composition?: Composition;
+  /** seconds: process only the first N seconds */
+  previewDuration?: number;
+  /** seconds; longer input fails with input_too_long (default 600) */
+  maxDurationSeconds?: number;
+}
+
+export interface EngineProgress {
+  framesDone: number;
+  framesTotal: number;
+}
+
+export interface EngineResult {
+  durationSeconds: number;
+  frames: number;
+  width: number;
+  height: number;
+  outputFormat: OutputFormat;
+  /** model actually run (e.g. `pro` falls back to `original` until it lands) */
+  modelUsed: ModelName;
+  /** human-readable notes for the job's details */
+  notes: string[];
+}
+
+export type EngineErrorCode = 'input_invalid' | 'input_too_long' | 'output_failed' | 'model_unavailable';
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+export interface VideoInfo {
+  durationSeconds: number;
+  fps: number;
+  /** display size (after rotation) */
+  width: number;
+  height: number;
+  /** rotation in degrees from the stream's display matrix / rotate tag */
+  rotation: number;
+  frameCount: number;
+  hasAudio: boolean;
+  hasAlpha: boolean;
+  videoCodec: string;
+  formatName: string;
+}
+
+/** One decoded frame, packed RGB24, row-major, no padding. */
+export interface RgbFrame {
+  index: number;
+  width: number;
+  height: number;
+  data: Buffer;
+}
+
+/** Alpha matte 0..255, width*height bytes, at any resolution: the pipeline scales it to the frame. */
+export interface Matte {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/** A per-video, stateful segmenter (it may keep temporal state between frames). */
+export interface SegmentationSession {
+  /** the RGB size this session wants to be fed (the pipeline's decoder scales to it) */
+  readonly inputWidth: number;
+  readonly inputHeight: number;
+  /** notes for the job's details (fallbacks, unknown prompt words...) */
+  readonly notes: string[];
+  /** frames must be fed in order; the returned matte belongs to the frame passed */
+  segment(frame: RgbFrame): Promise<Matte>;
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** display size of the source video */
+  width: number;
+  height: number;
+  fps: number;
+  textPrompt?: string;
+}
+
+export interface SegmentationModel {
+  readonly name: ModelName;
+  createSession(options: SessionOptions): Promise<SegmentationSession>;
+}
