@@ -1,0 +1,23 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const frameworkImports = {
+  patterns: [
+    { group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'bullmq', '@nestjs/bullmq', 'express'], message: 'domain/ and engine/ stay free of Nest, TypeORM, BullMQ and Express.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'src/web/static/**', '.cache/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  // The dependency rule of the hexagon: domain code and the engine import no framework.
+  { files: ['src/modules/*/domain/**/*.ts', 'src/engine/**/*.ts'], rules: { 'no-restricted-imports': ['error', frameworkImports] } },
+  { files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },
+);
