@@ -1,0 +1,95 @@
+/**
+ * Bilinear resampling of single-channel planes with half-pixel centres (the convention of
+ * ffmpeg's and onnxruntime's bilinear scalers), in plain typed-array loops.
+ */
+
+export interface Plane<T extends Float32Array | Uint8Array = Float32Array> {
+  width: number;
+  height: number;
+  data: T;
+}
+
+interface Taps {
+  lo: Int32Array;
+  hi: Int32Array;
+  frac: Float32Array;
+}
+
+const tapCache = new Map<string, Taps>();
+
+/** source sample positions of each destination index along one axis (memoised per size pair) */
+function taps(srcSize: number, dstSize: number): Taps {
+  const key = `${srcSize}>${dstSize}`;
+  const cached = tapCache.get(key);
+  if (cached) return cached;
+  const lo = new Int32Array(dstSize);
+  const hi = new Int32Array(dstSize);
+  const frac = new Float32Array(dstSize);
+  const scale = srcSize / dstSize;
+  for (let i = 0; i < dstSize; i++) {
+    const x = Math.min(Math.max((i + 0.5) * scale - 0.5, 0), srcSize - 1);
+    lo[i] = Math.floor(x);
+    hi[i] = Math.min(lo[i] + 1, srcSize - 1);
+    frac[i] = x - lo[i];
+  }
+  const result = { lo, hi, frac };
+  tapCache.set(key, result);
+  return result;
+}
+
+/** Bilinear resize of one plane; the output is float32 in the input's value range. */
+export function resizePlane(src: Plane<Float32Array | Uint8Array>, width: number, height: number, out = new Float32Array(width * height)): Float32Array {
+  const xs = taps(src.width, width);
+  const ys = taps(src.height, height);
+  const s = src.data;
+  const sw = src.width;
+  for (let y = 0; y < height; y++) {
+    const row0 = ys.lo[y] * sw;
+    const row1 = ys.hi[y] * sw;
+    const fy = ys.frac[y];
+    let o = y * width;
+    for (let x = 0; x < width; x++, o++) {
+      const x0 = xs.lo[x];
+      const x1 = xs.hi[x];
+      const fx = xs.frac[x];
+      const top = s[row0 + x0] + (s[row0 + x1] - s[row0 + x0]) * fx;
+      const bottom = s[row1 + x0] + (s[row1 + x1] - s[row1 + x0]) * fx;
+      out[o] = top + (bottom - top) * fy;
+    }
+  }
+  return out;
+}
+
+/** Bilinear resize of packed RGB24 to packed RGB24. */
+export function resizeRgb(src: Uint8Array, srcWidth: number, srcHeight: number, width: number, height: number, out = new Uint8Array(width * height * 3)): Uint8Array {
+  const xs = taps(srcWidth, width);
+  const ys = taps(srcHeight, height);
+  for (let y = 0; y < height; y++) {
+    const row0 = ys.lo[y] * srcWidth * 3;
+    const row1 = ys.hi[y] * srcWidth * 3;
+    const fy = ys.frac[y];
+    let o = y * width * 3;
+    for (let x = 0; x < width; x++) {
+      const a = row0 + xs.lo[x] * 3;
+      const b = row0 + xs.hi[x] * 3;
+      const c = row1 + xs.lo[x] * 3;
+      const d = row1 + xs.hi[x] * 3;
+      const fx = xs.frac[x];
+      for (let ch = 0; ch < 3; ch++, o++) {
+        const top = src[a + ch] + (src[b + ch] - src[a + ch]) * fx;
+        const bottom = src[c + ch] + (src[d + ch] - src[c + ch]) * fx;
+        out[o] = top + (bottom - top) * fy + 0.5;
+      }
+    }
+  }
+  return out;
+}
+
+/** float plane in [0,1] -> 8-bit alpha */
+export function toAlphaBytes(values: Float32Array, out = new Uint8Array(values.length)): Uint8Array {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    out[i] = v <= 0 ? 0 : v >= 1 ? 255 : v * 255 + 0.5; // Uint8Array truncates
+  }
+  return out;
+}
