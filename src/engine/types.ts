@@ -68,7 +68,13 @@ export interface EngineResult {
   notes: string[];
 }
 
-export type EngineErrorCode = 'input_invalid' | 'input_too_long' | 'output_failed' | 'model_unavailable';
+export type EngineErrorCode =
+  | 'input_invalid'
+  | 'input_too_long'
+  | 'output_failed'
+  | 'model_unavailable'
+  /** the caller aborted the run (AbortSignal); partial output has been removed */
+  | 'canceled';
 
 export class EngineError extends Error {
   constructor(

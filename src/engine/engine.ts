@@ -1,0 +1,131 @@
+/**
+ * runEngine: one request, start to finish. Probe, plan, load the model, stream the video through
+ * the segmentation session into the format's encoder, then finish the format (GIF render and
+ * disposal patch, PNG zip) and move the output into place. Partial output never sits at
+ * `outputPath`: it is written beside it under a hidden temporary name and renamed at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { ffmpegPath } from './media/binaries';
+import { probe } from './media/probe';
+import { MediaProcess, runToCompletion } from './media/process';
+import { setGifFileDisposal } from './output/gif-disposal';
+import { zipFrames } from './output/zip-frames';
+import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, CompositeSpec } from './pipeline/ffmpeg-args';
+import { Size } from './pipeline/geometry';
+import { JobPlan, planJob } from './pipeline/plan';
+import { streamMattes } from './pipeline/stream-mattes';
+import { EngineError, EngineProgress, EngineRequest, EngineResult, ModelName, SegmentationModel, SegmentationSession } from './types';
+
+export interface EngineDeps {
+  loadModel(name: ModelName, options: { cacheDir: string }): Promise<SegmentationModel>;
+  cacheDir: string;
+  /** parent of the run's scratch directory (PNG frames, GIF palette and mattes); default: the OS temp dir */
+  workDir?: string;
+}
+
+export type ProgressListener = (progress: EngineProgress) => void;
+
+export async function runEngine(
+  request: EngineRequest,
+  deps: EngineDeps,
+  onProgress?: ProgressListener,
+  signal?: AbortSignal,
+): Promise<EngineResult> {
+  throwIfAborted(signal);
+  const video = await probe(request.inputPath, signal);
+  const plan = planJob(request, video);
+  const model = await loadModel(request, deps);
+  throwIfAborted(signal);
+
+  const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt });
+  const partialPath = join(dirname(request.outputPath), `.${basename(request.outputPath)}.${randomBytes(6).toString('hex')}.partial`);
+  let scratch: string | undefined;
+  try {
+    scratch = await mkdtemp(join(deps.workDir ?? tmpdir(), 'backdrop-engine-'));
+    const reportFrame = (framesDone: number) =>
+      onProgress?.({ framesDone, framesTotal: Math.max(plan.framesExpected, framesDone) });
+    const frames = await encode(plan, session, { scratch, partialPath, reportFrame, signal });
+    throwIfAborted(signal);
+    await rename(partialPath, request.outputPath);
+    onProgress?.({ framesDone: frames, framesTotal: frames });
+    return {
+      durationSeconds: frames / plan.source.fps,
+      frames,
+      width: plan.layout.canvas.width,
+      height: plan.layout.canvas.height,
+      outputFormat: request.outputFormat,
+      modelUsed: model.name,
+      notes: [...session.notes, ...plan.notes],
+    };
+  } catch (error) {
+    await rm(partialPath, { force: true });
+    throw signal?.aborted ? new EngineError('canceled', 'processing was canceled') : error;
+  } finally {
+    await Promise.allSettled([session.close(), scratch && rm(scratch, { recursive: true, force: true })]);
+  }
+}
+
+interface EncodeContext {
+  scratch: string;
+  partialPath: string;
+  reportFrame: (framesDone: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Streams the video into the format's encoder and finishes the format; returns the frame count. */
+async function encode(plan: JobPlan, session: SegmentationSession, context: EncodeContext): Promise<number> {
+  const { scratch, partialPath, signal } = context;
+  const spec = (matte: Size): CompositeSpec => ({
+    source: plan.source,
+    matte,
+    layout: plan.layout,
+    background: plan.background,
+    preset: plan.preset,
+    keepAudio: plan.keepAudio,
+  });
+  const startEncoder = (args: string[]) => new MediaProcess(ffmpegPath(), args, { extraInputPipes: 1, signal });
+  const stream = (encoderArgs: (matte: Size) => string[]) =>
+    streamMattes({ source: plan.source, session, startEncoder: (matte) => startEncoder(encoderArgs(matte)), onFrame: context.reportFrame, signal });
+
+  switch (plan.preset.format) {
+    case 'png_sequence': {
+      const framesDir = join(scratch, 'frames');
+      await mkdir(framesDir);
+      const { frames } = await stream((matte) => buildEncodeArgs(spec(matte), join(framesDir, 'frame_%05d.png')));
+      await zipFrames(framesDir, partialPath);
+      return frames;
+    }
+    case 'gif': {
+      const palettePath = join(scratch, 'palette.png');
+      const mattesPath = join(scratch, 'mattes.mkv');
+      const { frames, matte } = await stream((size) => buildGifAnalysisArgs(spec(size), palettePath, mattesPath));
+      try {
+        await runToCompletion(ffmpegPath(), buildGifRenderArgs(spec(matte), palettePath, mattesPath, partialPath), signal);
+      } catch (error) {
+        throw new EngineError('output_failed', `GIF rendering failed: ${(error as Error).message}`);
+      }
+      await setGifFileDisposal(partialPath);
+      return frames;
+    }
+    default: {
+      const { frames } = await stream((matte) => buildEncodeArgs(spec(matte), partialPath));
+      return frames;
+    }
+  }
+}
+
+async function loadModel(request: EngineRequest, deps: EngineDeps): Promise<SegmentationModel> {
+  try {
+    return await deps.loadModel(request.model, { cacheDir: deps.cacheDir });
+  } catch (error) {
+    if (error instanceof EngineError) throw error;
+    throw new EngineError('model_unavailable', `model ${request.model} could not be loaded: ${(error as Error).message}`);
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
+}

@@ -1,0 +1,129 @@
+/**
+ * Encoder presets, one per output format, chosen for speed on small CPU boxes with good quality.
+ * Speeds are for 640x360 on 2 cores of the reference machine, encoder alone, real alpha content.
+ *
+ * | format       | video                                                     | audio           | ~fps |
+ * |--------------|-----------------------------------------------------------|-----------------|------|
+ * | webm         | libvpx-vp9 yuva420p, -deadline realtime -cpu-used 8,      | libopus 128k    |  90  |
+ * |              | -row-mt 1, constant quality -crf 32 -b:v 0, no alt-ref    |                 |      |
+ * | mov          | prores_ks profile 4444 yuva444p10le, 8-bit alpha, apl0    | pcm_s16le       |  50  |
+ * | mp4          | libx264 yuv420p -preset veryfast -crf 20, +faststart      | aac 160k        | 400  |
+ * | gif          | palettegen (whole clip, reserved transparent entry) then  | -               |      |
+ * |              | paletteuse bayer dither; full frames, disposal patched    |                 |      |
+ * | webp         | libwebp_anim yuva420p, lossy q80, compression_level 1,    | -               | 150  |
+ * |              | loop 0                                                    |                 |      |
+ * | png_sequence | png rgba, zlib level 1, frames stored in the zip as-is    | -               |      |
+ *
+ * The prores mov keeps PCM audio: ProRes is an editing intermediate and editors expect PCM.
+ */
+import { OutputFormat } from '../types';
+
+export interface EncoderPreset {
+  format: OutputFormat;
+  /** pixel format of the foreground (and a transparent canvas) while compositing */
+  workingPixelFormat: 'yuva420p' | 'yuva444p' | 'rgba';
+  /** the same family without alpha, for opaque backgrounds */
+  opaquePixelFormat: 'yuv420p' | 'yuv444p' | 'rgb24';
+  /** the overlay filter's internal format for that family */
+  overlayFormat: 'yuv420' | 'yuv444' | 'rgb';
+  /** what the encoder is handed */
+  outputPixelFormat: string;
+  hasAlpha: boolean;
+  /** the encoder rejects odd widths/heights */
+  evenDimensions: boolean;
+  /** ffmpeg muxer name (always explicit: outputs are written under temporary names) */
+  muxer: string;
+  videoArgs: readonly string[];
+  /** undefined: the format carries no audio */
+  audioArgs?: readonly string[];
+  muxerArgs: readonly string[];
+}
+
+export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
+  webm: {
+    format: 'webm',
+    workingPixelFormat: 'yuva420p',
+    opaquePixelFormat: 'yuv420p',
+    overlayFormat: 'yuv420',
+    outputPixelFormat: 'yuva420p',
+    hasAlpha: true,
+    evenDimensions: false,
+    muxer: 'webm',
+    videoArgs: [
+      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuva420p',
+      '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
+      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0',
+    ],
+    audioArgs: ['-c:a', 'libopus', '-b:a', '128k'],
+    muxerArgs: [],
+  },
+  mov: {
+    format: 'mov',
+    workingPixelFormat: 'yuva444p',
+    opaquePixelFormat: 'yuv444p',
+    overlayFormat: 'yuv444',
+    outputPixelFormat: 'yuva444p10le',
+    hasAlpha: true,
+    evenDimensions: false,
+    muxer: 'mov',
+    videoArgs: ['-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0'],
+    audioArgs: ['-c:a', 'pcm_s16le'],
+    muxerArgs: [],
+  },
+  mp4: {
+    format: 'mp4',
+    workingPixelFormat: 'yuva420p',
+    opaquePixelFormat: 'yuv420p',
+    overlayFormat: 'yuv420',
+    outputPixelFormat: 'yuv420p',
+    hasAlpha: false,
+    evenDimensions: true,
+    muxer: 'mp4',
+    videoArgs: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20'],
+    audioArgs: ['-c:a', 'aac', '-b:a', '160k'],
+    muxerArgs: ['-movflags', '+faststart'],
+  },
+  gif: {
+    format: 'gif',
+    workingPixelFormat: 'rgba',
+    opaquePixelFormat: 'rgb24',
+    overlayFormat: 'rgb',
+    outputPixelFormat: 'rgba',
+    hasAlpha: true,
+    evenDimensions: false,
+    muxer: 'gif',
+    // Every frame whole: with disposal 2 (set afterwards), offsetting or transdiff would blank
+    // the pixels they skip.
+    videoArgs: ['-c:v', 'gif', '-gifflags', '0'],
+    muxerArgs: ['-loop', '0'],
+  },
+  webp: {
+    format: 'webp',
+    workingPixelFormat: 'yuva420p',
+    opaquePixelFormat: 'yuv420p',
+    overlayFormat: 'yuv420',
+    outputPixelFormat: 'yuva420p',
+    hasAlpha: true,
+    evenDimensions: false,
+    muxer: 'webp',
+    videoArgs: ['-c:v', 'libwebp_anim', '-pix_fmt', 'yuva420p', '-lossless', '0', '-quality', '80', '-compression_level', '1'],
+    muxerArgs: ['-loop', '0'],
+  },
+  png_sequence: {
+    format: 'png_sequence',
+    workingPixelFormat: 'rgba',
+    opaquePixelFormat: 'rgb24',
+    overlayFormat: 'rgb',
+    outputPixelFormat: 'rgba',
+    hasAlpha: true,
+    evenDimensions: false,
+    muxer: 'image2',
+    videoArgs: ['-c:v', 'png', '-pix_fmt', 'rgba', '-compression_level', '1'],
+    muxerArgs: ['-start_number', '0'],
+  },
+};
+
+/** GIF palette: one per clip, with a slot kept for "transparent". */
+export const GIF_PALETTE_FILTER = 'palettegen=reserve_transparent=1:stats_mode=full';
+/** Ordered dithering: fast, and it does not crawl between frames like error diffusion does. */
+export const GIF_PALETTE_USE_FILTER = 'paletteuse=dither=bayer:bayer_scale=3';

@@ -1,0 +1,198 @@
+/**
+ * Pure builders of every ffmpeg command line the pipeline runs. Nothing here touches a process or
+ * the disk, so each argument list is asserted exactly in unit tests.
+ *
+ * Frame alignment: the decoder (frames for the model) and the encoder (which re-reads the original
+ * file at full resolution) must see the same frame sequence, or mattes land on the wrong frames.
+ * Both therefore start with the same chain, `setpts=PTS-STARTPTS,fps=F`, which turns any input
+ * (variable frame rate, odd start times) into the same constant-rate sequence, and the decoder asks
+ * for `-vsync passthrough` so that the rawvideo muxer's constant-rate rule duplicates nothing. Both
+ * use the same input options (`-t` for previews, the libvpx decoder for VP9 alpha), and rotation is
+ * applied by ffmpeg's autorotate on both sides. `alphamerge` in this ffmpeg pairs frames by order,
+ * so identical sequences are all it needs.
+ */
+import { EngineBackground, Rgb } from '../types';
+import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
+import { foregroundFillsCanvas, Layout, Size } from './geometry';
+
+export const MATTE_PIPE_FD = 3;
+
+/** What both the decoder and the encoder need to read the source identically. */
+export interface SourceSpec {
+  inputPath: string;
+  /** VP9 with alpha: decode with libvpx (the native decoder drops the alpha plane) */
+  needsLibvpxDecoder: boolean;
+  /** seconds to read from the start (previews); undefined reads it all */
+  durationLimit?: number;
+  fps: number;
+  /** display size (after rotation) */
+  size: Size;
+}
+
+export interface CompositeSpec {
+  source: SourceSpec;
+  /** the mattes' size, as the segmentation session returns them */
+  matte: Size;
+  layout: Layout;
+  background: EngineBackground;
+  preset: EncoderPreset;
+  /** keep the input's first audio track (only honoured by formats that carry audio) */
+  keepAudio: boolean;
+}
+
+const COMMON_ARGS = ['-v', 'error', '-nostdin'];
+
+export function buildSourceInputArgs(source: SourceSpec): string[] {
+  return [
+    ...(source.needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
+    ...(source.durationLimit !== undefined ? ['-t', formatNumber(source.durationLimit)] : []),
+    '-i', source.inputPath,
+  ];
+}
+
+/** The chain both sides apply first to the source's video: a constant-rate sequence from t=0. */
+export function sourceChain(fps: number): string {
+  return `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}`;
+}
+
+/** Decoder: the source as packed RGB frames at the model's input size, on stdout. */
+export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] {
+  return [
+    ...COMMON_ARGS,
+    ...buildSourceInputArgs(source),
+    '-map', '0:v:0', '-an', '-sn', '-dn',
+    '-vf', `${sourceChain(source.fps)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,format=rgb24`,
+    '-vsync', 'passthrough',
+    '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
+  ];
+}
+
+/** Raw gray mattes at `fps`, from the pipe the engine writes (or from a file). */
+export function buildMatteInputArgs(matte: Size, fps: number, path = `pipe:${MATTE_PIPE_FD}`): string[] {
+  return ['-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', `${matte.width}x${matte.height}`, '-framerate', formatNumber(fps), '-i', path];
+}
+
+/**
+ * The filter graph that cuts the foreground out and lays it on the canvas. Inputs: [0:v] source,
+ * `matteLabel` the mattes, [2:v] the background image if any. Output `[out]`, in the preset's
+ * output pixel format.
+ */
+export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'): string {
+  const { layout, preset, source, background } = spec;
+  const foreground = layout.foreground;
+  const resizeTo = (from: Size) =>
+    from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
+  const parts = [
+    `[0:v]${sourceChain(source.fps)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
+    `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
+    '[fgcolor][fgalpha]alphamerge[fg]',
+  ];
+  const toOutput = `format=${preset.outputPixelFormat}[out]`;
+
+  if (background.type === 'transparent' && foregroundFillsCanvas(layout)) {
+    parts.push(`[fg]${toOutput}`);
+  } else if (background.type === 'transparent' && foregroundIsPaddable(layout)) {
+    // cheaper than overlaying on a transparent canvas (the usual case: odd sizes grown to even)
+    parts.push(`[fg]pad=${layout.canvas.width}:${layout.canvas.height}:0:0:color=black@0,${toOutput}`);
+  } else {
+    parts.push(backgroundFilter(spec));
+    parts.push(`[bg][fg]overlay=x=${foreground.x}:y=${foreground.y}:format=${preset.overlayFormat}:shortest=1,${toOutput}`);
+  }
+  return parts.join(';');
+}
+
+function foregroundIsPaddable(layout: Layout): boolean {
+  const { canvas, foreground } = layout;
+  return foreground.x === 0 && foreground.y === 0 && foreground.width <= canvas.width && foreground.height <= canvas.height;
+}
+
+/** `[bg]`: an endless canvas-sized background at the source's frame rate. */
+function backgroundFilter(spec: CompositeSpec): string {
+  const { canvas } = spec.layout;
+  const { preset, background, source } = spec;
+  const size = `${canvas.width}x${canvas.height}`;
+  const rate = formatNumber(source.fps);
+  switch (background.type) {
+    case 'transparent':
+      return `color=c=black@0:s=${size}:r=${rate},format=${preset.workingPixelFormat}[bg]`;
+    case 'color':
+      return `color=c=${hexColor(background.rgb)}:s=${size}:r=${rate},format=${preset.opaquePixelFormat}[bg]`;
+    case 'image':
+      // scaled and cropped once, then repeated; fresh timestamps keep it in step with the video
+      return (
+        `[2:v]scale=${canvas.width}:${canvas.height}:force_original_aspect_ratio=increase,` +
+        `crop=${canvas.width}:${canvas.height},setsar=1,format=${preset.opaquePixelFormat},` +
+        `loop=loop=-1:size=1,setpts=N/(${rate}*TB)[bg]`
+      );
+  }
+}
+
+function compositeInputArgs(spec: CompositeSpec, matteInput: string[]): string[] {
+  return [
+    ...buildSourceInputArgs(spec.source),
+    ...matteInput,
+    ...(spec.background.type === 'image' ? ['-i', spec.background.imagePath] : []),
+  ];
+}
+
+function audioOutputArgs(spec: CompositeSpec): string[] {
+  const { audioArgs } = spec.preset;
+  if (!spec.keepAudio || !audioArgs) return ['-an'];
+  return ['-map', '0:a:0', ...audioArgs];
+}
+
+/**
+ * The streaming encoder for webm, mov, mp4, webp and png_sequence: source + mattes on pipe:3 ->
+ * `outputPath` (for png_sequence, a printf pattern such as dir/frame_%05d.png).
+ */
+export function buildEncodeArgs(spec: CompositeSpec, outputPath: string): string[] {
+  const { preset } = spec;
+  return [
+    ...COMMON_ARGS,
+    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps)),
+    '-filter_complex', buildCompositeFilter(spec),
+    '-map', '[out]',
+    ...preset.videoArgs,
+    ...audioOutputArgs(spec),
+    ...preset.muxerArgs,
+    '-f', preset.muxer, '-y', outputPath,
+  ];
+}
+
+/**
+ * GIF, streaming pass: composites as usual but only gathers the clip's palette, and records the
+ * mattes losslessly (FFV1, at the model's size: small) so the render pass needs no second inference.
+ */
+export function buildGifAnalysisArgs(spec: CompositeSpec, palettePath: string, mattesPath: string): string[] {
+  return [
+    ...COMMON_ARGS,
+    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps)),
+    '-filter_complex', `[1:v]split=2[mattes][recorded];${buildCompositeFilter(spec, '[mattes]')};[out]${GIF_PALETTE_FILTER}[palette]`,
+    '-map', '[palette]', '-frames:v', '1', '-f', 'image2', '-y', palettePath,
+    '-map', '[recorded]', '-c:v', 'ffv1', '-f', 'matroska', '-y', mattesPath,
+  ];
+}
+
+/** GIF, render pass: source + recorded mattes + palette -> the GIF (its disposal patched afterwards). */
+export function buildGifRenderArgs(spec: CompositeSpec, palettePath: string, mattesPath: string, outputPath: string): string[] {
+  const paletteInput = spec.background.type === 'image' ? 3 : 2;
+  return [
+    ...COMMON_ARGS,
+    ...compositeInputArgs(spec, ['-i', mattesPath]),
+    '-i', palettePath,
+    '-filter_complex', `${buildCompositeFilter(spec)};[out][${paletteInput}:v]${GIF_PALETTE_USE_FILTER}[gif]`,
+    '-map', '[gif]',
+    ...spec.preset.videoArgs,
+    ...spec.preset.muxerArgs,
+    '-f', 'gif', '-y', outputPath,
+  ];
+}
+
+export function hexColor(rgb: Rgb): string {
+  return '0x' + rgb.map((channel) => Math.max(0, Math.min(255, Math.round(channel))).toString(16).padStart(2, '0')).join('').toUpperCase();
+}
+
+/** Numbers as ffmpeg reads them: no exponent, no trailing noise (29.97002997, not 29.970029970029973). */
+export function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(Number(value.toFixed(8)));
+}

@@ -1,0 +1,43 @@
+import { Writable } from 'node:stream';
+
+/**
+ * Writes to a child's pipe with backpressure: `write` returns at once while the stream's buffer
+ * has room and waits for 'drain' when it is full, so a slow encoder slows the producer down
+ * instead of letting mattes pile up in memory. A closed or broken pipe rejects the waiting write.
+ */
+export class PipeWriter {
+  private failure: Error | undefined;
+  private waiting: { resolve: () => void; reject: (error: Error) => void } | undefined;
+
+  constructor(private readonly stream: Writable) {
+    stream.on('error', (error) => this.fail(error));
+    stream.on('close', () => this.fail(new Error('pipe closed by the reader')));
+    stream.on('drain', () => {
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.resolve();
+    });
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.stream.write(bytes)) return;
+    await new Promise<void>((resolve, reject) => (this.waiting = { resolve, reject }));
+  }
+
+  /** Flushes and closes the pipe: the reader sees end-of-file. */
+  async end(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await new Promise<void>((resolve, reject) => {
+      this.stream.once('error', reject);
+      this.stream.end(() => resolve());
+    });
+  }
+
+  private fail(error: Error): void {
+    if (!this.failure && !this.stream.writableFinished) this.failure = error;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(error);
+  }
+}

@@ -1,0 +1,66 @@
+/** Pure decisions taken from the request and the probe, before any work starts. */
+import { EngineBackground, EngineError, EngineRequest } from '../types';
+import { ProbedVideo } from '../media/probe';
+import { ENCODER_PRESETS, EncoderPreset } from './encoders';
+import { SourceSpec } from './ffmpeg-args';
+import { computeLayout, Layout } from './geometry';
+
+export const DEFAULT_MAX_DURATION_SECONDS = 600;
+
+export interface JobPlan {
+  source: SourceSpec;
+  preset: EncoderPreset;
+  background: EngineBackground;
+  layout: Layout;
+  keepAudio: boolean;
+  /** seconds of input that will be processed */
+  processedSeconds: number;
+  /** an estimate for progress; the real count comes from the decoder */
+  framesExpected: number;
+  notes: string[];
+}
+
+/**
+ * The duration limit applies to what will be processed: a preview of a long input is allowed,
+ * since only its first seconds are decoded (and billed).
+ */
+export function planJob(request: EngineRequest, video: ProbedVideo): JobPlan {
+  const notes: string[] = [];
+  const maxSeconds = request.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS;
+  const preview = request.previewDuration;
+  if (preview !== undefined && !(preview > 0)) throw new EngineError('input_invalid', `preview duration must be positive, got ${preview}`);
+  const trimmed = preview !== undefined && preview < video.durationSeconds;
+  const processedSeconds = trimmed ? preview : video.durationSeconds;
+  if (processedSeconds > maxSeconds) {
+    throw new EngineError('input_too_long', `the video lasts ${round(video.durationSeconds)} s, over the ${maxSeconds} s limit`);
+  }
+
+  const preset = ENCODER_PRESETS[request.outputFormat];
+  let background = request.background;
+  if (!preset.hasAlpha && background.type === 'transparent') {
+    background = { type: 'color', rgb: [0, 0, 0] };
+    notes.push(`${request.outputFormat} has no alpha channel: composited over black`);
+  }
+  if (video.rotation !== 0) notes.push(`input rotated ${video.rotation} degrees: output written upright`);
+
+  return {
+    source: {
+      inputPath: request.inputPath,
+      needsLibvpxDecoder: video.needsLibvpxDecoder,
+      durationLimit: trimmed ? preview : undefined,
+      fps: video.fps,
+      size: { width: video.width, height: video.height },
+    },
+    preset,
+    background,
+    layout: computeLayout(video, request.composition, preset.evenDimensions),
+    keepAudio: video.hasAudio && preset.audioArgs !== undefined,
+    processedSeconds,
+    framesExpected: Math.max(1, Math.round(processedSeconds * video.fps)),
+    notes,
+  };
+}
+
+function round(seconds: number): number {
+  return Math.round(seconds * 10) / 10;
+}

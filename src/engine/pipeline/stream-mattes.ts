@@ -1,0 +1,109 @@
+/**
+ * The streaming core: decoder ffmpeg -> RGB frames -> segmentation session -> mattes -> encoder
+ * ffmpeg (pipe:3). The three stages run concurrently (two child processes and the session), each
+ * bounded by a few frames: the FrameReader pauses the decoder's pipe, the PipeWriter waits for the
+ * encoder to drain. Nothing here depends on the output format: the caller starts the encoder.
+ */
+import { EngineError, SegmentationSession } from '../types';
+import { ffmpegPath } from '../media/binaries';
+import { MediaProcess } from '../media/process';
+import { buildDecodeArgs, MATTE_PIPE_FD, SourceSpec } from './ffmpeg-args';
+import { FrameReader } from './frame-reader';
+import { Size } from './geometry';
+import { matteBytes } from './matte';
+import { PipeWriter } from './pipe-writer';
+
+export interface StreamMattesJob {
+  source: SourceSpec;
+  session: SegmentationSession;
+  /** starts the encoder once the matte size is known (from the first matte) */
+  startEncoder: (matte: Size) => MediaProcess;
+  onFrame?: (framesDone: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface StreamMattesResult {
+  frames: number;
+  matte: Size;
+}
+
+/** decoded frames held in Node at most (the pipe buffers hold a little more) */
+const DECODE_AHEAD_FRAMES = 3;
+
+export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesResult> {
+  const { session, signal } = job;
+  const input = { width: session.inputWidth, height: session.inputHeight };
+  const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(job.source, input), { readStdout: true, signal });
+  const reader = new FrameReader(decoder.stdout, input.width * input.height * 3, DECODE_AHEAD_FRAMES);
+  let encoder: MediaProcess | undefined;
+  let writer: PipeWriter | undefined;
+  let matteSize: Size | undefined;
+  let frames = 0;
+
+  try {
+    for (;;) {
+      throwIfAborted(signal);
+      const data = await nextFrame(reader, decoder);
+      if (!data) break;
+      const matte = await session.segment({ index: frames, width: input.width, height: input.height, data });
+      throwIfAborted(signal);
+      if (!encoder || !writer || !matteSize) {
+        matteSize = { width: matte.width, height: matte.height };
+        encoder = job.startEncoder(matteSize);
+        writer = new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD));
+      }
+      await writeOrExplain(writer, matteBytes(matte, matteSize), encoder);
+      frames += 1;
+      job.onFrame?.(frames);
+    }
+    await decoderFinished(decoder);
+    if (!encoder || !writer || !matteSize) throw new EngineError('input_invalid', 'the video has no decodable frames');
+    await writeOrExplain(writer, undefined, encoder);
+    await encoderFinished(encoder);
+    return { frames, matte: matteSize };
+  } catch (error) {
+    decoder.kill();
+    encoder?.kill();
+    throw signal?.aborted ? new EngineError('canceled', 'processing was canceled') : error;
+  }
+}
+
+async function nextFrame(reader: FrameReader, decoder: MediaProcess): Promise<Buffer | undefined> {
+  try {
+    return await reader.next();
+  } catch {
+    await decoderFinished(decoder); // a decoder that died mid-frame explains itself
+    throw new EngineError('input_invalid', 'the decoder stopped inside a frame');
+  }
+}
+
+async function decoderFinished(decoder: MediaProcess): Promise<void> {
+  try {
+    await decoder.exited;
+  } catch (error) {
+    throw new EngineError('input_invalid', `decoding failed: ${(error as Error).message}`);
+  }
+}
+
+async function encoderFinished(encoder: MediaProcess): Promise<void> {
+  try {
+    await encoder.exited;
+  } catch (error) {
+    throw new EngineError('output_failed', `encoding failed: ${(error as Error).message}`);
+  }
+}
+
+/** Writes a matte (or ends the pipe); when the encoder has died, reports why it did. */
+async function writeOrExplain(writer: PipeWriter, bytes: Buffer | undefined, encoder: MediaProcess): Promise<void> {
+  try {
+    if (bytes) await writer.write(bytes);
+    else await writer.end();
+  } catch (pipeError) {
+    await encoderFinished(encoder);
+    throw new EngineError('output_failed', `the encoder stopped reading mattes: ${(pipeError as Error).message}`);
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
+}

@@ -1,0 +1,80 @@
+/**
+ * Deterministic test doubles for SegmentationModel, so the pipeline's tests need no real model.
+ * - `ellipse`: an opaque ellipse that moves right by `step` matte pixels per frame.
+ * - `bright`: alpha 255 where the frame is bright (luma > 128): the matte follows the picture's
+ *   content, so a matte landing on the wrong frame shows up as a misplaced alpha edge.
+ */
+import { Matte, ModelName, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../../src/engine/types';
+
+export interface FakeModelOptions {
+  kind: 'ellipse' | 'bright';
+  /** the RGB size the session asks for (default 160x90) */
+  input?: { width: number; height: number };
+  /** for `ellipse`: the matte size (default: the input size) */
+  matte?: { width: number; height: number };
+  step?: number;
+  name?: ModelName;
+}
+
+export interface FakeModel extends SegmentationModel {
+  sessions: FakeSession[];
+}
+
+export interface FakeSession extends SegmentationSession {
+  options: SessionOptions;
+  framesSeen: number[];
+  closed: boolean;
+}
+
+export function createFakeModel(options: FakeModelOptions): FakeModel {
+  const sessions: FakeSession[] = [];
+  return {
+    name: options.name ?? 'light',
+    sessions,
+    async createSession(sessionOptions: SessionOptions): Promise<SegmentationSession> {
+      const input = options.input ?? { width: 160, height: 90 };
+      const session: FakeSession = {
+        options: sessionOptions,
+        inputWidth: input.width,
+        inputHeight: input.height,
+        notes: [],
+        framesSeen: [],
+        closed: false,
+        async segment(frame: RgbFrame): Promise<Matte> {
+          session.framesSeen.push(frame.index);
+          if (frame.data.length !== frame.width * frame.height * 3) throw new Error('bad frame size');
+          return options.kind === 'bright' ? brightMatte(frame) : ellipseMatte(frame.index, options.matte ?? input, options.step ?? 2);
+        },
+        async close() {
+          session.closed = true;
+        },
+      };
+      sessions.push(session);
+      return session;
+    },
+  };
+}
+
+export function ellipseMatte(index: number, size: { width: number; height: number }, step: number): Matte {
+  const data = new Uint8Array(size.width * size.height);
+  const radiusX = size.width / 6;
+  const radiusY = size.height / 3;
+  const centerX = radiusX + index * step;
+  const centerY = size.height / 2;
+  for (let y = 0; y < size.height; y++) {
+    for (let x = 0; x < size.width; x++) {
+      const inside = ((x + 0.5 - centerX) / radiusX) ** 2 + ((y + 0.5 - centerY) / radiusY) ** 2 <= 1;
+      data[y * size.width + x] = inside ? 255 : 0;
+    }
+  }
+  return { width: size.width, height: size.height, data };
+}
+
+function brightMatte(frame: RgbFrame): Matte {
+  const data = new Uint8Array(frame.width * frame.height);
+  for (let i = 0; i < data.length; i++) {
+    const luma = 0.299 * frame.data[i * 3] + 0.587 * frame.data[i * 3 + 1] + 0.114 * frame.data[i * 3 + 2];
+    data[i] = luma > 128 ? 255 : 0;
+  }
+  return { width: frame.width, height: frame.height, data };
+}
