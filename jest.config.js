@@ -2,9 +2,14 @@
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }],
+    // ESM-only dependencies (see the transformer's comment)
+    '^.+\\.m?js$': '<rootDir>/test/support/esm-package.transform.js',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|typeorm|bullmq)/)'],
   testTimeout: 60000,
   setupFiles: ['reflect-metadata'],
 };

@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from './config/app-config';
+import { CoreModule } from './infrastructure/core/core.module';
+import { dataSourceOptions } from './infrastructure/database/data-source-options';
+import { QueueModule } from './infrastructure/queue/queue.module';
+import { InstanceSecrets } from './infrastructure/secrets/instance-secrets';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthModule } from './modules/health/health.module';
+import { JobsWorkerModule } from './modules/jobs/jobs-worker.module';
+import { JobsModule } from './modules/jobs/jobs.module';
+import { PricingModule } from './modules/pricing/pricing.module';
+import { StorageModule } from './modules/storage/storage.module';
+import { UploadsModule } from './modules/uploads/uploads.module';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  secrets: InstanceSecrets;
+}
+
+/** The whole application; which parts run follows ROLE (api, worker or all). */
+@Module({})
+export class AppModule {
+  static forRoot({ config, databaseUrl, secrets }: AppModuleOptions): DynamicModule {
+    const serveApi = config.role !== 'worker';
+    const runWorkers = config.role !== 'api';
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config, secrets),
+        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)),
+        QueueModule.forRoot(config, databaseUrl),
+        HealthModule,
+        ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule] : []),
+        ...(runWorkers ? [JobsWorkerModule] : []),
+      ],
+    };
+  }
+}

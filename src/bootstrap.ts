@@ -1,0 +1,59 @@
+import { Logger } from '@nestjs/common';
+import { loadConfig } from './config/app-config';
+import { createApp } from './create-app';
+import { resolveDatabase } from './database-url';
+import { migrate } from './infrastructure/database/data-source-options';
+import { loadInstanceSecrets } from './infrastructure/secrets/instance-secrets';
+import { ApiKeysService } from './modules/auth/application/api-keys.service';
+
+const logger = new Logger('Backdrop');
+
+function welcome(baseUrl: string, apiKey: string | null, adminToken: string | undefined): string {
+  const lines = ['', `Backdrop is running at ${baseUrl}  (docs: ${baseUrl}/docs)`];
+  if (adminToken) lines.push(`Admin token (shown once, also saved in DATA_DIR/admin-token): ${adminToken}`);
+  if (apiKey) {
+    lines.push(
+      `Development API key (shown once): ${apiKey}`,
+      '',
+      'Try it:',
+      `  export BACKDROP_KEY=${apiKey}`,
+      `  curl -s -H "X-Api-Key: $BACKDROP_KEY" -F file=@../shared/media/portrait-pan.mp4 ${baseUrl}/v1/uploads`,
+      `  curl -s -H "X-Api-Key: $BACKDROP_KEY" -H 'Content-Type: application/json' \\`,
+      `       -d '{"video_url":"<video_url from the upload>","model":"light","output_format":"webm"}' ${baseUrl}/v1/jobs`,
+      `  curl -s -H "X-Api-Key: $BACKDROP_KEY" ${baseUrl}/v1/jobs/<id>`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function bootstrap(): Promise<void> {
+  const config = loadConfig();
+  const database = await resolveDatabase(config, (line) => logger.log(line));
+  const migrations = await migrate(database.url);
+  const secrets = await loadInstanceSecrets(migrations, config);
+  await migrations.destroy();
+
+  const app = await createApp({ config, databaseUrl: database.url, secrets });
+  if (database.embedded) {
+    const embedded = database.embedded;
+    const stopEmbedded = async (): Promise<void> => {
+      await app.close().catch(() => undefined);
+      await embedded.stop().catch(() => undefined);
+      process.exit(0);
+    };
+    process.once('SIGINT', stopEmbedded);
+    process.once('SIGTERM', stopEmbedded);
+  }
+
+  let developmentKey: string | null = null;
+  if (config.role !== 'worker') {
+    const keys = app.get(ApiKeysService);
+    if (config.embeddedDatabase && (await keys.count()) === 0) {
+      developmentKey = (await keys.create('development', 'created at first start', config.env.DEV_KEY_CREDITS)).apiKey;
+    }
+    await app.listen(config.port, config.host);
+  } else {
+    await app.init();
+  }
+  process.stdout.write(config.role === 'worker' ? 'Backdrop worker started\n' : welcome(config.publicBaseUrl, developmentKey, secrets.generatedAdminToken));
+}

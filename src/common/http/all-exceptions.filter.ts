@@ -1,0 +1,79 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError } from '../errors/domain-error';
+import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-codes';
+import { errorEnvelope } from './error-envelope';
+import { requestIdOf } from './request-id';
+
+/** Nest/Express statuses that are not DomainErrors, mapped to contract codes. */
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'invalid_api_key',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'not_found',
+  409: 'invalid_state',
+  410: 'gone',
+  413: 'file_too_large',
+  415: 'unsupported_media_type',
+  422: 'idempotency_mismatch',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+interface ExpressBodyError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+}
+
+/** Turns anything thrown into the contract's error envelope; no stack or internals in bodies. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    const requestId = requestIdOf(req);
+    const { status, code, message, details } = this.describe(exception);
+    if (status >= 500) this.logger.error(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status).json(errorEnvelope(code, message, requestId, details));
+  }
+
+  private describe(exception: unknown): { status: number; code: ErrorCode | string; message: string; details?: DomainError['details'] } {
+    if (exception instanceof DomainError) {
+      return { status: ERROR_HTTP_STATUS[exception.code], code: exception.code, message: exception.message, details: exception.details };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+      const message = status === 404 ? 'Not found' : status >= 500 ? 'Internal server error' : this.httpMessage(exception);
+      return { status, code, message };
+    }
+    const bodyError = exception as ExpressBodyError;
+    if (bodyError && typeof bodyError === 'object' && bodyError.type === 'entity.parse.failed') {
+      return { status: 400, code: 'invalid_request', message: 'Malformed JSON body' };
+    }
+    if (bodyError && typeof bodyError === 'object' && bodyError.type === 'entity.too.large') {
+      return { status: 413, code: 'file_too_large', message: 'Request body too large' };
+    }
+    if (bodyError && typeof bodyError === 'object' && (bodyError.status ?? bodyError.statusCode) && Number(bodyError.status ?? bodyError.statusCode) < 500) {
+      const status = Number(bodyError.status ?? bodyError.statusCode);
+      return { status, code: CODE_BY_STATUS[status] ?? 'invalid_request', message: 'Bad request' };
+    }
+    return { status: HttpStatus.INTERNAL_SERVER_ERROR, code: 'internal_error', message: 'Internal server error' };
+  }
+
+  private httpMessage(exception: HttpException): string {
+    const response = exception.getResponse();
+    if (typeof response === 'string') return response;
+    const message = (response as { message?: unknown }).message;
+    return Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : exception.message;
+  }
+}

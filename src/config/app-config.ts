@@ -1,0 +1,188 @@
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Max, Min, MinLength, validateSync } from 'class-validator';
+import * as path from 'node:path';
+
+const toBool = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? (['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) ? true : ['0', 'false', 'no', 'off', ''].includes(value.toLowerCase()) ? false : value) : value;
+const toList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
+
+/**
+ * Every environment variable the server reads, with its default. The names in UPPER_CASE are the
+ * variables; README's configuration table is generated from the same list (see `describeConfig`).
+ */
+export class EnvironmentVariables {
+  @Type(() => Number) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_BASE_URL?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  DATABASE_URL?: string;
+
+  @IsString()
+  DATA_DIR = './data';
+
+  @Type(() => Number) @IsInt() @Min(1) @Max(65535)
+  EMBEDDED_PG_PORT = 54329;
+
+  @IsOptional() @IsString()
+  REDIS_URL?: string;
+
+  /** Redis key prefix (Redis backend) or Postgres schema (Postgres backend) of the queues */
+  @IsString() @MinLength(1)
+  QUEUE_NAMESPACE = 'backdrop_queue';
+
+  @IsOptional() @IsString() @MinLength(16)
+  ADMIN_TOKEN?: string;
+
+  @IsIn(['api', 'worker', 'all'])
+  ROLE: 'api' | 'worker' | 'all' = 'all';
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  @Type(() => Number) @IsInt() @IsPositive()
+  MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
+
+  @IsString()
+  JSON_BODY_LIMIT = '1mb';
+
+  @Type(() => Number) @IsInt() @IsPositive()
+  SIGNED_URL_TTL_SECONDS = 24 * 3600;
+
+  @IsOptional() @IsString() @MinLength(32)
+  URL_SIGNING_SECRET?: string;
+
+  @Transform(toBool) @IsBoolean()
+  ALLOW_KEYLESS_DOWNLOAD = false;
+
+  @Type(() => Number) @IsNumber() @IsPositive()
+  MAX_VIDEO_SECONDS = 600;
+
+  @Type(() => Number) @IsInt() @Min(1) @Max(64)
+  WORKER_CONCURRENCY = 1;
+
+  @IsIn(['local', 'none'])
+  WORKER_GATEWAY: 'local' | 'none' = 'local';
+
+  @IsOptional() @IsString()
+  MODEL_CACHE_DIR?: string;
+
+  @Transform(toList) @IsString({ each: true })
+  OUTBOUND_ALLOW_LIST: string[] = [];
+
+  @Type(() => Number) @IsInt() @Min(0)
+  DEV_KEY_CREDITS = 10000;
+
+  @Type(() => Number) @IsNumber() @Min(0)
+  CREDITS_PER_MINUTE_ORIGINAL = 60;
+  @Type(() => Number) @IsNumber() @Min(0)
+  CREDITS_PER_MINUTE_LIGHT = 45;
+  @Type(() => Number) @IsNumber() @Min(0)
+  CREDITS_PER_MINUTE_PRO = 180;
+  @Type(() => Number) @IsNumber() @Min(0)
+  CREDITS_PER_MINUTE_HUMAN = 45;
+  @Type(() => Number) @IsNumber() @Min(0)
+  PRICE_PER_SECOND_CENTS = 1;
+  /** JSON list of {name, credits, price_cents, currency} */
+  @IsString()
+  PRICING_PACKAGES = JSON.stringify([
+    { name: 'Starter', credits: 1000, price_cents: 900, currency: 'usd' },
+    { name: 'Pro', credits: 6000, price_cents: 4900, currency: 'usd' },
+    { name: 'Business', credits: 30000, price_cents: 19900, currency: 'usd' },
+  ]);
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`Invalid configuration: ${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface PricingPackage {
+  name: string;
+  credits: number;
+  price_cents: number;
+  currency: string;
+}
+
+/** The validated configuration the application reads; derived values resolved once here. */
+export interface AppConfig {
+  env: EnvironmentVariables;
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  embeddedDatabase: boolean;
+  redisUrl?: string;
+  role: 'api' | 'worker' | 'all';
+  maxUploadBytes: number;
+  modelCacheDir: string;
+  pricingPackages: PricingPackage[];
+  creditsPerMinute: Record<'original' | 'light' | 'pro' | 'human', number>;
+}
+
+function parsePackages(raw: string): PricingPackage[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('PRICING_PACKAGES', 'must be a JSON array');
+  }
+  const valid =
+    Array.isArray(parsed) &&
+    parsed.every(
+      (p: Record<string, unknown>) =>
+        typeof p?.name === 'string' && Number.isFinite(p.credits) && Number.isFinite(p.price_cents) && typeof p.currency === 'string',
+    );
+  if (!valid) throw new ConfigError('PRICING_PACKAGES', 'each entry needs name, credits, price_cents, currency');
+  return parsed as PricingPackage[];
+}
+
+/** Validates the environment; throws ConfigError naming the first bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new EnvironmentVariables());
+  const raw: Record<string, string> = {};
+  for (const key of [...known, 'PUBLIC_BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'URL_SIGNING_SECRET', 'MODEL_CACHE_DIR']) {
+    const value = source[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { whitelist: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    throw new ConfigError(first.property, Object.values(first.constraints ?? { invalid: 'is invalid' }).join('; '));
+  }
+  if (env.DATABASE_URL && !env.ADMIN_TOKEN) throw new ConfigError('ADMIN_TOKEN', 'is required when DATABASE_URL is set (it is generated only in embedded mode)');
+  const dataDir = path.resolve(env.DATA_DIR);
+  return {
+    env,
+    port: env.PORT,
+    host: env.HOST,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl: env.DATABASE_URL,
+    embeddedDatabase: !env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    role: env.ROLE,
+    maxUploadBytes: env.MAX_UPLOAD_BYTES,
+    modelCacheDir: path.resolve(env.MODEL_CACHE_DIR ?? path.join(dataDir, 'models')),
+    pricingPackages: parsePackages(env.PRICING_PACKAGES),
+    creditsPerMinute: {
+      original: env.CREDITS_PER_MINUTE_ORIGINAL,
+      light: env.CREDITS_PER_MINUTE_LIGHT,
+      pro: env.CREDITS_PER_MINUTE_PRO,
+      human: env.CREDITS_PER_MINUTE_HUMAN,
+    },
+  };
+}
+
+/** Nest injection token for AppConfig. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,43 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { json, Request, Response, urlencoded } from 'express';
+import { AppModule, AppModuleOptions } from './app.module';
+import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { requestIdMiddleware } from './common/http/request-id';
+import { createValidationPipe } from './common/http/validation';
+
+export function buildOpenApi(app: INestApplication) {
+  const document = new DocumentBuilder()
+    .setTitle('Backdrop API')
+    .setDescription('Remove or replace the background of videos: upload, create a job, poll or receive webhooks, download.')
+    .setVersion('1.0')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'apiKey')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-Token' }, 'adminToken')
+    .build();
+  return SwaggerModule.createDocument(app, document);
+}
+
+/** Applies everything an HTTP app of Backdrop needs: request ids, body limits, the error envelope, validation, docs. */
+export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string): void {
+  app.use(requestIdMiddleware);
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
+  app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(createValidationPipe());
+  const document = buildOpenApi(app);
+  app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
+  SwaggerModule.setup('docs', app, document, { swaggerOptions: { persistAuthorization: true } });
+}
+
+/** Unknown routes answer 404 in the envelope (Nest's own 404 goes through the global filter). */
+export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, bufferLogs: false, logger: ['error', 'warn', 'log'] });
+  configureHttp(app, options.config.env.JSON_BODY_LIMIT);
+  app.enableShutdownHooks();
+  return app;
+}
+

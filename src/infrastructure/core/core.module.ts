@@ -1,0 +1,32 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import * as path from 'node:path';
+import { AppConfig, APP_CONFIG } from '../../config/app-config';
+import { Clock, SystemClock } from '../../common/clock';
+import { INSTANCE_SECRETS } from '../../modules/auth/adapters/http/admin-token.guard';
+import { UrlSigner } from '../../modules/storage/application/url-signer';
+import { LocalDiskObjectStorage } from '../../modules/storage/adapters/local/local-disk.object-storage';
+import { ObjectStorage } from '../../modules/storage/ports/object-storage';
+import { AddressPolicy } from '../net/address-policy';
+import { OutboundHttpClient } from '../net/outbound-http.client';
+import { InstanceSecrets } from '../secrets/instance-secrets';
+
+/** Process-wide singletons every module may use: configuration, secrets, clock, storage, the outbound client. */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig, secrets: InstanceSecrets): DynamicModule {
+    const signer = new UrlSigner(secrets.urlSigningSecret);
+    return {
+      module: CoreModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: INSTANCE_SECRETS, useValue: secrets },
+        { provide: Clock, useClass: SystemClock },
+        { provide: UrlSigner, useValue: signer },
+        { provide: ObjectStorage, useValue: new LocalDiskObjectStorage(path.join(config.dataDir, 'storage'), config.publicBaseUrl, signer) },
+        { provide: OutboundHttpClient, useValue: new OutboundHttpClient(new AddressPolicy(config.env.OUTBOUND_ALLOW_LIST)) },
+      ],
+      exports: [APP_CONFIG, INSTANCE_SECRETS, Clock, UrlSigner, ObjectStorage, OutboundHttpClient],
+    };
+  }
+}

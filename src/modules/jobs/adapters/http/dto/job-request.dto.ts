@@ -1,0 +1,243 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+  Validate,
+  ValidateNested,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+} from 'class-validator';
+import { ANCHORS, BG_TYPES, CANVAS_SIDE, MODELS, OUTPUT_FORMATS, PREVIEW_SECONDS } from '../../../domain/job-settings';
+
+const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
+const MAX_URL_LENGTH = 2048;
+export const METADATA_LIMITS = { keys: 20, keyLength: 100, valueLength: 500 } as const;
+
+@ValidatorConstraint({ name: 'metadata' })
+class MetadataShape implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    const entries = Object.entries(value);
+    return (
+      entries.length <= METADATA_LIMITS.keys &&
+      entries.every(([key, item]) => key.length > 0 && key.length <= METADATA_LIMITS.keyLength && typeof item === 'string' && item.length <= METADATA_LIMITS.valueLength)
+    );
+  }
+  defaultMessage(): string {
+    return `metadata must be an object of at most ${METADATA_LIMITS.keys} keys (1-${METADATA_LIMITS.keyLength} characters) with string values of at most ${METADATA_LIMITS.valueLength} characters`;
+  }
+}
+
+@ValidatorConstraint({ name: 'rgb' })
+class RgbShape implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return Array.isArray(value) && value.length === 3 && value.every((n) => typeof n === 'number' && Number.isFinite(n));
+  }
+  defaultMessage(): string {
+    return 'bg_color must be an array of three numbers: all in [0,1] (normalized) or integers in 0..255';
+  }
+}
+
+@ValidatorConstraint({ name: 'color' })
+class ColorShape implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return (typeof value === 'string' && /^#[0-9a-fA-F]{6}$/.test(value)) || new RgbShape().validate(value);
+  }
+  defaultMessage(): string {
+    return 'color must be "#RRGGBB" or an array of three numbers';
+  }
+}
+
+export class BackgroundDto {
+  @ApiProperty({ enum: ['transparent', 'color', 'image'] })
+  @IsIn(['transparent', 'color', 'image'])
+  type!: 'transparent' | 'color' | 'image';
+
+  @ApiPropertyOptional({ description: '"#RRGGBB", or [r,g,b] normalized 0..1 or 0..255', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'number' } }] })
+  @IsOptional()
+  @Validate(ColorShape)
+  color?: string | number[];
+
+  @ApiPropertyOptional({ description: 'http(s) URL of the background image (type image)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_URL_LENGTH)
+  @IsUrl(HTTP_URL)
+  image_url?: string;
+}
+
+export class CanvasDto {
+  @ApiProperty({ minimum: CANVAS_SIDE.min, maximum: CANVAS_SIDE.max })
+  @IsInt()
+  @Min(CANVAS_SIDE.min)
+  @Max(CANVAS_SIDE.max)
+  width!: number;
+
+  @ApiProperty({ minimum: CANVAS_SIDE.min, maximum: CANVAS_SIDE.max })
+  @IsInt()
+  @Min(CANVAS_SIDE.min)
+  @Max(CANVAS_SIDE.max)
+  height!: number;
+}
+
+export class OffsetDto {
+  @ApiPropertyOptional({ default: 0 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-8192)
+  @Max(8192)
+  x?: number;
+
+  @ApiPropertyOptional({ default: 0 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(-8192)
+  @Max(8192)
+  y?: number;
+}
+
+export class ForegroundDto {
+  @ApiPropertyOptional({ enum: ANCHORS, default: 'center' })
+  @IsOptional()
+  @IsIn(ANCHORS)
+  anchor?: (typeof ANCHORS)[number];
+
+  @ApiPropertyOptional({ default: 1, minimum: 0.01, maximum: 10, description: '1 = the foreground fitted into the canvas' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.01)
+  @Max(10)
+  scale?: number;
+
+  @ApiPropertyOptional({ type: OffsetDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => OffsetDto)
+  offset?: OffsetDto;
+}
+
+export class CompositionDto {
+  @ApiPropertyOptional({ type: CanvasDto, description: 'defaults to the video size' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CanvasDto)
+  canvas?: CanvasDto;
+
+  @ApiPropertyOptional({ type: ForegroundDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ForegroundDto)
+  foreground?: ForegroundDto;
+}
+
+/** Fields accepted both at create and as start overrides. */
+export class JobOptionsDto {
+  @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: 'webm' })
+  @IsOptional()
+  @IsIn(OUTPUT_FORMATS)
+  output_format?: (typeof OUTPUT_FORMATS)[number];
+
+  @ApiPropertyOptional({ enum: MODELS, default: 'original' })
+  @IsOptional()
+  @IsIn(MODELS)
+  model?: (typeof MODELS)[number];
+
+  @ApiPropertyOptional({ enum: BG_TYPES, default: 'transparent', description: '`background` wins when both are sent' })
+  @IsOptional()
+  @IsIn(BG_TYPES)
+  bg_type?: (typeof BG_TYPES)[number];
+
+  @ApiPropertyOptional({ type: [Number], description: 'three numbers: all in [0,1] (normalized) or integers 0..255' })
+  @IsOptional()
+  @Validate(RgbShape)
+  bg_color?: number[];
+
+  @ApiPropertyOptional({ description: 'background image for bg_type image' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_URL_LENGTH)
+  @IsUrl(HTTP_URL)
+  bg_image_url?: string;
+
+  @ApiPropertyOptional({ type: BackgroundDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BackgroundDto)
+  background?: BackgroundDto;
+
+  @ApiPropertyOptional({ type: CompositionDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CompositionDto)
+  composition?: CompositionDto;
+
+  @ApiPropertyOptional({ minimum: PREVIEW_SECONDS.min, maximum: PREVIEW_SECONDS.max, description: 'process (and bill) only the first N seconds' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(PREVIEW_SECONDS.min)
+  @Max(PREVIEW_SECONDS.max)
+  preview_duration?: number;
+
+  @ApiPropertyOptional({ maxLength: 500, description: 'comma-separated subjects; used by model pro' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  text_prompt?: string;
+
+  @ApiPropertyOptional({ description: 'receives job.started, job.completed, job.failed' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_URL_LENGTH)
+  @IsUrl(HTTP_URL)
+  webhook_url?: string;
+}
+
+export class CreateJobDto extends JobOptionsDto {
+  @ApiProperty({ description: 'an upload video_url of this server, or a public http(s) URL' })
+  @IsString()
+  @MaxLength(MAX_URL_LENGTH)
+  @IsUrl(HTTP_URL)
+  video_url!: string;
+
+  @ApiPropertyOptional({ default: true, description: 'false creates a draft to start later' })
+  @IsOptional()
+  @IsBoolean()
+  auto_start?: boolean;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'up to 20 string keys, values up to 500 characters; echoed on the job' })
+  @IsOptional()
+  @Validate(MetadataShape)
+  metadata?: Record<string, string>;
+}
+
+export class StartJobDto extends JobOptionsDto {}
+
+export class ListJobsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Allow()
+  limit?: string;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Allow()
+  offset?: string;
+
+  @ApiPropertyOptional({ enum: ['created', 'pending', 'processing', 'completed', 'failed'] })
+  @IsOptional()
+  @Allow()
+  status?: string;
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { ObjectStorage } from '../../../storage/ports/object-storage';
+import { Job } from '../../domain/job';
+
+export interface JobView {
+  id: string;
+  job_id: string;
+  status: string;
+  progress: number;
+  output_url: string | null;
+  output_format: string;
+  error: string | null;
+  error_code: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_seconds: number | null;
+  billing_status: string | null;
+  webhook_url: string | null;
+  webhook_events: Record<string, string>;
+  video_url: string;
+  model: string;
+  background: unknown;
+  composition: unknown;
+  preview_duration: number | null;
+  text_prompt: string | null;
+  metadata: Record<string, string> | null;
+  notes: string[];
+}
+
+const STATUS_MESSAGES: Record<string, string> = {
+  created: 'Draft created; start it with POST /v1/jobs/{id}/start',
+  pending: 'Job accepted and queued for processing',
+  processing: 'Job is processing',
+  completed: 'Job completed',
+  failed: 'Job failed',
+};
+
+/** Jobs as the API shows them; output URLs are signed afresh on every read. */
+@Injectable()
+export class JobPresenter {
+  constructor(
+    private readonly storage: ObjectStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async present(job: Job): Promise<JobView> {
+    return {
+      id: job.id,
+      job_id: job.id,
+      status: job.status,
+      progress: job.progress,
+      output_url: await this.outputUrl(job),
+      output_format: job.settings.outputFormat,
+      error: job.error,
+      error_code: job.errorCode,
+      created_at: job.createdAt.toISOString(),
+      started_at: job.startedAt?.toISOString() ?? null,
+      completed_at: job.completedAt?.toISOString() ?? null,
+      duration_seconds: job.durationSeconds,
+      billing_status: job.billingStatus,
+      webhook_url: job.webhookUrl,
+      webhook_events: job.webhookEvents as Record<string, string>,
+      video_url: job.videoUrl,
+      model: job.settings.model,
+      background: job.settings.background,
+      composition: job.settings.composition,
+      preview_duration: job.settings.previewDuration,
+      text_prompt: job.settings.textPrompt,
+      metadata: job.metadata,
+      notes: job.notes,
+    };
+  }
+
+  async submission(job: Job): Promise<{ success: true; id: string; status: string; message: string; job: JobView }> {
+    return { success: true, id: job.id, status: job.status, message: STATUS_MESSAGES[job.status], job: await this.present(job) };
+  }
+
+  async outputUrl(job: Job): Promise<string | null> {
+    if (job.status !== 'completed' || !job.outputKey) return null;
+    const extension = job.outputKey.slice(job.outputKey.lastIndexOf('.'));
+    return this.storage.signedDownloadUrl(job.outputKey, this.config.env.SIGNED_URL_TTL_SECONDS, `${job.id}${extension}`);
+  }
+}

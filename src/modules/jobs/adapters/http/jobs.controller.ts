@@ -1,0 +1,76 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { enumParam, integerParam } from '../../../../common/http/query-params';
+import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
+import { ApiKey } from '../../../auth/domain/api-key';
+import { JobsService } from '../../application/jobs.service';
+import { JobRequest } from '../../domain/job-settings';
+import { JOB_STATUSES } from '../../domain/job-status';
+import { CreateJobDto, JobOptionsDto, ListJobsQueryDto, StartJobDto } from './dto/job-request.dto';
+import { JobPresenter, JobView } from './job.presenter';
+
+export function jobRequestOf(dto: JobOptionsDto): JobRequest {
+  const request: JobRequest = {
+    output_format: dto.output_format,
+    model: dto.model,
+    bg_type: dto.bg_type,
+    bg_color: dto.bg_color,
+    bg_image_url: dto.bg_image_url,
+    background: dto.background ? { ...dto.background } : undefined,
+    composition: dto.composition ? JSON.parse(JSON.stringify(dto.composition)) : undefined,
+    preview_duration: dto.preview_duration,
+    text_prompt: dto.text_prompt,
+  };
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as JobRequest;
+}
+
+@ApiTags('jobs')
+@ApiSecurity('apiKey')
+@UseGuards(ApiKeyGuard)
+@Controller()
+export class JobsController {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly presenter: JobPresenter,
+  ) {}
+
+  @Post('v1/jobs')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
+  async create(@CurrentKey() key: ApiKey, @Body() dto: CreateJobDto) {
+    const job = await this.jobs.create({
+      apiKeyId: key.id,
+      videoUrl: dto.video_url,
+      request: jobRequestOf(dto),
+      webhookUrl: dto.webhook_url,
+      metadata: dto.metadata,
+      autoStart: dto.auto_start ?? true,
+    });
+    return this.presenter.submission(job);
+  }
+
+  @Post('v1/jobs/:id/start')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Start a draft job; any field sent overrides the draft' })
+  async start(@CurrentKey() key: ApiKey, @Param('id') id: string, @Body() dto: StartJobDto) {
+    const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url });
+    return this.presenter.submission(job);
+  }
+
+  @Get('v1/jobs/:id')
+  @ApiOperation({ summary: 'A job of the calling key' })
+  async get(@CurrentKey() key: ApiKey, @Param('id') id: string): Promise<{ success: true } & JobView> {
+    return { success: true, ...(await this.presenter.present(await this.jobs.get(key.id, id))) };
+  }
+
+  @Get('v1/jobs')
+  @ApiOperation({ summary: "The calling key's jobs, newest first" })
+  async list(@CurrentKey() key: ApiKey, @Query() query: ListJobsQueryDto) {
+    const limit = integerParam(query.limit, 'limit', { min: 1, max: 100, default: 20 });
+    const offset = integerParam(query.offset, 'offset', { min: 0, default: 0 });
+    const status = enumParam(query.status, 'status', JOB_STATUSES);
+    const page = await this.jobs.list(key.id, { status, limit, offset });
+    const items = await Promise.all(page.items.map((job) => this.presenter.present(job)));
+    return { success: true, items, jobs: items, total: page.total, limit, offset };
+  }
+}

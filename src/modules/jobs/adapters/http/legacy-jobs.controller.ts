@@ -1,0 +1,55 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { DomainError } from '../../../../common/errors/domain-error';
+import { ApiKeysService } from '../../../auth/application/api-keys.service';
+import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
+import { ApiKey } from '../../../auth/domain/api-key';
+import { JobRepository } from '../../ports/job.repository';
+import { JobsService } from '../../application/jobs.service';
+import { CreateJobDto } from './dto/job-request.dto';
+import { JobPresenter } from './job.presenter';
+import { jobRequestOf } from './jobs.controller';
+
+/** The original service's /api routes, kept for existing integrations. */
+@ApiTags('legacy')
+@Controller('api')
+export class LegacyJobsController {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly jobRepository: JobRepository,
+    private readonly keys: ApiKeysService,
+    private readonly presenter: JobPresenter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('process')
+  @HttpCode(200)
+  @UseGuards(ApiKeyGuard)
+  @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
+  async process(@CurrentKey() key: ApiKey, @Body() dto: CreateJobDto) {
+    const job = await this.jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart: true });
+    return this.presenter.submission(job);
+  }
+
+  @Get('download/:id')
+  @ApiOperation({ summary: "A completed job's download URL (X-Api-Key required unless keyless download is enabled)" })
+  async download(@Param('id') id: string, @Req() req: Request) {
+    const job = await this.findForDownload(id, req);
+    if (job.status !== 'completed') throw new DomainError('invalid_state', `The job is '${job.status}'; its output is available once it is completed`);
+    return { success: true, download_url: await this.presenter.outputUrl(job), output_format: job.settings.outputFormat };
+  }
+
+  private async findForDownload(id: string, req: Request) {
+    const header = req.headers['x-api-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (!presented && this.config.env.ALLOW_KEYLESS_DOWNLOAD) {
+      const job = /^job_[0-9A-Za-z]{26}$/.test(id) ? await this.jobRepository.findById(id) : null;
+      if (!job) throw DomainError.notFound('Job');
+      return job;
+    }
+    const key = await this.keys.authenticate(presented);
+    return this.jobs.get(key.id, id);
+  }
+}

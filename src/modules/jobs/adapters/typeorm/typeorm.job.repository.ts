@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { JobFailureCode } from '../../../../common/errors/error-codes';
+import { Job } from '../../domain/job';
+import { JobRequest, JobSettings } from '../../domain/job-settings';
+import { JobStatus } from '../../domain/job-status';
+import { JobListQuery, JobPage, JobRepository } from '../../ports/job.repository';
+import { JobRecord } from './job.record';
+
+function toDomain(record: JobRecord): Job {
+  return {
+    id: record.id,
+    apiKeyId: record.apiKeyId,
+    status: record.status as JobStatus,
+    progress: record.progress,
+    videoUrl: record.videoUrl,
+    request: record.request as JobRequest,
+    settings: record.settings as JobSettings,
+    webhookUrl: record.webhookUrl,
+    metadata: record.metadata,
+    error: record.error,
+    errorCode: record.errorCode as JobFailureCode | null,
+    outputKey: record.outputKey,
+    durationSeconds: record.durationSeconds,
+    billingStatus: record.billingStatus,
+    webhookEvents: record.webhookEvents as Job['webhookEvents'],
+    notes: record.notes,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt,
+    completedAt: record.completedAt,
+  };
+}
+
+function toRecordChanges(changes: Partial<Job>): Partial<JobRecord> {
+  const { request, settings, webhookEvents, ...rest } = changes;
+  return {
+    ...rest,
+    ...(request ? { request: request as object } : {}),
+    ...(settings ? { settings: settings as object } : {}),
+    ...(webhookEvents ? { webhookEvents: webhookEvents as object } : {}),
+  };
+}
+
+@Injectable()
+export class TypeOrmJobRepository extends JobRepository {
+  constructor(@InjectRepository(JobRecord) private readonly records: Repository<JobRecord>) {
+    super();
+  }
+
+  async insert(job: Job): Promise<void> {
+    await this.records.insert(this.records.create({ ...toRecordChanges(job), createdAt: job.createdAt }));
+  }
+
+  async findOwned(id: string, apiKeyId: string): Promise<Job | null> {
+    const record = await this.records.findOneBy({ id, apiKeyId });
+    return record ? toDomain(record) : null;
+  }
+
+  async findById(id: string): Promise<Job | null> {
+    const record = await this.records.findOneBy({ id });
+    return record ? toDomain(record) : null;
+  }
+
+  async list(query: JobListQuery): Promise<JobPage> {
+    const [records, total] = await this.records.findAndCount({
+      where: { apiKeyId: query.apiKeyId, ...(query.status ? { status: query.status } : {}) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: query.limit,
+      skip: query.offset,
+    });
+    return { items: records.map(toDomain), total };
+  }
+
+  async transition(id: string, expectedStatus: JobStatus, changes: Partial<Job>): Promise<Job | null> {
+    const result = await this.records.update({ id, status: expectedStatus }, toRecordChanges(changes));
+    if (!result.affected) return null;
+    return this.findById(id);
+  }
+
+  async updateProgress(id: string, progress: number): Promise<void> {
+    await this.records.update({ id, status: 'processing' }, { progress });
+  }
+}

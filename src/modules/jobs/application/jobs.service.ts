@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../../common/clock';
+import { DomainError } from '../../../common/errors/domain-error';
+import { newJobId } from '../../../common/ids';
+import { OutboundHttpClient, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
+import { UploadsService } from '../../uploads/application/uploads.service';
+import { Job, JobTransitions } from '../domain/job';
+import { JobRequest, mergeRequest, resolveJobSettings } from '../domain/job-settings';
+import { JobStatus } from '../domain/job-status';
+import { JobDispatcher } from '../ports/job-dispatcher';
+import { JobPage, JobRepository } from '../ports/job.repository';
+
+export interface CreateJobCommand {
+  apiKeyId: string;
+  videoUrl: string;
+  request: JobRequest;
+  webhookUrl?: string;
+  metadata?: Record<string, string>;
+  autoStart: boolean;
+}
+
+export interface StartOverrides {
+  request: JobRequest;
+  webhookUrl?: string;
+}
+
+/** The jobs use cases: create, start, read, list. Processing lives in ProcessJobHandler. */
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly dispatcher: JobDispatcher,
+    private readonly uploads: UploadsService,
+    private readonly outbound: OutboundHttpClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(command: CreateJobCommand): Promise<Job> {
+    const settings = resolveJobSettings(command.request);
+    await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
+    await this.assertUrls(command.request, command.webhookUrl);
+    const job: Job = {
+      id: newJobId(),
+      apiKeyId: command.apiKeyId,
+      status: 'created',
+      progress: 0,
+      videoUrl: command.videoUrl,
+      request: command.request,
+      settings,
+      webhookUrl: command.webhookUrl ?? null,
+      metadata: command.metadata ?? null,
+      error: null,
+      errorCode: null,
+      outputKey: null,
+      durationSeconds: null,
+      billingStatus: null,
+      webhookEvents: {},
+      notes: [],
+      createdAt: this.clock.now(),
+      startedAt: null,
+      completedAt: null,
+    };
+    await this.jobs.insert(job);
+    return command.autoStart ? this.startJob(job, command.request, command.webhookUrl) : job;
+  }
+
+  async start(apiKeyId: string, id: string, overrides: StartOverrides): Promise<Job> {
+    const job = await this.get(apiKeyId, id);
+    if (job.status !== 'created') throw new DomainError('invalid_state', `Only draft jobs can be started; this job is '${job.status}'`);
+    const request = mergeRequest(job.request, overrides.request);
+    await this.assertUrls(overrides.request, overrides.webhookUrl);
+    return this.startJob(job, request, overrides.webhookUrl ?? job.webhookUrl ?? undefined);
+  }
+
+  async get(apiKeyId: string, id: string): Promise<Job> {
+    const job = /^job_[0-9A-Za-z]{26}$/.test(id) ? await this.jobs.findOwned(id, apiKeyId) : null;
+    if (!job) throw DomainError.notFound('Job');
+    return job;
+  }
+
+  list(apiKeyId: string, query: { status?: JobStatus; limit: number; offset: number }): Promise<JobPage> {
+    return this.jobs.list({ apiKeyId, ...query });
+  }
+
+  private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined): Promise<Job> {
+    const settings = resolveJobSettings(request);
+    const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl: webhookUrl ?? null };
+    const started = await this.jobs.transition(job.id, 'created', changes);
+    if (!started) throw new DomainError('invalid_state', 'This job was started by another request');
+    await this.dispatcher.dispatch(started.id);
+    return (await this.jobs.findById(started.id)) ?? started;
+  }
+
+  /** A video_url is either one of this server's upload URLs (owned by the caller) or a public http(s) URL. */
+  private async assertVideoUrl(videoUrl: string, apiKeyId: string): Promise<void> {
+    const uploadId = this.uploads.uploadIdFromUrl(videoUrl);
+    if (uploadId) {
+      await this.uploads.findOwned(uploadId, apiKeyId).catch(() => {
+        throw DomainError.invalid('video_url', 'refers to an upload that does not exist');
+      });
+      return;
+    }
+    await this.assertPublicUrl('video_url', videoUrl);
+  }
+
+  private async assertUrls(request: JobRequest, webhookUrl: string | undefined): Promise<void> {
+    if (webhookUrl) await this.assertPublicUrl('webhook_url', webhookUrl);
+    const settings = resolveJobSettings(request);
+    if (settings.background.type === 'image') {
+      await this.assertPublicUrl(request.background?.type === 'image' ? 'background.image_url' : 'bg_image_url', settings.background.image_url);
+    }
+  }
+
+  private async assertPublicUrl(field: string, url: string): Promise<void> {
+    try {
+      await this.outbound.assertAllowed(url);
+    } catch (error) {
+      if (error instanceof OutboundRequestRefused) throw DomainError.invalid(field, error.message);
+      throw error;
+    }
+  }
+}

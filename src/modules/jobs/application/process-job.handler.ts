@@ -1,0 +1,106 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../common/clock';
+import { JobFailureCode } from '../../../common/errors/error-codes';
+import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
+import { ObjectStorage } from '../../storage/ports/object-storage';
+import { UploadsService } from '../../uploads/application/uploads.service';
+import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
+import { Job, JobTransitions } from '../domain/job';
+import { isTerminal } from '../domain/job-status';
+import { JobRepository } from '../ports/job.repository';
+
+const OUTPUT_EXTENSION: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
+const PROGRESS_WRITE_INTERVAL_MS = 500;
+
+class InputFailure extends WorkerFailure {}
+
+/**
+ * Runs one started job to its end: fetch the input, hand it to the WorkerGateway, record progress and
+ * the outcome. Safe to run twice for the same job (at-least-once delivery): a job already past
+ * `pending` by another run is left alone, and every state change is a compare-and-set.
+ */
+@Injectable()
+export class ProcessJobHandler {
+  private readonly logger = new Logger(ProcessJobHandler.name);
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly gateway: WorkerGateway,
+    private readonly storage: ObjectStorage,
+    private readonly uploads: UploadsService,
+    private readonly outbound: OutboundHttpClient,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async handle(jobId: string, signal?: AbortSignal): Promise<void> {
+    const job = await this.jobs.findById(jobId);
+    if (!job || isTerminal(job.status)) return;
+    const running = job.status === 'pending' ? await this.jobs.transition(job.id, 'pending', JobTransitions.pickUp(job)) : job;
+    if (!running || running.status !== 'processing') return;
+    try {
+      const outcome = await this.run(running, signal);
+      await this.jobs.transition(running.id, 'processing', JobTransitions.complete(running, outcome, this.clock.now()));
+    } catch (error) {
+      const failure = this.describeFailure(error);
+      if (failure.code === 'worker_failed') this.logger.error(`job ${running.id} failed: ${(error as Error).stack ?? error}`);
+      await this.jobs.transition(running.id, 'processing', JobTransitions.fail(running, failure.code, failure.message, this.clock.now()));
+    }
+  }
+
+  private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; notes: string[] }> {
+    const inputKey = await this.resolveInput(job);
+    const backgroundImageKey = await this.fetchBackgroundImage(job);
+    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSION[job.settings.outputFormat]}`;
+    let lastWrite = 0;
+    const reportProgress = (percent: number): void => {
+      const now = Date.now();
+      if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+      lastWrite = now;
+      this.jobs.updateProgress(job.id, Math.min(99, Math.max(0, Math.round(percent * 10) / 10))).catch(() => undefined);
+    };
+    const task = { jobId: job.id, inputKey, outputKey, backgroundImageKey, settings: job.settings, maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS };
+    try {
+      const outcome = await this.gateway.process(task, reportProgress, signal);
+      return { outputKey, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
+    } finally {
+      for (const fetched of [inputKey, backgroundImageKey]) if (fetched?.startsWith('inputs/')) await this.storage.delete(fetched);
+    }
+  }
+
+  /** An upload of this server is read from storage; any other URL is fetched through the SSRF-guarded client. */
+  private async resolveInput(job: Job): Promise<string> {
+    const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
+    if (uploadId) {
+      const upload = await this.uploads.findOwned(uploadId, job.apiKeyId).catch(() => null);
+      if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
+      return upload.storageKey;
+    }
+    return this.download(job.videoUrl, `inputs/${job.id}`, 'video');
+  }
+
+  private async fetchBackgroundImage(job: Job): Promise<string | null> {
+    const background = job.settings.background;
+    if (background.type !== 'image') return null;
+    return this.download(background.image_url, `inputs/${job.id}-background`, 'background image');
+  }
+
+  private async download(url: string, key: string, what: string): Promise<string> {
+    try {
+      const { body } = await this.outbound.fetchStream(url, { maxBytes: this.config.maxUploadBytes, timeoutMs: 30_000 });
+      await this.storage.put(key, body);
+      return key;
+    } catch (error) {
+      if (error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed) {
+        throw new InputFailure('input_unreachable', `The ${what} could not be fetched: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  private describeFailure(error: unknown): { code: JobFailureCode; message: string } {
+    if (error instanceof WorkerFailure) return { code: error.code, message: error.message };
+    return { code: 'worker_failed', message: 'Processing failed unexpectedly' };
+  }
+}

@@ -1,0 +1,161 @@
+import { DomainError } from '../../../common/errors/domain-error';
+
+export const MODELS = ['original', 'light', 'pro', 'human'] as const;
+export type Model = (typeof MODELS)[number];
+
+export const OUTPUT_FORMATS = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+const ALPHA_FORMATS: readonly OutputFormat[] = ['webm', 'mov', 'gif', 'webp', 'png_sequence'];
+
+export const BG_TYPES = ['transparent', 'green', 'white', 'black', 'blue', 'custom', 'color', 'image'] as const;
+export type BgType = (typeof BG_TYPES)[number];
+
+export const ANCHORS = ['center', 'top-left', 'top-center', 'top-right', 'center-left', 'center-right', 'bottom-left', 'bottom-center', 'bottom-right'] as const;
+export type Anchor = (typeof ANCHORS)[number];
+
+export const PREVIEW_SECONDS = { min: 0.5, max: 30 } as const;
+export const CANVAS_SIDE = { min: 16, max: 4096 } as const;
+
+export type Rgb = [number, number, number];
+
+export type Background = { type: 'transparent' } | { type: 'color'; color: Rgb } | { type: 'image'; image_url: string };
+
+export interface Composition {
+  canvas?: { width: number; height: number };
+  foreground: { anchor: Anchor; scale: number; offset: { x: number; y: number } };
+}
+
+/** What the client asked for, as sent (after DTO type checks). Drafts keep it so start can override fields. */
+export interface JobRequest {
+  output_format?: OutputFormat;
+  model?: Model;
+  bg_type?: BgType;
+  bg_color?: unknown;
+  bg_image_url?: string;
+  background?: { type: 'transparent' | 'color' | 'image'; color?: unknown; image_url?: string };
+  composition?: {
+    canvas?: { width: number; height: number };
+    foreground?: { anchor?: Anchor; scale?: number; offset?: { x?: number; y?: number } };
+  };
+  preview_duration?: number;
+  text_prompt?: string;
+}
+
+/** The settings a worker runs with: every default applied, every rule checked. */
+export interface JobSettings {
+  model: Model;
+  outputFormat: OutputFormat;
+  background: Background;
+  composition: Composition | null;
+  previewDuration: number | null;
+  textPrompt: string | null;
+}
+
+const NAMED_COLORS: Record<'green' | 'white' | 'black' | 'blue', Rgb> = {
+  green: [9, 162, 70], // #09A246, the original service's [0.035, 0.635, 0.274]
+  white: [255, 255, 255],
+  black: [0, 0, 0],
+  blue: [0, 71, 187], // #0047BB
+};
+
+/**
+ * Three numbers. All within [0,1]: normalized RGB (the original service's convention).
+ * Any above 1: 0..255 integers. Anything else is refused, naming the field.
+ */
+export function parseRgbArray(value: unknown, field: string): Rgb {
+  if (!Array.isArray(value) || value.length !== 3 || !value.every((n) => typeof n === 'number' && Number.isFinite(n))) {
+    throw DomainError.invalid(field, 'must be an array of three numbers');
+  }
+  const numbers = value as number[];
+  if (numbers.some((n) => n < 0)) throw DomainError.invalid(field, 'entries must not be negative');
+  if (numbers.every((n) => n <= 1)) return numbers.map((n) => Math.round(n * 255)) as Rgb;
+  if (numbers.every((n) => Number.isInteger(n) && n <= 255)) return [...numbers] as Rgb;
+  throw DomainError.invalid(field, 'use three numbers in [0,1] (normalized) or three integers in 0..255');
+}
+
+export function parseColor(value: unknown, field: string): Rgb {
+  if (typeof value === 'string') {
+    const match = /^#([0-9a-fA-F]{6})$/.exec(value);
+    if (!match) throw DomainError.invalid(field, 'must be #RRGGBB or an array of three numbers');
+    const hex = match[1];
+    return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb;
+  }
+  return parseRgbArray(value, field);
+}
+
+function backgroundFromBgType(request: JobRequest): Background {
+  const bgType = request.bg_type ?? 'transparent';
+  switch (bgType) {
+    case 'transparent':
+      return { type: 'transparent' };
+    case 'green':
+    case 'white':
+    case 'black':
+    case 'blue':
+      return { type: 'color', color: NAMED_COLORS[bgType] };
+    case 'custom':
+    case 'color':
+      if (request.bg_color === undefined || request.bg_color === null) throw DomainError.invalid('bg_color', `is required when bg_type is '${bgType}'`);
+      return { type: 'color', color: parseRgbArray(request.bg_color, 'bg_color') };
+    case 'image':
+      if (!request.bg_image_url) throw DomainError.invalid('bg_image_url', "is required when bg_type is 'image'");
+      return { type: 'image', image_url: request.bg_image_url };
+  }
+}
+
+/** `background` wins over `bg_type` when both are sent. */
+export function resolveBackground(request: JobRequest): Background {
+  const background = request.background;
+  if (!background) return backgroundFromBgType(request);
+  switch (background.type) {
+    case 'transparent':
+      return { type: 'transparent' };
+    case 'color':
+      if (background.color === undefined || background.color === null) throw DomainError.invalid('background.color', "is required when background.type is 'color'");
+      return { type: 'color', color: parseColor(background.color, 'background.color') };
+    case 'image':
+      if (!background.image_url) throw DomainError.invalid('background.image_url', "is required when background.type is 'image'");
+      return { type: 'image', image_url: background.image_url };
+  }
+}
+
+function resolveComposition(request: JobRequest): Composition | null {
+  const composition = request.composition;
+  if (!composition) return null;
+  const foreground = composition.foreground ?? {};
+  return {
+    ...(composition.canvas ? { canvas: { width: composition.canvas.width, height: composition.canvas.height } } : {}),
+    foreground: {
+      anchor: foreground.anchor ?? 'center',
+      scale: foreground.scale ?? 1,
+      offset: { x: foreground.offset?.x ?? 0, y: foreground.offset?.y ?? 0 },
+    },
+  };
+}
+
+export function resolveJobSettings(request: JobRequest): JobSettings {
+  const outputFormat = request.output_format ?? 'webm';
+  const background = resolveBackground(request);
+  if (background.type === 'transparent' && !ALPHA_FORMATS.includes(outputFormat)) {
+    throw DomainError.invalid(
+      'output_format',
+      `'${outputFormat}' cannot carry transparency: choose webm, mov, gif, webp or png_sequence, or a color or image background`,
+    );
+  }
+  return {
+    model: request.model ?? 'original',
+    outputFormat,
+    background,
+    composition: resolveComposition(request),
+    previewDuration: request.preview_duration ?? null,
+    textPrompt: request.text_prompt ?? null,
+  };
+}
+
+/** Start overrides replace the draft's fields; `background` sent at start also clears an earlier `bg_type`. */
+export function mergeRequest(draft: JobRequest, overrides: JobRequest): JobRequest {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as JobRequest;
+  const merged: JobRequest = { ...draft, ...defined };
+  if (defined.bg_type !== undefined && defined.background === undefined) delete merged.background;
+  return merged;
+}

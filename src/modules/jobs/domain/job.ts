@@ -1,0 +1,48 @@
+import { JobFailureCode } from '../../../common/errors/error-codes';
+import { JobRequest, JobSettings } from './job-settings';
+import { assertTransition, JobStatus } from './job-status';
+
+export type WebhookEventName = 'job.started' | 'job.completed' | 'job.failed';
+export type WebhookDeliveryState = 'pending' | 'sent' | 'failed';
+
+export interface Job {
+  id: string;
+  apiKeyId: string;
+  status: JobStatus;
+  progress: number;
+  videoUrl: string;
+  request: JobRequest;
+  settings: JobSettings;
+  webhookUrl: string | null;
+  metadata: Record<string, string> | null;
+  error: string | null;
+  errorCode: JobFailureCode | null;
+  outputKey: string | null;
+  durationSeconds: number | null;
+  billingStatus: string | null;
+  webhookEvents: Partial<Record<WebhookEventName, WebhookDeliveryState>>;
+  notes: string[];
+  createdAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+}
+
+/** Pure state changes: each returns the changed fields after checking the transition is legal. */
+export const JobTransitions = {
+  start(job: Job, settings: JobSettings, request: JobRequest, now: Date): Partial<Job> {
+    assertTransition(job.status, 'pending');
+    return { status: 'pending', settings, request, startedAt: now, progress: 0 };
+  },
+  pickUp(job: Job): Partial<Job> {
+    assertTransition(job.status, 'processing');
+    return { status: 'processing', progress: 0 };
+  },
+  complete(job: Job, result: { outputKey: string; durationSeconds: number; notes: string[] }, now: Date): Partial<Job> {
+    assertTransition(job.status, 'completed');
+    return { status: 'completed', progress: 100, outputKey: result.outputKey, durationSeconds: result.durationSeconds, notes: result.notes, completedAt: now };
+  },
+  fail(job: Job, code: JobFailureCode, message: string, now: Date): Partial<Job> {
+    assertTransition(job.status, 'failed');
+    return { status: 'failed', error: message, errorCode: code, completedAt: now };
+  },
+};

@@ -1,0 +1,28 @@
+import { Job } from '../domain/job';
+import { JobStatus } from '../domain/job-status';
+
+export interface JobPage {
+  items: Job[];
+  total: number;
+}
+
+export interface JobListQuery {
+  apiKeyId: string;
+  status?: JobStatus;
+  limit: number;
+  offset: number;
+}
+
+export abstract class JobRepository {
+  abstract insert(job: Job): Promise<void>;
+  /** Scoped to the owner: another key's job is simply not found. */
+  abstract findOwned(id: string, apiKeyId: string): Promise<Job | null>;
+  abstract findById(id: string): Promise<Job | null>;
+  abstract list(query: JobListQuery): Promise<JobPage>;
+  /**
+   * Applies `changes` only while the job is still in `expectedStatus` (compare-and-set), so two
+   * actors can never both move a job. Returns the updated job, or null when the status had moved.
+   */
+  abstract transition(id: string, expectedStatus: JobStatus, changes: Partial<Job>): Promise<Job | null>;
+  abstract updateProgress(id: string, progress: number): Promise<void>;
+}

@@ -1,0 +1,87 @@
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { randomBase62 } from '../../../../common/ids';
+import { UrlSigner } from '../../application/url-signer';
+import { assertSafeKey, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+
+/** Objects as files under one root directory; downloads are HMAC-signed URLs served by the API. */
+export class LocalDiskObjectStorage extends ObjectStorage {
+  constructor(
+    private readonly root: string,
+    private readonly publicBaseUrl: string,
+    private readonly signer: UrlSigner,
+  ) {
+    super();
+  }
+
+  pathOf(key: string): string {
+    assertSafeKey(key);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, body: Readable): Promise<StoredObject> {
+    const target = this.pathOf(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const partial = `${target}.${randomBase62(8)}.partial`;
+    try {
+      await pipeline(body, createWriteStream(partial, { flags: 'wx' }));
+      await fs.rename(partial, target);
+    } catch (error) {
+      await fs.rm(partial, { force: true });
+      throw error;
+    }
+    return { key, size: (await fs.stat(target)).size };
+  }
+
+  async putFile(key: string, localPath: string): Promise<StoredObject> {
+    const target = this.pathOf(key);
+    if (path.resolve(localPath) === target) return { key, size: (await fs.stat(target)).size };
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.copyFile(localPath, target);
+    return { key, size: (await fs.stat(target)).size };
+  }
+
+  async openRead(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const target = this.pathOf(key);
+    if (!(await this.stat(key))) throw new ObjectNotFoundError(key);
+    return createReadStream(target, range);
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    try {
+      const info = await fs.stat(this.pathOf(key));
+      return info.isFile() ? { key, size: info.size } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.pathOf(key), { force: true });
+  }
+
+  async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T> {
+    if (!(await this.stat(key))) throw new ObjectNotFoundError(key);
+    return use(this.pathOf(key));
+  }
+
+  async signedDownloadUrl(key: string, ttlSeconds: number, downloadName = ''): Promise<string> {
+    assertSafeKey(key);
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(key, expires, downloadName) });
+    if (downloadName) query.set('name', downloadName);
+    return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
+  }
+
+  async check(): Promise<string> {
+    try {
+      await fs.mkdir(this.root, { recursive: true });
+      await fs.access(this.root, fs.constants.W_OK);
+      return 'ok';
+    } catch (error) {
+      return `storage directory not writable: ${(error as Error).message}`;
+    }
+  }
+}

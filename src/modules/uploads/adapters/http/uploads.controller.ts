@@ -1,0 +1,61 @@
+import { Controller, Get, HttpCode, Param, Post, Res, UploadedFile, UseGuards, UseInterceptors } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DomainError } from '../../../../common/errors/domain-error';
+import { ObjectStorage } from '../../../storage/ports/object-storage';
+import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
+import { ApiKey } from '../../../auth/domain/api-key';
+import { UploadsService, UploadView } from '../../application/uploads.service';
+import { UploadedVideoFile } from './video-upload.storage-engine';
+
+const uploadBody = {
+  schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'mp4, mov, webm or avi; 500 MB at most' } } },
+};
+
+@ApiTags('uploads')
+@ApiSecurity('apiKey')
+@UseGuards(ApiKeyGuard)
+@Controller()
+export class UploadsController {
+  constructor(
+    private readonly uploads: UploadsService,
+    private readonly storage: ObjectStorage,
+  ) {}
+
+  @Post('v1/uploads')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Upload a video (multipart field `file`); returns a video_url to create jobs with' })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody(uploadBody)
+  @UseInterceptors(FileInterceptor('file'))
+  upload(@CurrentKey() key: ApiKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
+    return this.register(key, file);
+  }
+
+  @Post('api/upload')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Legacy alias of POST /v1/uploads' })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody(uploadBody)
+  @UseInterceptors(FileInterceptor('file'))
+  legacyUpload(@CurrentKey() key: ApiKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
+    return this.register(key, file);
+  }
+
+  @Get('v1/uploads/:id')
+  @ApiOperation({ summary: "The uploaded video's bytes (to its owner); this URL is also accepted as a job's video_url" })
+  async download(@CurrentKey() key: ApiKey, @Param('id') id: string, @Res() res: Response): Promise<void> {
+    const upload = await this.uploads.findOwned(id, key.id);
+    const stream = await this.storage.openRead(upload.storageKey);
+    res.setHeader('Content-Type', upload.contentType);
+    res.setHeader('Content-Length', String(upload.size));
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  }
+
+  private async register(key: ApiKey, file: UploadedVideoFile | undefined): Promise<UploadView> {
+    if (!file?.stored) throw DomainError.invalid('file', 'a multipart file field named `file` is required');
+    return this.uploads.register(key.id, file.originalname || 'video', file.stored);
+  }
+}

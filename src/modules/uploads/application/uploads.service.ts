@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { DomainError } from '../../../common/errors/domain-error';
+import { newUploadId } from '../../../common/ids';
+import { ObjectStorage } from '../../storage/ports/object-storage';
+import { Upload, uploadStorageKey } from '../domain/upload';
+import { SupportedVideoType } from '../../../engine/media/sniff';
+import { UploadRepository } from '../ports/upload.repository';
+import { VideoProbe } from '../ports/video-probe';
+
+export interface StoredUploadBody {
+  uploadId: string;
+  storageKey: string;
+  contentType: SupportedVideoType;
+  size: number;
+}
+
+export interface UploadView {
+  success: true;
+  video_id: string;
+  video_url: string;
+  filename: string;
+  size: number;
+  content_type: string;
+  duration_seconds: number | null;
+}
+
+@Injectable()
+export class UploadsService {
+  constructor(
+    private readonly storage: ObjectStorage,
+    private readonly uploads: UploadRepository,
+    private readonly probe: VideoProbe,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Streams the body into storage under a fresh id; the caller has already checked the signature. */
+  async storeBody(body: Readable, contentType: SupportedVideoType): Promise<StoredUploadBody> {
+    const uploadId = newUploadId();
+    const storageKey = uploadStorageKey(uploadId);
+    const stored = await this.storage.put(storageKey, body);
+    return { uploadId, storageKey, contentType, size: stored.size };
+  }
+
+  discard(storageKey: string): Promise<void> {
+    return this.storage.delete(storageKey);
+  }
+
+  /** ffprobe confirms what the signature claimed; a file that does not decode is removed and refused. */
+  async register(apiKeyId: string, filename: string, body: StoredUploadBody): Promise<UploadView> {
+    const probed = await this.storage.withLocalFile(body.storageKey, (path) => this.probe.probe(path));
+    if (!probed) {
+      await this.discard(body.storageKey);
+      throw new DomainError('unsupported_media_type', `The file looks like ${body.contentType} but does not decode as a video`);
+    }
+    const upload: Upload = {
+      id: body.uploadId,
+      apiKeyId,
+      storageKey: body.storageKey,
+      filename: filename.slice(0, 255),
+      size: body.size,
+      contentType: body.contentType,
+      durationSeconds: probed.durationSeconds,
+      createdAt: new Date(),
+    };
+    await this.uploads.insert(upload);
+    return this.view(upload);
+  }
+
+  async findOwned(id: string, apiKeyId: string): Promise<Upload> {
+    const upload = /^vid_[0-9A-Za-z]{26}$/.test(id) ? await this.uploads.findOwned(id, apiKeyId) : null;
+    if (!upload) throw DomainError.notFound('Upload');
+    return upload;
+  }
+
+  /** The URL of an upload: served by this API to its owner, and accepted back as a job's video_url. */
+  videoUrlOf(uploadId: string): string {
+    return `${this.config.publicBaseUrl}/v1/uploads/${uploadId}`;
+  }
+
+  /** The upload id when `url` is one of this server's upload URLs. */
+  uploadIdFromUrl(url: string): string | null {
+    const prefix = `${this.config.publicBaseUrl}/v1/uploads/`;
+    const candidate = url.startsWith(prefix) ? url.slice(prefix.length) : null;
+    return candidate && /^vid_[0-9A-Za-z]{26}$/.test(candidate) ? candidate : null;
+  }
+
+  view(upload: Upload): UploadView {
+    return {
+      success: true,
+      video_id: upload.id,
+      video_url: this.videoUrlOf(upload.id),
+      filename: upload.filename,
+      size: upload.size,
+      content_type: upload.contentType,
+      duration_seconds: upload.durationSeconds,
+    };
+  }
+}

@@ -1,0 +1,12 @@
+export interface Upload {
+  id: string;
+  apiKeyId: string;
+  storageKey: string;
+  filename: string;
+  size: number;
+  contentType: string;
+  durationSeconds: number | null;
+  createdAt: Date;
+}
+
+export const uploadStorageKey = (uploadId: string): string => `uploads/${uploadId}`;

@@ -1,0 +1,37 @@
+import { JobFailureCode } from '../../../common/errors/error-codes';
+import { JobSettings } from '../../jobs/domain/job-settings';
+
+/** Everything a worker needs to process one job; storage keys, never credentials. */
+export interface WorkerTask {
+  jobId: string;
+  inputKey: string;
+  outputKey: string;
+  /** storage key of the fetched background image, when the background is an image */
+  backgroundImageKey: string | null;
+  settings: JobSettings;
+  maxDurationSeconds: number;
+}
+
+export interface WorkerOutcome {
+  durationSeconds: number;
+  frames: number;
+  notes: string[];
+}
+
+/** A failure the job reports with a contract error code. */
+export class WorkerFailure extends Error {
+  constructor(
+    readonly code: JobFailureCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WorkerFailure';
+  }
+}
+
+/** Runs the processing of one job somewhere (this process's engine, or a remote worker). */
+export abstract class WorkerGateway {
+  abstract process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome>;
+  /** 'ok' when configured and healthy, else a reason. */
+  abstract check(): Promise<string>;
+}

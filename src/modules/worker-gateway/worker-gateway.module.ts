@@ -1,0 +1,31 @@
+import { Module, OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { ObjectStorage } from '../storage/ports/object-storage';
+import { LocalWorkerGateway } from './adapters/local.worker-gateway';
+import { WorkerGateway } from './ports/worker-gateway';
+
+/** The WorkerGateway chosen by configuration: the local engine (default). */
+@Module({
+  providers: [
+    {
+      provide: WorkerGateway,
+      inject: [ObjectStorage, APP_CONFIG],
+      useFactory: (storage: ObjectStorage, config: AppConfig) =>
+        new LocalWorkerGateway(storage, () => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports
+          const { EngineProcessPool } = require('../../engine/runner/engine-process-pool');
+          return new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir });
+        }),
+    },
+  ],
+  exports: [WorkerGateway],
+})
+export class WorkerGatewayModule implements OnApplicationShutdown {
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    const gateway = this.moduleRef.get(WorkerGateway, { strict: false });
+    if (gateway instanceof LocalWorkerGateway) await gateway.close();
+  }
+}

@@ -1,0 +1,90 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { AddressInfo } from 'node:net';
+import request from 'supertest';
+import TestAgent from 'supertest/lib/agent';
+import { AppModule } from '../../src/app.module';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { configureHttp } from '../../src/create-app';
+import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
+import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
+import { ObjectStorage } from '../../src/modules/storage/ports/object-storage';
+import { WorkerGateway } from '../../src/modules/worker-gateway/ports/worker-gateway';
+import { FakeWorkerGateway } from './fake-worker-gateway';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const MEDIA_DIR = path.resolve(__dirname, '../../../shared/media');
+
+export interface TestApp {
+  app: NestExpressApplication;
+  http: TestAgent;
+  baseUrl: string;
+  config: AppConfig;
+  fake: FakeWorkerGateway;
+  dataDir: string;
+  createKey(credits?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real application (real HTTP on a loopback port, real Postgres in a fresh database, real queue)
+ * with the scriptable fake WorkerGateway in place of the engine.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database: TestDatabase = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-test-'));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    QUEUE_NAMESPACE: `q_${path.basename(dataDir).replace(/[^A-Za-z0-9]/g, '')}`,
+    ...env,
+  });
+  const migrations = await migrate(database.url);
+  const secrets = await loadInstanceSecrets(migrations, config);
+  await migrations.destroy();
+
+  let fake: FakeWorkerGateway | undefined;
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot({ config, databaseUrl: database.url, secrets })] })
+    .overrideProvider(WorkerGateway)
+    .useFactory({ factory: (storage: ObjectStorage) => (fake = new FakeWorkerGateway(storage)), inject: [ObjectStorage] })
+    .compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+  configureHttp(app, config.env.JSON_BODY_LIMIT);
+  await app.listen(port, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const keys = app.get(ApiKeysService);
+  return {
+    app,
+    http: request(baseUrl),
+    baseUrl,
+    config,
+    fake: fake ?? new FakeWorkerGateway(app.get(ObjectStorage)),
+    dataDir,
+    createKey: async (credits = 1000) => (await keys.create('test-client', null, credits)).apiKey,
+    close: async () => {
+      await app.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a value (not undefined) or the time is up. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
