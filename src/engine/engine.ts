@@ -4,14 +4,14 @@
  * disposal patch, PNG zip) and move the output into place. Partial output never sits at
  * `outputPath`: it is written beside it under a hidden temporary name and renamed at the end.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ffmpegPath } from './media/binaries';
 import { probe } from './media/probe';
 import { MediaProcess, runToCompletion } from './media/process';
 import { setGifFileDisposal } from './output/gif-disposal';
+import { partialOutputPath } from './output/partial-output';
 import { zipFrames } from './output/zip-frames';
 import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, CompositeSpec } from './pipeline/ffmpeg-args';
 import { Size } from './pipeline/geometry';
@@ -41,7 +41,7 @@ export async function runEngine(
   throwIfAborted(signal);
 
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt });
-  const partialPath = join(dirname(request.outputPath), `.${basename(request.outputPath)}.${randomBytes(6).toString('hex')}.partial`);
+  const partialPath = partialOutputPath(request.outputPath);
   let scratch: string | undefined;
   try {
     scratch = await mkdtemp(join(deps.workDir ?? tmpdir(), 'backdrop-engine-'));

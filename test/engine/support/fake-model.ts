@@ -14,6 +14,10 @@ export interface FakeModelOptions {
   matte?: { width: number; height: number };
   step?: number;
   name?: ModelName;
+  /** wait this long in every segment() call (to have something to cancel) */
+  delayMs?: number;
+  /** block the event loop this long in every segment() call (a child that cannot hear a cancel) */
+  blockMs?: number;
 }
 
 export interface FakeModel extends SegmentationModel {
@@ -42,6 +46,8 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
         closed: false,
         async segment(frame: RgbFrame): Promise<Matte> {
           session.framesSeen.push(frame.index);
+          if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+          for (const until = Date.now() + (options.blockMs ?? 0); Date.now() < until; );
           if (frame.data.length !== frame.width * frame.height * 3) throw new Error('bad frame size');
           return options.kind === 'bright' ? brightMatte(frame) : ellipseMatte(frame.index, options.matte ?? input, options.step ?? 2);
         },

@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EngineProcessPool } from '../../../src/engine/runner/engine-process-pool';
+import { EngineError, EngineProgress, EngineRequest } from '../../../src/engine/types';
+import { MEDIA } from '../support/media';
+
+describe('EngineProcessPool', () => {
+  let dir: string;
+  let pool: EngineProcessPool;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'engine-pool-'));
+    pool = new EngineProcessPool({
+      cacheDir: dir,
+      concurrency: 2,
+      modelModule: join(__dirname, '..', 'support', 'fake-model-module.ts'),
+      cancelGraceMs: 2000,
+    });
+  });
+  afterAll(async () => {
+    await pool.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const request = (name: string, overrides: Partial<EngineRequest> = {}): EngineRequest => ({
+    inputPath: MEDIA.portraitPan,
+    outputPath: join(dir, name),
+    model: 'light',
+    outputFormat: 'webm',
+    background: { type: 'transparent' },
+    previewDuration: 0.5,
+    ...overrides,
+  });
+
+  it('runs jobs in child processes, concurrently, and reports progress', async () => {
+    const progress: EngineProgress[] = [];
+    const results = await Promise.all([
+      pool.run(request('a.webm'), (p) => progress.push(p)),
+      pool.run(request('b.mp4', { outputFormat: 'mp4', background: { type: 'color', rgb: [0, 255, 0] } })),
+      pool.run(request('c.webm')),
+    ]);
+    expect(results.map((result) => result.frames)).toEqual([13, 13, 13]);
+    expect(results[1].outputFormat).toBe('mp4');
+    expect(progress.at(-1)).toEqual({ framesDone: 13, framesTotal: 13 });
+    for (const name of ['a.webm', 'b.mp4', 'c.webm']) expect(existsSync(join(dir, name))).toBe(true);
+  });
+
+  it('cancels a running job: the child stops and no output is left behind', async () => {
+    const controller = new AbortController();
+    const outputPath = join(dir, 'canceled.webm');
+    const started = Date.now();
+    const run = pool.run(request('canceled.webm', { model: 'pro', previewDuration: undefined }), (p) => {
+      if (p.framesDone >= 2) controller.abort();
+    }, controller.signal);
+    await expect(run).rejects.toMatchObject({ code: 'canceled' });
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(existsSync(outputPath)).toBe(false);
+    expect((await readdir(dir)).filter((name) => name.includes('canceled'))).toEqual([]);
+  });
+
+  it('kills the child and its ffmpeg processes when it does not answer a cancel in time', async () => {
+    const impatient = new EngineProcessPool({ cacheDir: dir, modelModule: pool['options'].modelModule, cancelGraceMs: 200 });
+    try {
+      const controller = new AbortController();
+      const run = impatient.run(request('stuck.webm', { model: 'original', previewDuration: undefined }), () => controller.abort(), controller.signal);
+      await expect(run).rejects.toMatchObject({ code: 'canceled' });
+      expect((await readdir(dir)).filter((name) => name.includes('stuck'))).toEqual([]);
+      // the pool still works afterwards, with a fresh child
+      await expect(impatient.run(request('after.webm'))).resolves.toMatchObject({ frames: 13 });
+    } finally {
+      await impatient.close();
+    }
+  });
+
+  it('passes engine errors through with their code', async () => {
+    const notVideo = join(dir, 'not-a-video.mp4');
+    await writeFile(notVideo, 'hello');
+    await expect(pool.run(request('x.webm', { inputPath: notVideo }))).rejects.toMatchObject({ code: 'input_invalid' });
+    const failure = pool.run(request('y.webm', { model: 'human' }));
+    await expect(failure).rejects.toBeInstanceOf(EngineError);
+    await expect(failure).rejects.toMatchObject({ code: 'model_unavailable' });
+  });
+});
