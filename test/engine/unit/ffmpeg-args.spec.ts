@@ -1,0 +1,200 @@
+import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
+import {
+  buildDecodeArgs,
+  buildEncodeArgs,
+  buildGifAnalysisArgs,
+  buildGifRenderArgs,
+  CompositeSpec,
+  formatNumber,
+  hexColor,
+  SourceSpec,
+} from '../../../src/engine/pipeline/ffmpeg-args';
+import { computeLayout } from '../../../src/engine/pipeline/geometry';
+import { OutputFormat } from '../../../src/engine/types';
+
+const source: SourceSpec = { inputPath: '/in/clip.mp4', needsLibvpxDecoder: false, fps: 25, size: { width: 640, height: 360 } };
+
+function spec(format: OutputFormat, overrides: Partial<CompositeSpec> = {}): CompositeSpec {
+  const preset = ENCODER_PRESETS[format];
+  return {
+    source,
+    matte: { width: 256, height: 144 },
+    layout: computeLayout(source.size, undefined, preset.evenDimensions),
+    background: { type: 'transparent' },
+    preset,
+    keepAudio: false,
+    ...overrides,
+  };
+}
+
+const FOREGROUND_640x360 =
+  '[0:v]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
+  '[1:v]scale=640:360:flags=bilinear,format=gray[fgalpha];' +
+  '[fgcolor][fgalpha]alphamerge[fg]';
+
+describe('buildDecodeArgs', () => {
+  it('decodes to packed RGB at the model size, with the shared constant-rate chain', () => {
+    expect(buildDecodeArgs({ ...source, durationLimit: 1.5 }, { width: 256, height: 144 })).toEqual([
+      '-v', 'error', '-nostdin',
+      '-t', '1.5', '-i', '/in/clip.mp4',
+      '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-vf', 'setpts=PTS-STARTPTS,fps=25,scale=256:144:flags=bilinear,format=rgb24',
+      '-vsync', 'passthrough',
+      '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
+    ]);
+  });
+
+  it('decodes VP9 with alpha through libvpx, named before the input', () => {
+    const args = buildDecodeArgs({ ...source, inputPath: '/in/a.webm', needsLibvpxDecoder: true, fps: 30000 / 1001 }, { width: 64, height: 64 });
+    expect(args.slice(0, 7)).toEqual(['-v', 'error', '-nostdin', '-c:v', 'libvpx-vp9', '-i', '/in/a.webm']);
+    expect(args[args.indexOf('-vf') + 1]).toBe('setpts=PTS-STARTPTS,fps=29.97002997,scale=64:64:flags=bilinear,format=rgb24');
+  });
+});
+
+describe('buildEncodeArgs', () => {
+  it('webm, transparent, with audio: alphamerge straight into VP9 with alpha and opus', () => {
+    expect(buildEncodeArgs(spec('webm', { keepAudio: true }), '/out/.x.partial')).toEqual([
+      '-v', 'error', '-nostdin',
+      '-i', '/in/clip.mp4',
+      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      '-filter_complex', `${FOREGROUND_640x360};[fg]format=yuva420p[out]`,
+      '-map', '[out]',
+      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuva420p', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
+      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k',
+      '-f', 'webm', '-y', '/out/.x.partial',
+    ]);
+  });
+
+  it('mp4 over a color, odd input grown to even: overlay on a color canvas, aac, faststart', () => {
+    const odd: SourceSpec = { ...source, size: { width: 201, height: 113 }, durationLimit: 0.5 };
+    const args = buildEncodeArgs(
+      spec('mp4', { source: odd, matte: { width: 201, height: 113 }, layout: computeLayout(odd.size, undefined, true), background: { type: 'color', rgb: [9, 162, 70] }, keepAudio: true }),
+      '/out/o.mp4',
+    );
+    expect(args).toEqual([
+      '-v', 'error', '-nostdin',
+      '-t', '0.5', '-i', '/in/clip.mp4',
+      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '201x113', '-framerate', '25', '-i', 'pipe:3',
+      '-filter_complex',
+      '[0:v]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
+        '[1:v]format=gray[fgalpha];' +
+        '[fgcolor][fgalpha]alphamerge[fg];' +
+        'color=c=0x09A246:s=202x114:r=25,format=yuv420p[bg];' +
+        '[bg][fg]overlay=x=0:y=0:format=yuv420:shortest=1,format=yuv420p[out]',
+      '-map', '[out]',
+      '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20',
+      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k',
+      '-movflags', '+faststart',
+      '-f', 'mp4', '-y', '/out/o.mp4',
+    ]);
+  });
+
+  it('mov over an image, composed: the image is scaled to cover, cropped, looped; PCM audio', () => {
+    const layout = computeLayout(source.size, { canvas: { width: 1080, height: 1920 }, foreground: { anchor: 'bottom-center', scale: 0.5, offset: { x: 0, y: -100 } } }, false);
+    const args = buildEncodeArgs(spec('mov', { layout, background: { type: 'image', imagePath: '/in/bg.jpg' }, keepAudio: true }), '/out/o.mov');
+    expect(args).toEqual([
+      '-v', 'error', '-nostdin',
+      '-i', '/in/clip.mp4',
+      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      '-i', '/in/bg.jpg',
+      '-filter_complex',
+      '[0:v]setpts=PTS-STARTPTS,fps=25,scale=540:304:flags=bilinear,format=yuva444p[fgcolor];' +
+        '[1:v]scale=540:304:flags=bilinear,format=gray[fgalpha];' +
+        '[fgcolor][fgalpha]alphamerge[fg];' +
+        '[2:v]scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv444p,loop=loop=-1:size=1,setpts=N/(25*TB)[bg];' +
+        '[bg][fg]overlay=x=270:y=1516:format=yuv444:shortest=1,format=yuva444p10le[out]',
+      '-map', '[out]',
+      '-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0',
+      '-map', '0:a:0', '-c:a', 'pcm_s16le',
+      '-f', 'mov', '-y', '/out/o.mov',
+    ]);
+  });
+
+  it('webp, transparent, composed at the top-left of a larger canvas: padded, no audio', () => {
+    const layout = computeLayout(source.size, { canvas: { width: 800, height: 800 }, foreground: { anchor: 'top-left', scale: 0.5, offset: { x: 0, y: 0 } } }, false);
+    const args = buildEncodeArgs(spec('webp', { layout, keepAudio: true }), '/out/o.webp');
+    expect(args.slice(args.indexOf('-filter_complex'))).toEqual([
+      '-filter_complex',
+      '[0:v]setpts=PTS-STARTPTS,fps=25,scale=400:225:flags=bilinear,format=yuva420p[fgcolor];' +
+        '[1:v]scale=400:225:flags=bilinear,format=gray[fgalpha];' +
+        '[fgcolor][fgalpha]alphamerge[fg];' +
+        '[fg]pad=800:800:0:0:color=black@0,format=yuva420p[out]',
+      '-map', '[out]',
+      '-c:v', 'libwebp_anim', '-pix_fmt', 'yuva420p', '-lossless', '0', '-quality', '80', '-compression_level', '1',
+      '-an',
+      '-loop', '0',
+      '-f', 'webp', '-y', '/out/o.webp',
+    ]);
+  });
+
+  it('transparent with the foreground off the corner: overlay on a transparent canvas', () => {
+    const layout = computeLayout(source.size, { canvas: { width: 640, height: 640 }, foreground: { anchor: 'center', scale: 1, offset: { x: 10, y: 0 } } }, false);
+    const filter = buildEncodeArgs(spec('png_sequence', { layout }), '/tmp/f/frame_%05d.png');
+    expect(filter.slice(filter.indexOf('-filter_complex') + 1)).toEqual([
+      '[0:v]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
+        '[1:v]scale=640:360:flags=bilinear,format=gray[fgalpha];' +
+        '[fgcolor][fgalpha]alphamerge[fg];' +
+        'color=c=black@0:s=640x640:r=25,format=rgba[bg];' +
+        '[bg][fg]overlay=x=10:y=140:format=rgb:shortest=1,format=rgba[out]',
+      '-map', '[out]',
+      '-c:v', 'png', '-pix_fmt', 'rgba', '-compression_level', '1',
+      '-an',
+      '-start_number', '0',
+      '-f', 'image2', '-y', '/tmp/f/frame_%05d.png',
+    ]);
+  });
+});
+
+describe('GIF passes', () => {
+  it('analysis: composites, gathers the palette and records the mattes losslessly', () => {
+    expect(buildGifAnalysisArgs(spec('gif'), '/s/palette.png', '/s/mattes.mkv')).toEqual([
+      '-v', 'error', '-nostdin',
+      '-i', '/in/clip.mp4',
+      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      '-filter_complex',
+      '[1:v]split=2[mattes][recorded];' +
+        '[0:v]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
+        '[mattes]scale=640:360:flags=bilinear,format=gray[fgalpha];' +
+        '[fgcolor][fgalpha]alphamerge[fg];' +
+        '[fg]format=rgba[out];' +
+        '[out]palettegen=reserve_transparent=1:stats_mode=full[palette]',
+      '-map', '[palette]', '-frames:v', '1', '-f', 'image2', '-y', '/s/palette.png',
+      '-map', '[recorded]', '-c:v', 'ffv1', '-f', 'matroska', '-y', '/s/mattes.mkv',
+    ]);
+  });
+
+  it('render: source + recorded mattes + palette; whole frames', () => {
+    expect(buildGifRenderArgs(spec('gif'), '/s/palette.png', '/s/mattes.mkv', '/out/.o.gif.partial')).toEqual([
+      '-v', 'error', '-nostdin',
+      '-i', '/in/clip.mp4',
+      '-i', '/s/mattes.mkv',
+      '-i', '/s/palette.png',
+      '-filter_complex',
+      `${FOREGROUND_640x360.replace('yuva420p', 'rgba')};[fg]format=rgba[out];[out][2:v]paletteuse=dither=bayer:bayer_scale=3[gif]`,
+      '-map', '[gif]',
+      '-c:v', 'gif', '-gifflags', '0',
+      '-loop', '0',
+      '-f', 'gif', '-y', '/out/.o.gif.partial',
+    ]);
+  });
+
+  it('render with an image background: the palette is input 3', () => {
+    const args = buildGifRenderArgs(spec('gif', { background: { type: 'image', imagePath: '/in/bg.png' } }), '/s/p.png', '/s/m.mkv', '/out/o.gif');
+    expect(args.slice(3, 11)).toEqual(['-i', '/in/clip.mp4', '-i', '/s/m.mkv', '-i', '/in/bg.png', '-i', '/s/p.png']);
+    expect(args[args.indexOf('-filter_complex') + 1]).toMatch(/\[out\]\[3:v\]paletteuse=/);
+  });
+});
+
+describe('formatting helpers', () => {
+  it('writes colors as ffmpeg hex, clamped', () => {
+    expect(hexColor([0, 71, 187])).toBe('0x0047BB');
+    expect(hexColor([300, -4, 127.6])).toBe('0xFF0080');
+  });
+
+  it('writes numbers without exponent or float noise', () => {
+    expect(formatNumber(25)).toBe('25');
+    expect(formatNumber(30000 / 1001)).toBe('29.97002997');
+    expect(formatNumber(0.1 + 0.2)).toBe('0.3');
+  });
+});

@@ -1,0 +1,56 @@
+import { ProbedVideo } from '../../../src/engine/media/probe';
+import { planJob } from '../../../src/engine/pipeline/plan';
+import { EngineRequest } from '../../../src/engine/types';
+
+const video: ProbedVideo = {
+  durationSeconds: 700,
+  fps: 25,
+  width: 640,
+  height: 360,
+  rotation: 0,
+  frameCount: 17500,
+  hasAudio: true,
+  hasAlpha: false,
+  videoCodec: 'h264',
+  formatName: 'mov,mp4',
+  needsLibvpxDecoder: false,
+};
+const request: EngineRequest = { inputPath: '/in.mp4', outputPath: '/out.webm', model: 'light', outputFormat: 'webm', background: { type: 'transparent' } };
+
+describe('planJob', () => {
+  it('refuses input longer than the limit (600 s by default)', () => {
+    expect(() => planJob(request, video)).toThrow(expect.objectContaining({ code: 'input_too_long' }));
+    expect(() => planJob({ ...request, maxDurationSeconds: 800 }, video)).not.toThrow();
+  });
+
+  it('accepts a preview of a long input: only the preview is processed', () => {
+    const plan = planJob({ ...request, previewDuration: 2 }, video);
+    expect(plan.processedSeconds).toBe(2);
+    expect(plan.source.durationLimit).toBe(2);
+    expect(plan.framesExpected).toBe(50);
+  });
+
+  it('reads the whole input when the preview is longer than it', () => {
+    const plan = planJob({ ...request, previewDuration: 30 }, { ...video, durationSeconds: 4 });
+    expect(plan.source.durationLimit).toBeUndefined();
+    expect(plan.processedSeconds).toBe(4);
+  });
+
+  it('keeps audio only in formats that carry it', () => {
+    const short = { ...video, durationSeconds: 4 };
+    expect(planJob(request, short).keepAudio).toBe(true);
+    expect(planJob({ ...request, outputFormat: 'gif' }, short).keepAudio).toBe(false);
+    expect(planJob(request, { ...short, hasAudio: false }).keepAudio).toBe(false);
+  });
+
+  it('composites a transparent mp4 over black, and says so', () => {
+    const plan = planJob({ ...request, outputFormat: 'mp4' }, { ...video, durationSeconds: 4 });
+    expect(plan.background).toEqual({ type: 'color', rgb: [0, 0, 0] });
+    expect(plan.notes).toEqual(['mp4 has no alpha channel: composited over black']);
+    expect(plan.layout.canvas).toEqual({ width: 640, height: 360 });
+  });
+
+  it('refuses a non-positive preview', () => {
+    expect(() => planJob({ ...request, previewDuration: 0 }, video)).toThrow(expect.objectContaining({ code: 'input_invalid' }));
+  });
+});

@@ -1,0 +1,79 @@
+import { FfprobeOutput, parseFrameRate, parseProbeOutput } from '../../../src/engine/media/probe';
+
+const stream = (overrides: Record<string, unknown> = {}) => ({
+  codec_type: 'video',
+  codec_name: 'h264',
+  width: 1920,
+  height: 1080,
+  pix_fmt: 'yuv420p',
+  r_frame_rate: '30/1',
+  avg_frame_rate: '30000/1001',
+  nb_frames: '300',
+  ...overrides,
+});
+const output = (video: Record<string, unknown>, extra: FfprobeOutput['streams'] = []): FfprobeOutput => ({
+  streams: [video, ...extra],
+  format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '10.010000' },
+});
+
+describe('parseProbeOutput', () => {
+  it('reads a plain H.264 mp4', () => {
+    expect(parseProbeOutput(output(stream(), [{ codec_type: 'audio', codec_name: 'aac' }]))).toEqual({
+      durationSeconds: 10.01,
+      fps: 30000 / 1001,
+      width: 1920,
+      height: 1080,
+      rotation: 0,
+      frameCount: 300,
+      hasAudio: true,
+      hasAlpha: false,
+      videoCodec: 'h264',
+      formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+      needsLibvpxDecoder: false,
+    });
+  });
+
+  it('swaps the display size for quarter turns: display matrix (counter-clockwise) and rotate tag', () => {
+    const phone = parseProbeOutput(output(stream({ side_data_list: [{ side_data_type: 'Display Matrix', rotation: -90 }] })));
+    expect([phone.rotation, phone.width, phone.height]).toEqual([90, 1080, 1920]);
+    const tagged = parseProbeOutput(output(stream({ tags: { rotate: '270' } })));
+    expect([tagged.rotation, tagged.width, tagged.height]).toEqual([270, 1080, 1920]);
+    const upsideDown = parseProbeOutput(output(stream({ side_data_list: [{ rotation: 180 }] })));
+    expect([upsideDown.rotation, upsideDown.width]).toEqual([180, 1920]);
+  });
+
+  it('detects VP9 alpha in WebM (alpha_mode tag) and asks for the libvpx decoder', () => {
+    const info = parseProbeOutput({
+      streams: [stream({ codec_name: 'vp9', nb_frames: undefined, tags: { alpha_mode: '1', DURATION: '00:00:04.000000000' } })],
+      format: { format_name: 'matroska,webm' },
+    });
+    expect(info).toMatchObject({ hasAlpha: true, needsLibvpxDecoder: true, durationSeconds: 4, frameCount: 120 });
+  });
+
+  it('takes ProRes 4444 alpha from the pixel format', () => {
+    expect(parseProbeOutput(output(stream({ codec_name: 'prores', pix_fmt: 'yuva444p10le' })))).toMatchObject({ hasAlpha: true, needsLibvpxDecoder: false });
+  });
+
+  it('falls back to r_frame_rate when the average is unknown', () => {
+    expect(parseProbeOutput(output(stream({ avg_frame_rate: '0/0' }))).fps).toBe(30);
+  });
+
+  it.each([
+    ['no streams', { streams: [], format: { duration: '1' } }],
+    ['audio only', { streams: [{ codec_type: 'audio' }], format: { duration: '1' } }],
+    ['no duration', { streams: [stream()], format: {} }],
+    ['no frame rate', output(stream({ avg_frame_rate: '0/0', r_frame_rate: '0/0' }))],
+  ])('refuses %s as input_invalid', (_name, json) => {
+    expect(() => parseProbeOutput(json as FfprobeOutput)).toThrow(expect.objectContaining({ code: 'input_invalid' }));
+  });
+});
+
+describe('parseFrameRate', () => {
+  it('parses rationals and refuses nonsense', () => {
+    expect(parseFrameRate('25/1')).toBe(25);
+    expect(parseFrameRate('24')).toBe(24);
+    expect(parseFrameRate('0/0')).toBeUndefined();
+    expect(parseFrameRate('90000/1')).toBeUndefined();
+    expect(parseFrameRate(undefined)).toBeUndefined();
+  });
+});
