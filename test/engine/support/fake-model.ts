@@ -1,13 +1,14 @@
 /**
  * Deterministic test doubles for SegmentationModel, so the pipeline's tests need no real model.
  * - `ellipse`: an opaque ellipse that moves right by `step` matte pixels per frame.
+ * - `full`: every pixel opaque (the foreground is the whole frame; for placement tests).
  * - `bright`: alpha 255 where the frame is bright (luma > 128): the matte follows the picture's
  *   content, so a matte landing on the wrong frame shows up as a misplaced alpha edge.
  */
 import { Matte, ModelName, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../../src/engine/types';
 
 export interface FakeModelOptions {
-  kind: 'ellipse' | 'bright';
+  kind: 'ellipse' | 'full' | 'bright';
   /** the RGB size the session asks for (default 160x90) */
   input?: { width: number; height: number };
   /** for `ellipse`: the matte size (default: the input size) */
@@ -49,7 +50,10 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
           if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
           for (const until = Date.now() + (options.blockMs ?? 0); Date.now() < until; );
           if (frame.data.length !== frame.width * frame.height * 3) throw new Error('bad frame size');
-          return options.kind === 'bright' ? brightMatte(frame) : ellipseMatte(frame.index, options.matte ?? input, options.step ?? 2);
+          if (options.kind === 'bright') return brightMatte(frame);
+          const size = options.matte ?? input;
+          if (options.kind === 'full') return { ...size, data: new Uint8Array(size.width * size.height).fill(255) };
+          return ellipseMatte(frame.index, size, options.step ?? 2);
         },
         async close() {
           session.closed = true;
@@ -61,12 +65,19 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
   };
 }
 
+/** The ellipse of frame `index` in a picture of `size` (matte pixels, or scaled to the output). */
+export function ellipseAt(index: number, size: { width: number; height: number }, step: number, scale = 1) {
+  return {
+    centerX: (size.width / 6 + index * step) * scale,
+    centerY: (size.height / 2) * scale,
+    radiusX: (size.width / 6) * scale,
+    radiusY: (size.height / 3) * scale,
+  };
+}
+
 export function ellipseMatte(index: number, size: { width: number; height: number }, step: number): Matte {
   const data = new Uint8Array(size.width * size.height);
-  const radiusX = size.width / 6;
-  const radiusY = size.height / 3;
-  const centerX = radiusX + index * step;
-  const centerY = size.height / 2;
+  const { centerX, centerY, radiusX, radiusY } = ellipseAt(index, size, step);
   for (let y = 0; y < size.height; y++) {
     for (let x = 0; x < size.width; x++) {
       const inside = ((x + 0.5 - centerX) / radiusX) ** 2 + ((y + 0.5 - centerY) / radiusY) ** 2 <= 1;
