@@ -41,7 +41,11 @@ export function looksLikeApiKey(candidate: string): boolean {
   return /^bd_live_[0-9A-Za-z]{32}$/.test(candidate);
 }
 
+const EVEN_HEX = /^(?:[0-9a-fA-F]{2})*$/;
+
+/** Buffer.from(s, 'hex') silently drops non-hex and odd trailing digits, so the shape is checked first. */
 export function constantTimeEqualHex(a: string, b: string): boolean {
+  if (!EVEN_HEX.test(a) || !EVEN_HEX.test(b)) return false;
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
