@@ -143,13 +143,14 @@ function audioOutputArgs(spec: CompositeSpec): string[] {
 
 /**
  * The streaming encoder for webm, mov, mp4, webp and png_sequence: source + mattes on pipe:3 ->
- * `outputPath` (for png_sequence, a printf pattern such as dir/frame_%05d.png).
+ * `outputPath` (for png_sequence, a printf pattern such as dir/frame_%05d.png). `mattes` may name
+ * a file of raw gray mattes instead of the pipe (the benchmark's floor encodes from one).
  */
-export function buildEncodeArgs(spec: CompositeSpec, outputPath: string): string[] {
+export function buildEncodeArgs(spec: CompositeSpec, outputPath: string, mattes = `pipe:${MATTE_PIPE_FD}`): string[] {
   const { preset } = spec;
   return [
     ...COMMON_ARGS,
-    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps)),
+    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps, mattes)),
     '-filter_complex', buildCompositeFilter(spec),
     '-map', '[out]',
     ...preset.videoArgs,
@@ -163,10 +164,10 @@ export function buildEncodeArgs(spec: CompositeSpec, outputPath: string): string
  * GIF, streaming pass: composites as usual but only gathers the clip's palette, and records the
  * mattes losslessly (FFV1, at the model's size: small) so the render pass needs no second inference.
  */
-export function buildGifAnalysisArgs(spec: CompositeSpec, palettePath: string, mattesPath: string): string[] {
+export function buildGifAnalysisArgs(spec: CompositeSpec, palettePath: string, mattesPath: string, mattes = `pipe:${MATTE_PIPE_FD}`): string[] {
   return [
     ...COMMON_ARGS,
-    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps)),
+    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps, mattes)),
     '-filter_complex', `[1:v]split=2[mattes][recorded];${buildCompositeFilter(spec, '[mattes]')};[out]${GIF_PALETTE_FILTER}[palette]`,
     '-map', '[palette]', '-frames:v', '1', '-f', 'image2', '-y', palettePath,
     '-map', '[recorded]', '-c:v', 'ffv1', '-f', 'matroska', '-y', mattesPath,

@@ -29,14 +29,15 @@ require.extensions['.ts'] = (module, filename) => {
 require(process.argv[1]);
 `;
 
-export function childEntryArgs(runnerDir: string): string[] {
-  const compiled = join(runnerDir, 'child-main.js');
+/** node's arguments to run module `name` of `dir`: the compiled .js when there is one, else the .ts. */
+export function nodeEntryArgs(dir: string, name: string): string[] {
+  const compiled = join(dir, `${name}.js`);
   if (existsSync(compiled)) return [compiled];
-  return ['-e', TYPESCRIPT_BOOTSTRAP, join(runnerDir, 'child-main.ts'), require.resolve('typescript')];
+  return ['-e', TYPESCRIPT_BOOTSTRAP, join(dir, `${name}.ts`), require.resolve('typescript')];
 }
 
 export function launchEngineChild(config: ChildConfig): ChildProcess {
-  return spawn(process.execPath, childEntryArgs(__dirname), {
+  return spawn(process.execPath, nodeEntryArgs(__dirname, 'child-main'), {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,
     env: { ...process.env, [CHILD_CONFIG_ENV]: JSON.stringify(config) },

@@ -1,0 +1,75 @@
+/**
+ * One engine run, in a fresh process so its peak memory is its own: loads the model, runs
+ * runEngine on a clip while sampling RSS (this process and its ffmpeg children), records the
+ * mattes for the floor, and prints one JSON line. Started by run.ts.
+ */
+import { join } from 'node:path';
+import { runEngine } from '../../src/engine/engine';
+import { ModelName, OutputFormat } from '../../src/engine/types';
+import { loadModelsModule } from './models';
+import { RssSampler } from './process-tree';
+import { syntheticModel } from './synthetic-model';
+import { readCaseInput, runAsCase, writeCaseResult } from './case-protocol';
+import { MatteRecording, recordingModel } from './recording-model';
+
+export interface SpeedCaseInput {
+  model: ModelName;
+  format: OutputFormat;
+  inputPath: string;
+  outDir: string;
+  cacheDir: string;
+  previewSeconds?: number;
+  /** run the zero-cost synthetic model instead of a real one (pipeline-only measurements) */
+  synthetic?: boolean;
+}
+
+export interface SpeedCaseOutput {
+  modelUsed: ModelName;
+  modelLoadMs: number;
+  wallMs: number;
+  frames: number;
+  width: number;
+  height: number;
+  peakNodeRss: number;
+  peakTreeRss: number;
+  mattes: MatteRecording;
+  outputPath: string;
+  notes: string[];
+}
+
+async function main(): Promise<void> {
+  const input = readCaseInput<SpeedCaseInput>();
+  const loadStarted = performance.now();
+  const model = input.synthetic ? syntheticModel : await (await loadModelsModule())(input.model, { cacheDir: input.cacheDir });
+  const modelLoadMs = performance.now() - loadStarted;
+
+  const extension = input.format === 'png_sequence' ? 'zip' : input.format;
+  const outputPath = join(input.outDir, `engine-${input.model}.${extension}`);
+  const { model: recorded, recording } = recordingModel(model, join(input.outDir, `mattes-${input.model}.gray`));
+  const sampler = new RssSampler();
+  sampler.start();
+  const started = performance.now();
+  const result = await runEngine(
+    { inputPath: input.inputPath, outputPath, model: input.model, outputFormat: input.format, background: { type: 'transparent' }, previewDuration: input.previewSeconds },
+    { loadModel: async () => recorded, cacheDir: input.cacheDir, workDir: input.outDir },
+  );
+  const wallMs = performance.now() - started;
+  sampler.stop();
+
+  const output: SpeedCaseOutput = {
+    modelUsed: result.modelUsed,
+    modelLoadMs,
+    wallMs,
+    frames: result.frames,
+    width: result.width,
+    height: result.height,
+    peakNodeRss: sampler.peakSelf,
+    peakTreeRss: sampler.peakTree,
+    mattes: recording,
+    outputPath,
+    notes: result.notes,
+  };
+  writeCaseResult(output);
+}
+
+runAsCase(main);
