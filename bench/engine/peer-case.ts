@@ -6,7 +6,7 @@
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { runToCompletion } from '../../src/engine/media/process';
 import { binaryIou, meanAbsoluteDifference } from '../../src/engine/quality/metrics';
@@ -43,10 +43,19 @@ export function evenlySpaced(count: number, total: number): number[] {
   return Array.from({ length: Math.min(count, total) }, (_, i) => Math.floor((i * total) / Math.min(count, total)));
 }
 
+/** the version in the nearest package.json above the library's entry (its exports hide the file) */
+async function packageVersion(entry: string): Promise<string> {
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = await readFile(join(dir, 'package.json'), 'utf8').catch(() => undefined);
+    if (manifest) return (JSON.parse(manifest) as { version: string }).version;
+  }
+  return 'unknown';
+}
+
 async function main(): Promise<void> {
   const input = readCaseInput<PeerCaseInput>();
   const library = (await import(PEER_PACKAGE)) as PeerLibrary;
-  const version = (JSON.parse(await readFile(require.resolve(`${PEER_PACKAGE}/package.json`), 'utf8')) as { version: string }).version;
+  const version = await packageVersion(require.resolve(PEER_PACKAGE));
   const indices = evenlySpaced(input.frames, input.frameCount);
   const dir = await mkdtemp(join(tmpdir(), 'bench-peer-'));
   try {
