@@ -1,6 +1,7 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
-import { SelfieSegmenter, selfieVariantFor } from '../selfie/selfie-segmenter';
+import { SelfieSegmenter } from '../selfie/selfie-segmenter';
+import { selfieInputSizeFor } from '../selfie/selfie-size';
 import { AdaptiveEma } from '../temporal/adaptive-ema';
 
 export class LightSession implements SegmentationSession {
@@ -26,20 +27,17 @@ export class LightSession implements SegmentationSession {
   async close(): Promise<void> {}
 }
 
-/** `light`: MediaPipe selfie segmentation on every frame, smoothed over time. */
+/**
+ * `light`: MediaPipe's general selfie model on every frame at an aspect-preserving input (see
+ * selfie-size.ts), smoothed over time; the matte stays at the model's resolution (the pipeline's
+ * scaler upsamples it).
+ */
 export class LightModel implements SegmentationModel {
   readonly name = 'light' as const;
-  private readonly segmenters = new Map<string, Promise<SelfieSegmenter>>();
 
-  constructor(private readonly cacheDir: string) {}
+  constructor(private readonly selfie: (size: { width: number; height: number }) => Promise<SelfieSegmenter>) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const variant = selfieVariantFor(options.width, options.height);
-    let segmenter = this.segmenters.get(variant);
-    if (!segmenter) {
-      segmenter = SelfieSegmenter.open(variant, this.cacheDir);
-      this.segmenters.set(variant, segmenter);
-    }
-    return new LightSession(await segmenter);
+    return new LightSession(await this.selfie(selfieInputSizeFor(options.width, options.height)));
   }
 }

@@ -10,8 +10,8 @@ export class SelfieSegmenter {
     readonly height: number,
   ) {}
 
-  static async open(variant: SelfieVariant, cacheDir: string, threads?: number): Promise<SelfieSegmenter> {
-    const size = SELFIE_NATIVE_SIZE[variant];
+  /** `size` (H, W multiples of 16) defaults to the variant's native input */
+  static async open(variant: SelfieVariant, cacheDir: string, size: { width: number; height: number } = SELFIE_NATIVE_SIZE[variant], threads?: number): Promise<SelfieSegmenter> {
     const session = await openOnnxSession(prepareSelfieModel(variant, cacheDir, size), threads);
     return new SelfieSegmenter(session, size.width, size.height);
   }
@@ -25,11 +25,4 @@ export class SelfieSegmenter {
   close(): Promise<void> {
     return this.session.release();
   }
-}
-
-/** The selfie variant whose aspect ratio is closer to the video's. */
-export function selfieVariantFor(width: number, height: number): SelfieVariant {
-  const aspect = width / height;
-  const landscape = SELFIE_NATIVE_SIZE.landscape.width / SELFIE_NATIVE_SIZE.landscape.height;
-  return Math.abs(Math.log(aspect / landscape)) < Math.abs(Math.log(aspect)) ? 'landscape' : 'square';
 }

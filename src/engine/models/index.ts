@@ -1,0 +1,88 @@
+import { mkdirSync } from 'fs';
+import { EngineError, ModelName, SegmentationModel, SegmentationSession, SessionOptions } from '../types';
+import { HumanModel } from './human/human-model';
+import { IsnetSegmenter } from './isnet/isnet-segmenter';
+import { LightModel } from './light/light-model';
+import { OriginalModel } from './original/original-model';
+import { SelfieSegmenter } from './selfie/selfie-segmenter';
+
+export interface LoadModelOptions {
+  /** where converted and assembled model files are cached (created when missing) */
+  cacheDir: string;
+}
+
+type Size = { width: number; height: number };
+
+/** One onnxruntime session per model file and input size for the whole process. */
+class SegmenterRegistry {
+  private readonly isnets = new Map<string, Promise<IsnetSegmenter>>();
+  private readonly selfies = new Map<string, Promise<SelfieSegmenter>>();
+
+  constructor(private readonly cacheDir: string) {}
+
+  isnet = (size: Size): Promise<IsnetSegmenter> => memo(this.isnets, `${size.width}x${size.height}`, () => IsnetSegmenter.open(this.cacheDir, size));
+
+  selfie = (size: Size): Promise<SelfieSegmenter> =>
+    memo(this.selfies, `${size.width}x${size.height}`, () => SelfieSegmenter.open('square', this.cacheDir, size));
+}
+
+function memo<T>(cache: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) {
+    value = create();
+    value.catch(() => cache.delete(key)); // a failed load may be retried
+    cache.set(key, value);
+  }
+  return value;
+}
+
+/** `pro` until its own model lands: `original`'s sessions, with a note saying so. */
+class ProModel implements SegmentationModel {
+  readonly name = 'pro' as const;
+
+  constructor(private readonly original: SegmentationModel) {}
+
+  async createSession(options: SessionOptions): Promise<SegmentationSession> {
+    const session = await this.original.createSession(options);
+    session.notes.push("model 'pro' is not available yet: ran 'original' (ISNet) instead");
+    return session;
+  }
+}
+
+const registries = new Map<string, SegmenterRegistry>();
+const models = new Map<string, SegmentationModel>();
+
+function createModel(name: ModelName, registry: SegmenterRegistry): SegmentationModel {
+  switch (name) {
+    case 'light':
+      return new LightModel(registry.selfie);
+    case 'original':
+      return new OriginalModel(registry.isnet);
+    case 'human':
+      return new HumanModel(registry.isnet, registry.selfie);
+    case 'pro':
+      return new ProModel(new OriginalModel(registry.isnet));
+    default:
+      throw new EngineError('model_unavailable', `unknown model ${String(name)}`);
+  }
+}
+
+/**
+ * The segmentation model `name`, loaded once per process and cache directory. Model files come
+ * from installed npm packages only (converted or assembled into `cacheDir` on first use).
+ */
+export async function loadModel(name: ModelName, options: LoadModelOptions): Promise<SegmentationModel> {
+  mkdirSync(options.cacheDir, { recursive: true });
+  let registry = registries.get(options.cacheDir);
+  if (!registry) {
+    registry = new SegmenterRegistry(options.cacheDir);
+    registries.set(options.cacheDir, registry);
+  }
+  const key = `${options.cacheDir}\u0000${name}`;
+  let model = models.get(key);
+  if (!model) {
+    model = createModel(name, registry);
+    models.set(key, model);
+  }
+  return model;
+}

@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from 'fs';
+import { join } from 'path';
+import { onnx } from 'onnx-proto';
+import { assembleIsnet, writeAtomically } from './isnet-assets';
+import { acceptRgbBytes, convertToFloat32, ISNET_OUTPUT, keepSingleOutput, retargetResizeSizes } from './isnet-graph';
+
+/** bump when the graph rewrites change, so stale cached models are not reused */
+const REWRITE_REVISION = 1;
+
+export interface IsnetInputSize {
+  height: number;
+  width: number;
+}
+
+/**
+ * ISNet (fp32, uint8 RGB NHWC input, one output) for one input size, cached as
+ * `<cacheDir>/isnet-fp32-<H>x<W>-r<revision>.onnx`; the chunks are joined into
+ * `<cacheDir>/isnet-medium.onnx` first. Sizes must be multiples of 32.
+ */
+export function prepareIsnetModel(cacheDir: string, size: IsnetInputSize): string {
+  if (size.height % 32 || size.width % 32) throw new RangeError(`ISNet input ${size.width}x${size.height} is not a multiple of 32`);
+  const target = join(cacheDir, `isnet-fp32-${size.height}x${size.width}-r${REWRITE_REVISION}.onnx`);
+  if (existsSync(target)) return target;
+  const model = onnx.ModelProto.decode(readFileSync(assembleIsnet('medium', cacheDir)));
+  convertToFloat32(model);
+  keepSingleOutput(model, ISNET_OUTPUT);
+  retargetResizeSizes(model, size.height, size.width);
+  acceptRgbBytes(model, size.height, size.width);
+  writeAtomically(target, onnx.ModelProto.encode(model).finish());
+  return target;
+}

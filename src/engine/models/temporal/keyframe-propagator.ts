@@ -1,0 +1,60 @@
+import { resizePlane } from '../image/resample';
+import { LumaImage, estimateSubjectShift, Shift, shiftPlane } from './subject-motion';
+
+/** Luma of packed RGB24 averaged over factor x factor blocks, in [0,1]. */
+export function downsampledLuma(rgb: Uint8Array, width: number, height: number, factor: number): LumaImage {
+  const w = Math.floor(width / factor);
+  const h = Math.floor(height / factor);
+  const data = new Float32Array(w * h);
+  const norm = 1 / (255 * factor * factor);
+  for (let y = 0; y < h; y++) {
+    for (let fy = 0; fy < factor; fy++) {
+      let src = ((y * factor + fy) * width) * 3;
+      for (let x = 0; x < w; x++) {
+        let sum = 0;
+        for (let fx = 0; fx < factor; fx++, src += 3) sum += 0.299 * rgb[src] + 0.587 * rgb[src + 1] + 0.114 * rgb[src + 2];
+        data[y * w + x] += sum * norm;
+      }
+    }
+  }
+  return { width: w, height: h, data };
+}
+
+/**
+ * Carries a keyframe's matte to the following frames by the subject's estimated translation.
+ * Motion is estimated on luma downsampled by `factor`; the matte is moved at its own resolution.
+ */
+export class KeyframePropagator {
+  private key?: { luma: LumaImage; maskSmall: Float32Array; matte: Float32Array; width: number; height: number };
+  private lastShift: Shift = { dx: 0, dy: 0 };
+
+  constructor(private readonly factor: number) {}
+
+  get hasKeyframe(): boolean {
+    return this.key !== undefined;
+  }
+
+  /** last estimated shift of the subject since the keyframe, in matte pixels */
+  get shift(): Shift {
+    return this.lastShift;
+  }
+
+  setKeyframe(rgb: Uint8Array, frameWidth: number, frameHeight: number, matte: Float32Array, matteWidth: number, matteHeight: number): void {
+    const luma = downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
+    const maskSmall = resizePlane({ width: matteWidth, height: matteHeight, data: matte }, luma.width, luma.height);
+    this.key = { luma, maskSmall, matte: Float32Array.from(matte), width: matteWidth, height: matteHeight };
+    this.lastShift = { dx: 0, dy: 0 };
+  }
+
+  /** the keyframe matte moved to where the subject is in `rgb` (same size as the keyframe frame) */
+  propagate(rgb: Uint8Array, frameWidth: number, frameHeight: number): Float32Array {
+    const key = this.key;
+    if (!key) throw new Error('no keyframe to propagate');
+    const luma = downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
+    const toSmall = luma.width / key.width;
+    const guess = { dx: this.lastShift.dx * toSmall, dy: this.lastShift.dy * toSmall };
+    const found = estimateSubjectShift(key.luma, key.maskSmall, luma, guess);
+    if (found) this.lastShift = { dx: found.dx / toSmall, dy: found.dy / toSmall };
+    return shiftPlane(key.matte, key.width, key.height, this.lastShift);
+  }
+}

@@ -1,0 +1,111 @@
+import { boxMean } from '../../../src/engine/models/image/box-filter';
+import { guidedFilter } from '../../../src/engine/models/image/guided-filter';
+import { resizePlane, resizeRgb, toAlphaBytes } from '../../../src/engine/models/image/resample';
+import { estimateSubjectShift, shiftPlane } from '../../../src/engine/models/temporal/subject-motion';
+import { AdaptiveEma } from '../../../src/engine/models/temporal/adaptive-ema';
+
+function naiveBoxMean(src: Float32Array, width: number, height: number, r: number): Float32Array {
+  const out = new Float32Array(src.length);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      let sum = 0;
+      let count = 0;
+      for (let v = Math.max(0, y - r); v <= Math.min(height - 1, y + r); v++)
+        for (let u = Math.max(0, x - r); u <= Math.min(width - 1, x + r); u++) {
+          sum += src[v * width + u];
+          count++;
+        }
+      out[y * width + x] = sum / count;
+    }
+  return out;
+}
+
+function randomPlane(n: number, seed: number): Float32Array {
+  let s = seed;
+  return Float32Array.from({ length: n }, () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  });
+}
+
+describe('box filter', () => {
+  it.each([
+    [7, 5, 1],
+    [13, 9, 3],
+    [4, 6, 10],
+  ])('matches a naive window mean (%ix%i, r=%i)', (w, h, r) => {
+    const src = randomPlane(w * h, w * 31 + r);
+    const fast = boxMean(src, w, h, r);
+    const slow = naiveBoxMean(src, w, h, r);
+    for (let i = 0; i < src.length; i++) expect(fast[i]).toBeCloseTo(slow[i], 5);
+  });
+});
+
+describe('guided filter', () => {
+  it('keeps a step edge of the input where the guide has the same edge', () => {
+    const w = 32;
+    const h = 8;
+    const step = Float32Array.from({ length: w * h }, (_, i) => (i % w < 16 ? 0 : 1));
+    const out = guidedFilter(step, step, w, h, 4, 1e-4);
+    expect(out[3 * w + 14]).toBeLessThan(0.05);
+    expect(out[3 * w + 17]).toBeGreaterThan(0.95);
+  });
+
+  it('smooths the input where the guide is flat', () => {
+    const w = 32;
+    const h = 8;
+    const guide = new Float32Array(w * h).fill(0.5);
+    const step = Float32Array.from({ length: w * h }, (_, i) => (i % w < 16 ? 0 : 1));
+    const out = guidedFilter(guide, step, w, h, 4, 1e-4);
+    expect(out[3 * w + 15]).toBeGreaterThan(0.2);
+    expect(out[3 * w + 15]).toBeLessThan(0.8);
+  });
+});
+
+describe('resampling', () => {
+  it('is the identity at the same size and keeps a constant plane constant', () => {
+    const src = randomPlane(20, 3);
+    expect(Array.from(resizePlane({ width: 5, height: 4, data: src }, 5, 4))).toEqual(Array.from(src));
+    const flat = resizePlane({ width: 5, height: 4, data: new Float32Array(20).fill(0.25) }, 13, 7);
+    flat.forEach((v) => expect(v).toBeCloseTo(0.25));
+    const rgb = resizeRgb(new Uint8Array(2 * 2 * 3).fill(200), 2, 2, 5, 3);
+    expect(Array.from(new Set(rgb))).toEqual([200]);
+  });
+
+  it('clamps and rounds to 8-bit alpha', () => {
+    expect(Array.from(toAlphaBytes(Float32Array.of(-0.2, 0, 0.5, 1, 1.3)))).toEqual([0, 0, 128, 255, 255]);
+  });
+});
+
+describe('subject motion', () => {
+  it('recovers a sub-pixel translation of a textured subject', () => {
+    const w = 96;
+    const h = 64;
+    const texture = (x: number, y: number) => 0.5 + 0.25 * Math.sin(x * 0.7) * Math.cos(y * 0.5) + (x > 30 && x < 60 && y > 20 && y < 50 ? 0.2 : 0);
+    const ref = Float32Array.from({ length: w * h }, (_, i) => texture(i % w, Math.floor(i / w)));
+    const mask = Float32Array.from({ length: w * h }, (_, i) => (i % w > 30 && i % w < 60 && i / w > 20 && i / w < 50 ? 1 : 0));
+    const shift = { dx: 5.5, dy: -3 };
+    const cur = shiftPlane(ref, w, h, shift);
+    const found = estimateSubjectShift({ width: w, height: h, data: ref }, mask, { width: w, height: h, data: cur })!;
+    expect(found.dx).toBeCloseTo(5.5, 0);
+    expect(Math.abs(found.dy + 3)).toBeLessThan(0.3);
+  });
+
+  it('moves a plane by whole pixels exactly', () => {
+    const src = Float32Array.from({ length: 16 }, (_, i) => i);
+    const out = shiftPlane(src, 4, 4, { dx: 1, dy: 1 });
+    expect(out[1 * 4 + 1]).toBe(src[0]);
+    expect(out[3 * 4 + 3]).toBe(src[2 * 4 + 2]);
+  });
+});
+
+describe('adaptive EMA', () => {
+  it('damps small changes and follows large ones at once', () => {
+    const ema = new AdaptiveEma(0.25, 0.5);
+    ema.update(Float32Array.of(0, 0));
+    const out = ema.update(Float32Array.of(0.1, 1));
+    expect(out[0]).toBeGreaterThan(0.02);
+    expect(out[0]).toBeLessThan(0.05);
+    expect(out[1]).toBe(1);
+  });
+});
