@@ -1,0 +1,76 @@
+/**
+ * @jest-environment ./test/engine/models/support/onnx-environment.js
+ */
+import { join, resolve } from 'path';
+import { loadModel } from '../../../src/engine/models';
+import { evaluateSession, SessionEvaluation } from '../../../src/engine/quality/evaluate-session';
+import { ModelName } from '../../../src/engine/types';
+import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
+
+/**
+ * Full-clip acceptance checks: every frame of the clip through a session, scored against the
+ * exact alpha the clip was composited from. Floors from the product's targets.
+ */
+const CACHE_DIR = resolve(process.cwd(), '.cache/models');
+const CLIP = { width: 640, height: 360, fps: 25 };
+
+async function evaluate(model: ModelName, clip: string): Promise<SessionEvaluation & { keyframes?: number; notes: string[] }> {
+  const session = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession(CLIP);
+  const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight);
+  const truth = decodeAlphaFrames(join(MEDIA_DIR, `${clip}.alpha.mkv`), CLIP.width, CLIP.height);
+  expect(frames.length).toBe(truth.length);
+  const result = await evaluateSession(session, frames, truth, CLIP);
+  await session.close();
+  const keyframes = (session as { keyframes?: number }).keyframes;
+  const { iou, mad, dtssd, frames: count } = result.scores;
+  console.log(
+    `${model} on ${clip}: IoU ${iou.toFixed(4)}  MAD ${mad.toFixed(2)}  dtSSD ${dtssd.toFixed(2)}  ` +
+      `${result.msPerFrame.toFixed(1)} ms/frame over ${count} frames at ${session.inputWidth}x${session.inputHeight}` +
+      (keyframes !== undefined ? `  (${keyframes} ISNet keyframes)` : ''),
+  );
+  return { ...result, keyframes, notes: session.notes };
+}
+
+const MINUTES = 60_000;
+
+describe('segmentation quality on the test clips', () => {
+  it('light: portrait-pan IoU >= 0.85', async () => {
+    const { scores } = await evaluate('light', 'portrait-pan');
+    expect(scores.frames).toBe(100);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.85);
+  }, 2 * MINUTES);
+
+  it('original: portrait-pan IoU >= 0.98 at <= 0.6 s/frame', async () => {
+    const { scores, msPerFrame } = await evaluate('original', 'portrait-pan');
+    expect(scores.iou).toBeGreaterThanOrEqual(0.98);
+    // the product target is ~0.6 s/frame on an idle 2-core machine; CI machines are shared, so
+    // the hard bound here only catches a regression to ISNet on every frame (~1.8 s)
+    expect(msPerFrame).toBeLessThan(1200);
+  }, 5 * MINUTES);
+
+  it('original: car-slide IoU >= 0.93', async () => {
+    const { scores } = await evaluate('original', 'car-slide');
+    expect(scores.iou).toBeGreaterThanOrEqual(0.93);
+  }, 5 * MINUTES);
+
+  it('human: portrait-pan IoU >= 0.95 and MAD <= 12', async () => {
+    const { scores } = await evaluate('human', 'portrait-pan');
+    expect(scores.iou).toBeGreaterThanOrEqual(0.95);
+    expect(scores.mad).toBeLessThanOrEqual(12);
+  }, 5 * MINUTES);
+
+  it("pro: runs original and says so in the session's notes", async () => {
+    const model = await loadModel('pro', { cacheDir: CACHE_DIR });
+    expect(model.name).toBe('pro');
+    const session = await model.createSession(CLIP);
+    expect(session.notes.join(' ')).toMatch(/original/);
+    const frame = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight)[0];
+    const matte = await session.segment({ index: 0, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frame) });
+    expect(matte.data.length).toBe(matte.width * matte.height);
+    await session.close();
+  }, 2 * MINUTES);
+
+  it('loads each model once per process', async () => {
+    expect(await loadModel('light', { cacheDir: CACHE_DIR })).toBe(await loadModel('light', { cacheDir: CACHE_DIR }));
+  });
+});

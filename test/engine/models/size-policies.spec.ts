@@ -1,0 +1,28 @@
+import { humanWorkingSize } from '../../../src/engine/models/human/human-model';
+import { downscaledSize } from '../../../src/engine/models/isnet/isnet-graph';
+import { isnetInputSizeFor } from '../../../src/engine/models/isnet/isnet-segmenter';
+import { selfieInputSizeFor } from '../../../src/engine/models/selfie/selfie-size';
+
+describe('input size policies', () => {
+  it('feeds the selfie model the video aspect with a 256 short side (multiples of 16)', () => {
+    expect(selfieInputSizeFor(640, 360)).toEqual({ width: 448, height: 256 });
+    expect(selfieInputSizeFor(1080, 1920)).toEqual({ width: 256, height: 448 });
+    expect(selfieInputSizeFor(512, 512)).toEqual({ width: 256, height: 256 });
+    expect(selfieInputSizeFor(4000, 500)).toEqual({ width: 512, height: 256 });
+  });
+
+  it('feeds ISNet its 1024 square', () => {
+    expect(isnetInputSizeFor(640, 360)).toEqual({ width: 1024, height: 1024 });
+  });
+
+  it('follows ISNet feature-map sizes with ceil-mode halving', () => {
+    expect(downscaledSize(512, 1)).toBe(256);
+    expect(downscaledSize(360, 3)).toBe(45);
+    expect(downscaledSize(360, 4)).toBe(23);
+  });
+
+  it('works on human at most 640 on the long side, even sizes', () => {
+    expect(humanWorkingSize(1920, 1080)).toEqual({ width: 640, height: 360 });
+    expect(humanWorkingSize(320, 241)).toEqual({ width: 320, height: 242 });
+  });
+});
