@@ -4,6 +4,7 @@ import { HumanModel } from './human/human-model';
 import { IsnetSegmenter } from './isnet/isnet-segmenter';
 import { LightModel } from './light/light-model';
 import { OriginalModel } from './original/original-model';
+import { SMALL_MODEL_THREADS } from './runtime/onnx-session';
 import { SelfieSegmenter } from './selfie/selfie-segmenter';
 
 export interface LoadModelOptions {
@@ -23,7 +24,7 @@ class SegmenterRegistry {
   isnet = (size: Size): Promise<IsnetSegmenter> => memo(this.isnets, `${size.width}x${size.height}`, () => IsnetSegmenter.open(this.cacheDir, size));
 
   selfie = (size: Size): Promise<SelfieSegmenter> =>
-    memo(this.selfies, `${size.width}x${size.height}`, () => SelfieSegmenter.open('square', this.cacheDir, size));
+    memo(this.selfies, `${size.width}x${size.height}`, () => SelfieSegmenter.open('square', this.cacheDir, size, SMALL_MODEL_THREADS));
 }
 
 function memo<T>(cache: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {

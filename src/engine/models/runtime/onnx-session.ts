@@ -3,9 +3,12 @@ import { EngineError } from '../../types';
 
 /**
  * Threads per inference. The machine has 2 cores that ffmpeg's decoder and encoder share with the
- * engine; the models run one inference at a time, so both cores may work on it.
+ * engine. Large models (ISNet, ~1.8 s a run) use both; small per-frame models use one, which was
+ * measured twice as fast as two while the other core is busy (5 vs 11 ms for the selfie model).
+ * Idle threads do not spin, so they leave the cores to ffmpeg.
  */
 export const DEFAULT_INTRA_OP_THREADS = 2;
+export const SMALL_MODEL_THREADS = 1;
 
 export async function openOnnxSession(modelPathOrBytes: string | Uint8Array, threads = DEFAULT_INTRA_OP_THREADS): Promise<ort.InferenceSession> {
   const options: ort.InferenceSession.SessionOptions = {
@@ -13,6 +16,7 @@ export async function openOnnxSession(modelPathOrBytes: string | Uint8Array, thr
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
   try {
     return typeof modelPathOrBytes === 'string'
