@@ -21,6 +21,8 @@ function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; replay: 
       stream.pause();
       const head = Buffer.concat(chunks);
       const replay = new PassThrough();
+      // The consumer attaches its own handlers later; an early error stays recorded on the stream (`errored`) for it.
+      replay.on('error', () => undefined);
       replay.write(head);
       stream.on('error', (error) => replay.destroy(error));
       stream.on('limit', () => replay.destroy(new DomainError('file_too_large', 'File too large')));

@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+
+const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
+const CLIP_BYTES = statSync(CLIP).size;
+
+function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+/** Streams a multipart upload of `size` bytes (an mp4 signature, then zeros) without holding it in memory. */
+function streamUpload(baseUrl: string, key: string, size: number): Promise<{ status: number; body: { error?: { code: string } } }> {
+  const boundary = 'backdropboundary';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const signature = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom')]);
+  const url = new URL('/v1/uploads', baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { 'X-Api-Key': key, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + size + tail.length },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
+    });
+    req.on('error', reject);
+    const chunk = Buffer.alloc(1024 * 1024);
+    let sent = 0;
+    req.write(head);
+    req.write(signature);
+    sent += signature.length;
+    const pump = (): void => {
+      while (sent < size) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, size - sent));
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', pump);
+      }
+      req.end(tail);
+    };
+    pump();
+  });
+}
+
+describe('uploads', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    key = await t.createKey();
+  });
+  afterAll(() => t.close());
+
+  it('stores a real video, decides its type by its bytes and confirms it with ffprobe', async () => {
+    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP, { filename: 'clip.bin', contentType: 'application/octet-stream' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, filename: 'clip.bin', size: CLIP_BYTES, content_type: 'video/mp4' });
+    expect(res.body.video_id).toMatch(/^vid_[0-9A-Za-z]{26}$/);
+    expect(res.body.duration_seconds).toBeCloseTo(4, 0);
+    const served = await t.http.get(new URL(res.body.video_url).pathname).set('X-Api-Key', key);
+    expect(served.status).toBe(200);
+    expect(Buffer.compare(served.body, readFileSync(CLIP))).toBe(0);
+    const other = await t.createKey();
+    expect((await t.http.get(new URL(res.body.video_url).pathname).set('X-Api-Key', other)).status).toBe(404);
+  });
+
+  it('legacy /api/upload behaves the same', async () => {
+    const res = await t.http.post('/api/upload').set('X-Api-Key', key).attach('file', CLIP);
+    expect(res.status).toBe(200);
+    expect(res.body.video_url).toContain('/v1/uploads/vid_');
+  });
+
+  it('refuses bytes that are not a video with 415, whatever the declared type', async () => {
+    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', Buffer.from('just some text, not a video at all '.repeat(10)), { filename: 'x.mp4', contentType: 'video/mp4' });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('refuses a file with a video signature that does not decode, leaving nothing behind', async () => {
+    const fake = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(4096, 7)]);
+    const before = filesUnder(t.dataDir).length;
+    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', fake, { filename: 'x.mp4', contentType: 'video/mp4' });
+    expect(res.status).toBe(415);
+    expect(filesUnder(t.dataDir).length).toBe(before);
+  });
+
+  it('requires the multipart field `file`', async () => {
+    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).field('other', 'value');
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].field).toBe('file');
+  });
+
+  it('needs a key', async () => {
+    expect((await t.http.post('/v1/uploads').attach('file', CLIP)).status).toBe(401);
+  });
+
+  it('refuses a 501 MB stream with 413 while streaming and leaves no file behind', async () => {
+    const res = await streamUpload(t.baseUrl, key, 501 * 1024 * 1024);
+    expect(res.status).toBe(413);
+    expect(res.body.error?.code).toBe('file_too_large');
+    expect(filesUnder(path.join(t.dataDir, 'storage')).filter((name) => name.includes('partial'))).toEqual([]);
+    const uploads = filesUnder(path.join(t.dataDir, 'storage', 'uploads'));
+    expect(uploads.every((name) => statSync(path.join(t.dataDir, 'storage', 'uploads', name)).size < 500 * 1024 * 1024)).toBe(true);
+  }, 120000);
+});
+
+describe('upload size limit at its boundary', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ MAX_UPLOAD_BYTES: String(CLIP_BYTES) });
+    key = await t.createKey();
+  });
+  afterAll(() => t.close());
+
+  it('accepts a file of exactly the limit and refuses one byte more', async () => {
+    const exact = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
+    expect(exact.status).toBe(200);
+    const before = filesUnder(path.join(t.dataDir, 'storage')).length;
+    const over = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', Buffer.concat([readFileSync(CLIP), Buffer.from([0])]), { filename: 'over.mp4' });
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe('file_too_large');
+    expect(filesUnder(path.join(t.dataDir, 'storage')).length).toBe(before);
+  });
+});
