@@ -20,4 +20,10 @@ export default tseslint.config(
   // The dependency rule of the hexagon: domain code and the engine import no framework.
   { files: ['src/modules/*/domain/**/*.ts', 'src/engine/**/*.ts'], rules: { 'no-restricted-imports': ['error', frameworkImports] } },
   { files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },
+  // Plain CommonJS tooling files (Jest transformer, config).
+  {
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

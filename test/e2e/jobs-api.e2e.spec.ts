@@ -108,7 +108,7 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       [{ auto_start: 'yes' }, 'auto_start'],
       [{ webhook_url: 'ftp://example.com/hook' }, 'webhook_url'],
       [{ webhook_url: 'http://127.0.0.1:9/hook' }, 'webhook_url'],
-    ].map(([body, field]) => [field, JSON.stringify(body).slice(0, 60), body] as const))('refuses a bad %s (%s) with 400 naming it', async (field, _label, body) => {
+    ].map(([body, field]) => [field as string, JSON.stringify(body).slice(0, 60), body as object] as const))('refuses a bad %s (%s) with 400 naming it', async (field, _label, body) => {
       const res = await draft(body);
       expect(res.status).toBe(400);
       expectEnvelope(res.body, 'invalid_request');

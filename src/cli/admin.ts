@@ -1,0 +1,74 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../config/app-config';
+import { resolveDatabase } from '../database-url';
+import { migrate } from '../infrastructure/database/data-source-options';
+import { ApiKeysService } from '../modules/auth/application/api-keys.service';
+import { keyView } from '../modules/auth/adapters/http/admin.controller';
+import { ApiKeyRecord } from '../modules/auth/adapters/typeorm/api-key.record';
+import { TypeOrmApiKeyRepository } from '../modules/auth/adapters/typeorm/typeorm.api-key.repository';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+  keys:create  --client-id ID [--credits N] [--note TEXT]   issue a key (its plaintext is shown once)
+  keys:list                                                 list keys by fingerprint
+  keys:disable --fingerprint FP                             refuse a key
+  keys:enable  --fingerprint FP                             accept a key again
+  credits:grant --fingerprint FP --credits N                add credits (negative deducts, never below 0)
+Uses DATABASE_URL, or the embedded database in DATA_DIR (default ./data).`;
+
+function requireOption(value: string | undefined, name: string): string {
+  if (!value) throw new Error(`--${name} is required\n\n${USAGE}`);
+  return value;
+}
+
+function integerOption(value: string | undefined, name: string, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  const parsed = Number(requireOption(value, name));
+  if (!Number.isInteger(parsed)) throw new Error(`--${name} must be an integer`);
+  return parsed;
+}
+
+async function run(keys: ApiKeysService, command: string | undefined, options: Record<string, string | undefined>): Promise<unknown> {
+  switch (command) {
+    case 'keys:create': {
+      const credits = integerOption(options.credits, 'credits', 0);
+      if (credits < 0) throw new Error('--credits must not be negative');
+      const { apiKey, key } = await keys.create(requireOption(options['client-id'], 'client-id'), options.note ?? null, credits);
+      return { api_key: apiKey, ...keyView(key) };
+    }
+    case 'keys:list':
+      return (await keys.list()).map(keyView);
+    case 'keys:disable':
+      return keyView(await keys.setEnabled(requireOption(options.fingerprint, 'fingerprint'), false));
+    case 'keys:enable':
+      return keyView(await keys.setEnabled(requireOption(options.fingerprint, 'fingerprint'), true));
+    case 'credits:grant':
+      return keyView(await keys.grantCredits(requireOption(options.fingerprint, 'fingerprint'), integerOption(options.credits, 'credits')));
+    default:
+      throw new Error(USAGE);
+  }
+}
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { 'client-id': { type: 'string' }, credits: { type: 'string' }, note: { type: 'string' }, fingerprint: { type: 'string' } },
+  });
+  const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? 'not-needed-by-the-cli-0000' });
+  const database = await resolveDatabase(config, () => undefined);
+  let dataSource: DataSource | undefined;
+  try {
+    dataSource = await migrate(database.url);
+    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(dataSource.getRepository(ApiKeyRecord)));
+    process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], values), null, 2)}\n`);
+  } finally {
+    await dataSource?.destroy();
+    await database.embedded?.stop();
+  }
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`${error.message}\n`);
+  process.exit(1);
+});
