@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -33,9 +33,16 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   SwaggerModule.setup('docs', app, document, { swaggerOptions: { persistAuthorization: true } });
 }
 
+/** Nest's own start-up chatter (every module and route) only at debug and below. */
+export function nestLogLevels(level: string): LogLevel[] {
+  const order: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+  const limit = { silent: -1, fatal: 0, error: 1, warn: 2, info: 2, debug: 4, trace: 5 }[level] ?? 2;
+  return order.slice(0, limit + 1);
+}
+
 /** Unknown routes answer 404 in the envelope (Nest's own 404 goes through the global filter). */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, bufferLogs: false, logger: ['error', 'warn', 'log'] });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, logger: nestLogLevels(options.config.env.LOG_LEVEL) });
   configureHttp(app, options.config.env.JSON_BODY_LIMIT);
   app.enableShutdownHooks();
   return app;

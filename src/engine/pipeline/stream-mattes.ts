@@ -29,6 +29,8 @@ export interface StreamMattesResult {
 
 /** decoded frames held in Node at most (the pipe buffers hold a little more) */
 const DECODE_AHEAD_FRAMES = 3;
+/** mattes that may wait in Node for the encoder to read them */
+const ENCODE_BEHIND_MATTES = 3;
 
 export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesResult> {
   const { session, signal } = job;
@@ -50,7 +52,7 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
       if (!encoder || !writer || !matteSize) {
         matteSize = { width: matte.width, height: matte.height };
         encoder = job.startEncoder(matteSize);
-        writer = new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD));
+        writer = new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), ENCODE_BEHIND_MATTES * matteSize.width * matteSize.height);
       }
       await writeOrExplain(writer, matteBytes(matte, matteSize), encoder);
       frames += 1;

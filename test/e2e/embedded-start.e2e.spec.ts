@@ -1,0 +1,80 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { MEDIA_DIR } from '../support/test-app';
+import { ensureBuilt, freshEnv, randomPort, RunningProcess, ROOT, SHARED_MODEL_CACHE, startProcess } from '../support/processes';
+
+/**
+ * `npm start` on a fresh machine: no DATABASE_URL, no Redis. The compiled server starts the embedded
+ * Postgres, queues on it, prints a key, and the README's curl sequence works with the real engine.
+ */
+describe('npm start with the embedded default', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-start-'));
+  const port = randomPort();
+  const env = freshEnv({ DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(randomPort()), MODEL_CACHE_DIR: SHARED_MODEL_CACHE });
+  const base = `http://localhost:${port}`;
+  let server: RunningProcess;
+  let key: string;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    server = startProcess(['dist/src/main.js'], env);
+    [, key] = await server.waitFor(/Development API key \(shown once\): (bd_live_\w{32})/, 120000);
+  }, 180000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const api = (route: string, init: RequestInit = {}) => fetch(`${base}${route}`, { ...init, headers: { 'X-Api-Key': key, ...(init.body && typeof init.body === 'string' ? { 'Content-Type': 'application/json' } : {}), ...init.headers } });
+
+  it('prints an admin token and a ready-to-paste curl example', () => {
+    expect(server.output()).toMatch(/Admin token \(shown once.*\): adm_[0-9a-f]{48}/);
+    expect(server.output()).toContain(`curl -s -H "X-Api-Key: $BACKDROP_KEY" -F file=@`);
+    expect(readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim()).toMatch(/^adm_/);
+  });
+
+  it('runs the README sequence: upload, create a draft, start it, poll to completion, list, download', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(path.join(MEDIA_DIR, 'portrait-pan.mp4'))], { type: 'video/mp4' }), 'portrait-pan.mp4');
+    const upload = await (await api('/v1/uploads', { method: 'POST', body: form })).json();
+    expect(upload).toMatchObject({ success: true, content_type: 'video/mp4' });
+
+    const created = await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: upload.video_url, model: 'light', auto_start: false }) })).json();
+    expect(created.status).toBe('created');
+    const started = await (await api(`/v1/jobs/${created.id}/start`, { method: 'POST', body: JSON.stringify({ output_format: 'webm', preview_duration: 1 }) })).json();
+    expect(['pending', 'processing']).toContain(started.status);
+
+    let job: { status: string; output_url: string | null; duration_seconds: number; progress: number } = started.job;
+    for (let polls = 0; polls < 240 && !['completed', 'failed'].includes(job.status); polls += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      job = await (await api(`/v1/jobs/${created.id}`)).json();
+    }
+    expect(job).toMatchObject({ status: 'completed', progress: 100 });
+    expect(job.duration_seconds).toBeCloseTo(1, 1);
+
+    const list = await (await api('/v1/jobs?limit=5')).json();
+    expect(list.items.map((item: { id: string }) => item.id)).toContain(created.id);
+
+    const output = Buffer.from(await (await fetch(job.output_url!)).arrayBuffer());
+    expect(output.readUInt32BE(0)).toBe(0x1a45dfa3); // EBML: a WebM file
+  }, 180000);
+
+  it('the admin CLI works beside the running server, on the same embedded database', () => {
+    const listed = JSON.parse(execFileSync(process.execPath, ['dist/src/cli/admin.js', 'keys:list'], { cwd: ROOT, env, encoding: 'utf8' }));
+    expect(listed).toEqual([expect.objectContaining({ client_id: 'development', enabled: true })]);
+    const created = JSON.parse(execFileSync(process.execPath, ['dist/src/cli/admin.js', 'keys:create', '--client-id', 'acme', '--credits', '1000'], { cwd: ROOT, env, encoding: 'utf8' }));
+    expect(created).toMatchObject({ client_id: 'acme', credits: 1000 });
+    expect(created.api_key).toMatch(/^bd_live_/);
+  });
+
+  it('stops cleanly on SIGTERM and restarts on the same data without printing a new key', async () => {
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = startProcess(['dist/src/main.js'], env);
+    await server.waitFor(/Backdrop is running at/, 120000);
+    expect(server.output()).not.toContain('Development API key');
+    const jobs = await (await api('/v1/jobs')).json();
+    expect(jobs.total).toBe(1);
+  }, 180000);
+});

@@ -1,0 +1,57 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const SHARED_MODEL_CACHE = path.join(ROOT, '.cache', 'models');
+
+/** The compiled app (`npm test` builds first; a lone jest run builds here if needed). */
+export function ensureBuilt(): void {
+  if (!existsSync(path.join(ROOT, 'dist/src/main.js'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+/** The environment of a fresh machine: none of the test run's service variables. */
+export function freshEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'PUBLIC_BASE_URL', 'PORT', 'DATA_DIR']) delete env[name];
+  return { ...env, ...extra };
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startProcess(args: string[], env: NodeJS.ProcessEnv): RunningProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    waitFor: (pattern, timeoutMs = 60000) =>
+      new Promise((resolve, reject) => {
+        const deadline = Date.now() + timeoutMs;
+        const poll = (): void => {
+          const match = pattern.exec(output);
+          if (match) return resolve(match);
+          if (child.exitCode !== null) return reject(new Error(`process exited (${child.exitCode}) before ${pattern}:\n${output}`));
+          if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${pattern}:\n${output}`));
+          setTimeout(poll, 100);
+        };
+        poll();
+      }),
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export function randomPort(): number {
+  return 20000 + Math.floor(Math.random() * 30000);
+}
