@@ -86,16 +86,33 @@ export class OutboundHttpClient {
     throw new OutboundRequestFailed('too many redirects');
   }
 
-  private request(url: URL, timeoutMs: number): Promise<http.IncomingMessage> {
+  /**
+   * POSTs a body and reports the status without following redirects (webhooks: a 3xx is a failure).
+   * The response body is drained and discarded, reading at most `maxResponseBytes`.
+   */
+  async post(raw: string, body: string, headers: Record<string, string>, options: { timeoutMs: number }): Promise<{ status: number; retryAfterSeconds: number | null }> {
+    const url = parseOutboundUrl(raw);
+    const response = await this.request(url, options.timeoutMs, { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } });
+    response.resume();
+    const retryAfter = Number(response.headers['retry-after']);
+    return { status: response.statusCode ?? 0, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null };
+  }
+
+  private request(url: URL, timeoutMs: number, send?: { method: string; body: string; headers: Record<string, string> }): Promise<http.IncomingMessage> {
     const host = hostOf(url);
     if (isIP(host) && !this.policy.isAddressAllowed(host) && !this.policy.isHostAllowListed(host)) {
       return Promise.reject(new OutboundRequestRefused(`the address ${host} is not a public address`));
     }
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = transport.get(url, { lookup: this.guardedLookup(host), timeout: timeoutMs, headers: { 'user-agent': 'Backdrop/1.0' } }, resolve);
+      const req = transport.request(
+        url,
+        { method: send?.method ?? 'GET', lookup: this.guardedLookup(host), timeout: timeoutMs, headers: { 'user-agent': 'Backdrop/1.0', ...send?.headers } },
+        resolve,
+      );
       req.on('timeout', () => req.destroy(new OutboundRequestFailed(`no answer within ${timeoutMs} ms`)));
       req.on('error', (error) => reject(error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed ? error : new OutboundRequestFailed(error.message)));
+      req.end(send?.body);
     });
   }
 
