@@ -5,6 +5,13 @@ import * as path from 'node:path';
 import { MEDIA_DIR } from '../support/test-app';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, ROOT, SHARED_MODEL_CACHE, startProcess } from '../support/processes';
 
+interface JobView {
+  status: string;
+  output_url: string | null;
+  duration_seconds: number;
+  progress: number;
+}
+
 /**
  * `npm start` on a fresh machine: no DATABASE_URL, no Redis. The compiled server starts the embedded
  * Postgres, queues on it, prints a key, and the README's curl sequence works with the real engine.
@@ -38,23 +45,23 @@ describe('npm start with the embedded default', () => {
   it('runs the README sequence: upload, create a draft, start it, poll to completion, list, download', async () => {
     const form = new FormData();
     form.append('file', new Blob([readFileSync(path.join(MEDIA_DIR, 'portrait-pan.mp4'))], { type: 'video/mp4' }), 'portrait-pan.mp4');
-    const upload = await (await api('/v1/uploads', { method: 'POST', body: form })).json();
+    const upload = (await (await api('/v1/uploads', { method: 'POST', body: form })).json()) as { video_url: string };
     expect(upload).toMatchObject({ success: true, content_type: 'video/mp4' });
 
-    const created = await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: upload.video_url, model: 'light', auto_start: false }) })).json();
+    const created = (await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: upload.video_url, model: 'light', auto_start: false }) })).json()) as { id: string; status: string };
     expect(created.status).toBe('created');
-    const started = await (await api(`/v1/jobs/${created.id}/start`, { method: 'POST', body: JSON.stringify({ output_format: 'webm', preview_duration: 1 }) })).json();
+    const started = (await (await api(`/v1/jobs/${created.id}/start`, { method: 'POST', body: JSON.stringify({ output_format: 'webm', preview_duration: 1 }) })).json()) as { status: string; job: JobView };
     expect(['pending', 'processing']).toContain(started.status);
 
-    let job: { status: string; output_url: string | null; duration_seconds: number; progress: number } = started.job;
+    let job = started.job;
     for (let polls = 0; polls < 240 && !['completed', 'failed'].includes(job.status); polls += 1) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      job = await (await api(`/v1/jobs/${created.id}`)).json();
+      job = (await (await api(`/v1/jobs/${created.id}`)).json()) as JobView;
     }
     expect(job).toMatchObject({ status: 'completed', progress: 100 });
     expect(job.duration_seconds).toBeCloseTo(1, 1);
 
-    const list = await (await api('/v1/jobs?limit=5')).json();
+    const list = (await (await api('/v1/jobs?limit=5')).json()) as { items: Array<{ id: string }> };
     expect(list.items.map((item: { id: string }) => item.id)).toContain(created.id);
 
     const output = Buffer.from(await (await fetch(job.output_url!)).arrayBuffer());
@@ -74,7 +81,7 @@ describe('npm start with the embedded default', () => {
     server = startProcess(['dist/src/main.js'], env);
     await server.waitFor(/Backdrop is running at/, 120000);
     expect(server.output()).not.toContain('Development API key');
-    const jobs = await (await api('/v1/jobs')).json();
+    const jobs = (await (await api('/v1/jobs')).json()) as { total: number };
     expect(jobs.total).toBe(1);
   }, 180000);
 });
