@@ -40,12 +40,12 @@ describe('segmentation quality on the test clips', () => {
     expect(scores.iou).toBeGreaterThanOrEqual(0.85);
   }, 2 * MINUTES);
 
-  it('original: portrait-pan IoU >= 0.98 at <= 0.6 s/frame', async () => {
-    const { scores, msPerFrame } = await evaluate('original', 'portrait-pan');
+  it('original: portrait-pan IoU >= 0.98 with ISNet on at most a third of the frames', async () => {
+    const { scores, keyframes } = await evaluate('original', 'portrait-pan');
     expect(scores.iou).toBeGreaterThanOrEqual(0.98);
-    // the product target is ~0.6 s/frame on an idle 2-core machine; CI machines are shared, so
-    // the hard bound here only catches a regression to ISNet on every frame (~1.8 s)
-    expect(msPerFrame).toBeLessThan(1200);
+    // speed target ~0.6 s/frame on an idle 2-core machine (ISNet 1024 takes ~1.8 s there); wall
+    // time on shared CI machines is too noisy to assert, so the cost is checked by its driver
+    expect(keyframes).toBeLessThanOrEqual(Math.ceil(scores.frames / 3));
   }, 5 * MINUTES);
 
   it('original: car-slide IoU >= 0.93', async () => {
