@@ -3,8 +3,6 @@
  * from the ones onnxruntime-node's native binding creates, which breaks onnxruntime-common's
  * `instanceof Float32Array` checks. This environment hands the tests the outer realm's ones.
  */
-/* global require, module */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TestEnvironment } = require('jest-environment-node');
 
 const SHARED = ['ArrayBuffer', 'Float32Array', 'Float64Array', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
