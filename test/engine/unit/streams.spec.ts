@@ -49,6 +49,19 @@ describe('PipeWriter', () => {
     expect(drained).toBe(true);
   });
 
+  it('lets a few writes wait in the buffer before it applies backpressure', async () => {
+    const stream = new PassThrough({ highWaterMark: 4 });
+    const writer = new PipeWriter(stream, 16);
+    await writer.write(Buffer.alloc(8));
+    await writer.write(Buffer.alloc(8));
+    let drained = false;
+    const third = writer.write(Buffer.alloc(8)).then(() => (drained = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    stream.resume();
+    await third;
+  });
+
   it('rejects a write once the reader has gone', async () => {
     const stream = new PassThrough({ highWaterMark: 4 });
     const writer = new PipeWriter(stream);
