@@ -2,7 +2,7 @@ import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
-import { pipeline, Readable, Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { AddressPolicy } from './address-policy';
 
 export class OutboundRequestRefused extends Error {
@@ -20,10 +20,30 @@ export class OutboundRequestFailed extends Error {
 }
 
 export interface FetchOptions {
+  /** The body may not be larger; a larger declared Content-Length fails before reading, a longer stream fails once past it. */
   maxBytes: number;
+  /** Idle timeout: the longest wait for the connection to send anything (headers or the next body bytes). Default 30 s. */
   timeoutMs?: number;
+  /** Redirects to follow, each checked like the first URL; never more than MAX_REDIRECTS. */
   maxRedirects?: number;
 }
+
+/** Name resolution as the client sees it: every address of a host (the default is the system resolver, dns.lookup). */
+export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+export interface OutboundClientOptions {
+  /** Replaces DNS (tests simulate rebinding with it). */
+  resolve?: Resolver;
+  /** DNS plus TCP (plus TLS) handshake must finish within this; default 10 s. */
+  connectTimeoutMs?: number;
+}
+
+export const MAX_REDIRECTS = 3;
+/** What post() reads of a response body before hanging up (webhook receivers' bodies are not used). */
+const MAX_POST_RESPONSE_BYTES = 64 * 1024;
+
+const systemResolver: Resolver = (hostname, callback) =>
+  dnsLookup(hostname, { all: true }, (error, addresses) => callback(error, error ? [] : addresses));
 
 /** WHATWG URL parsing normalises decimal/octal/hex IPv4 spellings, so checks see the real address. */
 export function parseOutboundUrl(raw: string): URL {
@@ -40,13 +60,42 @@ export function parseOutboundUrl(raw: string): URL {
 
 const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
+const asFailure = (error: Error): Error =>
+  error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed ? error : new OutboundRequestFailed(error.message);
+
+/** Seconds from a Retry-After header (delta-seconds or an HTTP date), or null. */
+export function retryAfterSeconds(header: string | undefined, now = Date.now()): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.max(0, Math.ceil((date - now) / 1000)) : null;
+}
+
 /**
- * The one client for everything the server fetches on a user's behalf. Every address is checked at
- * connect time (a lookup hook), so a DNS answer that changes between check and connect cannot pass;
- * redirects are followed by hand with the same check; time and size are capped.
+ * The one client for everything the server fetches or calls on a user's behalf (video_url, background
+ * image_url, webhooks).
+ *
+ * - http and https only, no credentials in URLs.
+ * - Host names are checked where the connection is made: Node calls the `lookup` hook for the socket it
+ *   opens, and the hook refuses any non-public answer, so a DNS answer that changes between the create-time
+ *   check and the connection (rebinding) cannot pass. Node does not call `lookup` for IP literals, so
+ *   those are checked before the request is made.
+ * - Redirects are followed by hand (at most MAX_REDIRECTS), every hop checked the same way; post() never follows.
+ * - Connect and idle timeouts, a byte cap, no keep-alive sockets shared with anything else.
  */
 export class OutboundHttpClient {
-  constructor(private readonly policy: AddressPolicy) {}
+  private readonly resolveHost: Resolver;
+  private readonly connectTimeoutMs: number;
+  // Own agents without keep-alive: a pooled socket is never reused past a check made for another request.
+  private readonly agents = { 'http:': new http.Agent({ keepAlive: false }), 'https:': new https.Agent({ keepAlive: false }) };
+
+  constructor(
+    private readonly policy: AddressPolicy,
+    options: OutboundClientOptions = {},
+  ) {
+    this.resolveHost = options.resolve ?? systemResolver;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  }
 
   /** Refuses a URL whose literal address or DNS answer is not public (used at create time). */
   async assertAllowed(raw: string): Promise<URL> {
@@ -59,19 +108,20 @@ export class OutboundHttpClient {
     return url;
   }
 
-  /** GETs `raw`, returning the body as a stream that errors past `maxBytes`. */
+  /** GETs `raw`, returning the body as a stream that errors (OutboundRequestFailed) past `maxBytes` or when the server stalls. */
   async fetchStream(raw: string, options: FetchOptions): Promise<{ body: Readable; contentType: string | undefined }> {
     let url = parseOutboundUrl(raw);
-    for (let hop = 0; hop <= (options.maxRedirects ?? 3); hop += 1) {
-      const response = await this.request(url, options.timeoutMs ?? 30_000);
+    const maxRedirects = Math.min(options.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
+    for (let hop = 0; hop <= maxRedirects; hop += 1) {
+      const response = await this.request(url, options.timeoutMs ?? 30_000, { method: 'GET', headers: { 'accept-encoding': 'identity' } });
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400 && response.headers.location) {
-        response.resume();
+        response.destroy();
         url = parseOutboundUrl(new URL(response.headers.location, url).toString());
         continue;
       }
       if (status < 200 || status >= 300) {
-        response.resume();
+        response.destroy();
         throw new OutboundRequestFailed(`the server answered HTTP ${status}`, status);
       }
       const declared = Number(response.headers['content-length'] ?? 0);
@@ -80,48 +130,82 @@ export class OutboundHttpClient {
         throw new OutboundRequestFailed(`the response is larger than ${options.maxBytes} bytes`);
       }
       const body = byteCap(options.maxBytes);
-      pipeline(response, body, () => undefined);
+      response.on('error', (error) => body.destroy(asFailure(error)));
+      body.on('close', () => response.destroy());
+      response.pipe(body);
       return { body, contentType: response.headers['content-type'] };
     }
-    throw new OutboundRequestFailed('too many redirects');
+    throw new OutboundRequestFailed(`more than ${maxRedirects} redirects`);
   }
 
   /**
    * POSTs a body and reports the status without following redirects (webhooks: a 3xx is a failure).
-   * The response body is drained and discarded, reading at most `maxResponseBytes`.
+   * At most 64 KiB of the response body is read, then discarded.
    */
   async post(raw: string, body: string, headers: Record<string, string>, options: { timeoutMs: number }): Promise<{ status: number; retryAfterSeconds: number | null }> {
     const url = parseOutboundUrl(raw);
-    const response = await this.request(url, options.timeoutMs, { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } });
-    response.resume();
-    const retryAfter = Number(response.headers['retry-after']);
-    return { status: response.statusCode ?? 0, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null };
+    const response = await this.request(url, options.timeoutMs, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+    });
+    let read = 0;
+    response.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > MAX_POST_RESPONSE_BYTES) response.destroy();
+    });
+    response.on('error', () => undefined);
+    const header = response.headers['retry-after'];
+    return { status: response.statusCode ?? 0, retryAfterSeconds: retryAfterSeconds(Array.isArray(header) ? header[0] : header) };
   }
 
-  private request(url: URL, timeoutMs: number, send?: { method: string; body: string; headers: Record<string, string> }): Promise<http.IncomingMessage> {
+  private request(url: URL, idleTimeoutMs: number, send: { method: string; body?: string; headers: Record<string, string> }): Promise<http.IncomingMessage> {
     const host = hostOf(url);
+    // Node skips the lookup hook for IP literals: they are judged here instead.
     if (isIP(host) && !this.policy.isAddressAllowed(host) && !this.policy.isHostAllowListed(host)) {
       return Promise.reject(new OutboundRequestRefused(`the address ${host} is not a public address`));
     }
     const transport = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = transport.request(
-        url,
-        { method: send?.method ?? 'GET', lookup: this.guardedLookup(host), timeout: timeoutMs, headers: { 'user-agent': 'Backdrop/1.0', ...send?.headers } },
-        resolve,
-      );
-      req.on('timeout', () => req.destroy(new OutboundRequestFailed(`no answer within ${timeoutMs} ms`)));
-      req.on('error', (error) => reject(error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed ? error : new OutboundRequestFailed(error.message)));
-      req.end(send?.body);
+      let response: http.IncomingMessage | undefined;
+      const req = transport.request(url, {
+        method: send.method,
+        agent: this.agents[url.protocol as 'http:' | 'https:'],
+        lookup: this.guardedLookup(host),
+        headers: { 'user-agent': 'Backdrop/1.0', ...send.headers },
+      });
+      const connectTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`could not connect within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+      req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
+      // Idle timeout over the whole exchange: before the headers it fails the request, after them the body stream.
+      req.setTimeout(idleTimeoutMs, () => {
+        const error = new OutboundRequestFailed(`no data from the server for ${idleTimeoutMs} ms`);
+        if (response) response.destroy(error);
+        else req.destroy(error);
+      });
+      req.on('response', (incoming) => {
+        clearTimeout(connectTimer);
+        response = incoming;
+        resolve(incoming);
+      });
+      req.on('error', (error) => {
+        clearTimeout(connectTimer);
+        reject(asFailure(error));
+      });
+      req.on('close', () => clearTimeout(connectTimer));
+      req.end(send.body);
     });
   }
 
+  /** The connect-time check: every address the resolver answers must be allowed, or the connection is refused. */
   private guardedLookup(host: string): LookupFunction {
+    const allowListed = this.policy.isHostAllowListed(host);
     return (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      this.resolveHost(hostname, (error, addresses) => {
         if (error) return callback(error, '', 0);
-        const list = addresses as unknown as LookupAddress[];
-        const allowListed = this.policy.isHostAllowListed(host);
+        const family = (options as { family?: number | string }).family;
+        const wanted = family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
+        const list = addresses.filter((entry) => !wanted || entry.family === wanted);
+        if (list.length === 0) return callback(Object.assign(new Error(`the host ${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
         const refused = list.find((entry) => !allowListed && !this.policy.isAddressAllowed(entry.address));
         if (refused) return callback(new OutboundRequestRefused(`the address ${refused.address} of ${hostname} is not a public address`), '', 0);
         if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
@@ -132,8 +216,8 @@ export class OutboundHttpClient {
 
   private resolve(host: string): Promise<string[]> {
     return new Promise((resolve, reject) => {
-      dnsLookup(host, { all: true }, (error, addresses) => {
-        if (error) reject(new OutboundRequestRefused(`the host ${host} does not resolve`));
+      this.resolveHost(host, (error, addresses) => {
+        if (error || addresses.length === 0) reject(new OutboundRequestRefused(`the host ${host} does not resolve`));
         else resolve(addresses.map((entry) => entry.address));
       });
     });

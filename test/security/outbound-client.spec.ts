@@ -1,0 +1,216 @@
+import * as http from 'node:http';
+import { LookupAddress } from 'node:dns';
+import { Readable } from 'node:stream';
+import { AddressPolicy } from '../../src/infrastructure/net/address-policy';
+import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused, Resolver, retryAfterSeconds } from '../../src/infrastructure/net/outbound-http.client';
+import { LoopbackServer, startLoopbackServer } from './support/loopback-server';
+
+async function drain(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+/** A resolver scripted per call, to stand in for a DNS server an attacker controls. */
+function scriptedResolver(...answers: string[][]): Resolver & { calls: number } {
+  const resolver = ((_hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+    const answer = answers[Math.min(resolver.calls, answers.length - 1)];
+    resolver.calls += 1;
+    callback(null, answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  }) as Resolver & { calls: number };
+  resolver.calls = 0;
+  return resolver;
+}
+
+describe('OutboundHttpClient against real loopback servers', () => {
+  let target: LoopbackServer;
+  let redirector: LoopbackServer;
+  const strict = new OutboundHttpClient(new AddressPolicy());
+  const dev = new OutboundHttpClient(new AddressPolicy(['localhost']));
+
+  beforeAll(async () => {
+    target = await startLoopbackServer((req, res) => {
+      if (req.url === '/stall-headers') return; // never answers
+      if (req.url === '/stall-body') {
+        res.writeHead(200, { 'content-type': 'video/mp4' });
+        res.write(Buffer.alloc(1000));
+        return; // and then nothing
+      }
+      const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('size') ?? 10);
+      if (req.url?.startsWith('/chunked')) {
+        res.writeHead(200, { 'content-type': 'video/mp4' }); // no content-length: the cap must hold while streaming
+        res.end(Buffer.alloc(size, 1));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(size) });
+      res.end(Buffer.alloc(size, 1));
+    });
+    redirector = await startLoopbackServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const to = url.searchParams.get('to');
+      const hops = Number(url.searchParams.get('hops') ?? 0);
+      if (req.url?.startsWith('/forever')) {
+        res.writeHead(302, { location: '/forever' });
+        return res.end();
+      }
+      if (hops > 0) {
+        res.writeHead(302, { location: `/chain?hops=${hops - 1}&to=${encodeURIComponent(to ?? '')}` });
+        return res.end();
+      }
+      if (req.method === 'POST' && !to) {
+        res.writeHead(503, { 'retry-after': '17' });
+        return res.end(Buffer.alloc(1024 * 1024)); // larger than post() reads
+      }
+      res.writeHead(302, { location: to ?? '/' });
+      res.end();
+    });
+  });
+  afterAll(async () => {
+    await target.close();
+    await redirector.close();
+  });
+  beforeEach(() => {
+    target.hits.length = 0;
+    redirector.hits.length = 0;
+  });
+
+  it('Node does not call the lookup hook for an IP literal (why the client judges literals itself)', async () => {
+    const lookup = jest.fn();
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: target.port, path: '/', lookup, agent: false }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(lookup).not.toHaveBeenCalled();
+    expect(target.hits).toEqual(['GET /']);
+  });
+
+  it.each([
+    ['IPv4 loopback literal', (port: number) => `http://127.0.0.1:${port}/`],
+    ['IPv6 loopback literal', (port: number) => `http://[::1]:${port}/`],
+    ['IPv4-mapped loopback', (port: number) => `http://[::ffff:127.0.0.1]:${port}/`],
+    ['decimal loopback', (port: number) => `http://2130706433:${port}/`],
+    ['a name resolving to loopback', (port: number) => `http://localhost:${port}/`],
+  ])('refuses %s before any byte is sent, GET and POST alike', async (_name, url) => {
+    expect(await failure(strict.fetchStream(url(target.port), { maxBytes: 100 }))).toBeInstanceOf(OutboundRequestRefused);
+    expect(await failure(strict.post(url(target.port), '{}', {}, { timeoutMs: 1000 }))).toBeInstanceOf(OutboundRequestRefused);
+    expect(await failure(strict.assertAllowed(url(target.port)))).toBeInstanceOf(OutboundRequestRefused);
+    expect(target.hits).toEqual([]);
+  });
+
+  it('an allow-listed host name is fetched', async () => {
+    const { body, contentType } = await dev.fetchStream(`http://localhost:${target.port}/ok?size=10`, { maxBytes: 100 });
+    expect(contentType).toBe('video/mp4');
+    expect((await drain(body)).length).toBe(10);
+  });
+
+  it('DNS rebinding: a name that answered a public address at create time and loopback at connect time is refused at connect', async () => {
+    const resolver = scriptedResolver(['93.184.216.34'], ['127.0.0.1']);
+    const client = new OutboundHttpClient(new AddressPolicy(), { resolve: resolver });
+    await client.assertAllowed(`http://rebind.test:${target.port}/`);
+    const error = await failure(client.fetchStream(`http://rebind.test:${target.port}/`, { maxBytes: 100 }));
+    expect(error).toBeInstanceOf(OutboundRequestRefused);
+    expect(error.message).toContain('127.0.0.1');
+    expect(resolver.calls).toBe(2);
+    expect(target.hits).toEqual([]);
+  });
+
+  it('a DNS answer mixing a public and a private address is refused, at create time and at connect time', async () => {
+    const client = new OutboundHttpClient(new AddressPolicy(), { resolve: scriptedResolver(['93.184.216.34', '10.0.0.7']) });
+    expect(await failure(client.assertAllowed('http://mixed.test/'))).toBeInstanceOf(OutboundRequestRefused);
+    expect(await failure(client.fetchStream(`http://mixed.test:${target.port}/`, { maxBytes: 100 }))).toBeInstanceOf(OutboundRequestRefused);
+  });
+
+  it('a name that does not resolve is refused at create time and fails at fetch time', async () => {
+    const client = new OutboundHttpClient(new AddressPolicy(), { resolve: scriptedResolver([]) });
+    expect((await failure(client.assertAllowed('http://nowhere.test/'))).message).toMatch(/does not resolve/);
+    expect(await failure(client.fetchStream('http://nowhere.test/', { maxBytes: 1 }))).toBeInstanceOf(OutboundRequestFailed);
+  });
+
+  it('a redirect from an allow-listed server to a private address is refused and never reaches it', async () => {
+    const to = `http://127.0.0.1:${target.port}/secret`;
+    const error = await failure(dev.fetchStream(`http://localhost:${redirector.port}/r?to=${encodeURIComponent(to)}`, { maxBytes: 100 }));
+    expect(error).toBeInstanceOf(OutboundRequestRefused);
+    expect(redirector.hits).toHaveLength(1);
+    expect(target.hits).toEqual([]);
+  });
+
+  it.each(['file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO', 'http://[::1]/'])('a redirect to %s is refused', async (to) => {
+    const error = await failure(dev.fetchStream(`http://localhost:${redirector.port}/r?to=${encodeURIComponent(to)}`, { maxBytes: 100 }));
+    expect(error).toBeInstanceOf(OutboundRequestRefused);
+  });
+
+  it('follows exactly 3 redirects and refuses a 4th', async () => {
+    const to = `http://localhost:${target.port}/ok?size=5`;
+    const three = await dev.fetchStream(`http://localhost:${redirector.port}/chain?hops=2&to=${encodeURIComponent(to)}`, { maxBytes: 100 });
+    expect((await drain(three.body)).length).toBe(5);
+    expect(redirector.hits).toHaveLength(3);
+    const error = await failure(dev.fetchStream(`http://localhost:${redirector.port}/chain?hops=3&to=${encodeURIComponent(to)}`, { maxBytes: 100 }));
+    expect(error).toBeInstanceOf(OutboundRequestFailed);
+    expect(error.message).toMatch(/more than 3 redirects/);
+    expect(await failure(dev.fetchStream(`http://localhost:${redirector.port}/forever`, { maxBytes: 100, maxRedirects: 50 }))).toBeInstanceOf(OutboundRequestFailed);
+    expect(redirector.hits.length).toBeLessThanOrEqual(3 + 4 + 4);
+  });
+
+  it('post() never follows a redirect: the 302 is the answer and its target is never called', async () => {
+    const to = `http://localhost:${target.port}/hook`;
+    const answer = await dev.post(`http://localhost:${redirector.port}/hook?to=${encodeURIComponent(to)}`, '{"event":"job.completed"}', { 'x-webhook-event': 'job.completed' }, { timeoutMs: 2000 });
+    expect(answer).toEqual({ status: 302, retryAfterSeconds: null });
+    expect(target.hits).toEqual([]);
+  });
+
+  it('post() reports Retry-After and does not read a large answer to its end', async () => {
+    const answer = await dev.post(`http://localhost:${redirector.port}/busy`, '{}', {}, { timeoutMs: 2000 });
+    expect(answer).toEqual({ status: 503, retryAfterSeconds: 17 });
+    expect(retryAfterSeconds(new Date(Date.now() + 30_000).toUTCString())).toBeGreaterThanOrEqual(29);
+    expect(retryAfterSeconds('soon')).toBeNull();
+  });
+
+  describe('byte cap at its boundary', () => {
+    it.each(['/ok', '/chunked'])('%s: exactly maxBytes passes, one byte more fails', async (path) => {
+      const exact = await dev.fetchStream(`http://localhost:${target.port}${path}?size=4096`, { maxBytes: 4096 });
+      expect((await drain(exact.body)).length).toBe(4096);
+      const over = failure(dev.fetchStream(`http://localhost:${target.port}${path}?size=4097`, { maxBytes: 4096 }).then(({ body }) => drain(body)));
+      const error = await over;
+      expect(error).toBeInstanceOf(OutboundRequestFailed);
+      expect(error.message).toMatch(/larger than 4096 bytes/);
+    });
+  });
+
+  describe('timeouts', () => {
+    it('a server that never answers fails after the idle timeout', async () => {
+      const started = Date.now();
+      const error = await failure(dev.fetchStream(`http://localhost:${target.port}/stall-headers`, { maxBytes: 100, timeoutMs: 300 }));
+      expect(error).toBeInstanceOf(OutboundRequestFailed);
+      expect(error.message).toMatch(/no data from the server for 300 ms/);
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    it('a body that stalls midway errors the stream with the same failure', async () => {
+      const { body } = await dev.fetchStream(`http://localhost:${target.port}/stall-body`, { maxBytes: 1_000_000, timeoutMs: 300 });
+      const error = await failure(drain(body));
+      expect(error).toBeInstanceOf(OutboundRequestFailed);
+      expect(error.message).toMatch(/no data from the server/);
+    });
+
+    it('a connection that cannot be made in time fails with the connect timeout', async () => {
+      const never: Resolver = () => undefined; // DNS that never answers
+      const client = new OutboundHttpClient(new AddressPolicy(), { resolve: never, connectTimeoutMs: 200 });
+      const error = await failure(client.fetchStream('http://slow.test/', { maxBytes: 100, timeoutMs: 10_000 }));
+      expect(error).toBeInstanceOf(OutboundRequestFailed);
+      expect(error.message).toMatch(/could not connect within 200 ms/);
+    });
+  });
+});
