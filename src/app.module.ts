@@ -12,6 +12,10 @@ import { JobsModule } from './modules/jobs/jobs.module';
 import { PricingModule } from './modules/pricing/pricing.module';
 import { StorageModule } from './modules/storage/storage.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
+import { UsageModule } from './modules/usage/usage.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module';
+import { WebModule } from './modules/web/web.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -32,8 +36,8 @@ export class AppModule {
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)),
         QueueModule.forRoot(config, databaseUrl),
         HealthModule,
-        ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule] : []),
-        ...(runWorkers ? [JobsWorkerModule] : []),
+        ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, UsageModule, WebhooksModule, WebModule] : []),
+        ...(runWorkers ? [JobsWorkerModule, WebhooksWorkerModule] : []),
       ],
     };
   }

@@ -7,6 +7,8 @@ import { AppModule, AppModuleOptions } from './app.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { requestIdMiddleware } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
+import { UsageRecorder } from './modules/usage/application/usage-recorder';
+import { usageMiddleware } from './modules/usage/adapters/http/usage-tracking';
 
 export function buildOpenApi(app: INestApplication) {
   const document = new DocumentBuilder()
@@ -19,6 +21,15 @@ export function buildOpenApi(app: INestApplication) {
   return SwaggerModule.createDocument(app, document);
 }
 
+/** A provider that exists only in some roles (the API's usage recorder is absent from a worker). */
+function optionalProvider<T>(app: INestApplication, token: new (...args: never[]) => T): T | undefined {
+  try {
+    return app.get(token, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Applies everything an HTTP app of Backdrop needs: request ids, body limits, the error envelope, validation, docs. */
 export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string): void {
   app.use(requestIdMiddleware);
@@ -26,6 +37,8 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
+  const recorder = optionalProvider(app, UsageRecorder);
+  if (recorder) app.use('/v1', usageMiddleware(recorder));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApi(app);

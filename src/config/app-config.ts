@@ -4,6 +4,8 @@ import * as path from 'node:path';
 
 const toBool = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? (['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) ? true : ['0', 'false', 'no', 'off', ''].includes(value.toLowerCase()) ? false : value) : value;
+const toNumberList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean).map(Number) : value;
 const toList = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
 
@@ -79,6 +81,19 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(0)
   DEV_KEY_CREDITS = 10000;
 
+  /** delays between webhook attempts, seconds; attempts = 1 + their number */
+  @Transform(toNumberList) @IsNumber({}, { each: true }) @Min(0, { each: true })
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: number[] = [5, 30, 120, 600, 3600];
+
+  @Type(() => Number) @IsInt() @Min(100) @Max(60000)
+  WEBHOOK_TIMEOUT_MS = 10000;
+
+  @Type(() => Number) @IsInt() @Min(100)
+  WEBHOOK_SWEEP_INTERVAL_MS = 15000;
+
+  @Type(() => Number) @IsInt() @Min(10) @Max(60000)
+  USAGE_FLUSH_INTERVAL_MS = 1000;
+
   @Type(() => Number) @IsNumber() @Min(0)
   CREDITS_PER_MINUTE_ORIGINAL = 60;
   @Type(() => Number) @IsNumber() @Min(0)
@@ -96,6 +111,26 @@ export class EnvironmentVariables {
     { name: 'Pro', credits: 6000, price_cents: 4900, currency: 'usd' },
     { name: 'Business', credits: 30000, price_cents: 19900, currency: 'usd' },
   ]);
+
+  /** requests per API key per window on /v1/* (admin routes excluded) */
+  @Type(() => Number) @IsInt() @Min(1)
+  RATE_LIMIT_PER_MINUTE = 120;
+
+  /** job starts per API key per window (POST /v1/jobs with auto_start, POST /v1/jobs/{id}/start, POST /api/process) */
+  @Type(() => Number) @IsInt() @Min(1)
+  RATE_LIMIT_STARTS_PER_MINUTE = 10;
+
+  /** length of the rate-limit window in seconds (the limits above are per window) */
+  @Type(() => Number) @IsInt() @Min(1) @Max(3600)
+  RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  /** how long an Idempotency-Key and its first response are kept */
+  @Type(() => Number) @IsInt() @Min(60)
+  IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+  /** origins allowed by CORS, comma-separated; `*` for any; empty: no CORS headers */
+  @Transform(toList) @IsString({ each: true })
+  CORS_ORIGINS: string[] = [];
 }
 
 export class ConfigError extends Error {

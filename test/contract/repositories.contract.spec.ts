@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { newJobId, newUploadId } from '../../src/common/ids';
 import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { scopeOf } from '../../src/infrastructure/database/typeorm.unit-of-work';
 import { ApiKeyRecord } from '../../src/modules/auth/adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from '../../src/modules/auth/adapters/typeorm/typeorm.api-key.repository';
 import { issueApiKey } from '../../src/modules/auth/domain/api-key';
@@ -30,7 +31,7 @@ function aJob(apiKeyId: string, overrides: Partial<Job> = {}): Job {
   const request = { output_format: 'webm' as const, model: 'light' as const, bg_type: 'green' as const };
   return {
     id: newJobId(), apiKeyId, status: 'created', progress: 0, videoUrl: 'https://example.com/v.mp4', request, settings: resolveJobSettings(request),
-    webhookUrl: null, metadata: { order: '7' }, error: null, errorCode: null, outputKey: null, durationSeconds: null, billingStatus: null,
+    webhookUrl: null, metadata: { order: '7' }, error: null, errorCode: null, outputKey: null, durationSeconds: null, billingStatus: null, reservedCredits: null, chargedCredits: null,
     webhookEvents: {}, notes: [], createdAt: new Date(), startedAt: null, completedAt: null, ...overrides,
   };
 }
@@ -54,20 +55,35 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     await target?.stop();
   });
 
-  const newKey = async (credits = 10) => {
+  const newKey = async () => {
     const issued = issueApiKey();
-    return keys.create({ clientId: 'c', note: null, keyHash: issued.keyHash, fingerprint: issued.fingerprint, credits });
+    return keys.create({ clientId: 'c', note: null, keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: 'whsec_dGVzdA==' });
   };
+  const inTransaction = <T>(work: (scope: ReturnType<typeof scopeOf>) => Promise<T>) => db.transaction((manager) => work(scopeOf(manager)));
 
-  it('API keys: found by hash and fingerprint, disabled and re-enabled, credits never below zero', async () => {
-    const key = await newKey(10);
+  it('API keys: found by hash and fingerprint, disabled and re-enabled', async () => {
+    const key = await newKey();
     expect((await keys.findByHash(key.keyHash))?.id).toBe(key.id);
     expect((await keys.findByFingerprint(key.fingerprint))?.clientId).toBe('c');
     expect((await keys.setEnabled(key.fingerprint, false))?.enabled).toBe(false);
     expect((await keys.setEnabled(key.fingerprint, true))?.enabled).toBe(true);
-    expect((await keys.addCredits(key.fingerprint, 5))?.credits).toBe(15);
-    expect((await keys.addCredits(key.fingerprint, -100))?.credits).toBe(0);
-    expect(await keys.addCredits('000000000000', 5)).toBeNull();
+    expect(await keys.findByFingerprint('000000000000')).toBeNull();
+  });
+
+  it('credit ledger: grants, reserves, settles and releases, the key credits following the sum', async () => {
+    const key = await newKey();
+    const job = aJob(key.id);
+    await jobs.insert(job);
+    expect(await inTransaction((tx) => tx.ledger.grant(key.id, 10, null))).toBe(10);
+    expect(await inTransaction((tx) => tx.ledger.reserve(key.id, job.id, 11))).toBe(false);
+    expect(await inTransaction((tx) => tx.ledger.reserve(key.id, job.id, 8))).toBe(true);
+    expect(await inTransaction((tx) => tx.ledger.settle(key.id, job.id, 5))).toBe(5);
+    expect(await inTransaction((tx) => tx.ledger.settle(key.id, job.id, 5))).toBe(5);
+    await inTransaction((tx) => tx.ledger.release(key.id, job.id));
+    expect(await inTransaction((tx) => tx.ledger.balance(key.id))).toBe(5);
+    expect((await keys.findById(key.id))?.credits).toBe(5);
+    expect(await inTransaction((tx) => tx.ledger.grant(key.id, -100, null))).toBe(0);
+    expect((await keys.findById(key.id))?.credits).toBe(0);
   });
 
   it('jobs: round-trip every field, scoped to their owner', async () => {

@@ -9,6 +9,8 @@ import { ObjectStorage } from '../../modules/storage/ports/object-storage';
 import { AddressPolicy } from '../net/address-policy';
 import { OutboundHttpClient } from '../net/outbound-http.client';
 import { InstanceSecrets } from '../secrets/instance-secrets';
+import { UnitOfWork } from '../../common/unit-of-work';
+import { TypeOrmUnitOfWork } from '../database/typeorm.unit-of-work';
 
 /** Process-wide singletons every module may use: configuration, secrets, clock, storage, the outbound client. */
 @Global()
@@ -22,11 +24,12 @@ export class CoreModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: INSTANCE_SECRETS, useValue: secrets },
         { provide: Clock, useClass: SystemClock },
+        { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
         { provide: UrlSigner, useValue: signer },
         { provide: ObjectStorage, useValue: new LocalDiskObjectStorage(path.join(config.dataDir, 'storage'), config.publicBaseUrl, signer) },
         { provide: OutboundHttpClient, useValue: new OutboundHttpClient(new AddressPolicy(config.env.OUTBOUND_ALLOW_LIST)) },
       ],
-      exports: [APP_CONFIG, INSTANCE_SECRETS, Clock, UrlSigner, ObjectStorage, OutboundHttpClient],
+      exports: [APP_CONFIG, INSTANCE_SECRETS, Clock, UnitOfWork, UrlSigner, ObjectStorage, OutboundHttpClient],
     };
   }
 }

@@ -2,6 +2,7 @@ import { createPostgresBackend, QueueOptions, setDefaultBackendFactory } from 'b
 import { AppConfig } from '../../config/app-config';
 
 export const JOBS_QUEUE = 'jobs';
+export const WEBHOOKS_QUEUE = 'webhooks';
 
 export type QueueBackendName = 'redis' | 'postgres';
 

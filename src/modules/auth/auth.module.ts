@@ -12,6 +12,6 @@ import { ApiKeyRepository } from './ports/api-key.repository';
   imports: [TypeOrmModule.forFeature([ApiKeyRecord])],
   controllers: [AdminController],
   providers: [ApiKeysService, ApiKeyGuard, AdminTokenGuard, { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository }],
-  exports: [ApiKeysService, ApiKeyGuard],
+  exports: [ApiKeysService, ApiKeyGuard, ApiKeyRepository],
 })
 export class AuthModule {}

@@ -3,7 +3,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
 import { UploadsCoreModule } from '../uploads/uploads-core.module';
 import { BullMqJobDispatcher } from './adapters/bullmq/bullmq.job-dispatcher';
-import { JobPresenter } from './adapters/http/job.presenter';
+import { JobPresenter } from './application/job.presenter';
+import { JobLifecycle } from './application/job-lifecycle';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { JobsController } from './adapters/http/jobs.controller';
 import { LegacyJobsController } from './adapters/http/legacy-jobs.controller';
 import { JobRecord } from './adapters/typeorm/job.record';
@@ -14,14 +16,15 @@ import { JobRepository } from './ports/job.repository';
 
 /** The jobs API: create, start, read, list, legacy routes. */
 @Module({
-  imports: [AuthModule, UploadsCoreModule, TypeOrmModule.forFeature([JobRecord])],
+  imports: [AuthModule, UploadsCoreModule, WebhooksModule, TypeOrmModule.forFeature([JobRecord])],
   controllers: [JobsController, LegacyJobsController],
   providers: [
     JobsService,
     JobPresenter,
+    JobLifecycle,
     { provide: JobRepository, useClass: TypeOrmJobRepository },
     { provide: JobDispatcher, useClass: BullMqJobDispatcher },
   ],
-  exports: [JobRepository],
+  exports: [JobRepository, JobLifecycle],
 })
 export class JobsModule {}

@@ -11,6 +11,6 @@ import { VideoProbe } from './ports/video-probe';
 @Module({
   imports: [TypeOrmModule.forFeature([UploadRecord])],
   providers: [UploadsService, { provide: UploadRepository, useClass: TypeOrmUploadRepository }, { provide: VideoProbe, useClass: EngineVideoProbe }],
-  exports: [UploadsService],
+  exports: [UploadsService, VideoProbe],
 })
 export class UploadsCoreModule {}

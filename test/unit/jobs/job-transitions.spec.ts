@@ -30,6 +30,8 @@ function jobIn(status: JobStatus, overrides: Partial<Job> = {}): Job {
     outputKey: null,
     durationSeconds: null,
     billingStatus: null,
+    reservedCredits: null,
+    chargedCredits: null,
     webhookEvents: {},
     notes: [],
     createdAt: new Date('2030-01-01T00:00:00.000Z'),

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/errors/domain-error';
+import { UnitOfWork } from '../../../common/unit-of-work';
+import { newWebhookSecret } from '../../webhooks/domain/webhook-signing';
 import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey } from '../domain/api-key';
 import { ApiKeyRepository } from '../ports/api-key.repository';
 
@@ -8,14 +10,21 @@ export interface CreatedKey {
   key: ApiKey;
 }
 
-/** Issuing, authenticating and administering API keys. */
+/** Issuing, authenticating and administering API keys; credits move only through the ledger. */
 @Injectable()
 export class ApiKeysService {
-  constructor(private readonly keys: ApiKeyRepository) {}
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
 
   async create(clientId: string, note: string | null, credits: number): Promise<CreatedKey> {
     const issued = issueApiKey();
-    const key = await this.keys.create({ clientId, note, keyHash: issued.keyHash, fingerprint: issued.fingerprint, credits });
+    const key = await this.unitOfWork.run(async (tx) => {
+      const created = await tx.apiKeys.create({ clientId, note, keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: newWebhookSecret() });
+      if (credits > 0) await tx.ledger.grant(created.id, credits, 'granted at creation');
+      return (await tx.apiKeys.findById(created.id)) ?? created;
+    });
     return { apiKey: issued.plaintext, key };
   }
 
@@ -37,10 +46,26 @@ export class ApiKeysService {
     return key;
   }
 
+  /** Grants (or with a negative number deducts, never below zero) credits through the ledger. */
   async grantCredits(fingerprint: string, credits: number): Promise<ApiKey> {
-    const key = await this.keys.addCredits(fingerprint, credits);
+    const key = await this.keys.findByFingerprint(fingerprint);
     if (!key) throw DomainError.notFound('API key');
-    return key;
+    return this.unitOfWork.run(async (tx) => {
+      await tx.ledger.grant(key.id, credits, credits >= 0 ? 'granted by an administrator' : 'deducted by an administrator');
+      return (await tx.apiKeys.findById(key.id))!;
+    });
+  }
+
+  /** The key's webhook signing secret (created if it has none yet). */
+  async webhookSecret(key: ApiKey): Promise<string> {
+    if (key.webhookSecret) return key.webhookSecret;
+    return this.rotateWebhookSecret(key);
+  }
+
+  async rotateWebhookSecret(key: ApiKey): Promise<string> {
+    const secret = newWebhookSecret();
+    await this.keys.setWebhookSecret(key.id, secret);
+    return secret;
   }
 
   count(): Promise<number> {

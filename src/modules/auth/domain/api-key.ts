@@ -12,6 +12,7 @@ export interface ApiKey {
   fingerprint: string;
   enabled: boolean;
   credits: number;
+  webhookSecret: string | null;
   createdAt: Date;
 }
 

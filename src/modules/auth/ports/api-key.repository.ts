@@ -5,7 +5,7 @@ export interface NewApiKey {
   note: string | null;
   keyHash: string;
   fingerprint: string;
-  credits: number;
+  webhookSecret: string;
 }
 
 export abstract class ApiKeyRepository {
@@ -15,7 +15,6 @@ export abstract class ApiKeyRepository {
   abstract findById(id: string): Promise<ApiKey | null>;
   abstract list(): Promise<ApiKey[]>;
   abstract setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null>;
-  /** Adds `delta` (may be negative) to the balance, never below zero; null when the key is unknown. */
-  abstract addCredits(fingerprint: string, delta: number): Promise<ApiKey | null>;
+  abstract setWebhookSecret(id: string, secret: string): Promise<void>;
   abstract count(): Promise<number>;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
-import { ObjectStorage } from '../../../storage/ports/object-storage';
-import { Job } from '../../domain/job';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { ObjectStorage } from '../../storage/ports/object-storage';
+import { Job } from '../domain/job';
 
 export interface JobView {
   id: string;
@@ -17,6 +17,8 @@ export interface JobView {
   completed_at: string | null;
   duration_seconds: number | null;
   billing_status: string | null;
+  credits_reserved: number | null;
+  credits_charged: number | null;
   webhook_url: string | null;
   webhook_events: Record<string, string>;
   video_url: string;
@@ -60,6 +62,8 @@ export class JobPresenter {
       completed_at: job.completedAt?.toISOString() ?? null,
       duration_seconds: job.durationSeconds,
       billing_status: job.billingStatus,
+      credits_reserved: job.reservedCredits,
+      credits_charged: job.chargedCredits,
       webhook_url: job.webhookUrl,
       webhook_events: job.webhookEvents as Record<string, string>,
       video_url: job.videoUrl,

@@ -4,10 +4,10 @@ import { DomainError } from '../../../common/errors/domain-error';
 import { newJobId } from '../../../common/ids';
 import { OutboundHttpClient, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
 import { UploadsService } from '../../uploads/application/uploads.service';
-import { Job, JobTransitions } from '../domain/job';
+import { Job } from '../domain/job';
+import { JobLifecycle } from './job-lifecycle';
 import { JobRequest, mergeRequest, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
-import { JobDispatcher } from '../ports/job-dispatcher';
 import { JobPage, JobRepository } from '../ports/job.repository';
 
 export interface CreateJobCommand {
@@ -29,7 +29,7 @@ export interface StartOverrides {
 export class JobsService {
   constructor(
     private readonly jobs: JobRepository,
-    private readonly dispatcher: JobDispatcher,
+    private readonly lifecycle: JobLifecycle,
     private readonly uploads: UploadsService,
     private readonly outbound: OutboundHttpClient,
     private readonly clock: Clock,
@@ -54,14 +54,23 @@ export class JobsService {
       outputKey: null,
       durationSeconds: null,
       billingStatus: null,
+      reservedCredits: null,
+      chargedCredits: null,
       webhookEvents: {},
       notes: [],
       createdAt: this.clock.now(),
       startedAt: null,
       completedAt: null,
     };
-    await this.jobs.insert(job);
-    return command.autoStart ? this.startJob(job, command.request, command.webhookUrl) : job;
+    await this.lifecycle.created(job);
+    if (!command.autoStart) return job;
+    try {
+      return await this.startJob(job, command.request, command.webhookUrl);
+    } catch (error) {
+      // auto_start without enough credit: the job exists, failed, and the response says why.
+      if (error instanceof DomainError && error.code === 'insufficient_credits') return this.lifecycle.refuseForCredit(job, command.request, command.webhookUrl ?? null, error.message);
+      throw error;
+    }
   }
 
   async start(apiKeyId: string, id: string, overrides: StartOverrides): Promise<Job> {
@@ -83,11 +92,9 @@ export class JobsService {
   }
 
   private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined): Promise<Job> {
-    const settings = resolveJobSettings(request);
-    const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl: webhookUrl ?? null };
-    const started = await this.jobs.transition(job.id, 'created', changes);
-    if (!started) throw new DomainError('invalid_state', 'This job was started by another request');
-    await this.dispatcher.dispatch(started.id);
+    const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
+    const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(() => null) : null;
+    const started = await this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null);
     return (await this.jobs.findById(started.id)) ?? started;
   }
 

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
-import { Clock } from '../../../common/clock';
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadsService } from '../../uploads/application/uploads.service';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
-import { Job, JobTransitions } from '../domain/job';
+import { VideoProbe } from '../../uploads/ports/video-probe';
+import { Job } from '../domain/job';
+import { JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
 
@@ -26,31 +27,36 @@ export class ProcessJobHandler {
 
   constructor(
     private readonly jobs: JobRepository,
+    private readonly lifecycle: JobLifecycle,
+    private readonly probe: VideoProbe,
     private readonly gateway: WorkerGateway,
     private readonly storage: ObjectStorage,
     private readonly uploads: UploadsService,
     private readonly outbound: OutboundHttpClient,
-    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async handle(jobId: string, signal?: AbortSignal): Promise<void> {
     const job = await this.jobs.findById(jobId);
     if (!job || isTerminal(job.status)) return;
-    const running = job.status === 'pending' ? await this.jobs.transition(job.id, 'pending', JobTransitions.pickUp(job)) : job;
+    const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
+    let outcome: { outputKey: string; durationSeconds: number; notes: string[] } | null;
     try {
-      const outcome = await this.run(running, signal);
-      await this.jobs.transition(running.id, 'processing', JobTransitions.complete(running, outcome, this.clock.now()));
+      outcome = await this.run(running, signal);
     } catch (error) {
       const failure = this.describeFailure(error);
       if (failure.code === 'worker_failed') this.logger.error(`job ${running.id} failed: ${(error as Error).stack ?? error}`);
-      await this.jobs.transition(running.id, 'processing', JobTransitions.fail(running, failure.code, failure.message, this.clock.now()));
+      await this.lifecycle.fail(running, failure.code, failure.message);
+      return;
     }
+    if (outcome) await this.lifecycle.complete((await this.jobs.findById(running.id)) ?? running, outcome);
   }
 
-  private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; notes: string[] }> {
+  /** Null when the job ended before processing (its input could not be paid for). */
+  private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; notes: string[] } | null> {
     const inputKey = await this.resolveInput(job);
+    if (job.reservedCredits === null && !(await this.reserveFetchedInput(job, inputKey))) return null;
     const backgroundImageKey = await this.fetchBackgroundImage(job);
     const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSION[job.settings.outputFormat]}`;
     let lastWrite = 0;
@@ -67,6 +73,18 @@ export class ProcessJobHandler {
     } finally {
       for (const fetched of [inputKey, backgroundImageKey]) if (fetched?.startsWith('inputs/')) await this.storage.delete(fetched);
     }
+  }
+
+  /** Probes a fetched input and reserves its cost; false when the job failed for lack of credit. */
+  private async reserveFetchedInput(job: Job, inputKey: string): Promise<boolean> {
+    const probed = await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path));
+    if (!probed) {
+      await this.storage.delete(inputKey);
+      throw new InputFailure('input_invalid', 'The video could not be decoded');
+    }
+    const reserved = await this.lifecycle.reserveFetchedInput(job, probed.durationSeconds);
+    if (!reserved) await this.storage.delete(inputKey);
+    return reserved !== null;
   }
 
   /** An upload of this server is read from storage; any other URL is fetched through the SSRF-guarded client. */

@@ -1,4 +1,5 @@
 import { JobFailureCode } from '../../../common/errors/error-codes';
+import type { BillingStatus } from '../../billing/domain/ledger';
 import { JobRequest, JobSettings } from './job-settings';
 import { assertTransition, JobStatus } from './job-status';
 
@@ -19,7 +20,9 @@ export interface Job {
   errorCode: JobFailureCode | null;
   outputKey: string | null;
   durationSeconds: number | null;
-  billingStatus: string | null;
+  billingStatus: BillingStatus | null;
+  reservedCredits: number | null;
+  chargedCredits: number | null;
   webhookEvents: Partial<Record<WebhookEventName, WebhookDeliveryState>>;
   notes: string[];
   createdAt: Date;

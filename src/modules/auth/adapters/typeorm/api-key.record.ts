@@ -11,5 +11,6 @@ export class ApiKeyRecord {
   @Column({ name: 'key_fingerprint', type: 'char', length: 12 }) keyFingerprint!: string;
   @Column({ type: 'boolean' }) enabled!: boolean;
   @Column({ type: 'bigint', transformer: bigintAsNumber }) credits!: number;
+  @Column({ name: 'webhook_secret', type: 'text', nullable: true }) webhookSecret!: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

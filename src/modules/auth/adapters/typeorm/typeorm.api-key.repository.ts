@@ -14,6 +14,7 @@ function toDomain(record: ApiKeyRecord): ApiKey {
     fingerprint: record.keyFingerprint,
     enabled: record.enabled,
     credits: record.credits,
+    webhookSecret: record.webhookSecret,
     createdAt: record.createdAt,
   };
 }
@@ -26,7 +27,7 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
 
   async create(key: NewApiKey): Promise<ApiKey> {
     const saved = await this.records.save(
-      this.records.create({ clientId: key.clientId, note: key.note, keyHash: key.keyHash, keyFingerprint: key.fingerprint, enabled: true, credits: key.credits }),
+      this.records.create({ clientId: key.clientId, note: key.note, keyHash: key.keyHash, keyFingerprint: key.fingerprint, enabled: true, credits: 0, webhookSecret: key.webhookSecret }),
     );
     return toDomain(saved);
   }
@@ -55,9 +56,8 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return this.findByFingerprint(fingerprint);
   }
 
-  async addCredits(fingerprint: string, delta: number): Promise<ApiKey | null> {
-    await this.records.query(`UPDATE api_keys SET credits = GREATEST(0, credits + $2) WHERE key_fingerprint = $1`, [fingerprint, Math.trunc(delta)]);
-    return this.findByFingerprint(fingerprint);
+  async setWebhookSecret(id: string, secret: string): Promise<void> {
+    await this.records.update({ id }, { webhookSecret: secret });
   }
 
   count(): Promise<number> {

@@ -7,7 +7,7 @@ import { JobsService } from '../../application/jobs.service';
 import { JobRequest } from '../../domain/job-settings';
 import { JOB_STATUSES } from '../../domain/job-status';
 import { CreateJobDto, JobOptionsDto, ListJobsQueryDto, StartJobDto } from './dto/job-request.dto';
-import { JobPresenter, JobView } from './job.presenter';
+import { JobPresenter, JobView } from '../../application/job.presenter';
 
 export function jobRequestOf(dto: JobOptionsDto): JobRequest {
   const request: JobRequest = {

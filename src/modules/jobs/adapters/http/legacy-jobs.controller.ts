@@ -9,7 +9,7 @@ import { ApiKey } from '../../../auth/domain/api-key';
 import { JobRepository } from '../../ports/job.repository';
 import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
-import { JobPresenter } from './job.presenter';
+import { JobPresenter } from '../../application/job.presenter';
 import { jobRequestOf } from './jobs.controller';
 
 /** The original service's /api routes, kept for existing integrations. */

@@ -1,5 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
+const nullableBigint = { to: (value: number | null) => value, from: (value: string | null) => (value === null ? null : Number(value)) };
+
 @Entity({ name: 'jobs' })
 export class JobRecord {
   @PrimaryColumn({ type: 'text' }) id!: string;
@@ -16,6 +18,8 @@ export class JobRecord {
   @Column({ name: 'output_key', type: 'text', nullable: true }) outputKey!: string | null;
   @Column({ name: 'duration_seconds', type: 'double precision', nullable: true }) durationSeconds!: number | null;
   @Column({ name: 'billing_status', type: 'text', nullable: true }) billingStatus!: string | null;
+  @Column({ name: 'reserved_credits', type: 'bigint', nullable: true, transformer: nullableBigint }) reservedCredits!: number | null;
+  @Column({ name: 'charged_credits', type: 'bigint', nullable: true, transformer: nullableBigint }) chargedCredits!: number | null;
   @Column({ name: 'webhook_events', type: 'jsonb' }) webhookEvents!: object;
   @Column({ type: 'jsonb' }) notes!: string[];
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

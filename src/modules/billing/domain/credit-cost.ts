@@ -1,0 +1,11 @@
+/** cost = ceil(seconds x credits_per_minute / 60); zero seconds cost nothing. */
+export function creditCost(seconds: number, creditsPerMinute: number): number {
+  if (!(seconds > 0) || !(creditsPerMinute > 0)) return 0;
+  // Rounded to micro-credits first so float noise (4.000000001 s) does not bill an extra credit.
+  return Math.ceil(Math.round(((seconds * creditsPerMinute) / 60) * 1e6) / 1e6);
+}
+
+/** Seconds a start is billed for: the probed duration, or the preview length when shorter. */
+export function billableSeconds(durationSeconds: number, previewDuration: number | null): number {
+  return previewDuration === null ? durationSeconds : Math.min(durationSeconds, previewDuration);
+}

@@ -1,0 +1,15 @@
+/**
+ * The append-only credit ledger of a key. Every method runs inside the caller's transaction and
+ * locks the key's row, so concurrent starts are serialised and can never overdraw.
+ */
+export abstract class CreditLedger {
+  /** Adds (or with a negative amount deducts, never below zero) credits; returns the new balance. */
+  abstract grant(apiKeyId: string, amount: number, note: string | null): Promise<number>;
+  /** Holds `amount` for a job; false (nothing written) when the balance does not cover it. */
+  abstract reserve(apiKeyId: string, jobId: string, amount: number): Promise<boolean>;
+  /** Charges `charge` (at most the reserve) and returns the rest of the hold; returns what was charged. Idempotent. */
+  abstract settle(apiKeyId: string, jobId: string, charge: number): Promise<number>;
+  /** Returns the whole hold of a failed job. Idempotent. */
+  abstract release(apiKeyId: string, jobId: string): Promise<void>;
+  abstract balance(apiKeyId: string): Promise<number>;
+}

@@ -1,0 +1,131 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../common/clock';
+import { DomainError } from '../../../common/errors/domain-error';
+import { JobFailureCode } from '../../../common/errors/error-codes';
+import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
+import { billableSeconds, creditCost } from '../../billing/domain/credit-cost';
+import { WebhookAnnouncer } from '../../webhooks/application/webhook-announcer';
+import { WebhookRelay } from '../../webhooks/application/webhook-relay';
+import { Job, JobTransitions, WebhookEventName } from '../domain/job';
+import { JobRequest, JobSettings, resolveJobSettings } from '../domain/job-settings';
+import { JobStatus } from '../domain/job-status';
+import { JobDispatcher } from '../ports/job-dispatcher';
+import { JobPresenter } from './job.presenter';
+
+type Deliveries = Array<{ id: string; attempts: number }>;
+
+/**
+ * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
+ * in one transaction; the queue hand-offs happen after the commit.
+ */
+@Injectable()
+export class JobLifecycle {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly presenter: JobPresenter,
+    private readonly announcer: WebhookAnnouncer,
+    private readonly relay: WebhookRelay,
+    private readonly dispatcher: JobDispatcher,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  costOf(settings: JobSettings, durationSeconds: number): number {
+    return creditCost(billableSeconds(durationSeconds, settings.previewDuration), this.config.creditsPerMinute[settings.model]);
+  }
+
+  async created(job: Job): Promise<void> {
+    await this.unitOfWork.run(async (tx) => {
+      await tx.jobs.insert(job);
+      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
+    });
+  }
+
+  /**
+   * Draft -> pending. When the input's duration is known (an upload), its cost is reserved now and a
+   * balance that does not cover it is a 402 with the job left a draft.
+   */
+  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null): Promise<Job> {
+    const settings = resolveJobSettings(request);
+    const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
+    const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
+      if (reserve !== null && !(await tx.ledger.reserve(job.apiKeyId, job.id, reserve))) {
+        throw new DomainError('insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`);
+      }
+      const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl, billingStatus: reserve === null ? null : ('reserved' as const), reservedCredits: reserve };
+      const moved = await this.move(tx, job, 'created', changes);
+      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'started' });
+      return { started: moved, deliveries: await this.announce(tx, moved, 'job.started') };
+    });
+    await this.relay.enqueue(deliveries);
+    await this.dispatcher.dispatch(started.id);
+    return started;
+  }
+
+  /** A draft that could not start for lack of credit (auto_start): failed with insufficient_credits. */
+  async refuseForCredit(job: Job, request: JobRequest, webhookUrl: string | null, message: string): Promise<Job> {
+    const { failed, deliveries } = await this.unitOfWork.run(async (tx) => {
+      const changes = { ...JobTransitions.fail(job, 'insufficient_credits', message, this.clock.now()), request, settings: resolveJobSettings(request), webhookUrl, billingStatus: 'insufficient_credits' as const };
+      const moved = await this.move(tx, job, 'created', changes);
+      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
+      return { failed: moved, deliveries: await this.announce(tx, moved, 'job.failed') };
+    });
+    await this.relay.enqueue(deliveries);
+    return failed;
+  }
+
+  pickUp(job: Job): Promise<Job | null> {
+    return this.unitOfWork.run((tx) => tx.jobs.transition(job.id, 'pending', JobTransitions.pickUp(job)));
+  }
+
+  /** For inputs fetched by URL the duration is known only once fetched: reserve then, or fail the job. */
+  async reserveFetchedInput(job: Job, durationSeconds: number): Promise<Job | null> {
+    if (job.reservedCredits !== null) return job;
+    const reserve = this.costOf(job.settings, durationSeconds);
+    const reserved = await this.unitOfWork.run(async (tx) => {
+      if (!(await tx.ledger.reserve(job.apiKeyId, job.id, reserve))) return null;
+      return tx.jobs.transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
+    });
+    if (reserved) return reserved;
+    await this.fail(job, 'insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`, 'insufficient_credits');
+    return null;
+  }
+
+  /** Processing -> completed: charge the processed seconds (at most the reserve), release the rest. */
+  async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; notes: string[] }): Promise<void> {
+    const deliveries = await this.unitOfWork.run(async (tx) => {
+      const charged = job.reservedCredits === null ? 0 : await tx.ledger.settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
+      const changes = { ...JobTransitions.complete(job, outcome, this.clock.now()), billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };
+      const moved = await this.move(tx, job, 'processing', changes);
+      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'completed', seconds: outcome.durationSeconds, credits: charged });
+      return this.announce(tx, moved, 'job.completed');
+    });
+    await this.relay.enqueue(deliveries);
+  }
+
+  /** Pending or processing -> failed: the whole reserve goes back. */
+  async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
+    const deliveries = await this.unitOfWork.run(async (tx) => {
+      const current = await tx.jobs.findById(job.id);
+      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return [];
+      if (current.reservedCredits !== null) await tx.ledger.release(job.apiKeyId, job.id);
+      const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
+      const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
+      const moved = await this.move(tx, current, current.status, changes);
+      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
+      return this.announce(tx, moved, 'job.failed');
+    });
+    await this.relay.enqueue(deliveries);
+  }
+
+  private async move(tx: TransactionScope, job: Job, from: JobStatus, changes: Partial<Job>): Promise<Job> {
+    const moved = await tx.jobs.transition(job.id, from, changes);
+    if (!moved) throw new DomainError('invalid_state', 'This job was changed by another request');
+    return moved;
+  }
+
+  private async announce(tx: TransactionScope, job: Job, event: WebhookEventName): Promise<Deliveries> {
+    return this.announcer.announce(tx, job, event, await this.presenter.present(job));
+  }
+}

@@ -1,0 +1,41 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Clock } from '../../../../common/clock';
+import { integerParam } from '../../../../common/http/query-params';
+import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
+import { ApiKey } from '../../../auth/domain/api-key';
+import { summarise, windowDays } from '../../domain/usage-summary';
+import { UsageRecorder } from '../../application/usage-recorder';
+import { UsageStore } from '../../ports/usage-store';
+
+@ApiTags('usage')
+@ApiSecurity('apiKey')
+@UseGuards(ApiKeyGuard)
+@Controller('v1/usage')
+export class UsageController {
+  constructor(
+    private readonly store: UsageStore,
+    private readonly recorder: UsageRecorder,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get('summary')
+  @ApiOperation({ summary: 'Totals and one row per UTC day (zeros included) of the last `days` days' })
+  @ApiQuery({ name: 'days', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 7 } })
+  async summary(@CurrentKey() key: ApiKey, @Query('days') daysParam?: string) {
+    const days = integerParam(daysParam, 'days', { min: 1, max: 90, default: 7 });
+    await this.recorder.flush();
+    const window = windowDays(this.clock.now(), days);
+    const { totals, daily } = summarise(window, await this.store.dailyCounters(key.id, new Date(`${window[0]}T00:00:00Z`)));
+    return { success: true, days, ...totals, daily };
+  }
+
+  @Get('events')
+  @ApiOperation({ summary: 'Recent API calls of this key, newest first' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  async events(@CurrentKey() key: ApiKey, @Query('limit') limitParam?: string) {
+    const limit = integerParam(limitParam, 'limit', { min: 1, max: 100, default: 20 });
+    await this.recorder.flush();
+    return { success: true, items: await this.store.recentRequests(key.id, limit) };
+  }
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { UsageCounters } from '../../domain/usage-summary';
+import { RequestRecord, UsageEventView, UsageStore } from '../../ports/usage-store';
+
+const DAY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+
+@Injectable()
+export class TypeOrmUsageStore extends UsageStore {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  async insertRequests(records: readonly RequestRecord[]): Promise<void> {
+    if (!records.length) return;
+    const values: unknown[] = [];
+    const rows = records.map((record, i) => {
+      values.push(record.apiKeyId, record.method, record.path, record.statusCode, record.durationMs, record.jobId, record.credits, record.at);
+      const n = i * 8;
+      return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8})`;
+    });
+    await this.db.query(`INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at) VALUES ${rows.join(', ')}`, values);
+  }
+
+  async dailyCounters(apiKeyId: string, from: Date): Promise<Array<Partial<UsageCounters> & { date: string }>> {
+    const jobs: Array<{ date: string; total_jobs: string; completed_jobs: string; failed_jobs: string; video_seconds: string | null }> = await this.db.query(
+      `SELECT ${DAY} AS date,
+              COUNT(*) FILTER (WHERE kind = 'created') AS total_jobs,
+              COUNT(*) FILTER (WHERE kind = 'completed') AS completed_jobs,
+              COUNT(*) FILTER (WHERE kind = 'failed') AS failed_jobs,
+              SUM(seconds) FILTER (WHERE kind = 'completed') AS video_seconds
+         FROM job_events WHERE api_key_id = $1 AND created_at >= $2 GROUP BY 1`,
+      [apiKeyId, from],
+    );
+    const credits: Array<{ date: string; credits_used: string }> = await this.db.query(
+      `SELECT ${DAY} AS date, -SUM(amount) AS credits_used FROM credit_ledger WHERE api_key_id = $1 AND kind = 'charge' AND created_at >= $2 GROUP BY 1`,
+      [apiKeyId, from],
+    );
+    const requests: Array<{ date: string; requests: string }> = await this.db.query(
+      `SELECT ${DAY} AS date, COUNT(*) AS requests FROM usage_events WHERE api_key_id = $1 AND created_at >= $2 GROUP BY 1`,
+      [apiKeyId, from],
+    );
+    return [
+      ...jobs.map((row) => ({ date: row.date, total_jobs: Number(row.total_jobs), completed_jobs: Number(row.completed_jobs), failed_jobs: Number(row.failed_jobs), video_seconds: Number(row.video_seconds ?? 0) })),
+      ...credits.map((row) => ({ date: row.date, credits_used: Number(row.credits_used) })),
+      ...requests.map((row) => ({ date: row.date, requests: Number(row.requests) })),
+    ];
+  }
+
+  async recentRequests(apiKeyId: string, limit: number): Promise<UsageEventView[]> {
+    const rows: Array<{ id: string; created_at: Date; method: string; path: string; status_code: number; job_id: string | null; credits: string; duration_ms: number }> = await this.db.query(
+      `SELECT id, created_at, method, path, status_code, job_id, credits, duration_ms FROM usage_events WHERE api_key_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [apiKeyId, limit],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      created_at: row.created_at.toISOString(),
+      method: row.method,
+      path: row.path,
+      status_code: row.status_code,
+      job_id: row.job_id,
+      credits: Number(row.credits),
+      duration_ms: Math.round(row.duration_ms * 100) / 100,
+    }));
+  }
+}

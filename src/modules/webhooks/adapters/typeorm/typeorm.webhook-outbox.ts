@@ -1,0 +1,68 @@
+import { EntityManager } from 'typeorm';
+import { WebhookEventName } from '../../../jobs/domain/job';
+import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
+
+interface DeliveryRow {
+  id: string;
+  api_key_id: string;
+  job_id: string;
+  event: string;
+  url: string;
+  body: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+}
+
+const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
+  id: row.id,
+  apiKeyId: row.api_key_id,
+  jobId: row.job_id,
+  event: row.event as WebhookEventName,
+  url: row.url,
+  body: row.body,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+});
+
+export class TypeOrmWebhookOutbox extends WebhookOutbox {
+  constructor(private readonly manager: EntityManager) {
+    super();
+  }
+
+  async add(delivery: Omit<WebhookDelivery, 'status' | 'attempts' | 'nextAttemptAt'>): Promise<void> {
+    await this.manager.query(
+      `INSERT INTO webhook_deliveries (id, api_key_id, job_id, event, url, body, status) VALUES ($1, $2, $3, $4, $5, $6, 'pending') ON CONFLICT (job_id, event) DO NOTHING`,
+      [delivery.id, delivery.apiKeyId, delivery.jobId, delivery.event, delivery.url, delivery.body],
+    );
+  }
+
+  async find(id: string): Promise<WebhookDelivery | null> {
+    const rows: DeliveryRow[] = await this.manager.query(`SELECT * FROM webhook_deliveries WHERE id = $1`, [id]);
+    return rows.length ? toDelivery(rows[0]) : null;
+  }
+
+  async due(now: Date, limit: number): Promise<WebhookDelivery[]> {
+    const rows: DeliveryRow[] = await this.manager.query(
+      `SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows.map(toDelivery);
+  }
+
+  async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
+    const status = result.outcome === 'retry' ? 'pending' : result.outcome;
+    const rows: Array<{ job_id: string; event: string }> = await this.manager.query(
+      `UPDATE webhook_deliveries
+          SET attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4,
+              next_attempt_at = COALESCE($5, next_attempt_at), finished_at = CASE WHEN $4 = 'pending' THEN NULL ELSE now() END
+        WHERE id = $1 AND status = 'pending'
+        RETURNING job_id, event`,
+      [id, result.statusCode, result.error, status, result.nextAttemptAt],
+    ).then((raw: [Array<{ job_id: string; event: string }>, number]) => raw[0]);
+    if (result.outcome !== 'retry' && rows.length) {
+      await this.manager.query(`UPDATE jobs SET webhook_events = webhook_events || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [rows[0].job_id, rows[0].event, status]);
+    }
+  }
+}

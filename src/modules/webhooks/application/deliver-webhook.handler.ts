@@ -1,0 +1,68 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../common/clock';
+import { OutboundHttpClient } from '../../../infrastructure/net/outbound-http.client';
+import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
+import { TypeOrmWebhookOutbox } from '../adapters/typeorm/typeorm.webhook-outbox';
+import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
+import { webhookHeaders } from '../domain/webhook-signing';
+import { WebhookRelay } from './webhook-relay';
+
+/**
+ * One delivery attempt: POST the stored body, signed with the key's current secret, through the
+ * SSRF-guarded client with no redirects; then record the result and schedule the next try.
+ */
+@Injectable()
+export class DeliverWebhookHandler {
+  private readonly logger = new Logger(DeliverWebhookHandler.name);
+  private readonly outbox: TypeOrmWebhookOutbox;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly keys: ApiKeyRepository,
+    private readonly outbound: OutboundHttpClient,
+    private readonly relay: WebhookRelay,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.outbox = new TypeOrmWebhookOutbox(dataSource.manager);
+  }
+
+  get schedule(): number[] {
+    return this.config.env.WEBHOOK_RETRY_SCHEDULE_SECONDS;
+  }
+
+  async handle(deliveryId: string): Promise<void> {
+    const delivery = await this.outbox.find(deliveryId);
+    if (!delivery || delivery.status !== 'pending') return;
+    const key = await this.keys.findById(delivery.apiKeyId);
+    const headers = webhookHeaders({ secret: key?.webhookSecret ?? null, deliveryId: delivery.id, event: delivery.event, body: delivery.body, now: this.clock.now() });
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    let retryAfter: number | null = null;
+    try {
+      const response = await this.outbound.post(delivery.url, delivery.body, headers, { timeoutMs: this.config.env.WEBHOOK_TIMEOUT_MS });
+      statusCode = response.status;
+      retryAfter = response.retryAfterSeconds;
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    const verdict = statusCode === null ? 'retry' : classifyResponse(statusCode);
+    const attemptsMade = delivery.attempts + 1;
+    const delay = verdict === 'retry' ? nextRetryDelayMs(this.schedule, attemptsMade, retryAfter) : null;
+    const outcome = verdict === 'delivered' ? 'sent' : delay === null ? 'failed' : 'retry';
+    const nextAttemptAt = delay === null ? null : new Date(this.clock.now().getTime() + delay);
+    await this.outbox.recordAttempt(delivery.id, { statusCode, error: error ?? (statusCode && outcome !== 'sent' ? `HTTP ${statusCode}` : null), outcome, nextAttemptAt });
+    if (outcome === 'failed') this.logger.warn(`webhook ${delivery.event} of ${delivery.jobId} failed after ${attemptsMade} attempts`);
+    if (outcome === 'retry') await this.relay.enqueue([{ id: delivery.id, attempts: attemptsMade }], delay ?? 0);
+  }
+
+  /** Enqueues deliveries that are due but not queued (a crash between commit and enqueue, a lost queue). */
+  async sweep(): Promise<number> {
+    const due = await this.outbox.due(this.clock.now(), 100);
+    await this.relay.enqueue(due.map((delivery) => ({ id: delivery.id, attempts: delivery.attempts })));
+    return due.length;
+  }
+}

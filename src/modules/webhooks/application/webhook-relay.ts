@@ -1,0 +1,34 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { WEBHOOKS_QUEUE } from '../../../infrastructure/queue/queue-connection';
+
+export interface DeliveryMessage {
+  deliveryId: string;
+}
+
+/**
+ * Hands committed deliveries to the webhooks queue. The queue job id names the delivery and its
+ * attempt, so the relay and the sweeper can both enqueue without sending an attempt twice.
+ */
+@Injectable()
+export class WebhookRelay {
+  private readonly logger = new Logger(WebhookRelay.name);
+
+  constructor(@InjectQueue(WEBHOOKS_QUEUE) private readonly queue: Queue<DeliveryMessage>) {}
+
+  async enqueue(deliveries: ReadonlyArray<{ id: string; attempts: number }>, delayMs = 0): Promise<void> {
+    for (const delivery of deliveries) {
+      try {
+        await this.queue.add(
+          'deliver',
+          { deliveryId: delivery.id },
+          { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
+        );
+      } catch (error) {
+        // The delivery is committed; the sweeper enqueues it later.
+        this.logger.warn(`could not enqueue webhook delivery ${delivery.id}: ${(error as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/** whsec_ + base64 of 24 random bytes (the Standard Webhooks form). */
+export function newWebhookSecret(): string {
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
+}
+
+/** The original service's scheme: `sha256=` + hex HMAC-SHA256(secret, timestamp + "." + raw body); the key is the secret string as shown. */
+export function legacySignature(secret: string, isoTimestamp: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${isoTimestamp}.${body}`).digest('hex')}`;
+}
+
+/** Standard Webhooks v1: base64 HMAC-SHA256 over `${id}.${unixSeconds}.${body}`, keyed by the base64-decoded secret. */
+export function standardSignature(secret: string, messageId: string, unixSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${messageId}.${unixSeconds}.${body}`).digest('base64')}`;
+}
+
+/** Every header of one delivery attempt. */
+export function webhookHeaders(input: { secret: string | null; deliveryId: string; event: string; body: string; now: Date }): Record<string, string> {
+  const iso = input.now.toISOString();
+  const unix = Math.floor(input.now.getTime() / 1000);
+  const headers: Record<string, string> = {
+    'X-Webhook-Event': input.event,
+    'X-Webhook-Delivery-Id': input.deliveryId,
+    'X-Webhook-Timestamp': iso,
+    'webhook-id': input.deliveryId,
+    'webhook-timestamp': String(unix),
+  };
+  if (input.secret) {
+    headers['X-Webhook-Signature'] = legacySignature(input.secret, iso, input.body);
+    headers['webhook-signature'] = standardSignature(input.secret, input.deliveryId, unix, input.body);
+  }
+  return headers;
+}

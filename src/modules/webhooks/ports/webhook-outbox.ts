@@ -1,0 +1,23 @@
+import { WebhookEventName } from '../../jobs/domain/job';
+
+export interface WebhookDelivery {
+  id: string;
+  apiKeyId: string;
+  jobId: string;
+  event: WebhookEventName;
+  url: string;
+  body: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  nextAttemptAt: Date;
+}
+
+/** Deliveries written in the same transaction as the job change that caused them. */
+export abstract class WebhookOutbox {
+  /** One delivery per job and event: adding it twice keeps the first. */
+  abstract add(delivery: Omit<WebhookDelivery, 'status' | 'attempts' | 'nextAttemptAt'>): Promise<void>;
+  abstract find(id: string): Promise<WebhookDelivery | null>;
+  abstract due(now: Date, limit: number): Promise<WebhookDelivery[]>;
+  /** Records an attempt; `outcome` sent/failed also sets the job's webhook_events entry. */
+  abstract recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void>;
+}

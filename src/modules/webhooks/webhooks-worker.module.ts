@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { WebhookDeliveryProcessor } from './adapters/bullmq/webhook-delivery.processor';
+import { DeliverWebhookHandler } from './application/deliver-webhook.handler';
+import { WebhooksModule } from './webhooks.module';
+
+/** The worker side: delivers queued webhooks, retries them, sweeps the outbox. */
+@Module({
+  imports: [AuthModule, WebhooksModule],
+  providers: [DeliverWebhookHandler, WebhookDeliveryProcessor],
+  exports: [DeliverWebhookHandler],
+})
+export class WebhooksWorkerModule {}
