@@ -17,7 +17,7 @@ export class TypeOrmCreditLedger extends CreditLedger {
   async reserve(apiKeyId: string, jobId: string, amount: number): Promise<boolean> {
     const balance = await this.lockedBalance(apiKeyId);
     if (balance < amount) return false;
-    await this.append(apiKeyId, jobId, 'reserve', -amount, null);
+    await this.append(apiKeyId, jobId, 'reserve', 0 - amount, null);
     return true;
   }
 
@@ -27,7 +27,7 @@ export class TypeOrmCreditLedger extends CreditLedger {
     if (held === null) return this.charged(jobId);
     const charged = Math.min(Math.max(0, charge), held);
     await this.append(apiKeyId, jobId, 'release', held, null);
-    await this.append(apiKeyId, jobId, 'charge', -charged, null);
+    await this.append(apiKeyId, jobId, 'charge', 0 - charged, null);
     return charged;
   }
 
@@ -53,12 +53,12 @@ export class TypeOrmCreditLedger extends CreditLedger {
     const rows: Array<{ kind: string; amount: string }> = await this.manager.query(`SELECT kind, amount FROM credit_ledger WHERE job_id = $1`, [jobId]);
     const reserve = rows.find((row) => row.kind === 'reserve');
     if (!reserve || rows.some((row) => row.kind === 'release')) return null;
-    return -Number(reserve.amount);
+    return 0 - Number(reserve.amount);
   }
 
   private async charged(jobId: string): Promise<number> {
     const rows: Array<{ amount: string }> = await this.manager.query(`SELECT amount FROM credit_ledger WHERE job_id = $1 AND kind = 'charge'`, [jobId]);
-    return rows.length ? -Number(rows[0].amount) : 0;
+    return rows.length ? 0 - Number(rows[0].amount) : 0;
   }
 
   private async append(apiKeyId: string, jobId: string | null, kind: string, amount: number, note: string | null): Promise<void> {
