@@ -16,6 +16,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   keys:disable --fingerprint FP                             refuse a key
   keys:enable  --fingerprint FP                             accept a key again
   credits:grant --fingerprint FP --credits N                add credits (negative deducts, never below 0)
+  webhooks:secret --fingerprint FP                          show the key's webhook signing secret
+  webhooks:rotate --fingerprint FP                          replace it (deliveries from now on use the new one)
 Uses DATABASE_URL, or the embedded database in DATA_DIR (default ./data).`;
 
 function requireOption(value: string | undefined, name: string): string {
@@ -46,6 +48,14 @@ async function run(keys: ApiKeysService, command: string | undefined, options: R
       return keyView(await keys.setEnabled(requireOption(options.fingerprint, 'fingerprint'), true));
     case 'credits:grant':
       return keyView(await keys.grantCredits(requireOption(options.fingerprint, 'fingerprint'), integerOption(options.credits, 'credits')));
+    case 'webhooks:secret':
+    case 'webhooks:rotate': {
+      const fingerprint = requireOption(options.fingerprint, 'fingerprint');
+      const key = (await keys.list()).find((candidate) => candidate.fingerprint === fingerprint);
+      if (!key) throw new Error(`No API key with fingerprint ${fingerprint}`);
+      const secret = command === 'webhooks:rotate' ? await keys.rotateWebhookSecret(key) : await keys.webhookSecret(key);
+      return { key_fingerprint: fingerprint, webhook_secret: secret };
+    }
     default:
       throw new Error(USAGE);
   }
