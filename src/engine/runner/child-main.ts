@@ -1,7 +1,7 @@
 /**
  * Entry point of an engine child process. It stays warm between jobs: each model is loaded once
  * per child and reused. One job at a time; a cancel aborts the run (ffmpeg children killed,
- * partial output removed). When the parent goes away the child exits.
+ * partial output removed). When the parent goes away, or on SIGTERM, the child aborts and exits.
  */
 import { runEngine } from '../engine';
 import { EngineError, EngineProgress, ModelName, SegmentationModel } from '../types';
@@ -54,8 +54,11 @@ process.on('message', (message: ParentMessage) => {
   if (message.type === 'run') void run(message);
   else running.get(message.jobId)?.abort();
 });
-process.on('disconnect', () => {
+/** Abort the runs (their ffmpeg processes are killed, partial output removed), then leave. */
+function shutDown(): void {
   for (const controller of running.values()) controller.abort();
   setTimeout(() => process.exit(0), 1000).unref();
-});
+}
+process.on('disconnect', shutDown);
+process.on('SIGTERM', shutDown);
 send({ type: 'ready' });
