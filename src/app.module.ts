@@ -7,9 +7,11 @@ import { QueueModule } from './infrastructure/queue/queue.module';
 import { InstanceSecrets } from './infrastructure/secrets/instance-secrets';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthModule } from './modules/health/health.module';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { JobsWorkerModule } from './modules/jobs/jobs-worker.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { PricingModule } from './modules/pricing/pricing.module';
+import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
 import { StorageModule } from './modules/storage/storage.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
 import { UsageModule } from './modules/usage/usage.module';
@@ -37,6 +39,7 @@ export class AppModule {
         QueueModule.forRoot(config, databaseUrl),
         HealthModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, UsageModule, WebhooksModule, WebModule] : []),
+        ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule] : []),
         ...(runWorkers ? [JobsWorkerModule, WebhooksWorkerModule] : []),
       ],
     };

@@ -3,6 +3,8 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { enumParam, integerParam } from '../../../../common/http/query-params';
 import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
 import { ApiKey } from '../../../auth/domain/api-key';
+import { Idempotent } from '../../../idempotency/adapters/http/idempotent.decorator';
+import { CountsAsJobStart, startsUnlessDraft } from '../../../rate-limit/adapters/http/job-start.decorator';
 import { JobsService } from '../../application/jobs.service';
 import { JobRequest } from '../../domain/job-settings';
 import { JOB_STATUSES } from '../../domain/job-status';
@@ -36,6 +38,8 @@ export class JobsController {
 
   @Post('v1/jobs')
   @HttpCode(200)
+  @Idempotent()
+  @CountsAsJobStart(startsUnlessDraft)
   @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
   async create(@CurrentKey() key: ApiKey, @Body() dto: CreateJobDto) {
     const job = await this.jobs.create({
@@ -51,6 +55,8 @@ export class JobsController {
 
   @Post('v1/jobs/:id/start')
   @HttpCode(200)
+  @Idempotent()
+  @CountsAsJobStart()
   @ApiOperation({ summary: 'Start a draft job; any field sent overrides the draft' })
   async start(@CurrentKey() key: ApiKey, @Param('id') id: string, @Body() dto: StartJobDto) {
     const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url });

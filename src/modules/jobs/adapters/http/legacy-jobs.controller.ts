@@ -6,6 +6,7 @@ import { DomainError } from '../../../../common/errors/domain-error';
 import { ApiKeysService } from '../../../auth/application/api-keys.service';
 import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
 import { ApiKey } from '../../../auth/domain/api-key';
+import { CountsAsJobStart } from '../../../rate-limit/adapters/http/job-start.decorator';
 import { JobRepository } from '../../ports/job.repository';
 import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
@@ -26,6 +27,7 @@ export class LegacyJobsController {
 
   @Post('process')
   @HttpCode(200)
+  @CountsAsJobStart()
   @UseGuards(ApiKeyGuard)
   @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
   async process(@CurrentKey() key: ApiKey, @Body() dto: CreateJobDto) {

@@ -6,6 +6,7 @@ import { DomainError } from '../../../../common/errors/domain-error';
 import { ObjectStorage } from '../../../storage/ports/object-storage';
 import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
 import { ApiKey } from '../../../auth/domain/api-key';
+import { Idempotent } from '../../../idempotency/adapters/http/idempotent.decorator';
 import { UploadsService, UploadView } from '../../application/uploads.service';
 import { UploadedVideoFile } from './video-upload.storage-engine';
 
@@ -25,6 +26,7 @@ export class UploadsController {
 
   @Post('v1/uploads')
   @HttpCode(200)
+  @Idempotent()
   @ApiOperation({ summary: 'Upload a video (multipart field `file`); returns a video_url to create jobs with' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(uploadBody)

@@ -1,0 +1,65 @@
+import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import { DomainError } from '../../../../common/errors/domain-error';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { requestFingerprint } from '../../domain/request-fingerprint';
+import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { IDEMPOTENT } from './idempotent.decorator';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * Idempotency-Key on the routes marked @Idempotent (global, so it runs after the guards, which have
+ * authenticated the key, and before route interceptors such as the upload's multipart parser, so a
+ * replay or a refusal never stores the file again).
+ *
+ * - First request: the key is claimed, the work done, its 2xx response stored for IDEMPOTENCY_TTL_SECONDS.
+ * - Same key, same request: the stored response is replayed (same status and body, `Idempotent-Replayed: true`).
+ * - Same key, another body or route: 422 idempotency_mismatch. Still running: 409 idempotency_in_progress.
+ * - The work failing (any error response) gives the key back, so a retry runs it again.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly store: IdempotencyStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    if (!this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())) return next.handle();
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const header = req.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined || !req.apiKey) return next.handle();
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw DomainError.invalid('Idempotency-Key', `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+    }
+    const scope: IdempotencyScope = { apiKeyId: req.apiKey.id, key };
+    const multipart = req.is('multipart/form-data');
+    const fingerprint = requestFingerprint(req.method, req.path, multipart ? { contentLength: req.headers['content-length'] } : { json: req.body });
+    const claim = await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
+    switch (claim.kind) {
+      case 'mismatch':
+        throw new DomainError('idempotency_mismatch', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+      case 'in_progress':
+        throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry once it has finished');
+      case 'completed':
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(claim.status);
+        return of(claim.body);
+      case 'claimed': {
+        const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
+        return next.handle().pipe(
+          mergeMap((body) => from(this.store.complete(scope, status, body).then(() => body))),
+          catchError((error: unknown) => from(this.store.release(scope).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error)))),
+        );
+      }
+    }
+  }
+}

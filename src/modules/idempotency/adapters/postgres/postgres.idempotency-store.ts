@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Sweeper } from '../../../rate-limit/adapters/storage/fixed-window';
+import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+
+/** A claim still in progress after this long is taken to be abandoned (its process died) and may be claimed again. */
+export const ABANDONED_AFTER_SECONDS = 15 * 60;
+
+interface Row {
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  response_status: number | null;
+  response_body: unknown;
+}
+
+/**
+ * idempotency_keys in Postgres, primary key (api_key_id, idempotency_key). The claim is an
+ * INSERT .. ON CONFLICT DO NOTHING, so of any number of concurrent identical requests exactly one
+ * inserts the row and does the work; the rest read the row it left.
+ */
+@Injectable()
+export class PostgresIdempotencyStore extends IdempotencyStore {
+  /** Expired keys are deleted at most once a minute per process, off the request's path. */
+  private readonly sweeper = new Sweeper(60_000, () => this.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`));
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async claim(scope: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<IdempotencyClaim> {
+    this.sweeper.maybeSweep();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const inserted: unknown[] = await this.dataSource.query(
+        `INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, expires_at)
+         VALUES ($1, $2, $3, 'in_progress', now() + $4 * interval '1 second')
+         ON CONFLICT DO NOTHING RETURNING 1`,
+        [scope.apiKeyId, scope.key, fingerprint, ttlSeconds],
+      );
+      if (inserted.length) return { kind: 'claimed' };
+      // An expired key starts over; an abandoned claim of the same request is taken over.
+      const [, taken] = (await this.dataSource.query(
+        `UPDATE idempotency_keys
+         SET fingerprint = $3, status = 'in_progress', response_status = NULL, response_body = NULL,
+             locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second'
+         WHERE api_key_id = $1 AND idempotency_key = $2
+           AND (expires_at <= now() OR (status = 'in_progress' AND fingerprint = $3 AND locked_at < now() - $5 * interval '1 second'))
+         RETURNING 1`,
+        [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, ABANDONED_AFTER_SECONDS],
+      )) as [unknown[], number];
+      if (taken) return { kind: 'claimed' };
+      const rows: Row[] = await this.dataSource.query(
+        `SELECT fingerprint, status, response_status, response_body FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
+        [scope.apiKeyId, scope.key],
+      );
+      const row = rows[0];
+      if (!row) continue; // released between our insert and our read: try again
+      if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (row.status === 'in_progress') return { kind: 'in_progress' };
+      return { kind: 'completed', status: row.response_status ?? 200, body: row.response_body };
+    }
+    return { kind: 'in_progress' };
+  }
+
+  async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb WHERE api_key_id = $1 AND idempotency_key = $2`,
+      [scope.apiKeyId, scope.key, status, JSON.stringify(body ?? null)],
+    );
+  }
+
+  async release(scope: IdempotencyScope): Promise<void> {
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_progress'`, [scope.apiKeyId, scope.key]);
+  }
+}

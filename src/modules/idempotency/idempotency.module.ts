@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { IdempotencyInterceptor } from './adapters/http/idempotency.interceptor';
+import { PostgresIdempotencyStore } from './adapters/postgres/postgres.idempotency-store';
+import { IdempotencyStore } from './ports/idempotency-store';
+
+/** Idempotency-Key support for the routes marked @Idempotent, stored in Postgres. */
+@Module({
+  providers: [{ provide: IdempotencyStore, useClass: PostgresIdempotencyStore }, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+})
+export class IdempotencyModule {}

@@ -1,0 +1,21 @@
+export interface IdempotencyScope {
+  apiKeyId: string;
+  key: string;
+}
+
+/** What a claim found: the right to do the work, or the reason not to. */
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'in_progress' }
+  | { kind: 'mismatch' }
+  | { kind: 'completed'; status: number; body: unknown };
+
+/** Idempotency keys with the first response of each, kept `ttlSeconds` per API key. */
+export abstract class IdempotencyStore {
+  /** Claims the key for this request unless it is taken (then says by what). Atomic across processes. */
+  abstract claim(scope: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<IdempotencyClaim>;
+  /** Records the response of a claimed key; later requests replay it. */
+  abstract complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void>;
+  /** Gives a claimed key back (the work failed): the next request with it does the work afresh. */
+  abstract release(scope: IdempotencyScope): Promise<void>;
+}

@@ -1,0 +1,31 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+
+/** What a ThrottlerStorage answers for one hit (the package does not export the record type itself). */
+export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+/**
+ * Both stores count requests in fixed windows: the first request of a key opens a window of `ttl` ms,
+ * every request in it adds one, and the key is refused once its count passes the limit until the
+ * window closes (the throttler's `blockDuration` is therefore the rest of the window).
+ */
+export function fixedWindowRecord(hits: number, msLeft: number, limit: number): ThrottlerStorageRecord {
+  const secondsLeft = Math.max(1, Math.ceil(msLeft / 1000));
+  const isBlocked = hits > limit;
+  return { totalHits: hits, timeToExpire: secondsLeft, isBlocked, timeToBlockExpire: isBlocked ? secondsLeft : 0 };
+}
+
+/** Deletes expired rows or keys now and then, never more often than every `intervalMs`. */
+export class Sweeper {
+  private last = Date.now();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly sweep: () => Promise<unknown>,
+  ) {}
+
+  maybeSweep(): void {
+    if (Date.now() - this.last < this.intervalMs) return;
+    this.last = Date.now();
+    this.sweep().catch(() => undefined);
+  }
+}

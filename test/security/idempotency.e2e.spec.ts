@@ -1,0 +1,164 @@
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { fingerprintOf, hashApiKey } from '../../src/modules/auth/domain/api-key';
+import { requestFingerprint } from '../../src/modules/idempotency/domain/request-fingerprint';
+import { MEDIA_DIR } from '../support/test-app';
+import { AppCluster, startAppCluster } from './support/app-cluster';
+
+const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
+const PUBLIC_VIDEO = 'http://93.184.216.34/video.mp4';
+
+describe('Idempotency-Key (two API processes, one Postgres)', () => {
+  let cluster: AppCluster;
+  let db: Client;
+
+  beforeAll(async () => {
+    cluster = await startAppCluster(2, { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_STARTS_PER_MINUTE: '100000' });
+    db = new Client({ connectionString: cluster.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await cluster.close();
+  });
+
+  const post = (key: string, route: string, body: object, idempotencyKey?: string, node = 0) => {
+    const req = cluster.nodes[node].http.post(route).set('X-Api-Key', key);
+    return (idempotencyKey === undefined ? req : req.set('Idempotency-Key', idempotencyKey)).send(body);
+  };
+  const jobCount = async (key: string) => (await cluster.nodes[0].http.get('/v1/jobs?limit=100').set('X-Api-Key', key)).body.total as number;
+
+  it('a repeat with the same body replays the first response (status and body) without a second job', async () => {
+    const key = await cluster.createKey();
+    const body = { video_url: PUBLIC_VIDEO, metadata: { order: '1' }, output_format: 'webm' };
+    const first = await post(key, '/v1/jobs', body, 'order-1');
+    expect(first.status).toBe(200);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // Same body with its keys in another order, through the other process.
+    const again = await post(key, '/v1/jobs', { output_format: 'webm', metadata: { order: '1' }, video_url: PUBLIC_VIDEO }, 'order-1', 1);
+    expect(again.status).toBe(first.status);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await jobCount(key)).toBe(1);
+  });
+
+  it('the same key with a different body is 422 idempotency_mismatch', async () => {
+    const key = await cluster.createKey();
+    expect((await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'k')).status).toBe(200);
+    const other = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false, metadata: { a: 'b' } }, 'k');
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ success: false, error: { code: 'idempotency_mismatch', message: expect.any(String), request_id: other.headers['x-request-id'] } });
+    expect(await jobCount(key)).toBe(1);
+  });
+
+  it('keys are per API key: the same Idempotency-Key under another API key is a new request', async () => {
+    const [one, two] = [await cluster.createKey(), await cluster.createKey()];
+    const a = await post(one, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'shared');
+    const b = await post(two, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'shared');
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body.id).not.toBe(a.body.id);
+  });
+
+  it('20 concurrent identical requests over two processes create exactly one job; the others replay it or answer 409 idempotency_in_progress', async () => {
+    const key = await cluster.createKey();
+    const body = { video_url: PUBLIC_VIDEO, metadata: { burst: 'yes' } };
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(key, '/v1/jobs', body, 'burst-1', i % 2)));
+    const ok = answers.filter((res) => res.status === 200);
+    const busy = answers.filter((res) => res.status === 409);
+    expect(ok.length + busy.length).toBe(20);
+    expect(new Set(ok.map((res) => res.body.id)).size).toBe(1);
+    for (const res of busy) expect(res.body.error.code).toBe('idempotency_in_progress');
+    expect(await jobCount(key)).toBe(1);
+    // Once done, every repeat is a replay of that one job.
+    const later = await post(key, '/v1/jobs', body, 'burst-1');
+    expect(later.status).toBe(200);
+    expect(later.body.id).toBe(ok[0].body.id);
+  });
+
+  it('a repeat while the first is still running is 409 idempotency_in_progress', async () => {
+    const key = await cluster.createKey();
+    const { rows } = await db.query(`SELECT id FROM api_keys WHERE key_fingerprint = $1`, [fingerprintOf(hashApiKey(key))]);
+    // The first request's claim, as it stands while its work runs.
+    await db.query(`INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, expires_at) VALUES ($1, 'slow', $2, 'in_progress', now() + interval '1 day')`, [
+      rows[0].id,
+      // the fingerprint of exactly this request, so the refusal is "in progress", not "mismatch"
+      requestFingerprint('POST', '/v1/jobs', { json: { video_url: PUBLIC_VIDEO } }),
+    ]);
+    const res = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO }, 'slow');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('idempotency_in_progress');
+    expect(await jobCount(key)).toBe(0);
+  });
+
+  it('a request that fails gives its key back: the corrected retry with the same key does the work', async () => {
+    const key = await cluster.createKey();
+    const bad = await post(key, '/v1/jobs', { video_url: 'http://127.0.0.1/x.mp4' }, 'retry-me');
+    expect(bad.status).toBe(400);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = 'retry-me'`);
+    expect(rows[0].n).toBe(0);
+    const corrected = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO }, 'retry-me');
+    expect(corrected.status).toBe(200); // not 422: the failed request left no claim behind
+    expect(await jobCount(key)).toBe(1);
+  });
+
+  it('start: a replay returns the first start; the same key on another job is a mismatch', async () => {
+    const key = await cluster.createKey();
+    const one = (await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false })).body.id;
+    const two = (await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false })).body.id;
+    const first = await post(key, `/v1/jobs/${one}/start`, {}, 'start-1');
+    expect(first.status).toBe(200);
+    const replay = await post(key, `/v1/jobs/${one}/start`, {}, 'start-1', 1);
+    expect(replay.status).toBe(200); // without the key, a second start would be 409 invalid_state
+    expect(replay.body).toEqual(first.body);
+    expect((await post(key, `/v1/jobs/${one}/start`, {})).body.error.code).toBe('invalid_state');
+    const elsewhere = await post(key, `/v1/jobs/${two}/start`, {}, 'start-1');
+    expect(elsewhere.status).toBe(422);
+  });
+
+  it('uploads: a replay returns the first upload without storing the file again; another size is a mismatch', async () => {
+    const key = await cluster.createKey();
+    const upload = (idempotencyKey: string, file: string | Buffer, name = 'clip.mp4') =>
+      cluster.nodes[0].http.post('/v1/uploads').set('X-Api-Key', key).set('Idempotency-Key', idempotencyKey).attach('file', file, name);
+    const first = await upload('up-1', CLIP);
+    expect(first.status).toBe(200);
+    const replay = await upload('up-1', CLIP);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM uploads WHERE api_key_id = (SELECT api_key_id FROM idempotency_keys WHERE idempotency_key = 'up-1')`);
+    expect(rows[0].n).toBe(1);
+    const different = await upload('up-1', Buffer.from('a much shorter body'), 'other.mp4');
+    expect(different.status).toBe(422);
+    expect(different.body.error.code).toBe('idempotency_mismatch');
+  });
+
+  it('Idempotency-Key length at its boundary: 255 characters are accepted, 256 are 400 naming the header, empty is 400', async () => {
+    const key = await cluster.createKey();
+    expect((await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'k'.repeat(255))).status).toBe(200);
+    const long = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'k'.repeat(256));
+    expect(long.status).toBe(400);
+    expect(long.body.error.code).toBe('invalid_request');
+    expect(long.body.error.details).toEqual([{ field: 'Idempotency-Key', message: expect.stringMatching(/255/) }]);
+    const empty = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, '');
+    expect(empty.status).toBe(400);
+    expect(await jobCount(key)).toBe(1);
+  });
+
+  it('a key past its 24 h is forgotten: the same key then starts a new request', async () => {
+    const key = await cluster.createKey();
+    const first = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'old');
+    const kept = await db.query(`SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE idempotency_key = 'old'`);
+    expect(kept.rows[0].ttl).toBe(24 * 3600);
+    await db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE idempotency_key = 'old'`);
+    const second = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false, metadata: { n: '2' } }, 'old');
+    expect(second.status).toBe(200);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+
+  it('routes without idempotency support ignore the header', async () => {
+    const key = await cluster.createKey();
+    const a = await post(key, '/api/process', { video_url: PUBLIC_VIDEO }, 'legacy');
+    const b = await post(key, '/api/process', { video_url: PUBLIC_VIDEO }, 'legacy');
+    expect(a.body.id).not.toBe(b.body.id);
+  });
+});

@@ -1,0 +1,140 @@
+import { Response } from 'supertest';
+import { ADMIN_TOKEN } from '../support/test-app';
+import { AppCluster, startAppCluster } from './support/app-cluster';
+
+const LIMIT = 6;
+const STARTS = 2;
+const WINDOW_SECONDS = 4;
+const PUBLIC_VIDEO = 'http://93.184.216.34/video.mp4'; // a public literal: accepted at create, never fetched here (ROLE=api)
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function expectLimitHeaders(res: Response, remaining: number, prefix = 'x-ratelimit'): void {
+  expect(res.headers[`${prefix}-limit`]).toBe(String(prefix === 'x-ratelimit' ? LIMIT : STARTS));
+  expect(res.headers[`${prefix}-remaining`]).toBe(String(remaining));
+  const reset = Number(res.headers[`${prefix}-reset`]);
+  const now = Date.now() / 1000;
+  expect(reset).toBeGreaterThanOrEqual(Math.floor(now));
+  expect(reset).toBeLessThanOrEqual(Math.ceil(now) + WINDOW_SECONDS + 1);
+}
+
+function expect429(res: Response, what: RegExp): void {
+  expect(res.status).toBe(429);
+  expect(res.body).toEqual({ success: false, error: { code: 'rate_limited', message: expect.stringMatching(what), request_id: res.headers['x-request-id'] } });
+  const retryAfter = Number(res.headers['retry-after']);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
+}
+
+describe.each([
+  ['Postgres', {}],
+  ['Redis', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+])('per-key rate limits, %s store, two API processes', (_store, storeEnv) => {
+  let cluster: AppCluster;
+
+  beforeAll(async () => {
+    cluster = await startAppCluster(2, {
+      RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      RATE_LIMIT_STARTS_PER_MINUTE: String(STARTS),
+      RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+      ...storeEnv,
+    });
+  });
+  afterAll(() => cluster.close());
+
+  const [a, b] = [0, 1].map((i) => ({ get: (path: string, key?: string) => (key ? cluster.nodes[i].http.get(path).set('X-Api-Key', key) : cluster.nodes[i].http.get(path)) }));
+
+  it(`a burst: ${LIMIT} requests pass with counting-down headers, request ${LIMIT + 1} is 429 with Retry-After`, async () => {
+    const key = await cluster.createKey();
+    for (let i = 1; i <= LIMIT; i += 1) {
+      const res = await a.get('/v1/jobs', key);
+      expect(res.status).toBe(200);
+      expectLimitHeaders(res, LIMIT - i);
+    }
+    const over = await a.get('/v1/jobs', key);
+    expect429(over, /6 requests per 4 s/);
+    expectLimitHeaders(over, 0);
+  });
+
+  it('two API processes share one count (the shared store), alternating requests', async () => {
+    const key = await cluster.createKey();
+    for (let i = 1; i <= LIMIT; i += 1) {
+      const res = await (i % 2 ? a : b).get('/v1/jobs', key);
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - i));
+    }
+    expect429(await b.get('/v1/jobs', key), /requests/);
+    expect429(await a.get('/v1/jobs', key), /requests/);
+  });
+
+  it('counts per API key, not per client address: another key from the same address is untouched', async () => {
+    const [busy, quiet] = [await cluster.createKey(), await cluster.createKey()];
+    for (let i = 0; i <= LIMIT; i += 1) await a.get('/v1/jobs', busy);
+    expect((await a.get('/v1/jobs', busy)).status).toBe(429);
+    const other = await a.get('/v1/jobs', quiet);
+    expect(other.status).toBe(200);
+    expectLimitHeaders(other, LIMIT - 1);
+  });
+
+  it('the window ends: after Retry-After seconds the key is served again with a fresh count', async () => {
+    const key = await cluster.createKey();
+    for (let i = 0; i < LIMIT; i += 1) await b.get('/v1/jobs', key);
+    const over = await b.get('/v1/jobs', key);
+    expect(over.status).toBe(429);
+    await sleep(Number(over.headers['retry-after']) * 1000 + 300);
+    const again = await a.get('/v1/jobs', key);
+    expect(again.status).toBe(200);
+    expectLimitHeaders(again, LIMIT - 1);
+  });
+
+  it('every /v1 response carries the headers, errors included (401, 404, 400)', async () => {
+    const key = await cluster.createKey();
+    const notFound = await a.get('/v1/jobs/job_00000000000000000000000000', key);
+    expect(notFound.status).toBe(404);
+    expectLimitHeaders(notFound, LIMIT - 1);
+    const invalid = await a.get('/v1/jobs?limit=0', key);
+    expect(invalid.status).toBe(400);
+    expectLimitHeaders(invalid, LIMIT - 2);
+    const missing = await a.get('/v1/jobs');
+    expect(missing.status).toBe(401);
+    expect(missing.headers['x-ratelimit-limit']).toBe(String(LIMIT));
+  });
+
+  it('admin routes are not keyed by API key and not limited; public routes carry no headers', async () => {
+    for (let i = 0; i < LIMIT + 3; i += 1) {
+      const res = await cluster.nodes[0].http.get('/v1/admin/keys').set('X-Admin-Token', ADMIN_TOKEN);
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+    expect((await a.get('/api/pricing')).headers['x-ratelimit-limit']).toBeUndefined();
+    expect((await a.get('/health/live')).headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it(`job starts: ${STARTS} pass across create-with-auto_start, start and /api/process, start ${STARTS + 1} is 429; drafts do not count`, async () => {
+    const key = await cluster.createKey();
+    const post = (node: number, path: string, body: object) => cluster.nodes[node].http.post(path).set('X-Api-Key', key).send(body);
+
+    const draft = await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false });
+    expect(draft.status).toBe(200);
+    expect(draft.headers['x-ratelimit-starts-limit']).toBeUndefined();
+    expectLimitHeaders(draft, LIMIT - 1);
+
+    const started = await post(1, `/v1/jobs/${draft.body.id}/start`, {});
+    expect(started.status).toBe(200);
+    expectLimitHeaders(started, STARTS - 1, 'x-ratelimit-starts');
+
+    const created = await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO });
+    expect(created.status).toBe(200);
+    expectLimitHeaders(created, 0, 'x-ratelimit-starts');
+
+    const legacy = await post(1, '/api/process', { video_url: PUBLIC_VIDEO });
+    expect429(legacy, /2 job starts per 4 s/);
+    expectLimitHeaders(legacy, 0, 'x-ratelimit-starts');
+
+    const refused = await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: true });
+    expect429(refused, /job starts/);
+    expect((await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false })).status).toBe(200);
+    const jobs = await a.get('/v1/jobs?limit=100', key);
+    expect(jobs.body.total).toBe(3); // the two refused starts created nothing
+  });
+});
