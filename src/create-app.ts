@@ -1,12 +1,18 @@
-import { INestApplication, LogLevel } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { json, Request, Response, urlencoded } from 'express';
+import helmet from 'helmet';
+import type { DestinationStream, Logger } from 'pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { accessLogMiddleware } from './common/logging/access-log.middleware';
+import { createLogger } from './common/logging/pino-logger';
+import { PinoNestLogger } from './common/logging/pino-nest-logger';
 import { requestIdMiddleware } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
+import { APP_CONFIG, AppConfig } from './config/app-config';
 import { UsageRecorder } from './modules/usage/application/usage-recorder';
 import { usageMiddleware } from './modules/usage/adapters/http/usage-tracking';
 
@@ -30,10 +36,34 @@ function optionalProvider<T>(app: INestApplication, token: new (...args: never[]
   }
 }
 
-/** Applies everything an HTTP app of Backdrop needs: request ids, body limits, the error envelope, validation, docs. */
-export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string): void {
+/** Response headers every client may read cross-origin (CORS). */
+const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed'];
+
+/**
+ * Security headers (helmet defaults, except that outputs and uploads may be embedded by other origins:
+ * they are reached through signed URLs) and CORS for the origins in CORS_ORIGINS (none by default).
+ */
+function configureSecurityHeaders(app: NestExpressApplication, corsOrigins: readonly string[]): void {
+  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+  if (corsOrigins.length === 0) return;
+  app.enableCors({
+    origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
+    methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Content-Type', 'X-Api-Key', 'X-Admin-Token', 'Idempotency-Key'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+}
+
+/**
+ * Applies everything an HTTP app of Backdrop needs: request ids, the access log (when given a logger),
+ * security headers and CORS, body limits, the error envelope, validation, docs.
+ */
+export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string, options: { accessLog?: Logger } = {}): void {
   app.use(requestIdMiddleware);
+  if (options.accessLog) app.use(accessLogMiddleware(options.accessLog));
   app.disable('x-powered-by');
+  configureSecurityHeaders(app, app.get<AppConfig>(APP_CONFIG, { strict: false }).env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
@@ -46,17 +76,12 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   SwaggerModule.setup('docs', app, document, { swaggerOptions: { persistAuthorization: true } });
 }
 
-/** Nest's own start-up chatter (every module and route) only at debug and below. */
-export function nestLogLevels(level: string): LogLevel[] {
-  const order: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-  const limit = { silent: -1, fatal: 0, error: 1, warn: 2, info: 2, debug: 4, trace: 5 }[level] ?? 2;
-  return order.slice(0, limit + 1);
-}
-
 /** Unknown routes answer 404 in the envelope (Nest's own 404 goes through the global filter). */
-export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, logger: nestLogLevels(options.config.env.LOG_LEVEL) });
-  configureHttp(app, options.config.env.JSON_BODY_LIMIT);
+export async function createApp(options: AppModuleOptions, logging: { destination?: DestinationStream } = {}): Promise<NestExpressApplication> {
+  const logger = createLogger(options.config.env.LOG_LEVEL, logging.destination);
+  const secrets = [options.config.env.ADMIN_TOKEN, options.secrets.generatedAdminToken, options.secrets.urlSigningSecret].filter((secret): secret is string => Boolean(secret));
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
+  configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger });
   app.enableShutdownHooks();
   return app;
 }
