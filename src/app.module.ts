@@ -40,7 +40,7 @@ export class AppModule {
         HealthModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, UsageModule, WebhooksModule, WebModule] : []),
         ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule] : []),
-        ...(runWorkers ? [JobsWorkerModule, WebhooksWorkerModule] : []),
+        ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule] : []),
       ],
     };
   }

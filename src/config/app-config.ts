@@ -94,6 +94,24 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(10) @Max(60000)
   USAGE_FLUSH_INTERVAL_MS = 1000;
 
+  /** how often committed-but-unqueued jobs are handed to the queue (and how old they must be) */
+  @Type(() => Number) @IsInt() @Min(100)
+  JOB_RELAY_INTERVAL_MS = 5000;
+
+  /** BullMQ: how often active jobs of dead workers are detected and re-run */
+  @Type(() => Number) @IsInt() @Min(500)
+  QUEUE_STALLED_INTERVAL_MS = 30000;
+
+  /** uploads and outputs older than this many hours are deleted (0: keep forever) */
+  @Type(() => Number) @IsNumber() @Min(0)
+  RETENTION_HOURS = 168;
+
+  @Type(() => Number) @IsInt() @Min(1000)
+  RETENTION_INTERVAL_MS = 3600000;
+
+  @Transform(toBool) @IsBoolean()
+  METRICS_ENABLED = true;
+
   @Type(() => Number) @IsNumber() @Min(0)
   CREDITS_PER_MINUTE_ORIGINAL = 60;
   @Type(() => Number) @IsNumber() @Min(0)
@@ -131,6 +149,32 @@ export class EnvironmentVariables {
   /** origins allowed by CORS, comma-separated; `*` for any; empty: no CORS headers */
   @Transform(toList) @IsString({ each: true })
   CORS_ORIGINS: string[] = [];
+
+  /** where uploads and outputs live: `local` (DATA_DIR/storage, served by signed /files URLs) or `s3` (an S3-compatible bucket) */
+  @IsIn(['local', 's3'])
+  STORAGE: 'local' | 's3' = 'local';
+
+  /** S3-compatible endpoint (MinIO, R2, ...); unset for AWS S3 */
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  S3_ENDPOINT?: string;
+
+  /** the bucket; required when STORAGE=s3 */
+  @IsOptional() @IsString() @MinLength(3)
+  S3_BUCKET?: string;
+
+  @IsString() @MinLength(1)
+  S3_REGION = 'us-east-1';
+
+  /** with S3_SECRET_ACCESS_KEY; both unset: the AWS SDK's default credential chain */
+  @IsOptional() @IsString() @MinLength(1)
+  S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional() @IsString() @MinLength(1)
+  S3_SECRET_ACCESS_KEY?: string;
+
+  /** path-style URLs (endpoint/bucket/key); default: true when S3_ENDPOINT is set */
+  @IsOptional() @Transform(toBool) @IsBoolean()
+  S3_FORCE_PATH_STYLE?: boolean;
 }
 
 export class ConfigError extends Error {
@@ -162,6 +206,38 @@ export interface AppConfig {
   modelCacheDir: string;
   pricingPackages: PricingPackage[];
   creditsPerMinute: Record<'original' | 'light' | 'pro' | 'human', number>;
+  storage: StorageConfig;
+}
+
+export interface S3StorageConfig {
+  kind: 's3';
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+  /** absent: the AWS SDK's default credential chain */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export type StorageConfig = { kind: 'local'; root: string } | S3StorageConfig;
+
+/** SigV4 presigned URLs live at most a week. */
+const S3_MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+
+function storageConfigOf(env: EnvironmentVariables, dataDir: string): StorageConfig {
+  if (env.STORAGE === 'local') return { kind: 'local', root: path.join(dataDir, 'storage') };
+  if (!env.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'is required when STORAGE=s3');
+  if (env.S3_ACCESS_KEY_ID && !env.S3_SECRET_ACCESS_KEY) throw new ConfigError('S3_SECRET_ACCESS_KEY', 'is required when S3_ACCESS_KEY_ID is set');
+  if (env.S3_SECRET_ACCESS_KEY && !env.S3_ACCESS_KEY_ID) throw new ConfigError('S3_ACCESS_KEY_ID', 'is required when S3_SECRET_ACCESS_KEY is set');
+  if (env.SIGNED_URL_TTL_SECONDS > S3_MAX_PRESIGN_SECONDS) throw new ConfigError('SIGNED_URL_TTL_SECONDS', `is at most ${S3_MAX_PRESIGN_SECONDS} with STORAGE=s3`);
+  return {
+    kind: 's3',
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION,
+    endpoint: env.S3_ENDPOINT,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE ?? Boolean(env.S3_ENDPOINT),
+    credentials: env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } : undefined,
+  };
 }
 
 function parsePackages(raw: string): PricingPackage[] {
@@ -185,7 +261,7 @@ function parsePackages(raw: string): PricingPackage[] {
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new EnvironmentVariables());
   const raw: Record<string, string> = {};
-  for (const key of [...known, 'PUBLIC_BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'URL_SIGNING_SECRET', 'MODEL_CACHE_DIR']) {
+  for (const key of [...known, 'PUBLIC_BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'URL_SIGNING_SECRET', 'MODEL_CACHE_DIR', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE']) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
@@ -216,6 +292,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       pro: env.CREDITS_PER_MINUTE_PRO,
       human: env.CREDITS_PER_MINUTE_HUMAN,
     },
+    storage: storageConfigOf(env, dataDir),
   };
 }
 

@@ -32,7 +32,7 @@ function aJob(apiKeyId: string, overrides: Partial<Job> = {}): Job {
   return {
     id: newJobId(), apiKeyId, status: 'created', progress: 0, videoUrl: 'https://example.com/v.mp4', request, settings: resolveJobSettings(request),
     webhookUrl: null, metadata: { order: '7' }, error: null, errorCode: null, outputKey: null, durationSeconds: null, billingStatus: null, reservedCredits: null, chargedCredits: null,
-    webhookEvents: {}, notes: [], createdAt: new Date(), startedAt: null, completedAt: null, ...overrides,
+    webhookEvents: {}, notes: [], createdAt: new Date(), startedAt: null, completedAt: null, dispatchedAt: null, outputDeletedAt: null, ...overrides,
   };
 }
 

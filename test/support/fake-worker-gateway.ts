@@ -10,6 +10,8 @@ type Script = { kind: 'succeed'; durationSeconds: number } | { kind: 'fail'; cod
  */
 export class FakeWorkerGateway extends WorkerGateway {
   readonly tasks: WorkerTask[] = [];
+  /** jobs whose processing was stopped through the abort signal */
+  readonly canceled: string[] = [];
   private script: Script = { kind: 'succeed', durationSeconds: 4 };
   private releaseHeld: Array<() => void> = [];
 
@@ -34,10 +36,19 @@ export class FakeWorkerGateway extends WorkerGateway {
     this.releaseHeld.splice(0).forEach((resume) => resume());
   }
 
-  async process(task: WorkerTask, onProgress: (percent: number) => void): Promise<WorkerOutcome> {
+  async process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
     this.tasks.push(task);
     onProgress(10);
-    if (this.script.kind === 'hold') await new Promise<void>((resume) => this.releaseHeld.push(resume));
+    if (this.script.kind === 'hold') {
+      await new Promise<void>((resume) => {
+        this.releaseHeld.push(resume);
+        signal?.addEventListener('abort', () => resume(), { once: true });
+      });
+      if (signal?.aborted) {
+        this.canceled.push(task.jobId);
+        throw new WorkerFailure('canceled', 'processing was canceled');
+      }
+    }
     const script = this.script;
     if (script.kind === 'fail') throw new WorkerFailure(script.code, script.message);
     onProgress(50);

@@ -5,6 +5,7 @@ import { UploadsCoreModule } from '../uploads/uploads-core.module';
 import { BullMqJobDispatcher } from './adapters/bullmq/bullmq.job-dispatcher';
 import { JobPresenter } from './application/job.presenter';
 import { JobLifecycle } from './application/job-lifecycle';
+import { JobDispatchRelay } from './application/job-dispatch-relay';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { JobsController } from './adapters/http/jobs.controller';
 import { LegacyJobsController } from './adapters/http/legacy-jobs.controller';
@@ -22,6 +23,7 @@ import { JobRepository } from './ports/job.repository';
     JobsService,
     JobPresenter,
     JobLifecycle,
+    JobDispatchRelay,
     { provide: JobRepository, useClass: TypeOrmJobRepository },
     { provide: JobDispatcher, useClass: BullMqJobDispatcher },
   ],

@@ -37,6 +37,8 @@ function jobIn(status: JobStatus, overrides: Partial<Job> = {}): Job {
     createdAt: new Date('2030-01-01T00:00:00.000Z'),
     startedAt: null,
     completedAt: null,
+    dispatchedAt: null,
+    outputDeletedAt: null,
     ...overrides,
   };
 }

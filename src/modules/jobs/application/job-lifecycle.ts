@@ -10,7 +10,7 @@ import { WebhookRelay } from '../../webhooks/application/webhook-relay';
 import { Job, JobTransitions, WebhookEventName } from '../domain/job';
 import { JobRequest, JobSettings, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
-import { JobDispatcher } from '../ports/job-dispatcher';
+import { JobDispatchRelay } from './job-dispatch-relay';
 import { JobPresenter } from './job.presenter';
 
 type Deliveries = Array<{ id: string; attempts: number }>;
@@ -26,7 +26,7 @@ export class JobLifecycle {
     private readonly presenter: JobPresenter,
     private readonly announcer: WebhookAnnouncer,
     private readonly relay: WebhookRelay,
-    private readonly dispatcher: JobDispatcher,
+    private readonly dispatchRelay: JobDispatchRelay,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -59,7 +59,7 @@ export class JobLifecycle {
       return { started: moved, deliveries: await this.announce(tx, moved, 'job.started') };
     });
     await this.relay.enqueue(deliveries);
-    await this.dispatcher.dispatch(started.id);
+    await this.dispatchRelay.relay(started.id);
     return started;
   }
 
@@ -117,6 +117,14 @@ export class JobLifecycle {
       return this.announce(tx, moved, 'job.failed');
     });
     await this.relay.enqueue(deliveries);
+  }
+
+  /** The client's cancel: a pending or processing job ends failed with `canceled`, its reserve released. */
+  async cancel(job: Job): Promise<void> {
+    if (job.status !== 'pending' && job.status !== 'processing') {
+      throw new DomainError('invalid_state', `Only pending or processing jobs can be canceled; this job is '${job.status}'`);
+    }
+    await this.fail(job, 'canceled', 'Canceled by the client');
   }
 
   private async move(tx: TransactionScope, job: Job, from: JobStatus, changes: Partial<Job>): Promise<Job> {

@@ -61,6 +61,8 @@ export class JobsService {
       createdAt: this.clock.now(),
       startedAt: null,
       completedAt: null,
+      dispatchedAt: null,
+      outputDeletedAt: null,
     };
     await this.lifecycle.created(job);
     if (!command.autoStart) return job;
@@ -85,6 +87,11 @@ export class JobsService {
     const job = /^job_[0-9A-Za-z]{26}$/.test(id) ? await this.jobs.findOwned(id, apiKeyId) : null;
     if (!job) throw DomainError.notFound('Job');
     return job;
+  }
+
+  async cancel(apiKeyId: string, id: string): Promise<Job> {
+    await this.lifecycle.cancel(await this.get(apiKeyId, id));
+    return this.get(apiKeyId, id);
   }
 
   list(apiKeyId: string, query: { status?: JobStatus; limit: number; offset: number }): Promise<JobPage> {

@@ -13,6 +13,7 @@ import { JobRepository } from '../ports/job.repository';
 
 const OUTPUT_EXTENSION: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
 const PROGRESS_WRITE_INTERVAL_MS = 500;
+const CANCEL_POLL_MS = 1000;
 
 class InputFailure extends WorkerFailure {}
 
@@ -42,15 +43,40 @@ export class ProcessJobHandler {
     const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
     let outcome: { outputKey: string; durationSeconds: number; notes: string[] } | null;
+    const stop = new AbortController();
+    signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    const watcher = this.watchForCancel(running.id, stop);
     try {
-      outcome = await this.run(running, signal);
+      outcome = await this.run(running, stop.signal);
     } catch (error) {
       const failure = this.describeFailure(error);
       if (failure.code === 'worker_failed') this.logger.error(`job ${running.id} failed: ${(error as Error).stack ?? error}`);
       await this.lifecycle.fail(running, failure.code, failure.message);
       return;
+    } finally {
+      clearInterval(watcher);
     }
     if (outcome) await this.lifecycle.complete((await this.jobs.findById(running.id)) ?? running, outcome);
+  }
+
+  /** The queue gave up on this job (its workers kept dying): end it rather than leave it processing. */
+  async abandon(jobId: string, reason: string): Promise<void> {
+    const job = await this.jobs.findById(jobId);
+    if (job && !isTerminal(job.status)) await this.lifecycle.fail(job, 'worker_failed', `Processing was abandoned: ${reason}`);
+  }
+
+  /** A job canceled (or ended) elsewhere stops its worker: the status is checked while it runs. */
+  private watchForCancel(jobId: string, stop: AbortController): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      this.jobs.findById(jobId).then(
+        (current) => {
+          if (current && current.status !== 'processing') stop.abort();
+        },
+        () => undefined,
+      );
+    }, CANCEL_POLL_MS);
+    timer.unref();
+    return timer;
   }
 
   /** Null when the job ended before processing (its input could not be paid for). */

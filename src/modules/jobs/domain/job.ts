@@ -28,6 +28,10 @@ export interface Job {
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;
+  /** set once the relay has handed the started job to the queue (outbox) */
+  dispatchedAt: Date | null;
+  /** set when retention deleted the output */
+  outputDeletedAt: Date | null;
 }
 
 /** Pure state changes: each returns the changed fields after checking the transition is legal. */

@@ -24,5 +24,9 @@ export abstract class JobRepository {
    * actors can never both move a job. Returns the updated job, or null when the status had moved.
    */
   abstract transition(id: string, expectedStatus: JobStatus, changes: Partial<Job>): Promise<Job | null>;
-  abstract updateProgress(id: string, progress: number): Promise<void>;
+  /** Writes progress while the job is processing; false once it is not (canceled or ended elsewhere). */
+  abstract updateProgress(id: string, progress: number): Promise<boolean>;
+  abstract markDispatched(id: string): Promise<void>;
+  /** Started jobs the relay has not handed to the queue since before `startedBefore` (the outbox). */
+  abstract undispatched(startedBefore: Date, limit: number): Promise<string[]>;
 }

@@ -1,26 +1,42 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, OnApplicationBootstrap } from '@nestjs/common';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
 import { Job as QueueJob } from 'bullmq';
-import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { AppConfig } from '../../../../config/app-config';
 import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
 import { ProcessJobHandler } from '../../application/process-job.handler';
 import { ProcessJobMessage } from './bullmq.job-dispatcher';
 
-/** The worker side of the jobs queue: each message runs ProcessJobHandler. */
+/**
+ * The worker side of the jobs queue: each message runs ProcessJobHandler. Delivery is at least once
+ * (a job whose worker died is re-run after its lock expires), which the handler is built for.
+ */
 @Processor(JOBS_QUEUE)
-export class ProcessJobProcessor extends WorkerHost implements OnApplicationBootstrap {
-  constructor(
-    private readonly handler: ProcessJobHandler,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super();
-  }
+export class ProcessJobProcessor extends WorkerHost {
+  private readonly logger = new Logger(ProcessJobProcessor.name);
 
-  onApplicationBootstrap(): void {
-    this.worker.concurrency = this.config.env.WORKER_CONCURRENCY;
+  constructor(private readonly handler: ProcessJobHandler) {
+    super();
   }
 
   async process(message: QueueJob<ProcessJobMessage>): Promise<void> {
     await this.handler.handle(message.data.jobId);
   }
+
+  /** BullMQ gave up on a message (it stalled too often, or the handler threw): the job must not stay open. */
+  @OnWorkerEvent('failed')
+  async onFailed(message: QueueJob<ProcessJobMessage> | undefined, error: Error): Promise<void> {
+    if (!message) return;
+    this.logger.error(`queue gave up on job ${message.data.jobId}: ${error.message}`);
+    await this.handler.abandon(message.data.jobId, error.message).catch(() => undefined);
+  }
+}
+
+/** Worker options come from validated configuration, applied when the module is built. */
+export function configureProcessJobProcessor(config: AppConfig): void {
+  Processor(JOBS_QUEUE, {
+    concurrency: config.env.WORKER_CONCURRENCY,
+    stalledInterval: config.env.QUEUE_STALLED_INTERVAL_MS,
+    lockDuration: Math.max(2 * config.env.QUEUE_STALLED_INTERVAL_MS, 2000),
+    maxStalledCount: 2,
+  })(ProcessJobProcessor);
 }

@@ -63,6 +63,13 @@ export class JobsController {
     return this.presenter.submission(job);
   }
 
+  @Post('v1/jobs/:id/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a pending or processing job: it ends failed with error_code canceled and its credits are released' })
+  async cancel(@CurrentKey() key: ApiKey, @Param('id') id: string) {
+    return this.presenter.submission(await this.jobs.cancel(key.id, id));
+  }
+
   @Get('v1/jobs/:id')
   @ApiOperation({ summary: 'A job of the calling key' })
   async get(@CurrentKey() key: ApiKey, @Param('id') id: string): Promise<{ success: true } & JobView> {

@@ -25,5 +25,7 @@ export class JobRecord {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true }) startedAt!: Date | null;
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
+  @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true }) dispatchedAt!: Date | null;
+  @Column({ name: 'output_deleted_at', type: 'timestamptz', nullable: true }) outputDeletedAt!: Date | null;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 }

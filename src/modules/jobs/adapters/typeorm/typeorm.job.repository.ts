@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { IsNull, LessThan, Repository } from 'typeorm';
 import { JobFailureCode } from '../../../../common/errors/error-codes';
 import { Job } from '../../domain/job';
 import { JobRequest, JobSettings } from '../../domain/job-settings';
@@ -31,6 +31,8 @@ function toDomain(record: JobRecord): Job {
     createdAt: record.createdAt,
     startedAt: record.startedAt,
     completedAt: record.completedAt,
+    dispatchedAt: record.dispatchedAt,
+    outputDeletedAt: record.outputDeletedAt,
   };
 }
 
@@ -80,7 +82,22 @@ export class TypeOrmJobRepository extends JobRepository {
     return this.findById(id);
   }
 
-  async updateProgress(id: string, progress: number): Promise<void> {
-    await this.records.update({ id, status: 'processing' }, { progress });
+  async updateProgress(id: string, progress: number): Promise<boolean> {
+    const result = await this.records.update({ id, status: 'processing' }, { progress });
+    return Boolean(result.affected);
+  }
+
+  async markDispatched(id: string): Promise<void> {
+    await this.records.update({ id, dispatchedAt: IsNull() }, { dispatchedAt: new Date() });
+  }
+
+  async undispatched(startedBefore: Date, limit: number): Promise<string[]> {
+    const rows = await this.records.find({
+      select: { id: true },
+      where: { status: 'pending', dispatchedAt: IsNull(), startedAt: LessThan(startedBefore) },
+      order: { startedAt: 'ASC' },
+      take: limit,
+    });
+    return rows.map((row) => row.id);
   }
 }
