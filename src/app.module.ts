@@ -14,6 +14,7 @@ import { PricingModule } from './modules/pricing/pricing.module';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
 import { StorageModule } from './modules/storage/storage.module';
 import { UploadsModule } from './modules/uploads/uploads.module';
+import { RetentionModule } from './modules/retention/retention.module';
 import { UsageModule } from './modules/usage/usage.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module';
@@ -40,7 +41,7 @@ export class AppModule {
         HealthModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, UsageModule, WebhooksModule, WebModule] : []),
         ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule] : []),
-        ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule] : []),
+        ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule, RetentionModule] : []),
       ],
     };
   }

@@ -3,6 +3,7 @@ import { AppConfig } from '../../config/app-config';
 
 export const JOBS_QUEUE = 'jobs';
 export const WEBHOOKS_QUEUE = 'webhooks';
+export const MAINTENANCE_QUEUE = 'maintenance';
 
 export type QueueBackendName = 'redis' | 'postgres';
 

@@ -1,13 +1,13 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { bullRootOptions, JOBS_QUEUE, WEBHOOKS_QUEUE } from './queue-connection';
+import { bullRootOptions, JOBS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE } from './queue-connection';
 
 @Global()
 @Module({})
 export class QueueModule {
   static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
-    const queue = BullModule.registerQueue({ name: JOBS_QUEUE }, { name: WEBHOOKS_QUEUE });
+    const queue = BullModule.registerQueue({ name: JOBS_QUEUE }, { name: WEBHOOKS_QUEUE }, { name: MAINTENANCE_QUEUE });
     return {
       module: QueueModule,
       imports: [BullModule.forRoot(bullRootOptions(config, databaseUrl)), queue],

@@ -82,7 +82,7 @@ export class JobPresenter {
   }
 
   async outputUrl(job: Job): Promise<string | null> {
-    if (job.status !== 'completed' || !job.outputKey) return null;
+    if (job.status !== 'completed' || !job.outputKey || job.outputDeletedAt) return null;
     const extension = job.outputKey.slice(job.outputKey.lastIndexOf('.'));
     return this.storage.signedDownloadUrl(job.outputKey, this.config.env.SIGNED_URL_TTL_SECONDS, `${job.id}${extension}`);
   }

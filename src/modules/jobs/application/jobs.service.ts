@@ -109,7 +109,8 @@ export class JobsService {
   private async assertVideoUrl(videoUrl: string, apiKeyId: string): Promise<void> {
     const uploadId = this.uploads.uploadIdFromUrl(videoUrl);
     if (uploadId) {
-      await this.uploads.findOwned(uploadId, apiKeyId).catch(() => {
+      await this.uploads.findOwned(uploadId, apiKeyId).catch((error: unknown) => {
+        if (error instanceof DomainError && error.code === 'gone') throw error;
         throw DomainError.invalid('video_url', 'refers to an upload that does not exist');
       });
       return;

@@ -71,6 +71,7 @@ export class UploadsService {
   async findOwned(id: string, apiKeyId: string): Promise<Upload> {
     const upload = /^vid_[0-9A-Za-z]{26}$/.test(id) ? await this.uploads.findOwned(id, apiKeyId) : null;
     if (!upload) throw DomainError.notFound('Upload');
+    if (upload.deletedAt) throw new DomainError('gone', 'This upload was deleted after its retention period');
     return upload;
   }
 

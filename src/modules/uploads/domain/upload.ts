@@ -7,6 +7,8 @@ export interface Upload {
   contentType: string;
   durationSeconds: number | null;
   createdAt: Date;
+  /** set when retention deleted the file */
+  deletedAt?: Date | null;
 }
 
 export const uploadStorageKey = (uploadId: string): string => `uploads/${uploadId}`;

@@ -40,6 +40,7 @@ export class LegacyJobsController {
   async download(@Param('id') id: string, @Req() req: Request) {
     const job = await this.findForDownload(id, req);
     if (job.status !== 'completed') throw new DomainError('invalid_state', `The job is '${job.status}'; its output is available once it is completed`);
+    if (job.outputDeletedAt) throw new DomainError('gone', 'This output was deleted after its retention period');
     return { success: true, download_url: await this.presenter.outputUrl(job), output_format: job.settings.outputFormat };
   }
 

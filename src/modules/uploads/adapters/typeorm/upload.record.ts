@@ -12,4 +12,5 @@ export class UploadRecord {
   @Column({ name: 'content_type', type: 'text' }) contentType!: string;
   @Column({ name: 'duration_seconds', type: 'double precision', nullable: true }) durationSeconds!: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
 }

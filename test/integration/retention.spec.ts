@@ -1,0 +1,50 @@
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { DataSource } from 'typeorm';
+import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+
+describe('retention', () => {
+  let t: TestApp;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    t = await startTestApp({ RETENTION_HOURS: '1', RETENTION_INTERVAL_MS: '1000' });
+    db = await migrate(t.config.databaseUrl!);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await t.close();
+  });
+
+  it('deletes uploads and outputs past their age on a schedule; their URLs then answer 410', async () => {
+    const key = await t.createKey();
+    const upload = async () => (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'))).body;
+    const old = await upload();
+    const fresh = await upload();
+    const job = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: old.video_url });
+    const done = await eventually(async () => {
+      const current = (await t.http.get(`/v1/jobs/${job.body.id}`).set('X-Api-Key', key)).body;
+      return current.status === 'completed' ? current : undefined;
+    });
+    const outputUrl = new URL(done.output_url);
+    expect((await t.http.get(outputUrl.pathname + outputUrl.search)).status).toBe(200);
+
+    await db.query(`UPDATE uploads SET created_at = now() - interval '2 hours' WHERE id = $1`, [old.video_id]);
+    await db.query(`UPDATE jobs SET completed_at = now() - interval '2 hours' WHERE id = $1`, [job.body.id]);
+
+    await eventually(async () => ((await t.http.get(new URL(old.video_url).pathname).set('X-Api-Key', key)).status === 410 ? true : undefined), 15000);
+    const gone = await t.http.get(new URL(old.video_url).pathname).set('X-Api-Key', key);
+    expect(gone.body.error.code).toBe('gone');
+    expect(existsSync(path.join(t.dataDir, 'storage', 'uploads', old.video_id))).toBe(false);
+
+    const download = await t.http.get(`/api/download/${job.body.id}`).set('X-Api-Key', key);
+    expect(download.status).toBe(410);
+    expect((await t.http.get(outputUrl.pathname + outputUrl.search)).status).toBe(410);
+    expect((await t.http.get(`/v1/jobs/${job.body.id}`).set('X-Api-Key', key)).body).toMatchObject({ status: 'completed', output_url: null });
+    const reuse = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: old.video_url });
+    expect(reuse.status).toBe(410);
+
+    expect((await t.http.get(new URL(fresh.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
+  }, 60000);
+});
