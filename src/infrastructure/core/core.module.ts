@@ -1,10 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import * as path from 'node:path';
 import { AppConfig, APP_CONFIG } from '../../config/app-config';
 import { Clock, SystemClock } from '../../common/clock';
 import { INSTANCE_SECRETS } from '../../modules/auth/adapters/http/admin-token.guard';
 import { UrlSigner } from '../../modules/storage/application/url-signer';
-import { LocalDiskObjectStorage } from '../../modules/storage/adapters/local/local-disk.object-storage';
+import { createObjectStorage } from '../../modules/storage/object-storage.factory';
 import { ObjectStorage } from '../../modules/storage/ports/object-storage';
 import { AddressPolicy } from '../net/address-policy';
 import { OutboundHttpClient } from '../net/outbound-http.client';
@@ -26,7 +25,7 @@ export class CoreModule {
         { provide: Clock, useClass: SystemClock },
         { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
         { provide: UrlSigner, useValue: signer },
-        { provide: ObjectStorage, useValue: new LocalDiskObjectStorage(path.join(config.dataDir, 'storage'), config.publicBaseUrl, signer) },
+        { provide: ObjectStorage, useValue: createObjectStorage(config, signer) },
         { provide: OutboundHttpClient, useValue: new OutboundHttpClient(new AddressPolicy(config.env.OUTBOUND_ALLOW_LIST)) },
       ],
       exports: [APP_CONFIG, INSTANCE_SECRETS, Clock, UnitOfWork, UrlSigner, ObjectStorage, OutboundHttpClient],

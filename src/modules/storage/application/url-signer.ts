@@ -2,18 +2,38 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type SignatureCheck = 'valid' | 'expired' | 'invalid';
 
-/** HMAC-SHA256 signatures for expiring local-storage URLs: the path, the expiry and the download name are covered. */
+/**
+ * HMAC-SHA256 signatures for expiring local-storage URLs. Download URLs cover the path, the expiry
+ * and the download name; upload URLs cover the path and the expiry under a key derived for uploads
+ * only, so a download link can never be replayed as an upload (nor the reverse).
+ */
 export class UrlSigner {
-  constructor(private readonly secret: string) {}
+  private readonly uploadSecret: Buffer;
+
+  constructor(private readonly secret: string) {
+    this.uploadSecret = createHmac('sha256', secret).update('backdrop local upload urls v1').digest();
+  }
 
   sign(key: string, expiresAt: number, downloadName = ''): string {
     return createHmac('sha256', this.secret).update(`${key}\n${expiresAt}\n${downloadName}`).digest('hex');
   }
 
   verify(key: string, expires: string | undefined, signature: string | undefined, downloadName = '', nowSeconds = Math.floor(Date.now() / 1000)): SignatureCheck {
-    if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
-    const expected = Buffer.from(this.sign(key, Number(expires), downloadName), 'hex');
-    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
-    return Number(expires) < nowSeconds ? 'expired' : 'valid';
+    return checkSignature((expiresAt) => this.sign(key, expiresAt, downloadName), expires, signature, nowSeconds);
   }
+
+  signUpload(key: string, expiresAt: number): string {
+    return createHmac('sha256', this.uploadSecret).update(`${key}\n${expiresAt}`).digest('hex');
+  }
+
+  verifyUpload(key: string, expires: string | undefined, signature: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): SignatureCheck {
+    return checkSignature((expiresAt) => this.signUpload(key, expiresAt), expires, signature, nowSeconds);
+  }
+}
+
+function checkSignature(sign: (expiresAt: number) => string, expires: string | undefined, signature: string | undefined, nowSeconds: number): SignatureCheck {
+  if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
+  const expected = Buffer.from(sign(Number(expires)), 'hex');
+  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
+  return Number(expires) < nowSeconds ? 'expired' : 'valid';
 }

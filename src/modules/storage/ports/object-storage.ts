@@ -12,21 +12,36 @@ export class ObjectNotFoundError extends Error {
   }
 }
 
+/** Bytes `start` to `end` of an object, both inclusive (as in an HTTP Range header). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /**
  * Where uploads, fetched inputs and outputs live. Keys are relative paths like `uploads/vid_x` or
- * `outputs/job_x.webm`; adapters never trust a key to escape their root.
+ * `outputs/job_x.webm`; every method refuses an unsafe key (see `assertSafeKey`), so no key escapes
+ * the adapter's root. Adapters: local disk (`adapters/local`) and S3-compatible buckets (`adapters/s3`);
+ * test/contract/object-storage.contract.spec.ts is the behaviour each of them must show.
  */
 export abstract class ObjectStorage {
-  /** Streams `body` to `key` without buffering it; on a stream error nothing is left behind. */
+  /** Streams `body` to `key` without buffering it; on a stream error nothing is left behind (an earlier object at `key` stays). */
   abstract put(key: string, body: Readable): Promise<StoredObject>;
   abstract putFile(key: string, localPath: string): Promise<StoredObject>;
-  abstract openRead(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** The object's bytes, or the range of them; rejects with ObjectNotFoundError when there is no object. */
+  abstract openRead(key: string, range?: ByteRange): Promise<Readable>;
   abstract stat(key: string): Promise<StoredObject | null>;
+  /** Removes the object; deleting a missing key is not an error. */
   abstract delete(key: string): Promise<void>;
-  /** A local file holding the object for the duration of `use` (the path itself for local disk). */
+  /** A local file holding the object for the duration of `use` (the path itself for local disk; a temporary copy, removed afterwards, for S3). */
   abstract withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T>;
-  /** A URL a client can GET without credentials until it expires. */
+  /** A URL a client can GET without credentials until it expires; with `downloadName`, served as an attachment of that name. */
   abstract signedDownloadUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string>;
+  /**
+   * A URL a client can PUT the object's bytes to (the request body is the whole object) without
+   * credentials until it expires; it replaces any object at `key`. For remote workers' outputs.
+   */
+  abstract signedUploadUrl(key: string, ttlSeconds: number): Promise<string>;
   /** Whether the adapter is configured and reachable: 'ok' or a reason. */
   abstract check(): Promise<string>;
 }

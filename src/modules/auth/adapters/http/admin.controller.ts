@@ -31,7 +31,7 @@ export class AdminController {
       public_base_url: this.config.publicBaseUrl,
       database: this.config.embeddedDatabase ? 'embedded' : 'external',
       queue_backend: queueBackendOf(this.config),
-      storage: 'local',
+      storage: this.config.storage.kind,
       worker_gateway: env.WORKER_GATEWAY,
       worker_concurrency: env.WORKER_CONCURRENCY,
       max_upload_bytes: this.config.maxUploadBytes,

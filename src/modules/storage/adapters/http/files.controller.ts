@@ -1,20 +1,10 @@
-import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import * as path from 'node:path';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { UrlSigner } from '../../application/url-signer';
+import { attachmentDisposition, contentTypeOf } from '../../application/content-types';
+import { SignatureCheck, UrlSigner } from '../../application/url-signer';
 import { ObjectStorage } from '../../ports/object-storage';
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.webm': 'video/webm',
-  '.mov': 'video/quicktime',
-  '.mp4': 'video/mp4',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.zip': 'application/zip',
-  '.avi': 'video/x-msvideo',
-};
 
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header) : null;
@@ -24,7 +14,19 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return start <= end && start < size ? { start, end } : null;
 }
 
-/** Serves local-storage objects behind HMAC-signed, expiring URLs (S3 serves its own presigned URLs). */
+function keyOf(param: string | string[]): string {
+  return Array.isArray(param) ? param.join('/') : param;
+}
+
+function refuseUnlessValid(check: SignatureCheck, link: 'download' | 'upload'): void {
+  if (check === 'invalid') throw new DomainError('forbidden', `This ${link} link is invalid`);
+  if (check === 'expired') throw new DomainError('forbidden', `This ${link} link has expired`);
+}
+
+/**
+ * Serves local-storage objects behind HMAC-signed, expiring URLs: GET downloads, PUT uploads (remote
+ * workers store their outputs without storage credentials). S3 serves its own presigned URLs.
+ */
 @ApiExcludeController()
 @Controller('files')
 export class FilesController {
@@ -42,17 +44,15 @@ export class FilesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const key = Array.isArray(keyParam) ? keyParam.join('/') : keyParam;
-    const check = this.signer.verify(key, expires, signature, typeof name === 'string' ? name : '');
-    if (check === 'invalid') throw new DomainError('forbidden', 'This download link is invalid');
-    if (check === 'expired') throw new DomainError('forbidden', 'This download link has expired');
+    const key = keyOf(keyParam);
+    refuseUnlessValid(this.signer.verify(key, expires, signature, typeof name === 'string' ? name : ''), 'download');
     const object = await this.storage.stat(key);
     if (!object) throw new DomainError('gone', 'This file is no longer available');
     const range = parseRange(req.headers.range, object.size);
-    res.setHeader('Content-Type', CONTENT_TYPES[path.extname(key)] ?? 'application/octet-stream');
+    res.setHeader('Content-Type', contentTypeOf(key));
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Cache-Control', 'private, max-age=300');
-    if (typeof name === 'string' && name) res.setHeader('Content-Disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
+    if (typeof name === 'string' && name) res.setHeader('Content-Disposition', attachmentDisposition(name));
     if (range) {
       res.status(206);
       res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
@@ -63,5 +63,19 @@ export class FilesController {
     const stream = await this.storage.openRead(key, range ?? undefined);
     stream.on('error', () => res.destroy());
     stream.pipe(res);
+  }
+
+  /** The request body, streamed into storage at the signed key; an aborted body stores nothing. */
+  @Put('*key')
+  async upload(
+    @Param('key') keyParam: string | string[],
+    @Query('expires') expires: string | undefined,
+    @Query('signature') signature: string | undefined,
+    @Req() req: Request,
+  ): Promise<{ success: true; key: string; size: number }> {
+    const key = keyOf(keyParam);
+    refuseUnlessValid(this.signer.verifyUpload(key, expires, signature), 'upload');
+    const stored = await this.storage.put(key, req);
+    return { success: true, key, size: stored.size };
   }
 }

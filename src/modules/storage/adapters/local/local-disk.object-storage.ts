@@ -4,9 +4,9 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBase62 } from '../../../../common/ids';
 import { UrlSigner } from '../../application/url-signer';
-import { assertSafeKey, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
 
-/** Objects as files under one root directory; downloads are HMAC-signed URLs served by the API. */
+/** Objects as files under one root directory; signed downloads and uploads are HMAC-signed URLs served by the API (FilesController). */
 export class LocalDiskObjectStorage extends ObjectStorage {
   constructor(
     private readonly root: string,
@@ -43,15 +43,16 @@ export class LocalDiskObjectStorage extends ObjectStorage {
     return { key, size: (await fs.stat(target)).size };
   }
 
-  async openRead(key: string, range?: { start: number; end: number }): Promise<Readable> {
+  async openRead(key: string, range?: ByteRange): Promise<Readable> {
     const target = this.pathOf(key);
     if (!(await this.stat(key))) throw new ObjectNotFoundError(key);
     return createReadStream(target, range);
   }
 
   async stat(key: string): Promise<StoredObject | null> {
+    const target = this.pathOf(key);
     try {
-      const info = await fs.stat(this.pathOf(key));
+      const info = await fs.stat(target);
       return info.isFile() ? { key, size: info.size } : null;
     } catch {
       return null;
@@ -72,6 +73,13 @@ export class LocalDiskObjectStorage extends ObjectStorage {
     const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
     const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(key, expires, downloadName) });
     if (downloadName) query.set('name', downloadName);
+    return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
+  }
+
+  async signedUploadUrl(key: string, ttlSeconds: number): Promise<string> {
+    assertSafeKey(key);
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.signUpload(key, expires) });
     return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
   }
 

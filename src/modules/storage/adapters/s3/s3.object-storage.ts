@@ -1,0 +1,151 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { S3StorageConfig } from '../../../../config/app-config';
+import { attachmentDisposition, contentTypeOf } from '../../application/content-types';
+import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+
+/** Multipart part size: the uploader holds at most PART_BYTES × PARTS_IN_FLIGHT of a stream in memory. */
+const PART_BYTES = 8 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 4;
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
+}
+
+/** Why a HeadBucket failed, in words for /health. */
+function bucketProblem(bucket: string, error: unknown): string {
+  if (!(error instanceof S3ServiceException)) return `bucket ${bucket} unreachable: ${(error as Error).message}`;
+  const status = error.$metadata.httpStatusCode;
+  if (status === 404) return `bucket ${bucket} does not exist`;
+  if (status === 403) return `access to bucket ${bucket} denied`;
+  return `bucket ${bucket}: ${error.name}${status ? ` (HTTP ${status})` : ''}`;
+}
+
+/**
+ * Objects in an S3-compatible bucket (AWS S3, MinIO, R2, ...). Streams go up as multipart uploads,
+ * never whole in memory; clients download and upload through presigned URLs.
+ */
+export class S3ObjectStorage extends ObjectStorage {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(config: S3StorageConfig) {
+    super();
+    this.bucket = config.bucket;
+    this.client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint,
+      forcePathStyle: config.forcePathStyle,
+      credentials: config.credentials,
+      // Checksums only where S3 requires them: S3-compatible servers do not all accept the SDK's default CRC trailers.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  async put(key: string, body: Readable): Promise<StoredObject> {
+    assertSafeKey(key);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentTypeOf(key) },
+      partSize: PART_BYTES,
+      queueSize: PARTS_IN_FLIGHT,
+      leavePartsOnError: false,
+    });
+    // A failed multipart upload is aborted by the uploader; nothing becomes visible at `key`.
+    await upload.done();
+    const stored = await this.stat(key);
+    if (!stored) throw new Error(`S3 object ${key} missing right after its upload`);
+    return stored;
+  }
+
+  async putFile(key: string, localPath: string): Promise<StoredObject> {
+    return this.put(key, createReadStream(localPath));
+  }
+
+  async openRead(key: string, range?: ByteRange): Promise<Readable> {
+    assertSafeKey(key);
+    try {
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
+      return object.Body as Readable;
+    } catch (error) {
+      if (isNotFound(error)) throw new ObjectNotFoundError(key);
+      throw error;
+    }
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    assertSafeKey(key);
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { key, size: head.ContentLength ?? 0 };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key);
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /** Downloads the object into a private temporary directory, removed when `use` settles. */
+  async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T> {
+    const dir = await fs.mkdtemp(path.join(tmpdir(), 'backdrop-s3-'));
+    try {
+      const local = path.join(dir, path.basename(key));
+      await pipeline(await this.openRead(key), createWriteStream(local, { flags: 'wx' }));
+      return await use(local);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Served with the type its extension implies, whatever an uploader sent. */
+  async signedDownloadUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {
+    assertSafeKey(key);
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentType: contentTypeOf(key),
+      ResponseContentDisposition: downloadName ? attachmentDisposition(downloadName) : undefined,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+  }
+
+  async signedUploadUrl(key: string, ttlSeconds: number): Promise<string> {
+    assertSafeKey(key);
+    return getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
+  }
+
+  async check(): Promise<string> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      return 'ok';
+    } catch (error) {
+      return bucketProblem(this.bucket, error);
+    }
+  }
+
+  /** Closes the client's sockets (Nest calls this at shutdown). */
+  onApplicationShutdown(): void {
+    this.client.destroy();
+  }
+}
