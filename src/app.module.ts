@@ -7,6 +7,7 @@ import { QueueModule } from './infrastructure/queue/queue.module';
 import { InstanceSecrets } from './infrastructure/secrets/instance-secrets';
 import { AuthModule } from './modules/auth/auth.module';
 import { HealthModule } from './modules/health/health.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { JobsWorkerModule } from './modules/jobs/jobs-worker.module';
 import { JobsModule } from './modules/jobs/jobs.module';
@@ -39,6 +40,7 @@ export class AppModule {
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)),
         QueueModule.forRoot(config, databaseUrl),
         HealthModule,
+        MetricsModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, UsageModule, WebhooksModule, WebModule] : []),
         ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule] : []),
         ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule, RetentionModule] : []),

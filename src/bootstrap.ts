@@ -51,9 +51,8 @@ export async function bootstrap(): Promise<void> {
     if (config.embeddedDatabase && (await keys.count()) === 0) {
       developmentKey = (await keys.create('development', 'created at first start', config.env.DEV_KEY_CREDITS)).apiKey;
     }
-    await app.listen(config.port, config.host);
-  } else {
-    await app.init();
   }
-  process.stdout.write(config.role === 'worker' ? 'Backdrop worker started\n' : welcome(config.publicBaseUrl, developmentKey, secrets.generatedAdminToken));
+  // Workers listen too, for /health/live, /health/ready and /metrics (probes and scraping).
+  await app.listen(config.port, config.host);
+  process.stdout.write(config.role === 'worker' ? `Backdrop worker started (health and metrics on port ${config.port})\n` : welcome(config.publicBaseUrl, developmentKey, secrets.generatedAdminToken));
 }

@@ -2,18 +2,25 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { json, Request, Response, urlencoded } from 'express';
+import { json, NextFunction, Request, Response, urlencoded } from 'express';
 import helmet from 'helmet';
+import { Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { DestinationStream, Logger } from 'pino';
 import { AppModule, AppModuleOptions } from './app.module';
+import { DomainError } from './common/errors/domain-error';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { errorEnvelope } from './common/http/error-envelope';
 import { accessLogMiddleware } from './common/logging/access-log.middleware';
 import { createLogger } from './common/logging/pino-logger';
 import { PinoNestLogger } from './common/logging/pino-nest-logger';
 import { requestIdMiddleware } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
+import { newRequestId } from './common/ids';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { UsageRecorder } from './modules/usage/application/usage-recorder';
+import { MetricsService } from './modules/metrics/metrics.service';
+import { httpMetricsMiddleware } from './modules/metrics/http-metrics.middleware';
 import { usageMiddleware } from './modules/usage/adapters/http/usage-tracking';
 
 export function buildOpenApi(app: INestApplication) {
@@ -56,6 +63,42 @@ function configureSecurityHeaders(app: NestExpressApplication, corsOrigins: read
 }
 
 /**
+ * Requests Node's HTTP parser refuses before Express sees them (URL or headers over 16 KB, malformed
+ * request lines) are answered in the contract's envelope too, instead of Node's bare status line.
+ */
+function answerUnparsableRequests(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const requestId = newRequestId();
+    const message = status === 431 ? 'The URL or the headers are too large' : status === 408 ? 'The request took too long to arrive' : 'Malformed HTTP request';
+    const body = JSON.stringify(errorEnvelope('invalid_request', message, requestId));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+/** The path of the first string (or key) holding a NUL character, which Postgres text cannot store; null if none. */
+function nulCharacterAt(value: unknown, at = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? at || 'body' : null;
+  if (!value || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const here = Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+    if (key.includes('\u0000')) return here;
+    const found = nulCharacterAt(item, here);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** A body with a NUL character anywhere is a 400 naming the field, not a database error. */
+function refuseNulCharacters(req: Request, _res: Response, next: NextFunction): void {
+  const field = nulCharacterAt(req.body);
+  next(field ? DomainError.invalid(field, 'must not contain the NUL character (\\u0000)') : undefined);
+}
+
+/**
  * Applies everything an HTTP app of Backdrop needs: request ids, the access log (when given a logger),
  * security headers and CORS, body limits, the error envelope, validation, docs.
  */
@@ -63,10 +106,13 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(requestIdMiddleware);
   if (options.accessLog) app.use(accessLogMiddleware(options.accessLog));
   app.disable('x-powered-by');
+  answerUnparsableRequests(app.getHttpServer() as Server);
   configureSecurityHeaders(app, app.get<AppConfig>(APP_CONFIG, { strict: false }).env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
+  app.use(refuseNulCharacters);
+  app.use(httpMetricsMiddleware(app.get(MetricsService)));
   const recorder = optionalProvider(app, UsageRecorder);
   if (recorder) app.use('/v1', usageMiddleware(recorder));
   app.useGlobalFilters(new AllExceptionsFilter());

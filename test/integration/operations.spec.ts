@@ -57,4 +57,17 @@ describe('operations: cancel and the transactional hand-off', () => {
     expect(dispatched_at).not.toBeNull();
     expect(t.fake.tasks.filter((task) => task.jobId === draft.body.id)).toHaveLength(1);
   });
+
+  it('exposes Prometheus metrics: queue depth per state, job duration and fps per model, HTTP latency by route', async () => {
+    const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: videoUrl, model: 'light' });
+    await eventually(async () => ((await jobOf(created.body.id)).status === 'completed' ? true : undefined));
+    const res = await t.http.get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.text).toMatch(/backdrop_queue_jobs\{queue="jobs",state="waiting"\} \d+/);
+    expect(res.text).toMatch(/backdrop_job_duration_seconds_count\{model="light",status="completed"\} [1-9]/);
+    expect(res.text).toMatch(/backdrop_job_frames_per_second_count\{model="light"\} [1-9]/);
+    expect(res.text).toMatch(/backdrop_http_request_duration_seconds_count\{method="GET",route="\/v1\/jobs\/:id",status="200"\} [1-9]/);
+    expect(res.text).not.toContain(created.body.id);
+  });
 });

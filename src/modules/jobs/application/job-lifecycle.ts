@@ -12,8 +12,11 @@ import { JobRequest, JobSettings, resolveJobSettings } from '../domain/job-setti
 import { JobStatus } from '../domain/job-status';
 import { JobDispatchRelay } from './job-dispatch-relay';
 import { JobPresenter } from './job.presenter';
+import { MetricsService } from '../../metrics/metrics.service';
 
 type Deliveries = Array<{ id: string; attempts: number }>;
+/** `fail` on a job that had already ended: nothing written, nothing announced. */
+const NOT_OPEN: Deliveries = [];
 
 /**
  * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
@@ -28,6 +31,7 @@ export class JobLifecycle {
     private readonly relay: WebhookRelay,
     private readonly dispatchRelay: JobDispatchRelay,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -93,7 +97,7 @@ export class JobLifecycle {
   }
 
   /** Processing -> completed: charge the processed seconds (at most the reserve), release the rest. */
-  async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; notes: string[] }): Promise<void> {
+  async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
       const charged = job.reservedCredits === null ? 0 : await tx.ledger.settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
       const changes = { ...JobTransitions.complete(job, outcome, this.clock.now()), billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };
@@ -101,14 +105,19 @@ export class JobLifecycle {
       await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'completed', seconds: outcome.durationSeconds, credits: charged });
       return this.announce(tx, moved, 'job.completed');
     });
+    this.metrics.observeJob(job.settings.model, 'completed', this.secondsSinceStart(job), outcome.frames);
     await this.relay.enqueue(deliveries);
+  }
+
+  private secondsSinceStart(job: Job): number {
+    return job.startedAt ? (this.clock.now().getTime() - job.startedAt.getTime()) / 1000 : 0;
   }
 
   /** Pending or processing -> failed: the whole reserve goes back. */
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
       const current = await tx.jobs.findById(job.id);
-      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return [];
+      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return NOT_OPEN;
       if (current.reservedCredits !== null) await tx.ledger.release(job.apiKeyId, job.id);
       const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
       const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
@@ -116,6 +125,7 @@ export class JobLifecycle {
       await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
       return this.announce(tx, moved, 'job.failed');
     });
+    if (deliveries !== NOT_OPEN) this.metrics.observeJob(job.settings.model, 'failed', this.secondsSinceStart(job));
     await this.relay.enqueue(deliveries);
   }
 

@@ -42,7 +42,7 @@ export class ProcessJobHandler {
     if (!job || isTerminal(job.status)) return;
     const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
-    let outcome: { outputKey: string; durationSeconds: number; notes: string[] } | null;
+    let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
     const stop = new AbortController();
     signal?.addEventListener('abort', () => stop.abort(), { once: true });
     const watcher = this.watchForCancel(running.id, stop);
@@ -80,7 +80,7 @@ export class ProcessJobHandler {
   }
 
   /** Null when the job ended before processing (its input could not be paid for). */
-  private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; notes: string[] } | null> {
+  private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null> {
     const inputKey = await this.resolveInput(job);
     if (job.reservedCredits === null && !(await this.reserveFetchedInput(job, inputKey))) return null;
     const backgroundImageKey = await this.fetchBackgroundImage(job);
@@ -95,7 +95,7 @@ export class ProcessJobHandler {
     const task = { jobId: job.id, inputKey, outputKey, backgroundImageKey, settings: job.settings, maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS };
     try {
       const outcome = await this.gateway.process(task, reportProgress, signal);
-      return { outputKey, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
+      return { outputKey, durationSeconds: outcome.durationSeconds, frames: outcome.frames, notes: outcome.notes };
     } finally {
       for (const fetched of [inputKey, backgroundImageKey]) if (fetched?.startsWith('inputs/')) await this.storage.delete(fetched);
     }

@@ -9,6 +9,7 @@ import { TypeOrmWebhookOutbox } from '../adapters/typeorm/typeorm.webhook-outbox
 import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
 import { webhookHeaders } from '../domain/webhook-signing';
 import { WebhookRelay } from './webhook-relay';
+import { MetricsService } from '../../metrics/metrics.service';
 
 /**
  * One delivery attempt: POST the stored body, signed with the key's current secret, through the
@@ -25,6 +26,7 @@ export class DeliverWebhookHandler {
     private readonly outbound: OutboundHttpClient,
     private readonly relay: WebhookRelay,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.outbox = new TypeOrmWebhookOutbox(dataSource.manager);
@@ -55,6 +57,8 @@ export class DeliverWebhookHandler {
     const outcome = verdict === 'delivered' ? 'sent' : delay === null ? 'failed' : 'retry';
     const nextAttemptAt = delay === null ? null : new Date(this.clock.now().getTime() + delay);
     await this.outbox.recordAttempt(delivery.id, { statusCode, error: error ?? (statusCode && outcome !== 'sent' ? `HTTP ${statusCode}` : null), outcome, nextAttemptAt });
+    this.metrics.webhookDeliveries.inc({ event: delivery.event, result: outcome });
+    if (outcome === 'failed') this.metrics.webhookFailures.inc({ event: delivery.event });
     if (outcome === 'failed') this.logger.warn(`webhook ${delivery.event} of ${delivery.jobId} failed after ${attemptsMade} attempts`);
     if (outcome === 'retry') await this.relay.enqueue([{ id: delivery.id, attempts: attemptsMade }], delay ?? 0);
   }

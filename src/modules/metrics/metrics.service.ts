@@ -1,0 +1,70 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../infrastructure/queue/queue-connection';
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children'] as const;
+
+/** Prometheus metrics of this process; every replica and worker exposes its own at /metrics. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  readonly httpDuration = new Histogram({
+    name: 'backdrop_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly jobDuration = new Histogram({
+    name: 'backdrop_job_duration_seconds',
+    help: 'Time from pick-up to the end of a job, by model and outcome',
+    labelNames: ['model', 'status'],
+    buckets: [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
+    registers: [this.registry],
+  });
+  readonly jobFps = new Histogram({
+    name: 'backdrop_job_frames_per_second',
+    help: 'Frames processed per second of a completed job, by model',
+    labelNames: ['model'],
+    buckets: [0.5, 1, 2, 5, 10, 20, 40, 80, 160],
+    registers: [this.registry],
+  });
+  readonly webhookDeliveries = new Counter({
+    name: 'backdrop_webhook_attempts_total',
+    help: 'Webhook delivery attempts by event and result (sent, retry, failed)',
+    labelNames: ['event', 'result'],
+    registers: [this.registry],
+  });
+  readonly webhookFailures = new Counter({
+    name: 'backdrop_webhook_failures_total',
+    help: 'Webhook deliveries that ended failed after the whole schedule',
+    labelNames: ['event'],
+    registers: [this.registry],
+  });
+
+  constructor(
+    @InjectQueue(JOBS_QUEUE) jobsQueue: Queue,
+    @InjectQueue(WEBHOOKS_QUEUE) webhooksQueue: Queue,
+  ) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'backdrop_' });
+    new Gauge({
+      name: 'backdrop_queue_jobs',
+      help: 'Queue depth by queue and state',
+      labelNames: ['queue', 'state'],
+      registers: [this.registry],
+      async collect() {
+        for (const queue of [jobsQueue, webhooksQueue]) {
+          const counts = await queue.getJobCounts(...QUEUE_STATES).catch(() => ({}) as Record<string, number>);
+          for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+        }
+      },
+    });
+  }
+
+  observeJob(model: string, status: 'completed' | 'failed', seconds: number, frames?: number): void {
+    this.jobDuration.observe({ model, status }, seconds);
+    if (status === 'completed' && frames && seconds > 0) this.jobFps.observe({ model }, frames / seconds);
+  }
+}
