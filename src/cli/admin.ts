@@ -15,7 +15,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   keys:list                                                 list keys by fingerprint
   keys:disable --fingerprint FP                             refuse a key
   keys:enable  --fingerprint FP                             accept a key again
-  credits:grant --fingerprint FP --credits N                add credits (negative deducts, never below 0)
+  credits:grant --fingerprint FP --credits N                add credits (deduct with --credits=-N; never below 0)
   webhooks:secret --fingerprint FP                          show the key's webhook signing secret
   webhooks:rotate --fingerprint FP                          replace it (deliveries from now on use the new one)
 Uses DATABASE_URL, or the embedded database in DATA_DIR (default ./data).`;

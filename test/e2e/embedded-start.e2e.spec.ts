@@ -75,7 +75,7 @@ describe('npm start with the embedded default', () => {
     expect(created).toMatchObject({ client_id: 'acme', credits: 1000 });
     expect(created.api_key).toMatch(/^bd_live_/);
     const admin = (...args: string[]) => JSON.parse(execFileSync(process.execPath, ['dist/src/cli/admin.js', ...args], { cwd: ROOT, env, encoding: 'utf8' }));
-    expect(admin('credits:grant', '--fingerprint', created.key_fingerprint, '--credits', '-300')).toMatchObject({ credits: 700 });
+    expect(admin('credits:grant', '--fingerprint', created.key_fingerprint, '--credits=-300')).toMatchObject({ credits: 700 });
     const secret = admin('webhooks:secret', '--fingerprint', created.key_fingerprint).webhook_secret;
     expect(secret).toMatch(/^whsec_/);
     expect(admin('webhooks:rotate', '--fingerprint', created.key_fingerprint).webhook_secret).not.toBe(secret);
