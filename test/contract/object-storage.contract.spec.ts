@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { LocalDiskObjectStorage } from '../../src/modules/storage/adapters/local/local-disk.object-storage';
+import { S3ObjectStorage } from '../../src/modules/storage/adapters/s3/s3.object-storage';
+import { UrlSigner } from '../../src/modules/storage/application/url-signer';
+import { ObjectNotFoundError, ObjectStorage } from '../../src/modules/storage/ports/object-storage';
+import { startS3Server } from '../support/s3-server';
+import { startTestApp } from '../support/test-app';
+
+/** One adapter under test, with a second instance of it that is misconfigured. */
+interface Harness {
+  storage: ObjectStorage;
+  misconfigured: ObjectStorage;
+  /** What check() of the misconfigured instance must mention. */
+  misconfiguredReason: RegExp;
+  /** Whether withLocalFile hands out a temporary copy (removed afterwards) rather than the object itself. */
+  localFileIsCopy: boolean;
+  close(): Promise<void>;
+}
+
+/** Local disk inside the real app, so signed URLs go through the real FilesController over HTTP. */
+async function localDisk(): Promise<Harness> {
+  const t = await startTestApp();
+  if (t.config.storage.kind !== 'local') throw new Error('the test app should run on local storage');
+  const notADirectory = path.join(t.dataDir, 'a-file');
+  writeFileSync(notADirectory, 'x');
+  return {
+    // the app's own root and signer, with URLs at the address the test app really listens on
+    storage: new LocalDiskObjectStorage(t.config.storage.root, t.baseUrl, t.app.get(UrlSigner)),
+    misconfigured: new LocalDiskObjectStorage(path.join(notADirectory, 'storage'), t.baseUrl, new UrlSigner('s'.repeat(48))),
+    misconfiguredReason: /not writable/,
+    localFileIsCopy: false,
+    close: () => t.close(),
+  };
+}
+
+/** S3 against a real S3-compatible server on loopback. */
+async function s3(): Promise<Harness> {
+  const server = await startS3Server();
+  const storage = new S3ObjectStorage(server.storageConfig());
+  const misconfigured = new S3ObjectStorage(server.storageConfig('no-such-bucket'));
+  return {
+    storage,
+    misconfigured,
+    misconfiguredReason: /no-such-bucket does not exist/,
+    localFileIsCopy: true,
+    close: async () => {
+      storage.onApplicationShutdown();
+      misconfigured.onApplicationShutdown();
+      await server.close();
+    },
+  };
+}
+
+let counter = 0;
+const freshKey = (extension = '.bin'): string => `outputs/contract_${++counter}_${randomBytes(4).toString('hex')}${extension}`;
+
+/** A stream of `bytes` in 64 KiB chunks. */
+const streamOf = (bytes: Buffer): Readable => Readable.from((function* () {
+  for (let offset = 0; offset < bytes.length; offset += 65536) yield bytes.subarray(offset, offset + 65536);
+})());
+
+/** A stream that delivers `bytes`, then fails. */
+const failingAfter = (bytes: Buffer): Readable => Readable.from((async function* () {
+  yield* streamOf(bytes);
+  throw new Error('client went away');
+})());
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Changes one character of the URL's 64-hex-digit signature. */
+function withFlippedSignature(url: string): string {
+  const parsed = new URL(url);
+  for (const [name, value] of parsed.searchParams) {
+    if (/^[0-9a-f]{64}$/.test(value)) parsed.searchParams.set(name, (value[0] === '0' ? '1' : '0') + value.slice(1));
+  }
+  return parsed.toString();
+}
+
+/** Pushes the URL's expiry (`expires` or `X-Amz-Expires`) later without re-signing. */
+function withLaterExpiry(url: string): string {
+  const parsed = new URL(url);
+  for (const [name, value] of parsed.searchParams) {
+    if (/^(x-amz-)?expires$/i.test(name)) parsed.searchParams.set(name, String(Number(value) + 1000));
+  }
+  return parsed.toString();
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each([
+  ['local disk', localDisk],
+  ['S3 (s3rver)', s3],
+])('ObjectStorage contract: %s', (_name, start) => {
+  let h: Harness;
+  let storage: ObjectStorage;
+  beforeAll(async () => {
+    h = await start();
+    storage = h.storage;
+  });
+  afterAll(() => h?.close());
+
+  async function stored(bytes: Buffer, key = freshKey()): Promise<string> {
+    await storage.put(key, streamOf(bytes));
+    return key;
+  }
+
+  describe('put and read', () => {
+    it('streams a multi-megabyte body in and reads it back byte-identical', async () => {
+      const bytes = randomBytes(12 * 1024 * 1024 + 12345);
+      const key = freshKey();
+      expect(await storage.put(key, streamOf(bytes))).toEqual({ key, size: bytes.length });
+      expect(await storage.stat(key)).toEqual({ key, size: bytes.length });
+      expect((await readAll(await storage.openRead(key))).equals(bytes)).toBe(true);
+    });
+
+    it('stores a local file with putFile', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'contract-'));
+      const bytes = randomBytes(70000);
+      writeFileSync(path.join(dir, 'in.bin'), bytes);
+      const key = freshKey();
+      try {
+        expect(await storage.putFile(key, path.join(dir, 'in.bin'))).toEqual({ key, size: bytes.length });
+        expect((await readAll(await storage.openRead(key))).equals(bytes)).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('replaces an existing object', async () => {
+      const key = await stored(randomBytes(5000));
+      const replacement = randomBytes(300);
+      await storage.put(key, streamOf(replacement));
+      expect((await readAll(await storage.openRead(key))).equals(replacement)).toBe(true);
+    });
+
+    it('reads inclusive byte ranges', async () => {
+      const bytes = randomBytes(1000);
+      const key = await stored(bytes);
+      // (no `bytes=0-0`: s3rver answers it with the whole object, which S3 itself does not)
+      for (const range of [{ start: 0, end: 1 }, { start: 10, end: 19 }, { start: 999, end: 999 }, { start: 0, end: 999 }]) {
+        const part = await readAll(await storage.openRead(key, range));
+        expect(part.equals(bytes.subarray(range.start, range.end + 1))).toBe(true);
+      }
+    });
+
+    it('answers null for stat of a missing key, and ObjectNotFoundError for reading one', async () => {
+      const key = freshKey();
+      expect(await storage.stat(key)).toBeNull();
+      await expect(storage.openRead(key)).rejects.toBeInstanceOf(ObjectNotFoundError);
+      await expect(storage.withLocalFile(key, async () => 'used')).rejects.toBeInstanceOf(ObjectNotFoundError);
+    });
+
+    it('deletes idempotently', async () => {
+      const key = await stored(randomBytes(100));
+      await storage.delete(key);
+      expect(await storage.stat(key)).toBeNull();
+      await expect(storage.delete(key)).resolves.toBeUndefined();
+      await expect(storage.delete(freshKey())).resolves.toBeUndefined();
+    });
+  });
+
+  describe('a stream that fails mid-put', () => {
+    it('leaves nothing behind at a new key', async () => {
+      const key = freshKey();
+      await expect(storage.put(key, failingAfter(randomBytes(6 * 1024 * 1024)))).rejects.toThrow('client went away');
+      expect(await storage.stat(key)).toBeNull();
+    });
+
+    it('keeps the earlier object at an existing key', async () => {
+      const earlier = randomBytes(2000);
+      const key = await stored(earlier);
+      await expect(storage.put(key, failingAfter(randomBytes(100000)))).rejects.toThrow('client went away');
+      expect((await readAll(await storage.openRead(key))).equals(earlier)).toBe(true);
+    });
+  });
+
+  describe('withLocalFile', () => {
+    it('gives a readable path holding the bytes while `use` runs', async () => {
+      const bytes = randomBytes(200000);
+      const key = await stored(bytes, freshKey('.mp4'));
+      let seen = '';
+      const result = await storage.withLocalFile(key, async (local) => {
+        seen = local;
+        expect((await fs.readFile(local)).equals(bytes)).toBe(true);
+        return 'result';
+      });
+      expect(result).toBe('result');
+      expect(path.extname(seen)).toBe('.mp4');
+      expect(existsSync(seen)).toBe(!h.localFileIsCopy);
+    });
+
+    it('cleans a copy up when `use` throws', async () => {
+      const key = await stored(randomBytes(1000));
+      let seen = '';
+      await expect(
+        storage.withLocalFile(key, async (local) => {
+          seen = local;
+          throw new Error('use failed');
+        }),
+      ).rejects.toThrow('use failed');
+      expect(existsSync(seen)).toBe(!h.localFileIsCopy);
+      expect(await storage.stat(key)).not.toBeNull();
+    });
+  });
+
+  describe('unsafe keys', () => {
+    it.each(['../x', 'outputs/../../x', '/etc/passwd', 'outputs/./x', 'a b', ''])('refuses %j everywhere', async (key) => {
+      await expect(storage.put(key, streamOf(Buffer.from('x')))).rejects.toThrow(/Unsafe storage key/);
+      await expect(storage.stat(key)).rejects.toThrow(/Unsafe storage key/);
+      await expect(storage.openRead(key)).rejects.toThrow(/Unsafe storage key/);
+      await expect(storage.delete(key)).rejects.toThrow(/Unsafe storage key/);
+      await expect(storage.withLocalFile(key, async () => undefined)).rejects.toThrow(/Unsafe storage key/);
+      await expect(storage.signedDownloadUrl(key, 60)).rejects.toThrow(/Unsafe storage key/);
+      await expect(storage.signedUploadUrl(key, 60)).rejects.toThrow(/Unsafe storage key/);
+    });
+  });
+
+  describe('signed download URLs', () => {
+    it('fetch the bytes without credentials, as an attachment of the download name', async () => {
+      const bytes = randomBytes(300000);
+      const key = await stored(bytes, freshKey('.webm'));
+      const res = await fetch(await storage.signedDownloadUrl(key, 600, 'job_x.webm'));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('video/webm');
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="job_x.webm"');
+      expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    });
+
+    it('are refused when tampered with: signature, key, expiry or download name', async () => {
+      const key = await stored(randomBytes(100));
+      const other = await stored(randomBytes(100));
+      expect(other.length).toBe(key.length);
+      const url = await storage.signedDownloadUrl(key, 600, 'a.bin');
+      const tampered = [withFlippedSignature(url), url.replace(key, other), withLaterExpiry(url), url.replace('a.bin', 'b.bin')];
+      for (const variant of tampered) {
+        expect(variant).not.toBe(url);
+        expect((await fetch(variant)).status).toBe(403);
+      }
+    });
+
+    it('do not authorize an upload', async () => {
+      const bytes = randomBytes(100);
+      const key = await stored(bytes);
+      const res = await fetch(await storage.signedDownloadUrl(key, 600), { method: 'PUT', body: randomBytes(100) });
+      expect(res.status).toBe(403);
+      expect((await readAll(await storage.openRead(key))).equals(bytes)).toBe(true);
+    });
+  });
+
+  describe('signed upload URLs', () => {
+    it('store the body of a PUT without credentials', async () => {
+      const bytes = randomBytes(3 * 1024 * 1024 + 5);
+      const key = freshKey('.webm');
+      const res = await fetch(await storage.signedUploadUrl(key, 600), { method: 'PUT', body: bytes });
+      expect(res.status).toBe(200);
+      expect(await storage.stat(key)).toEqual({ key, size: bytes.length });
+      expect((await readAll(await storage.openRead(key))).equals(bytes)).toBe(true);
+    });
+
+    it('are refused when tampered with, storing nothing', async () => {
+      const key = freshKey();
+      const url = await storage.signedUploadUrl(key, 600);
+      for (const variant of [withFlippedSignature(url), withLaterExpiry(url), url.replace(key, freshKey())]) {
+        expect((await fetch(variant, { method: 'PUT', body: randomBytes(100) })).status).toBe(403);
+      }
+      expect(await storage.stat(key)).toBeNull();
+    });
+
+    it('do not authorize a download', async () => {
+      const key = await stored(randomBytes(100));
+      expect((await fetch(await storage.signedUploadUrl(key, 600))).status).toBe(403);
+    });
+  });
+
+  it('refuses expired download and upload URLs', async () => {
+    const key = await stored(randomBytes(100));
+    const download = await storage.signedDownloadUrl(key, 1);
+    const upload = await storage.signedUploadUrl(freshKey(), 1);
+    await sleep(2200);
+    expect((await fetch(download)).status).toBe(403);
+    expect((await fetch(upload, { method: 'PUT', body: randomBytes(10) })).status).toBe(403);
+  });
+
+  it("check() is 'ok', and a misconfigured instance says why", async () => {
+    expect(await storage.check()).toBe('ok');
+    expect(await h.misconfigured.check()).toMatch(h.misconfiguredReason);
+  });
+});
