@@ -133,6 +133,24 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
     });
   });
 
+  describe('bodies and requests the database or Node would choke on', () => {
+    it.each([
+      ['/v1/admin/keys', 'client_id', { client_id: 'a\u0000b' }],
+      ['/v1/jobs', 'metadata.note', { video_url: 'http://93.184.216.34/v.mp4', auto_start: false, metadata: { note: 'x\u0000' } }],
+      ['/v1/jobs', 'metadata.k\u0000', { video_url: 'http://93.184.216.34/v.mp4', auto_start: false, metadata: { ['k\u0000']: 'v' } }],
+    ])('%s: a NUL character in %j is 400 naming it (found by the fuzzer: it was a 500 from Postgres)', async (route, field, body) => {
+      const res = await http.post(route).set('X-Api-Key', apiKey).set('X-Admin-Token', ADMIN_TOKEN).send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field, message: expect.stringMatching(/NUL/) }] });
+    });
+
+    it('a URL longer than Node accepts is 431 in the envelope, not a bare status line', async () => {
+      const res = await http.get(`/v1/jobs/${'j'.repeat(20_000)}`).set('X-Api-Key', apiKey);
+      expect(res.status).toBe(431);
+      expect(res.body).toEqual({ success: false, error: { code: 'invalid_request', message: expect.any(String), request_id: res.headers['x-request-id'] } });
+    });
+  });
+
   describe('structured logs', () => {
     it('writes one JSON access line per request: request id, method, route, status, duration, key fingerprint', async () => {
       lines.length = 0;
