@@ -7,15 +7,16 @@ import { WEB_ASSETS } from './web.tokens';
 import type { WebAssets } from './web-assets';
 
 /**
- * The dashboard's own policy: scripts and styles only as files from this origin; media may also be
- * blob: (the local file shown as "before"); a background image may come from any https address.
+ * The dashboard's own policy: scripts, styles and API calls only from this origin. Images and
+ * videos may come from elsewhere: outputs are signed URLs on PUBLIC_BASE_URL or an S3 bucket, the
+ * "before" video is a blob: of the local file, a background image any https address.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: blob: https:",
-  "media-src 'self' blob:",
+  "img-src 'self' data: blob: https: http:",
+  "media-src 'self' blob: https: http:",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
