@@ -1,0 +1,120 @@
+import { createWriteStream, openAsBlob } from 'node:fs';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { ApiError, NetworkError } from './errors';
+
+export interface Job {
+  id: string;
+  status: 'created' | 'pending' | 'processing' | 'completed' | 'failed';
+  progress: number;
+  output_url: string | null;
+  output_format: string;
+  error: string | null;
+  error_code: string | null;
+  created_at: string;
+  duration_seconds: number | null;
+  model: string;
+}
+
+export interface JobsPage {
+  items: Job[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface UsageCounters {
+  total_jobs: number;
+  completed_jobs: number;
+  failed_jobs: number;
+  credits_used: number;
+  video_seconds: number;
+  requests: number;
+}
+
+export interface UsageSummary extends UsageCounters {
+  days: number;
+  daily: Array<UsageCounters & { date: string }>;
+}
+
+interface Envelope {
+  error?: { code?: string; message?: string; request_id?: string };
+}
+
+/** The Backdrop API over Node's fetch: JSON calls, a streamed upload and a streamed download. */
+export class BackdropClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly key: string,
+  ) {}
+
+  private url(route: string): string {
+    return new URL(route, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`).toString();
+  }
+
+  private async send(url: string, init: RequestInit): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(url, init);
+    } catch (error) {
+      throw new NetworkError(new URL(url).origin, error);
+    }
+    if (response.ok) return response;
+    const text = await response.text().catch(() => '');
+    let envelope: Envelope = {};
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      // not the envelope (a proxy's page): described by its status below
+    }
+    const requestId = envelope.error?.request_id ?? response.headers.get('x-request-id');
+    throw new ApiError(response.status, envelope.error?.code ?? '', envelope.error?.message ?? `${response.statusText || 'request failed'}`, requestId);
+  }
+
+  async json<T>(method: string, route: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { 'X-Api-Key': this.key, Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await this.send(this.url(route), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return (await response.json()) as T;
+  }
+
+  /** POST /v1/uploads, the file streamed from disk. */
+  async upload(file: string): Promise<{ video_url: string; size: number }> {
+    const form = new FormData();
+    form.append('file', await openAsBlob(file), path.basename(file));
+    const response = await this.send(this.url('/v1/uploads'), { method: 'POST', headers: { 'X-Api-Key': this.key }, body: form });
+    return (await response.json()) as { video_url: string; size: number };
+  }
+
+  createJob(body: Record<string, unknown>): Promise<{ id: string; status: string }> {
+    return this.json('POST', '/v1/jobs', body);
+  }
+
+  job(id: string): Promise<Job> {
+    return this.json('GET', `/v1/jobs/${encodeURIComponent(id)}`);
+  }
+
+  jobs(query: { status?: string; limit?: number; offset?: number }): Promise<JobsPage> {
+    const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== undefined).map(([name, value]): [string, string] => [name, String(value)]));
+    return this.json('GET', `/v1/jobs${search.size ? `?${search}` : ''}`);
+  }
+
+  usageSummary(days?: number): Promise<UsageSummary> {
+    return this.json('GET', `/v1/usage/summary${days ? `?days=${days}` : ''}`);
+  }
+
+  /** Streams a (signed) output URL to a file; returns its size in bytes. */
+  async download(url: string, destination: string): Promise<number> {
+    // the key goes only to this server, never to another host (an S3 presigned URL)
+    const sameServer = new URL(url).origin === new URL(this.url('/')).origin;
+    const response = await this.send(url, { headers: sameServer ? { 'X-Api-Key': this.key } : {} });
+    if (!response.body) throw new NetworkError(url, new Error('empty response'));
+    let bytes = 0;
+    const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
+    body.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    await pipeline(body, createWriteStream(destination));
+    return bytes;
+  }
+}

@@ -1,0 +1,85 @@
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { BackdropClient, Job } from './api-client';
+import { CliError, EXIT, UsageError } from './errors';
+import { Background, EXTENSION_OF_FORMAT } from './job-options';
+import { ProgressReporter } from './progress';
+
+export interface Output {
+  out(text: string): void;
+  progress: ProgressReporter;
+}
+
+export interface RemoveOptions {
+  input: string;
+  output?: string;
+  format: string;
+  model?: string;
+  background?: Background;
+  preview?: number;
+  /** first interval, then every `pollMs` (2 s then 5 s, as the API recommends) */
+  firstPollMs?: number;
+  pollMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function defaultOutput(input: string, format: string): string {
+  const parsed = path.parse(input);
+  return path.join(parsed.dir, `${parsed.name}.nobg${EXTENSION_OF_FORMAT[format]}`);
+}
+
+/** Polls until the job completes or fails, showing its progress. */
+async function follow(client: BackdropClient, id: string, options: RemoveOptions, output: Output): Promise<Job> {
+  for (let round = 0; ; round += 1) {
+    const job = await client.job(id);
+    output.progress.update(job.status, job.status === 'completed' ? 100 : job.progress);
+    if (job.status === 'completed' || job.status === 'failed') return job;
+    await sleep(round === 0 ? (options.firstPollMs ?? 2000) : (options.pollMs ?? 5000));
+  }
+}
+
+/** backdrop remove: upload, create (started), poll, download. Prints the output's path on stdout. */
+export async function removeBackground(client: BackdropClient, options: RemoveOptions, output: Output): Promise<void> {
+  if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`No such file: ${options.input}`);
+  const destination = options.output ?? defaultOutput(options.input, options.format);
+
+  output.progress.message(`Uploading ${options.input}`);
+  const upload = await client.upload(options.input);
+  const created = await client.createJob({
+    video_url: upload.video_url,
+    output_format: options.format,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.background ? { background: options.background } : {}),
+    ...(options.preview !== undefined ? { preview_duration: options.preview } : {}),
+  });
+  output.progress.message(`Job ${created.id} started`);
+
+  const job = await follow(client, created.id, options, output);
+  if (job.status === 'failed') throw new CliError(`Job ${job.id} failed: ${job.error ?? 'no reason given'}${job.error_code ? ` (${job.error_code})` : ''}`, EXIT.jobFailed);
+
+  const bytes = await client.download(job.output_url!, destination);
+  output.progress.message(`Saved ${destination} (${bytes} bytes, ${job.duration_seconds ?? '?'} s, ${job.output_format})`);
+  output.out(`${destination}\n`);
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+export async function listJobs(client: BackdropClient, query: { status?: string; limit?: number; offset?: number }, json: boolean, output: Output): Promise<void> {
+  const page = await client.jobs(query);
+  if (json) return output.out(`${JSON.stringify(page, null, 2)}\n`);
+  const rows = page.items.map((job) => [job.id, job.status === 'processing' ? `processing ${Math.round(job.progress)}%` : job.status, job.model, job.output_format, job.created_at, job.duration_seconds === null ? '-' : `${job.duration_seconds}s`]);
+  output.out(table([['ID', 'STATUS', 'MODEL', 'FORMAT', 'CREATED', 'DURATION'], ...rows]));
+  output.out(`${page.total ? `${page.offset + 1}-${page.offset + page.items.length}` : '0'} of ${page.total} jobs\n`);
+}
+
+export async function showUsage(client: BackdropClient, days: number | undefined, json: boolean, output: Output): Promise<void> {
+  const summary = await client.usageSummary(days);
+  if (json) return output.out(`${JSON.stringify(summary, null, 2)}\n`);
+  const rows = summary.daily.map((day) => [day.date, String(day.credits_used), String(day.total_jobs), String(day.completed_jobs), String(day.failed_jobs), String(day.video_seconds), String(day.requests)]);
+  output.out(table([['DATE', 'CREDITS', 'JOBS', 'COMPLETED', 'FAILED', 'VIDEO S', 'REQUESTS'], ...rows]));
+  output.out(`Last ${summary.days} days: ${summary.credits_used} credits, ${summary.total_jobs} jobs (${summary.completed_jobs} completed, ${summary.failed_jobs} failed), ${summary.video_seconds} s of video, ${summary.requests} requests\n`);
+}
