@@ -1,0 +1,143 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ROOT } from '../support/processes';
+import { MEDIA_DIR } from '../support/test-app';
+import { RunningServer, startEmbeddedServer } from '../browser/support/server';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const FFPROBE: string = require('@ffprobe-installer/ffprobe').path;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const FFMPEG: string = require('@ffmpeg-installer/ffmpeg').path;
+const PORTRAIT = path.join(MEDIA_DIR, 'portrait-pan.mp4');
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npx backdrop ...` as a script runs it: stdout and stderr are pipes, not a terminal. */
+function backdrop(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(ROOT, 'bin/backdrop.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+function probe(file: string): { codec_name: string; width: number; height: number; tags?: Record<string, string>; duration: number } {
+  const output = JSON.parse(execFileSync(FFPROBE, ['-v', 'error', '-show_entries', 'stream=codec_name,width,height:stream_tags:format=duration', '-of', 'json', file], { encoding: 'utf8' }));
+  return { ...output.streams[0], duration: Number(output.format.duration) };
+}
+
+/** The first frame as RGBA (VP9 alpha decodes only with libvpx-vp9 named before -i). */
+function firstFrameRgba(file: string, decoder: string[]): Buffer {
+  return execFileSync(FFMPEG, ['-v', 'error', ...decoder, '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-'], { maxBuffer: 64 * 1024 * 1024 });
+}
+
+function share(pixels: Buffer, test: (r: number, g: number, b: number, a: number) => boolean): number {
+  let count = 0;
+  for (let index = 0; index < pixels.length; index += 4) if (test(pixels[index], pixels[index + 1], pixels[index + 2], pixels[index + 3])) count += 1;
+  return count / (pixels.length / 4);
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('backdrop CLI against the embedded server', () => {
+  const workDir = mkdtempSync(path.join(tmpdir(), 'backdrop-cli-out-'));
+  let server: RunningServer;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    server = await startEmbeddedServer();
+    env = { BACKDROP_URL: server.base, BACKDROP_KEY: server.key };
+  }, 150000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('remove: a transparent WebM (VP9 with alpha) from portrait-pan.mp4, progress as plain lines on stderr', async () => {
+    const output = path.join(workDir, 'out.webm');
+    const run = await backdrop(['remove', PORTRAIT, '-o', output, '--model', 'light', '--bg', 'transparent', '--preview', '1'], env);
+    expect(run).toMatchObject({ code: 0, stdout: `${output}\n` });
+    expect(run.stderr).toMatch(/^Job job_\w+ started$/m);
+    expect(run.stderr).toMatch(/^completed 100%$/m);
+    expect(run.stderr).not.toContain('\r'); // not a terminal: no redrawn bar
+
+    const stream = probe(output);
+    expect(stream).toMatchObject({ codec_name: 'vp9', width: 640, height: 360, tags: expect.objectContaining({ alpha_mode: '1' }) });
+    expect(stream.duration).toBeCloseTo(1, 0);
+    const pixels = firstFrameRgba(output, ['-c:v', 'libvpx-vp9']);
+    expect(pixels.length).toBe(640 * 360 * 4);
+    expect(share(pixels, (_r, _g, _b, a) => a < 16)).toBeGreaterThan(0.3); // the background is gone
+    expect(share(pixels, (_r, _g, _b, a) => a > 240)).toBeGreaterThan(0.02); // the person is kept
+  }, 120000);
+
+  it("remove --bg '#00ff00' -o out.mp4: the format follows the extension, the background is green", async () => {
+    const output = path.join(workDir, 'green.mp4');
+    const run = await backdrop(['remove', PORTRAIT, '-o', output, '--model', 'light', '--bg', '#00ff00', '--preview', '0.5'], env);
+    expect(run).toMatchObject({ code: 0, stdout: `${output}\n` });
+    expect(probe(output)).toMatchObject({ codec_name: 'h264', width: 640, height: 360 });
+    const pixels = firstFrameRgba(output, []);
+    expect(share(pixels, (r, g, b) => g > 200 && r < 60 && b < 60)).toBeGreaterThan(0.3);
+  }, 120000);
+
+  it('jobs and usage print what the API holds', async () => {
+    const jobs = await backdrop(['jobs', '--status', 'completed', '--limit', '5'], env);
+    expect(jobs.code).toBe(0);
+    expect(jobs.stdout).toMatch(/^ID\s+STATUS\s+MODEL\s+FORMAT/);
+    expect(jobs.stdout.match(/^job_\w+\s+completed\s+light/gm)).toHaveLength(2);
+    expect(jobs.stdout).toContain('1-2 of 2 jobs');
+    const listed = JSON.parse((await backdrop(['jobs', '--json', '--limit', '1'], env)).stdout) as { items: unknown[]; total: number };
+    expect(listed).toMatchObject({ total: 2, limit: 1 });
+
+    const summary = await fetch(`${server.base}/v1/usage/summary?days=3`, { headers: { 'X-Api-Key': server.key } });
+    const usage = await backdrop(['usage', '--days', '3'], env);
+    if (summary.ok) {
+      expect(usage.code).toBe(0);
+      expect(usage.stdout).toMatch(/^DATE\s+CREDITS\s+JOBS/);
+      expect(usage.stdout).toMatch(/Last 3 days: \d+ credits, 2 jobs \(2 completed, 0 failed\)/);
+    } else {
+      const body = (await summary.json()) as { error: { message: string } };
+      expect(usage.code).toBe(3);
+      expect(usage.stderr).toContain(`backdrop: ${body.error.message} (HTTP ${summary.status}`);
+    }
+  });
+
+  it('exit codes: 3 for a bad key, 2 for a missing file or bad arguments, 4 when the server is unreachable', async () => {
+    const badKey = await backdrop(['remove', PORTRAIT, '-o', path.join(workDir, 'x.webm')], { ...env, BACKDROP_KEY: 'bd_live_00000000000000000000000000000000' });
+    expect(badKey.code).toBe(3);
+    expect(badKey.stderr).toMatch(/backdrop: Invalid API key \(HTTP 401 invalid_api_key, request req_\w+\)/);
+
+    const missing = await backdrop(['remove', path.join(workDir, 'nope.mp4'), '-o', path.join(workDir, 'y.webm')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`No such file: ${path.join(workDir, 'nope.mp4')}`);
+    expect(() => statSync(path.join(workDir, 'y.webm'))).toThrow();
+
+    expect((await backdrop(['remove', PORTRAIT, '--bg', 'purple'], env)).code).toBe(2);
+    expect((await backdrop(['jobs', '--limit', '500'], env)).code).toBe(2);
+    expect((await backdrop(['frobnicate'], env)).code).toBe(2);
+    expect((await backdrop(['jobs'], { BACKDROP_URL: server.base, BACKDROP_KEY: '' })).code).toBe(2);
+
+    const offline = await backdrop(['jobs', '--url', `http://127.0.0.1:${await closedPort()}`], env);
+    expect(offline.code).toBe(4);
+    expect(offline.stderr).toMatch(/Cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+  }, 60000);
+
+  it('--help documents the commands and the exit codes', async () => {
+    const help = await backdrop(['--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('backdrop remove <input>');
+    for (const line of ['0  success', '1  the job failed', '2  usage error', '3  the API refused', '4  network error']) expect(help.stdout).toContain(line);
+  });
+});
