@@ -1,0 +1,176 @@
+/**
+ * API latency and throughput against a bare-node baseline, measured in the same run on the same
+ * database: GET /v1/jobs/{id} and POST /v1/jobs with a real key on Postgres, through the whole
+ * production stack (createApp: helmet, access log to /dev/null, rate-limit store, idempotency,
+ * usage metering, validation), next to a plain node:http server doing the job row's query with pg.
+ * The ratio is the framework's (and the product's per-request bookkeeping's) overhead. A fixed rate
+ * below both servers' capacity gives comparable latencies; the `max` runs give each one's throughput.
+ *
+ *   npm run bench:api                      (BENCH_RATE=100 BENCH_SECONDS=10 BENCH_CONNECTIONS=10)
+ *   BENCH_DATABASE_URL=postgres://... REDIS_URL=redis://...  (rate-limit store on Redis instead of Postgres)
+ */
+import 'reflect-metadata';
+import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import pino from 'pino';
+import { Client, Pool } from 'pg';
+import { loadConfig } from '../../src/config/app-config';
+import { createApp } from '../../src/create-app';
+import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
+import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const VIDEO_URL = 'http://93.184.216.34/video.mp4';
+
+interface Measured {
+  p50: number;
+  p99: number;
+  throughput: number;
+  non2xx: number;
+  errors: number;
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function measure(url: string, options: { method: 'GET' | 'POST'; key: string; body?: string; rate?: number; seconds: number }): Promise<Measured> {
+  const result = await autocannon({
+    url,
+    method: options.method,
+    connections: CONNECTIONS,
+    duration: options.seconds,
+    workers: 1, // the load generator on its own thread, not on the servers' event loop
+    ...(options.rate ? { overallRate: options.rate } : {}),
+    headers: { 'x-api-key': options.key, ...(options.body ? { 'content-type': 'application/json' } : {}) },
+    body: options.body,
+  });
+  return { p50: result.latency.p50, p99: result.latency.p99, throughput: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => resolve(raw));
+    req.on('error', reject);
+  });
+}
+
+/** The baseline: node:http + pg, the job row by id, and an insert of a copy of it for POST. */
+function startBaseline(pool: Pool, templateId: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const send = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const fail = (error: Error): void => send(500, { error: error.message });
+    if (req.method === 'GET' && req.url?.startsWith('/v1/jobs/')) {
+      pool.query('SELECT * FROM jobs WHERE id = $1', [req.url.slice('/v1/jobs/'.length)]).then(({ rows }) => (rows[0] ? send(200, { success: true, ...rows[0] }) : send(404, {})), fail);
+    } else if (req.method === 'POST' && req.url === '/v1/jobs') {
+      readBody(req)
+        .then((raw) => {
+          JSON.parse(raw);
+          const id = `job_${randomBytes(13).toString('hex').slice(0, 26)}`;
+          return pool.query(
+            `INSERT INTO jobs SELECT (jsonb_populate_record(NULL::jobs, to_jsonb(j) || jsonb_build_object('id', $2::text, 'created_at', now()))).* FROM jobs j WHERE j.id = $1 RETURNING *`,
+            [templateId, id],
+          );
+        })
+        .then(({ rows }) => send(200, { success: true, job: rows[0] }), fail);
+    } else send(404, {});
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`.padStart(10);
+const rps = (value: number) => `${Math.round(value)}/s`.padStart(8);
+const ratio = (app: number, base: number) => `${(app / base).toFixed(2)}x`.padStart(7);
+
+async function main(): Promise<void> {
+  const cpus = os.cpus();
+  console.log(`# bench:api\n\nMachine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM; Node ${process.version}; ${os.type()} ${os.release()}`);
+  const name = `bench_api_${randomBytes(5).toString('hex')}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const databaseUrl = withDatabase(SERVER_URL, name);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'backdrop-bench-api-'));
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN: 'bench-admin-token-0123456789',
+    DATA_DIR: dataDir,
+    ROLE: 'api',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_STARTS_PER_MINUTE: '1000000000',
+    QUEUE_NAMESPACE: name,
+  });
+  console.log(`Postgres ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}; rate-limit store: ${config.redisUrl ? 'Redis' : 'Postgres'}; ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
+  const migrations = await migrate(databaseUrl);
+  const secrets = await loadInstanceSecrets(migrations, config);
+  await migrations.destroy();
+  const app = await createApp({ config, databaseUrl, secrets }, { destination: pino.destination({ dest: '/dev/null', sync: false }) });
+  await app.listen(0, '127.0.0.1');
+  const appUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const key = (await app.get(ApiKeysService).create('bench', null, 1000)).apiKey;
+  const body = JSON.stringify({ video_url: VIDEO_URL, auto_start: false, metadata: { bench: 'yes' } });
+  const created = await fetch(`${appUrl}/v1/jobs`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
+  const jobId = ((await created.json()) as { id: string }).id;
+
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  const baseline = await startBaseline(pool, jobId);
+  const baseUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
+
+  const rows: string[] = [];
+  const header = `| case | server | p50 | p99 | throughput | non-2xx |`;
+  for (const [label, method, route, payload] of [
+    ['GET /v1/jobs/{id}', 'GET', `/v1/jobs/${jobId}`, undefined],
+    ['POST /v1/jobs', 'POST', '/v1/jobs', body],
+  ] as const) {
+    for (const [mode, rate] of [[`fixed ${RATE}/s`, RATE], ['max', undefined]] as const) {
+      await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: 1 }); // warm-up
+      const appResult = await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
+      const baseResult = await measure(`${baseUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
+      rows.push(
+        `| ${label}, ${mode} | Backdrop | ${ms(appResult.p50)} | ${ms(appResult.p99)} | ${rps(appResult.throughput)} | ${appResult.non2xx + appResult.errors} |`,
+        `| ${label}, ${mode} | baseline (node:http + pg) | ${ms(baseResult.p50)} | ${ms(baseResult.p99)} | ${rps(baseResult.throughput)} | ${baseResult.non2xx + baseResult.errors} |`,
+        `| ${label}, ${mode} | ratio Backdrop / baseline | ${ratio(appResult.p50, baseResult.p50)} | ${ratio(appResult.p99, baseResult.p99)} | ${ratio(appResult.throughput, baseResult.throughput)} | |`,
+      );
+      console.log(`measured ${label}, ${mode}`);
+    }
+  }
+  console.log(`\n${header}\n|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+
+  baseline.close();
+  await pool.end();
+  await app.close();
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((error: Error) => {
+  console.error(error);
+  process.exit(1);
+});
