@@ -3,20 +3,12 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { JobView } from '../../modules/jobs/application/job.presenter';
+import type { DailyUsage, UsageCounters } from '../../modules/usage/domain/usage-summary';
 import { ApiError, NetworkError } from './errors';
 
-export interface Job {
-  id: string;
-  status: 'created' | 'pending' | 'processing' | 'completed' | 'failed';
-  progress: number;
-  output_url: string | null;
-  output_format: string;
-  error: string | null;
-  error_code: string | null;
-  created_at: string;
-  duration_seconds: number | null;
-  model: string;
-}
+/** The API's own shapes (type-only imports: the CLI runs none of the server's code). */
+export type Job = JobView;
 
 export interface JobsPage {
   items: Job[];
@@ -25,18 +17,9 @@ export interface JobsPage {
   offset: number;
 }
 
-export interface UsageCounters {
-  total_jobs: number;
-  completed_jobs: number;
-  failed_jobs: number;
-  credits_used: number;
-  video_seconds: number;
-  requests: number;
-}
-
 export interface UsageSummary extends UsageCounters {
   days: number;
-  daily: Array<UsageCounters & { date: string }>;
+  daily: DailyUsage[];
 }
 
 interface Envelope {
