@@ -45,9 +45,10 @@ export function embeddedIpv4(address: string): string | null {
   const groups = ipv6Groups(address);
   if (!groups) return null;
   const [a, b, c, d, e, f, g, h] = groups;
-  const embeds = a === 0 && b === 0 && c === 0 && ((d === 0 && e === 0 && (f === 0xffff || f === 0)) || (d === 0xffff && e === 0 && f === 0));
+  // mapped ::ffff:0:0/96 and compatible ::/96 (e = 0), translated ::ffff:0:0:0/96 (e = ffff, f = 0)
+  const embeds = a === 0 && b === 0 && c === 0 && d === 0 && ((e === 0 && (f === 0xffff || f === 0)) || (e === 0xffff && f === 0));
   // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4 0.0.0.0 / 0.0.0.1.
-  if (!embeds || (f === 0 && d === 0 && g === 0)) return null;
+  if (!embeds || (e === 0 && f === 0 && g === 0)) return null;
   return `${g >> 8}.${g & 255}.${h >> 8}.${h & 255}`;
 }
 
