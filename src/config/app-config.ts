@@ -69,8 +69,41 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1) @Max(64)
   WORKER_CONCURRENCY = 1;
 
-  @IsIn(['local', 'none'])
-  WORKER_GATEWAY: 'local' | 'none' = 'local';
+  /** where jobs are processed: `local` (this machine's engine), `remote` (RunPod-protocol workers at WORKER_URLS) or `none` */
+  @IsIn(['local', 'remote', 'none'])
+  WORKER_GATEWAY: 'local' | 'remote' | 'none' = 'local';
+
+  /** remote workers' base URLs, comma-separated (WORKER_GATEWAY=remote); their hosts are trusted by the outbound client */
+  @Transform(toList) @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { each: true })
+  WORKER_URLS: string[] = [];
+
+  /** sent as `authorization` to remote workers; required when WORKER_GATEWAY=remote */
+  @IsOptional() @IsString() @MinLength(16)
+  WORKER_API_KEY?: string;
+
+  /** how often a remote job's status is polled */
+  @Type(() => Number) @IsInt() @Min(50) @Max(60000)
+  WORKER_POLL_INTERVAL_MS = 2000;
+
+  /** timeout of each call to a remote worker (connect, headers, body) */
+  @Type(() => Number) @IsInt() @Min(100) @Max(120000)
+  WORKER_REQUEST_TIMEOUT_MS = 10000;
+
+  /** a remote job running longer is canceled on its worker and fails with worker_timeout */
+  @Type(() => Number) @IsInt() @Min(1)
+  WORKER_JOB_TIMEOUT_SECONDS = 3600;
+
+  /** attempts of each call to a remote worker on 429, 5xx or network errors */
+  @Type(() => Number) @IsInt() @Min(1) @Max(10)
+  WORKER_RETRY_ATTEMPTS = 3;
+
+  /** first delay between those attempts; doubled each time (a longer Retry-After wins) */
+  @Type(() => Number) @IsInt() @Min(10) @Max(60000)
+  WORKER_RETRY_BASE_DELAY_MS = 500;
+
+  /** a remote worker whose /health or /run failed is tried last for this long */
+  @Type(() => Number) @IsInt() @Min(1)
+  WORKER_HEALTH_COOLDOWN_SECONDS = 30;
 
   @IsOptional() @IsString()
   MODEL_CACHE_DIR?: string;
@@ -257,11 +290,17 @@ function parsePackages(raw: string): PricingPackage[] {
   return parsed as PricingPackage[];
 }
 
+function checkRemoteWorkers(env: EnvironmentVariables): void {
+  if (env.WORKER_GATEWAY !== 'remote') return;
+  if (env.WORKER_URLS.length === 0) throw new ConfigError('WORKER_URLS', 'is required when WORKER_GATEWAY=remote');
+  if (!env.WORKER_API_KEY) throw new ConfigError('WORKER_API_KEY', 'is required when WORKER_GATEWAY=remote');
+}
+
 /** Validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new EnvironmentVariables());
   const raw: Record<string, string> = {};
-  for (const key of [...known, 'PUBLIC_BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'URL_SIGNING_SECRET', 'MODEL_CACHE_DIR', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE']) {
+  for (const key of [...known, 'PUBLIC_BASE_URL', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'URL_SIGNING_SECRET', 'MODEL_CACHE_DIR', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'WORKER_API_KEY']) {
     const value = source[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
@@ -271,6 +310,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     const first = errors[0];
     throw new ConfigError(first.property, Object.values(first.constraints ?? { invalid: 'is invalid' }).join('; '));
   }
+  checkRemoteWorkers(env);
   if (env.DATABASE_URL && !env.ADMIN_TOKEN) throw new ConfigError('ADMIN_TOKEN', 'is required when DATABASE_URL is set (it is generated only in embedded mode)');
   const dataDir = path.resolve(env.DATA_DIR);
   return {

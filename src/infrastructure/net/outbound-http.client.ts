@@ -159,6 +159,43 @@ export class OutboundHttpClient {
     return { status: response.statusCode ?? 0, retryAfterSeconds: retryAfterSeconds(Array.isArray(header) ? header[0] : header) };
   }
 
+  /**
+   * One request answered with its status, headers and whole body (at most `maxBytes`), without following
+   * redirects: for services the operator configured (remote workers), whose hosts the policy allow-lists.
+   * `timeoutMs` bounds the wait for the headers (idle) and, separately, the reading of the body.
+   */
+  async exchange(
+    raw: string,
+    send: { method: string; headers?: Record<string, string>; body?: string; timeoutMs: number; maxBytes: number },
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+    const url = parseOutboundUrl(raw);
+    const bodyHeaders: Record<string, string> =
+      send.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(send.body)) };
+    const response = await this.request(url, send.timeoutMs, { method: send.method, body: send.body, headers: { ...bodyHeaders, ...send.headers } });
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const timer = setTimeout(() => response.destroy(new OutboundRequestFailed(`the answer took longer than ${send.timeoutMs} ms`)), send.timeoutMs);
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > send.maxBytes) response.destroy(new OutboundRequestFailed(`the response is larger than ${send.maxBytes} bytes`));
+        else chunks.push(chunk);
+      });
+      response.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
+      });
+      response.on('error', (error) => {
+        clearTimeout(timer);
+        reject(asFailure(error));
+      });
+      response.on('close', () => {
+        clearTimeout(timer);
+        if (!response.complete) reject(new OutboundRequestFailed('the connection closed before the answer was complete'));
+      });
+    });
+  }
+
   private request(url: URL, idleTimeoutMs: number, send: { method: string; body?: string; headers: Record<string, string> }): Promise<http.IncomingMessage> {
     const host = hostOf(url);
     // Node skips the lookup hook for IP literals: they are judged here instead.
