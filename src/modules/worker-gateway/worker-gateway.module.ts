@@ -2,21 +2,67 @@ import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { EngineProcessPool } from '../../engine/runner/engine-process-pool';
+import { AddressPolicy } from '../../infrastructure/net/address-policy';
+import { OutboundHttpClient } from '../../infrastructure/net/outbound-http.client';
+import { InstanceSecrets } from '../../infrastructure/secrets/instance-secrets';
+import { INSTANCE_SECRETS } from '../auth/adapters/http/admin-token.guard';
 import { ObjectStorage } from '../storage/ports/object-storage';
 import { LocalWorkerGateway } from './adapters/local.worker-gateway';
+import { NoWorkerGateway } from './adapters/none.worker-gateway';
+import { CallbackSigner } from './adapters/remote-http/callback-signer';
+import { RemoteHttpWorkerGateway } from './adapters/remote-http/remote-http.worker-gateway';
+import { WorkerApiClient } from './adapters/remote-http/worker-api.client';
+import { WorkerCallbackHub } from './adapters/remote-http/worker-callback-hub';
+import { WorkerEndpoints } from './adapters/remote-http/worker-endpoints';
 import { WorkerGateway } from './ports/worker-gateway';
 
-/** The WorkerGateway chosen by configuration: the local engine (default). */
+/**
+ * Remote workers are the operator's own machines, often on private addresses: the gateway gets its own
+ * SSRF-guarded client whose allow-list is exactly the hosts of WORKER_URLS. The shared client that
+ * fetches users' URLs is not widened, so a video_url can never reach a worker.
+ */
+function remoteGateway(config: AppConfig, storage: ObjectStorage, signer: CallbackSigner, hub: WorkerCallbackHub): RemoteHttpWorkerGateway {
+  const env = config.env;
+  const hosts = env.WORKER_URLS.map((url) => new URL(url).hostname.replace(/^\[|\]$/g, ''));
+  const client = new OutboundHttpClient(new AddressPolicy(hosts), { connectTimeoutMs: env.WORKER_REQUEST_TIMEOUT_MS });
+  const api = new WorkerApiClient(client, {
+    apiKey: env.WORKER_API_KEY ?? '',
+    timeoutMs: env.WORKER_REQUEST_TIMEOUT_MS,
+    attempts: env.WORKER_RETRY_ATTEMPTS,
+    baseDelayMs: env.WORKER_RETRY_BASE_DELAY_MS,
+  });
+  const endpoints = new WorkerEndpoints(env.WORKER_URLS, env.WORKER_HEALTH_COOLDOWN_SECONDS * 1000);
+  return new RemoteHttpWorkerGateway(api, endpoints, storage, signer, hub, {
+    pollIntervalMs: env.WORKER_POLL_INTERVAL_MS,
+    jobTimeoutMs: env.WORKER_JOB_TIMEOUT_SECONDS * 1000,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+}
+
+/** The adapter WORKER_GATEWAY names: the local engine (default), remote RunPod-protocol workers, or none. */
+export function createWorkerGateway(config: AppConfig, storage: ObjectStorage, signer: CallbackSigner, hub: WorkerCallbackHub): WorkerGateway {
+  switch (config.env.WORKER_GATEWAY) {
+    case 'remote':
+      return remoteGateway(config, storage, signer, hub);
+    case 'none':
+      return new NoWorkerGateway();
+    case 'local':
+      return new LocalWorkerGateway(storage, () => new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir }));
+  }
+}
+
+/** The WorkerGateway chosen by configuration, with what remote workers' callbacks need (signer, hub). */
 @Module({
   providers: [
+    { provide: WorkerCallbackHub, useFactory: () => new WorkerCallbackHub() },
+    { provide: CallbackSigner, inject: [INSTANCE_SECRETS], useFactory: (secrets: InstanceSecrets) => new CallbackSigner(secrets.urlSigningSecret) },
     {
       provide: WorkerGateway,
-      inject: [ObjectStorage, APP_CONFIG],
-      useFactory: (storage: ObjectStorage, config: AppConfig) =>
-        new LocalWorkerGateway(storage, () => new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir })),
+      inject: [APP_CONFIG, ObjectStorage, CallbackSigner, WorkerCallbackHub],
+      useFactory: createWorkerGateway,
     },
   ],
-  exports: [WorkerGateway],
+  exports: [WorkerGateway, WorkerCallbackHub, CallbackSigner],
 })
 export class WorkerGatewayModule implements OnApplicationShutdown {
   constructor(private readonly moduleRef: ModuleRef) {}

@@ -1,0 +1,210 @@
+import { Logger } from '@nestjs/common';
+import { ObjectStorage } from '../../../storage/ports/object-storage';
+import { WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../../ports/worker-gateway';
+import { CallbackSigner } from './callback-signer';
+import { remoteTaskInput } from './remote-task';
+import { isJobFailureCode, parseRemoteOutput, RemoteStatus, RunRequest } from './runpod-protocol';
+import { abortableSleep, WorkerApiClient, WorkerCallFailed } from './worker-api.client';
+import { WorkerCallbackHub } from './worker-callback-hub';
+import { WorkerEndpoints } from './worker-endpoints';
+import { Wakeup } from './wakeup';
+
+export interface RemoteGatewayOptions {
+  pollIntervalMs: number;
+  jobTimeoutMs: number;
+  /** base of the callback URL given to workers (the API's PUBLIC_BASE_URL) */
+  publicBaseUrl: string;
+}
+
+interface AcceptedRun {
+  endpoint: string;
+  id: string;
+}
+
+/** Signed URLs outlive the job's own timeout by this much (queueing, upload, clock skew). */
+const URL_TTL_MARGIN_SECONDS = 15 * 60;
+/** Status polls that failed (after their retries) in a row before the worker counts as gone. */
+const MAX_FAILED_POLLS = 3;
+/** Failure messages from workers are shown on the job; keep them short. */
+const MAX_MESSAGE_LENGTH = 500;
+
+const canceled = (): WorkerFailure => new WorkerFailure('canceled', 'processing was canceled');
+
+/**
+ * Runs jobs on RunPod-protocol workers over HTTP. A job is POSTed to /run on the first endpoint that
+ * accepts it (healthy endpoints first, failing over on errors), then followed on that same endpoint
+ * through GET /status polls, cut short by the worker's authenticated callback when it lands here.
+ * Past WORKER_JOB_TIMEOUT_SECONDS, or when the job is canceled, the run is canceled on the worker.
+ */
+export class RemoteHttpWorkerGateway extends WorkerGateway {
+  private readonly logger = new Logger(RemoteHttpWorkerGateway.name);
+
+  constructor(
+    private readonly api: WorkerApiClient,
+    private readonly endpoints: WorkerEndpoints,
+    private readonly storage: ObjectStorage,
+    private readonly signer: CallbackSigner,
+    private readonly hub: WorkerCallbackHub,
+    private readonly options: RemoteGatewayOptions,
+  ) {
+    super();
+  }
+
+  async process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
+    if (signal?.aborted) throw canceled();
+    const deadline = Date.now() + this.options.jobTimeoutMs;
+    const ttlSeconds = Math.ceil(this.options.jobTimeoutMs / 1000) + URL_TTL_MARGIN_SECONDS;
+    const request: RunRequest = {
+      input: await remoteTaskInput(task, this.storage, ttlSeconds),
+      webhook: this.signer.url(this.options.publicBaseUrl, task.jobId, ttlSeconds),
+      policy: { executionTimeout: this.options.jobTimeoutMs, ttl: ttlSeconds * 1000 },
+    };
+    const run = await this.submit(request, deadline, signal);
+    this.logger.log(`job ${task.jobId} runs as ${run.id} on ${run.endpoint}`);
+    return this.follow(task, run, deadline, onProgress, signal);
+  }
+
+  /** 'ok' when at least one worker answers /health; otherwise how many do not (details in the log). */
+  async check(): Promise<string> {
+    const answers = await Promise.all(
+      this.endpoints.urls.map((url) =>
+        this.api.health(url).then(
+          () => (this.endpoints.markHealthy(url), true),
+          (error: Error) => {
+            this.endpoints.markFailed(url, error.message);
+            this.logger.warn(`worker ${url} health: ${error.message}`);
+            return false;
+          },
+        ),
+      ),
+    );
+    const down = answers.filter((healthy) => !healthy).length;
+    return down < answers.length ? 'ok' : `none of the ${answers.length} remote workers answers /health`;
+  }
+
+  /**
+   * Tries the endpoints in turn (healthy ones first). When at least one of them is only busy (429),
+   * waits what it asked (Retry-After, else one poll interval) and goes round again until the job's
+   * deadline; when every one failed otherwise, the job ends with worker_failed.
+   */
+  private async submit(request: RunRequest, deadline: number, signal?: AbortSignal): Promise<AcceptedRun> {
+    for (;;) {
+      let busyWaitMs: number | null = null;
+      for (const endpoint of this.endpoints.candidates()) {
+        if (signal?.aborted) throw canceled();
+        try {
+          const accepted = await this.api.run(endpoint, request, signal);
+          this.endpoints.markHealthy(endpoint);
+          return { endpoint, id: accepted.id };
+        } catch (error) {
+          if (!(error instanceof WorkerCallFailed)) throw error;
+          if (signal?.aborted) throw canceled();
+          if (error.status === 429) {
+            const asked = error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : this.options.pollIntervalMs;
+            busyWaitMs = Math.min(busyWaitMs ?? Infinity, asked);
+          } else {
+            this.endpoints.markFailed(endpoint, error.message);
+          }
+          this.logger.warn(`worker ${endpoint} did not take job ${request.input.job_id}: ${error.message}`);
+        }
+      }
+      if (busyWaitMs === null) throw new WorkerFailure('worker_failed', 'No remote worker accepted the job');
+      if (Date.now() + busyWaitMs >= deadline) throw new WorkerFailure('worker_timeout', 'Every remote worker stayed busy until the job timed out');
+      await abortableSleep(busyWaitMs, signal);
+    }
+  }
+
+  /** Polls the endpoint that accepted the run until it ends, is canceled, or outlives the deadline. */
+  private async follow(task: WorkerTask, run: AcceptedRun, deadline: number, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
+    const wakeup = new Wakeup();
+    let pushed: RemoteStatus | null = null;
+    const unsubscribe = this.hub.subscribe(task.jobId, (status) => {
+      if (status.id !== run.id) return;
+      pushed = status;
+      wakeup.fire();
+    });
+    const wake = (): void => wakeup.fire();
+    signal?.addEventListener('abort', wake, { once: true });
+    const deadlineTimer = setTimeout(wake, Math.max(0, deadline - Date.now()));
+    let failedPolls = 0;
+    try {
+      for (;;) {
+        if (signal?.aborted) {
+          await this.cancelQuietly(run);
+          throw canceled();
+        }
+        if (Date.now() >= deadline) {
+          await this.cancelQuietly(run);
+          throw new WorkerFailure('worker_timeout', `Processing took longer than ${Math.round(this.options.jobTimeoutMs / 1000)} s`);
+        }
+        const status: RemoteStatus | 'gone' | null = pushed ?? (await this.poll(run, signal));
+        pushed = null;
+        if (status === 'gone') throw new WorkerFailure('worker_failed', 'The remote worker lost the job');
+        if (status === null) {
+          failedPolls += 1;
+          if (failedPolls >= MAX_FAILED_POLLS && !signal?.aborted) throw new WorkerFailure('worker_failed', 'The remote worker stopped answering');
+        } else {
+          failedPolls = 0;
+          const outcome = await this.settle(task, status, onProgress);
+          if (outcome) return outcome;
+        }
+        await wakeup.sleep(Math.min(this.options.pollIntervalMs, deadline - Date.now()));
+      }
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener('abort', wake);
+      clearTimeout(deadlineTimer);
+    }
+  }
+
+  /** The run's status; null when the worker could not be asked (the endpoint is marked as failing). */
+  private async poll(run: AcceptedRun, signal?: AbortSignal): Promise<RemoteStatus | 'gone' | null> {
+    try {
+      const status = await this.api.status(run.endpoint, run.id, signal);
+      this.endpoints.markHealthy(run.endpoint);
+      return status;
+    } catch (error) {
+      if (!(error instanceof WorkerCallFailed)) throw error;
+      if (!signal?.aborted) {
+        this.endpoints.markFailed(run.endpoint, error.message);
+        this.logger.warn(`worker ${run.endpoint} status of ${run.id}: ${error.message}`);
+      }
+      return null;
+    }
+  }
+
+  /** The outcome of a finished run (or a WorkerFailure thrown); null while it is queued or running. */
+  private async settle(task: WorkerTask, status: RemoteStatus, onProgress: (percent: number) => void): Promise<WorkerOutcome | null> {
+    switch (status.status) {
+      case 'IN_QUEUE':
+      case 'IN_PROGRESS':
+        if (typeof status.progress === 'number' && Number.isFinite(status.progress)) onProgress(Math.min(100, Math.max(0, status.progress)));
+        return null;
+      case 'COMPLETED':
+        return this.completed(task, status);
+      case 'FAILED': {
+        const code = isJobFailureCode(status.errorCode) ? status.errorCode : 'worker_failed';
+        throw new WorkerFailure(code, shorten(typeof status.error === 'string' && status.error ? status.error : 'The remote worker failed'));
+      }
+      case 'TIMED_OUT':
+        throw new WorkerFailure('worker_timeout', 'The remote worker timed the job out');
+      case 'CANCELLED':
+        throw canceled();
+    }
+  }
+
+  private async completed(task: WorkerTask, status: RemoteStatus): Promise<WorkerOutcome> {
+    const output = parseRemoteOutput(status.output);
+    if (!output) throw new WorkerFailure('worker_failed', 'The remote worker reported no usable output');
+    if (!(await this.storage.stat(task.outputKey))) throw new WorkerFailure('output_failed', 'The remote worker finished but its output was not stored');
+    return { durationSeconds: output.duration_seconds, frames: output.frames, notes: output.notes };
+  }
+
+  private async cancelQuietly(run: AcceptedRun): Promise<void> {
+    await this.api.cancel(run.endpoint, run.id).catch((error: Error) => this.logger.warn(`worker ${run.endpoint} cancel of ${run.id}: ${error.message}`));
+  }
+}
+
+function shorten(message: string): string {
+  return message.length > MAX_MESSAGE_LENGTH ? `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : message;
+}
