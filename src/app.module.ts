@@ -11,6 +11,7 @@ import { MetricsModule } from './modules/metrics/metrics.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { JobsWorkerModule } from './modules/jobs/jobs-worker.module';
 import { JobsModule } from './modules/jobs/jobs.module';
+import { ModelsModule } from './modules/models/models.module';
 import { PricingModule } from './modules/pricing/pricing.module';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
 import { StorageModule } from './modules/storage/storage.module';
@@ -20,6 +21,7 @@ import { UsageModule } from './modules/usage/usage.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { WebhooksWorkerModule } from './modules/webhooks/webhooks-worker.module';
 import { WebModule } from './modules/web/web.module';
+import { WorkerCallbacksModule } from './modules/worker-gateway/adapters/http/worker-callbacks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -41,8 +43,8 @@ export class AppModule {
         QueueModule.forRoot(config, databaseUrl),
         HealthModule,
         MetricsModule,
-        ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, UsageModule, WebhooksModule, WebModule] : []),
-        ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule] : []),
+        ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, ModelsModule, UsageModule, WebhooksModule, WebModule] : []),
+        ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule, WorkerCallbacksModule] : []),
         ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule, RetentionModule] : []),
       ],
     };
