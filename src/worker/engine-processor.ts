@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { EngineError } from '../engine/types';
+import { EnginePool, engineRequestOf } from '../modules/worker-gateway/adapters/local.worker-gateway';
+import { RemoteOutput, RemoteTaskInput } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { JobFailure, JobProcessor, ProcessContext } from './job-queue';
+import { downloadToFile, uploadFile } from './transfers';
+
+export interface EngineProcessorOptions {
+  /** parent of each job's temporary directory */
+  workDir: string;
+  maxInputBytes: number;
+  transferTimeoutMs: number;
+}
+
+const OUTPUT_EXTENSION: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
+
+/**
+ * One job on this machine: the input (and background image) fetched from their signed URLs into a
+ * temporary directory, the engine run in the pool's child processes, the output PUT to its signed
+ * URL. The directory is removed whatever happens.
+ */
+export function engineProcessor(pool: EnginePool, options: EngineProcessorOptions): JobProcessor {
+  return async (input: RemoteTaskInput, { signal, onProgress }: ProcessContext): Promise<RemoteOutput> => {
+    const dir = await mkdtemp(path.join(options.workDir, 'backdrop-worker-'));
+    try {
+      const inputPath = path.join(dir, 'input');
+      await fetchInput(input.input_url, inputPath, 'input video', options);
+      const backgroundPath = input.background_image_url ? path.join(dir, 'background') : null;
+      if (input.background_image_url && backgroundPath) await fetchInput(input.background_image_url, backgroundPath, 'background image', options);
+      if (signal.aborted) throw new JobFailure('canceled', 'processing was canceled');
+      const outputPath = path.join(dir, `output.${OUTPUT_EXTENSION[input.settings.outputFormat] ?? 'bin'}`);
+      // The engine request is built exactly as the API's local gateway builds it; keys are this run's local paths.
+      const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds };
+      const result = await pool.run(
+        engineRequestOf(task, inputPath, outputPath, backgroundPath),
+        (progress) => onProgress(progress.framesTotal > 0 ? (100 * progress.framesDone) / progress.framesTotal : 0),
+        signal,
+      );
+      const outputBytes = await uploadFile(input.output_upload_url, outputPath, { timeoutMs: options.transferTimeoutMs }).catch((error: Error) => {
+        throw new JobFailure('output_failed', `The output could not be uploaded: ${error.message}`);
+      });
+      return {
+        duration_seconds: result.durationSeconds,
+        frames: result.frames,
+        notes: result.notes,
+        width: result.width,
+        height: result.height,
+        model_used: result.modelUsed,
+        output_bytes: outputBytes,
+      };
+    } catch (error) {
+      if (error instanceof EngineError) throw new JobFailure(error.code, error.message);
+      throw error;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+async function fetchInput(url: string, target: string, what: string, options: EngineProcessorOptions): Promise<void> {
+  await downloadToFile(url, target, { maxBytes: options.maxInputBytes, timeoutMs: options.transferTimeoutMs }).catch((error: Error) => {
+    throw new JobFailure('worker_failed', `The ${what} could not be fetched: ${error.message}`);
+  });
+}

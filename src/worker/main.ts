@@ -1,0 +1,29 @@
+/**
+ * `npm run worker:serve`: the standalone worker server for GPU machines, speaking the RunPod
+ * serverless protocol to the API's RemoteHttpWorkerGateway (README: "Remote GPU workers").
+ */
+import { loadWorkerConfig } from './worker-config';
+import { startWorker } from './worker-app';
+
+async function main(): Promise<void> {
+  const config = loadWorkerConfig(process.env);
+  const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const worker = await startWorker(config, undefined, log);
+  process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize})\n`);
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    worker.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`Backdrop worker could not start: ${error.message}\n`);
+  process.exit(1);
+});

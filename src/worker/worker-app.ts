@@ -1,0 +1,50 @@
+import { AddressInfo } from 'node:net';
+import { EngineProcessPool } from '../engine/runner/engine-process-pool';
+import { EnginePool } from '../modules/worker-gateway/adapters/local.worker-gateway';
+import { engineProcessor } from './engine-processor';
+import { JobProcessor, WorkerJobQueue } from './job-queue';
+import { WorkerServerConfig } from './worker-config';
+import { createWorkerServer } from './worker-server';
+import { webhookSender } from './webhook-sender';
+
+export interface RunningWorker {
+  url: string;
+  queue: WorkerJobQueue;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the worker server: the engine's process pool (or `processor`, for tests), the job queue and
+ * the HTTP server. close() stops taking requests, cancels what runs and stops the engine children.
+ */
+export async function startWorker(config: WorkerServerConfig, processor?: JobProcessor, log: (line: string) => void = () => undefined): Promise<RunningWorker> {
+  let pool: EnginePool | null = null;
+  if (!processor) {
+    pool = new EngineProcessPool({ concurrency: config.concurrency, cacheDir: config.modelCacheDir, workDir: config.workDir });
+    processor = engineProcessor(pool, config);
+  }
+  const queue = new WorkerJobQueue(processor, {
+    concurrency: config.concurrency,
+    queueSize: config.queueSize,
+    resultTtlMs: config.resultTtlMs,
+    onFinished: webhookSender({ timeoutMs: config.transferTimeoutMs, log }),
+  });
+  const server = createWorkerServer(queue, config.apiKey);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    queue,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await queue.close();
+      await pool?.close();
+      await closed;
+    },
+  };
+}

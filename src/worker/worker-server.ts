@@ -1,0 +1,107 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import * as http from 'node:http';
+import { RunRequest } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { WorkerJobQueue } from './job-queue';
+import { RunRequestInvalid, validateRunRequest } from './run-request';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+/** what a 429 asks the caller to wait */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** `authorization: <key>` (or `Bearer <key>`), compared in constant time (digests of equal length). */
+export function authorized(header: string | undefined, apiKey: string): boolean {
+  if (!header) return false;
+  const presented = header.replace(/^Bearer\s+/i, '');
+  return timingSafeEqual(digest(presented), digest(apiKey));
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpProblem(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+  } catch {
+    throw new HttpProblem(400, 'the body is not JSON');
+  }
+}
+
+/**
+ * The RunPod-protocol HTTP server around a WorkerJobQueue: POST /run, GET /status/:id,
+ * POST /cancel/:id, POST /retry/:id, GET /health, every one behind the API key. A plain Node
+ * server, so a GPU box runs no web framework.
+ */
+export function createWorkerServer(queue: WorkerJobQueue, apiKey: string): http.Server {
+  const server = http.createServer((req, res) => {
+    handle(queue, apiKey, req, res).catch((error: Error) => {
+      const status = error instanceof HttpProblem || error instanceof RunRequestInvalid ? error.status : 500;
+      if (!res.headersSent) send(res, status, { error: status === 500 ? 'internal error' : error.message });
+      else res.destroy();
+    });
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  return server;
+}
+
+async function handle(queue: WorkerJobQueue, apiKey: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  if (!authorized(req.headers.authorization, apiKey)) {
+    req.resume();
+    return send(res, 401, { error: 'missing or wrong authorization' });
+  }
+  const { pathname } = new URL(req.url ?? '/', 'http://worker');
+  const [, action, id, extra] = pathname.split('/');
+  const route = `${req.method} /${action ?? ''}${id !== undefined ? '/:id' : ''}`;
+  if (extra !== undefined) throw new HttpProblem(404, 'no such route');
+  switch (route) {
+    case 'POST /run': {
+      const request: RunRequest = validateRunRequest(await readJson(req));
+      const accepted = queue.submit(request);
+      if (accepted === 'full') return send(res, 429, { error: 'the queue is full' }, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+      return send(res, 200, { id: accepted.id, status: accepted.status });
+    }
+    case 'GET /status/:id': {
+      const status = queue.status(decodeURIComponent(id));
+      return status ? send(res, 200, status) : send(res, 404, { error: 'no such job (or its result expired)' });
+    }
+    case 'POST /cancel/:id': {
+      req.resume();
+      const status = queue.cancel(decodeURIComponent(id));
+      return status ? send(res, 200, { id: status.id, status: status.status }) : send(res, 404, { error: 'no such job' });
+    }
+    case 'POST /retry/:id': {
+      req.resume();
+      const status = queue.retry(decodeURIComponent(id));
+      if (status === null) return send(res, 404, { error: 'no such job' });
+      if (status === 'refused') return send(res, 409, { error: 'only FAILED and TIMED_OUT jobs can be retried' });
+      if (status === 'full') return send(res, 429, { error: 'the queue is full' }, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+      return send(res, 200, { id: status.id, status: status.status });
+    }
+    case 'GET /health':
+      return send(res, 200, queue.health());
+    default:
+      req.resume();
+      throw new HttpProblem(404, 'no such route');
+  }
+}
