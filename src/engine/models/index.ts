@@ -1,9 +1,11 @@
 import { mkdirSync } from 'fs';
-import { EngineError, ModelName, SegmentationModel, SegmentationSession, SessionOptions } from '../types';
+import { EngineError, ModelName, SegmentationModel } from '../types';
 import { HumanModel } from './human/human-model';
 import { IsnetSegmenter } from './isnet/isnet-segmenter';
 import { LightModel } from './light/light-model';
 import { OriginalModel } from './original/original-model';
+import { NanodetDetector } from './pro/nanodet-detector';
+import { ProModel } from './pro/pro-model';
 import { SMALL_MODEL_THREADS } from './runtime/onnx-session';
 import { SelfieSegmenter } from './selfie/selfie-segmenter';
 
@@ -18,6 +20,7 @@ type Size = { width: number; height: number };
 class SegmenterRegistry {
   private readonly isnets = new Map<string, Promise<IsnetSegmenter>>();
   private readonly selfies = new Map<string, Promise<SelfieSegmenter>>();
+  private readonly detectors = new Map<string, Promise<NanodetDetector>>();
 
   constructor(private readonly cacheDir: string) {}
 
@@ -25,6 +28,8 @@ class SegmenterRegistry {
 
   selfie = (size: Size): Promise<SelfieSegmenter> =>
     memo(this.selfies, `${size.width}x${size.height}`, () => SelfieSegmenter.open('square', this.cacheDir, size, SMALL_MODEL_THREADS));
+
+  detector = (): Promise<NanodetDetector> => memo(this.detectors, 'nanodet', () => NanodetDetector.open());
 }
 
 function memo<T>(cache: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {
@@ -35,19 +40,6 @@ function memo<T>(cache: Map<string, Promise<T>>, key: string, create: () => Prom
     cache.set(key, value);
   }
   return value;
-}
-
-/** `pro` until its own model lands: `original`'s sessions, with a note saying so. */
-class ProModel implements SegmentationModel {
-  readonly name = 'pro' as const;
-
-  constructor(private readonly original: SegmentationModel) {}
-
-  async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const session = await this.original.createSession(options);
-    session.notes.push("model 'pro' is not available yet: ran 'original' (ISNet) instead");
-    return session;
-  }
 }
 
 const registries = new Map<string, SegmenterRegistry>();
@@ -62,7 +54,7 @@ function createModel(name: ModelName, registry: SegmenterRegistry): Segmentation
     case 'human':
       return new HumanModel(registry.isnet, registry.selfie);
     case 'pro':
-      return new ProModel(new OriginalModel(registry.isnet));
+      return new ProModel(registry.isnet, registry.detector);
     default:
       throw new EngineError('model_unavailable', `unknown model ${String(name)}`);
   }

@@ -1,0 +1,44 @@
+/** Axis-aligned boxes in normalised frame coordinates (0..1 on both axes, y down). */
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export function boxArea(b: Box): number {
+  return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
+}
+
+export function intersectionArea(a: Box, b: Box): number {
+  return boxArea({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
+}
+
+/** intersection over union; 0 for disjoint or empty boxes */
+export function iou(a: Box, b: Box): number {
+  const inter = intersectionArea(a, b);
+  const union = boxArea(a) + boxArea(b) - inter;
+  return union > 0 ? inter / union : 0;
+}
+
+export function clampBox(b: Box): Box {
+  const c = (v: number) => Math.min(1, Math.max(0, v));
+  return { x0: c(b.x0), y0: c(b.y0), x1: c(b.x1), y1: c(b.y1) };
+}
+
+/** grows a box by `fraction` of its own size on each side (clamped to the frame) */
+export function expandBox(b: Box, fraction: number): Box {
+  const dx = (b.x1 - b.x0) * fraction;
+  const dy = (b.y1 - b.y0) * fraction;
+  return clampBox({ x0: b.x0 - dx, y0: b.y0 - dy, x1: b.x1 + dx, y1: b.y1 + dy });
+}
+
+export function translateBox(b: Box, dx: number, dy: number): Box {
+  return { x0: b.x0 + dx, y0: b.y0 + dy, x1: b.x1 + dx, y1: b.y1 + dy };
+}
+
+/** per-coordinate blend: weight * a + (1 - weight) * b */
+export function blendBoxes(a: Box, b: Box, weight: number): Box {
+  const mix = (p: number, q: number) => weight * p + (1 - weight) * q;
+  return { x0: mix(a.x0, b.x0), y0: mix(a.y0, b.y0), x1: mix(a.x1, b.x1), y1: mix(a.y1, b.y1) };
+}

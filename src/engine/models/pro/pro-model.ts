@@ -1,0 +1,188 @@
+import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
+import { toAlphaBytes } from '../image/resample';
+import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
+import { blendInto, KEYFRAME_INTERVAL } from '../original/original-model';
+import { KeyframePropagator } from '../temporal/keyframe-propagator';
+import { boxGate, massInBox } from './box-gate';
+import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
+import { Box, translateBox } from './boxes';
+import { Detection, nonMaxSuppression } from './nanodet-decode';
+import { NanodetDetector } from './nanodet-detector';
+import { classIndex, COCO_CLASSES, parsePrompt } from './vocabulary';
+
+/** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
+const KEYFRAME_BLEND = 0.6;
+const MOTION_DOWNSAMPLING = 4;
+/** a missed track is still "seen" while this share of its foreground remains in its box */
+const SUPPORT_RATIO = 0.4;
+const FULL_FRAME: Box = { x0: 0, y0: 0, x1: 1, y1: 1 };
+/** detector regions overlap by this fraction of the frame when split */
+const REGION_OVERLAP = 0.1;
+
+/**
+ * Where the detector looks: the whole frame, plus its two halves along the long side when the
+ * frame is far from the usual video shape (wider than 2.5:1, or portrait/square): letterboxed
+ * whole, such a frame shrinks its subjects too much for the detector's 416 px input.
+ */
+export function detectionRegions(aspect: number): Box[] {
+  if (aspect < 2.5 && aspect > 1) return [FULL_FRAME];
+  const half = 0.5 + REGION_OVERLAP / 2;
+  return aspect >= 2.5
+    ? [FULL_FRAME, { x0: 0, y0: 0, x1: half, y1: 1 }, { x0: 1 - half, y0: 0, x1: 1, y1: 1 }]
+    : [FULL_FRAME, { x0: 0, y0: 0, x1: 1, y1: half }, { x0: 0, y0: 1 - half, x1: 1, y1: 1 }];
+}
+
+interface TrackState {
+  propagator: KeyframePropagator;
+  /** the propagator's shift already applied to the track's box */
+  appliedShift: { dx: number; dy: number };
+  /** foreground pixels in the box at the last keyframe the detector confirmed */
+  referenceMass: number;
+}
+
+/**
+ * `pro`: only the subjects named in the text prompt. On keyframes the detector (NanoDet, COCO)
+ * finds the requested classes and the tracker keeps their identity; ISNet (as in `original`)
+ * segments the frame and each track keeps ISNet's matte inside its box (grown and feathered).
+ * Between keyframes each track's matte moves with its own subject's estimated motion, so two
+ * subjects moving differently stay apart. The output is the union of the tracks' mattes.
+ */
+export class ProSession implements SegmentationSession {
+  readonly notes: string[] = [];
+  /** frames that ran ISNet / the detector (for benchmarks and tests) */
+  keyframes = 0;
+  detectorRuns = 0;
+  private readonly tracker = new BoxTracker();
+  private readonly states = new Map<number, TrackState>();
+  private framesSinceKeyframe = 0;
+  private started = false;
+
+  constructor(
+    private readonly isnet: IsnetSegmenter,
+    private readonly detector: NanodetDetector,
+    private readonly requested: ReadonlySet<number>,
+    /** display width / height of the video (the session's input is stretched to ISNet's square) */
+    private readonly aspect: number,
+  ) {}
+
+  get inputWidth(): number {
+    return this.isnet.width;
+  }
+
+  get inputHeight(): number {
+    return this.isnet.height;
+  }
+
+  /** live tracks (ids are stable across frames) */
+  get tracks(): readonly Track[] {
+    return this.tracker.tracks;
+  }
+
+  async segment(frame: RgbFrame): Promise<Matte> {
+    const { width, height } = this.isnet;
+    const moved = this.moveTracks(frame.data);
+    let mattes = moved;
+    if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
+      mattes = await this.keyframe(frame.data, moved);
+      this.started = true;
+      this.framesSinceKeyframe = 0;
+    } else {
+      this.framesSinceKeyframe++;
+    }
+    const out = new Float32Array(width * height);
+    for (const track of this.tracker.tracks) {
+      const matte = mattes.get(track.id);
+      if (!matte) continue;
+      for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], matte[i] * track.opacity);
+    }
+    return { width, height, data: toAlphaBytes(out) };
+  }
+
+  /** each track's last matte moved to the current frame; boxes follow */
+  private moveTracks(rgb: Uint8Array): Map<number, Float32Array> {
+    const { width, height } = this.isnet;
+    const moved = new Map<number, Float32Array>();
+    for (const track of this.tracker.tracks) {
+      const state = this.states.get(track.id);
+      if (!state?.propagator.hasKeyframe) continue;
+      moved.set(track.id, state.propagator.propagate(rgb, width, height));
+      const { dx, dy } = state.propagator.shift;
+      this.tracker.move(track.id, translateBox(track.box, (dx - state.appliedShift.dx) / width, (dy - state.appliedShift.dy) / height));
+      state.appliedShift = { dx, dy };
+    }
+    return moved;
+  }
+
+  private async keyframe(rgb: Uint8Array, moved: Map<number, Float32Array>): Promise<Map<number, Float32Array>> {
+    const { width, height } = this.isnet;
+    const found: Detection[] = [];
+    for (const region of detectionRegions(this.aspect)) {
+      found.push(...(await this.detector.detect(rgb, width, height, { box: region, aspect: this.aspect })));
+      this.detectorRuns++;
+    }
+    const detections = nonMaxSuppression(found.filter((d) => this.requested.has(d.cls)), 0.5, 50);
+    const mattes = new Map<number, Float32Array>();
+    const anyCandidate = detections.some((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore);
+    if (this.tracker.tracks.length === 0 && !anyCandidate) return mattes; // nothing requested in sight: no ISNet run
+    const foreground = await this.isnet.probabilities(rgb);
+    this.keyframes++;
+    const supported = new Set<number>();
+    for (const track of this.tracker.tracks) {
+      const state = this.states.get(track.id);
+      if (state && state.referenceMass > 0 && massInBox(foreground, width, height, track.box) >= SUPPORT_RATIO * state.referenceMass) supported.add(track.id);
+    }
+    const tracks = this.tracker.update(detections, supported);
+    for (const id of this.states.keys()) if (!tracks.some((t) => t.id === id)) this.states.delete(id);
+    for (const track of tracks) {
+      const gate = boxGate(track.box, width, height);
+      const matte = Float32Array.from(foreground);
+      const previous = moved.get(track.id);
+      if (previous) blendInto(matte, previous, KEYFRAME_BLEND);
+      for (let i = 0; i < matte.length; i++) matte[i] *= gate[i];
+      let state = this.states.get(track.id);
+      if (!state) {
+        state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0 };
+        this.states.set(track.id, state);
+      }
+      state.propagator.setKeyframe(rgb, width, height, matte, width, height);
+      state.appliedShift = { dx: 0, dy: 0 };
+      if (track.misses === 0) state.referenceMass = massInBox(foreground, width, height, track.box);
+      mattes.set(track.id, matte);
+    }
+    return mattes;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * `pro`'s prompt, checked: the requested class indices and the notes for the job's details. No
+ * prompt keeps every class the detector knows; a prompt naming no known subject is refused.
+ */
+export function resolvePrompt(textPrompt: string | undefined): { requested: Set<number>; notes: string[] } {
+  if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), notes: ['pro: no text_prompt, keeping every supported subject'] };
+  const { subjects, unknownWords } = parsePrompt(textPrompt);
+  if (subjects.length === 0) {
+    throw new EngineError('input_invalid', `text_prompt names no supported subject (${COCO_CLASSES.join(', ')})`);
+  }
+  const notes = [`pro: keeping ${subjects.join(', ')}`];
+  if (unknownWords.length) notes.push(`text_prompt: ignored unknown words: ${unknownWords.join(', ')}`);
+  return { requested: new Set(subjects.map(classIndex)), notes };
+}
+
+export class ProModel implements SegmentationModel {
+  readonly name = 'pro' as const;
+
+  constructor(
+    private readonly isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>,
+    private readonly detector: () => Promise<NanodetDetector>,
+  ) {}
+
+  async createSession(options: SessionOptions): Promise<ProSession> {
+    const { requested, notes } = resolvePrompt(options.textPrompt);
+    const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
+    const session = new ProSession(isnet, detector, requested, options.width / options.height);
+    session.notes.push(...notes);
+    return session;
+  }
+}

@@ -1,0 +1,127 @@
+import { BoxTracker, DEFAULT_TRACKER_OPTIONS } from '../../../src/engine/models/pro/box-tracker';
+import { Box, translateBox } from '../../../src/engine/models/pro/boxes';
+import { nonMaxSuppression } from '../../../src/engine/models/pro/nanodet-decode';
+import { boxGate } from '../../../src/engine/models/pro/box-gate';
+
+const PERSON = 0;
+const CAR = 2;
+const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
+
+describe('BoxTracker', () => {
+  it('keeps one identity for a subject that moves a little between keyframes', () => {
+    const tracker = new BoxTracker();
+    let b = box(0.1, 0.4, 0.3, 0.8);
+    tracker.update([{ cls: CAR, score: 0.6, box: b }]);
+    const id = tracker.tracks[0].id;
+    for (let k = 0; k < 10; k++) {
+      b = translateBox(b, 0.03, 0);
+      tracker.update([{ cls: CAR, score: 0.3, box: b }]);
+      expect(tracker.tracks.map((t) => t.id)).toEqual([id]);
+    }
+    expect(tracker.tracks[0].hits).toBe(11);
+    expect(tracker.tracks[0].box.x0).toBeGreaterThan(0.3);
+  });
+
+  it('needs a confident detection to start a track, a weaker one to continue it', () => {
+    const tracker = new BoxTracker();
+    tracker.update([{ cls: PERSON, score: DEFAULT_TRACKER_OPTIONS.startScore - 0.01, box: box(0.4, 0.3, 0.6, 1) }]);
+    expect(tracker.tracks).toHaveLength(0);
+    tracker.update([{ cls: PERSON, score: 0.7, box: box(0.4, 0.3, 0.6, 1) }]);
+    tracker.update([{ cls: PERSON, score: 0.15, box: box(0.41, 0.3, 0.61, 1) }]);
+    expect(tracker.tracks).toHaveLength(1);
+    expect(tracker.tracks[0].misses).toBe(0);
+  });
+
+  it('holds a missed track at full opacity, then fades it out and ends it', () => {
+    const tracker = new BoxTracker();
+    tracker.update([{ cls: PERSON, score: 0.8, box: box(0.4, 0.3, 0.6, 1) }]);
+    const opacities: number[] = [];
+    for (let k = 0; k < 6; k++) opacities.push(tracker.update([])[0]?.opacity ?? 0);
+    const { fullHold, fadeHold } = DEFAULT_TRACKER_OPTIONS;
+    expect(opacities.slice(0, fullHold)).toEqual(Array(fullHold).fill(1));
+    const fading = opacities.slice(fullHold, fullHold + fadeHold);
+    expect(fading.every((o, i) => o > 0 && o < 1 && (i === 0 || o < fading[i - 1]))).toBe(true);
+    expect(opacities[fullHold + fadeHold]).toBe(0);
+    expect(tracker.tracks).toHaveLength(0);
+  });
+
+  it('a missed track comes back with the same identity within the hold', () => {
+    const tracker = new BoxTracker();
+    tracker.update([{ cls: PERSON, score: 0.8, box: box(0.4, 0.3, 0.6, 1) }]);
+    const id = tracker.tracks[0].id;
+    tracker.update([]);
+    tracker.update([]);
+    tracker.update([{ cls: PERSON, score: 0.5, box: box(0.42, 0.3, 0.62, 1) }]);
+    expect(tracker.tracks.map((t) => [t.id, t.opacity])).toEqual([[id, 1]]);
+  });
+
+  it('holds longer while segmentation still sees the subject, up to its limit', () => {
+    const tracker = new BoxTracker();
+    tracker.update([{ cls: CAR, score: 0.8, box: box(0.6, 0.5, 0.95, 0.8) }]);
+    const id = tracker.tracks[0].id;
+    for (let k = 0; k < DEFAULT_TRACKER_OPTIONS.supportedHold; k++) {
+      tracker.update([], new Set([id]));
+      expect(tracker.tracks[0]?.opacity).toBe(1);
+    }
+    tracker.update([], new Set([id]));
+    expect(tracker.tracks).toHaveLength(0);
+  });
+
+  it('keeps two subjects apart and matches each detection to its own class', () => {
+    const tracker = new BoxTracker();
+    tracker.update([
+      { cls: PERSON, score: 0.6, box: box(0.1, 0.2, 0.3, 1) },
+      { cls: CAR, score: 0.6, box: box(0.12, 0.5, 0.5, 0.9) },
+    ]);
+    const [person, car] = tracker.tracks.map((t) => t.id);
+    tracker.update([
+      { cls: CAR, score: 0.4, box: box(0.15, 0.5, 0.53, 0.9) },
+      { cls: PERSON, score: 0.4, box: box(0.11, 0.2, 0.31, 1) },
+    ]);
+    expect(tracker.tracks.map((t) => [t.id, t.cls, t.misses])).toEqual([
+      [person, PERSON, 0],
+      [car, CAR, 0],
+    ]);
+  });
+
+  it('does not start a second track on a second box of a tracked subject', () => {
+    const tracker = new BoxTracker();
+    tracker.update([
+      { cls: PERSON, score: 0.7, box: box(0.4, 0.3, 0.6, 1) },
+      { cls: PERSON, score: 0.5, box: box(0.42, 0.35, 0.6, 0.95) },
+    ]);
+    expect(tracker.tracks).toHaveLength(1);
+  });
+});
+
+describe('detections and gates', () => {
+  it('NMS keeps the best box per object and class', () => {
+    const kept = nonMaxSuppression(
+      [
+        { cls: CAR, score: 0.5, box: box(0, 0, 10, 10) },
+        { cls: CAR, score: 0.7, box: box(1, 1, 11, 11) },
+        { cls: PERSON, score: 0.4, box: box(1, 1, 11, 11) },
+        { cls: CAR, score: 0.3, box: box(50, 50, 60, 60) },
+      ],
+      0.5,
+      10,
+    );
+    expect(kept.map((d) => [d.cls, d.score])).toEqual([
+      [CAR, 0.7],
+      [PERSON, 0.4],
+      [CAR, 0.3],
+    ]);
+  });
+
+  it('a box gate is 1 inside the grown box and falls to 0 beyond the feather', () => {
+    const size = 100;
+    const gate = boxGate(box(0.4, 0.4, 0.6, 0.6), size, size, { margin: 0.1, minMargin: 0, feather: 0.05 });
+    const at = (x: number, y: number) => gate[y * size + x];
+    expect(at(50, 50)).toBe(1);
+    expect(at(38, 50)).toBe(1); // inside the 10% margin (0.38..0.62)
+    expect(at(35, 50)).toBeGreaterThan(0);
+    expect(at(35, 50)).toBeLessThan(1);
+    expect(at(30, 50)).toBe(0);
+    expect(at(50, 90)).toBe(0);
+  });
+});
