@@ -1,4 +1,5 @@
 import { DomainError } from '../../../common/errors/domain-error';
+import { assertProPrompt } from '../../models/domain/pro-prompt';
 
 export const MODELS = ['original', 'light', 'pro', 'human'] as const;
 export type Model = (typeof MODELS)[number];
@@ -142,6 +143,7 @@ export function resolveJobSettings(request: JobRequest): JobSettings {
       `'${outputFormat}' cannot carry transparency: choose webm, mov, gif, webp or png_sequence, or a color or image background`,
     );
   }
+  assertProPrompt(request.model ?? 'original', request.text_prompt);
   return {
     model: request.model ?? 'original',
     outputFormat,

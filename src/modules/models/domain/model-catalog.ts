@@ -1,0 +1,27 @@
+import { describeVocabulary } from '../../../engine/models/pro/vocabulary';
+import { Model, MODELS } from '../../jobs/domain/job-settings';
+
+/** What GET /v1/models lists for each model. */
+export interface ModelView {
+  name: Model;
+  description: string;
+  credits_per_minute: number;
+  /** `pro` only: the subjects its text_prompt can name */
+  vocabulary?: { subject: string; synonyms: string[] }[];
+}
+
+const DESCRIPTIONS: Record<Model, string> = {
+  original: 'General subjects: ISNet segmentation on keyframes, motion-propagated in between.',
+  light: 'People, fast: a small per-frame selfie segmentation model.',
+  human: "People with ISNet's edges: ISNet gated by a per-frame person mask.",
+  pro: 'Only the subjects named in text_prompt (COCO classes, see vocabulary): an object detector and tracker select them in ISNet\'s segmentation. Without text_prompt, every supported subject is kept.',
+};
+
+export function modelCatalog(creditsPerMinute: Record<Model, number>): ModelView[] {
+  return MODELS.map((name) => ({
+    name,
+    description: DESCRIPTIONS[name],
+    credits_per_minute: creditsPerMinute[name],
+    ...(name === 'pro' ? { vocabulary: describeVocabulary() } : {}),
+  }));
+}

@@ -1,0 +1,18 @@
+import { DomainError } from '../../../common/errors/domain-error';
+import { COCO_CLASSES, parsePrompt } from '../../../engine/models/pro/vocabulary';
+
+/**
+ * Model `pro` keeps only the subjects its text_prompt names. A text_prompt that names no supported
+ * subject (empty, or only unknown words) is refused: 400 invalid_request on text_prompt, listing
+ * the supported subjects. Unknown words beside known ones are accepted; the engine reports them in
+ * the job's notes. A `pro` job without text_prompt keeps every subject of the 80 supported classes.
+ */
+export function assertProPrompt(model: string, textPrompt: string | undefined | null): void {
+  if (model !== 'pro') return;
+  const supported = `supported subjects: ${COCO_CLASSES.join(', ')} (and common synonyms and plurals, see GET /v1/models)`;
+  if (textPrompt === undefined || textPrompt === null) return;
+  const { subjects, unknownWords } = parsePrompt(textPrompt);
+  if (subjects.length === 0) {
+    throw DomainError.invalid('text_prompt', `names no supported subject (unknown: ${unknownWords.join(', ') || 'none'}); ${supported}`);
+  }
+}

@@ -1,0 +1,60 @@
+import * as path from 'node:path';
+import { COCO_CLASSES } from '../../src/engine/models/pro/vocabulary';
+import { MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+
+/** GET /v1/models and the `pro` text_prompt checks at create and start (real HTTP and database). */
+describe('models API and pro prompts', () => {
+  let t: TestApp;
+  let key: string;
+  let videoUrl: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    key = await t.createKey();
+    const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'car-slide.mp4'));
+    expect(upload.status).toBe(200);
+    videoUrl = upload.body.video_url;
+  });
+  afterAll(() => t.close());
+
+  const draft = (body: object) => t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: videoUrl, auto_start: false, ...body });
+
+  it('GET /v1/models needs an API key', async () => {
+    const res = await t.http.get('/v1/models');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('missing_api_key');
+  });
+
+  it("lists every model with its price, and pro's vocabulary", async () => {
+    const res = await t.http.get('/v1/models').set('X-Api-Key', key);
+    expect(res.status).toBe(200);
+    const models = res.body.models as { name: string; credits_per_minute: number; description: string; vocabulary?: { subject: string; synonyms: string[] }[] }[];
+    expect(Object.fromEntries(models.map((m) => [m.name, m.credits_per_minute]))).toEqual(t.config.creditsPerMinute);
+    const pro = models.find((m) => m.name === 'pro')!;
+    expect(pro.vocabulary!.map((v) => v.subject)).toEqual([...COCO_CLASSES]);
+    expect(pro.vocabulary!.find((v) => v.subject === 'person')!.synonyms).toEqual(expect.arrayContaining(['man', 'woman', 'people', 'kid', 'child']));
+    expect(models.filter((m) => m.name !== 'pro').every((m) => m.vocabulary === undefined && m.description.length > 0)).toBe(true);
+  });
+
+  it('refuses a pro prompt that names no supported subject, at create, with 400 naming text_prompt', async () => {
+    const res = await draft({ model: 'pro', text_prompt: 'the sky, some clouds' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.details[0].field).toBe('text_prompt');
+    expect(res.body.error.message).toMatch(/sky/);
+    expect(res.body.error.message).toMatch(/person, bicycle, car/);
+  });
+
+  it('accepts a known subject beside unknown words, and a pro job without text_prompt', async () => {
+    expect((await draft({ model: 'pro', text_prompt: 'The red car' })).status).toBe(200);
+    expect((await draft({ model: 'pro' })).status).toBe(200);
+    expect((await draft({ model: 'original', text_prompt: 'sky' })).status).toBe(200); // only pro reads it
+  });
+
+  it('refuses a bad prompt given at start', async () => {
+    const created = await draft({ model: 'pro' });
+    const start = await t.http.post(`/v1/jobs/${created.body.id}/start`).set('X-Api-Key', key).send({ text_prompt: 'unicorns' });
+    expect(start.status).toBe(400);
+    expect(start.body.error.details[0].field).toBe('text_prompt');
+  });
+});
