@@ -23,6 +23,7 @@ import { measureMemory } from './memory';
 import { loadModelsModule, modelsAvailable, MODELS_MODULE } from './models';
 import { BenchOptions, ClipName, clipPath, parseBenchOptions, truthPath } from './options';
 import type { PeerCaseInput, PeerCaseOutput } from './peer-case';
+import { proCostSection } from './pro-cost';
 import { measureQuality } from './quality';
 import type { SpeedCaseInput, SpeedCaseOutput } from './speed-case';
 import { Cell, megabytes, renderTable } from './table';
@@ -161,6 +162,7 @@ async function main(): Promise<void> {
   try {
     if (options.sections.has('speed')) await speedSection(options, dir);
     if (options.sections.has('quality')) await qualitySection(options);
+    if (options.sections.has('quality') && options.models.includes('pro')) await proCostSection(options);
     if (options.sections.has('peer')) await peerSection(options);
     if (options.sections.has('memory')) await measureMemory(options, dir);
   } finally {
