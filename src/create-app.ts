@@ -34,15 +34,6 @@ export function buildOpenApi(app: INestApplication) {
   return SwaggerModule.createDocument(app, document);
 }
 
-/** A provider that exists only in some roles (the API's usage recorder is absent from a worker). */
-function optionalProvider<T>(app: INestApplication, token: new (...args: never[]) => T): T | undefined {
-  try {
-    return app.get(token, { strict: false });
-  } catch {
-    return undefined;
-  }
-}
-
 /** Response headers every client may read cross-origin (CORS). */
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed'];
 
@@ -107,14 +98,15 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   if (options.accessLog) app.use(accessLogMiddleware(options.accessLog));
   app.disable('x-powered-by');
   answerUnparsableRequests(app.getHttpServer() as Server);
-  configureSecurityHeaders(app, app.get<AppConfig>(APP_CONFIG, { strict: false }).env.CORS_ORIGINS);
+  const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
+  configureSecurityHeaders(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseNulCharacters);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
-  const recorder = optionalProvider(app, UsageRecorder);
-  if (recorder) app.use('/v1', usageMiddleware(recorder));
+  // The usage recorder belongs to the API role; a worker serves only health and metrics.
+  if (config.role !== 'worker') app.use('/v1', usageMiddleware(app.get(UsageRecorder)));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApi(app);

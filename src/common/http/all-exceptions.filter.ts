@@ -37,6 +37,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
     const requestId = requestIdOf(req);
+    if (req.readableAborted || req.destroyed) {
+      // The client went away mid-request (an aborted upload): nobody to answer, and not a server error.
+      if (!res.headersSent) res.status(400).json(errorEnvelope('invalid_request', 'The request was aborted by the client', requestId));
+      return;
+    }
     const { status, code, message, details } = this.describe(exception);
     if (status >= 500) this.logger.error(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
     if (res.headersSent) {

@@ -23,7 +23,8 @@ export class WebhookRelay {
         await this.queue.add(
           'deliver',
           { deliveryId: delivery.id },
-          { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
+          // A queue job that fails (database down) is retried, then removed so the sweeper can queue the attempt again.
+          { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: true },
         );
       } catch (error) {
         // The delivery is committed; the sweeper enqueues it later.

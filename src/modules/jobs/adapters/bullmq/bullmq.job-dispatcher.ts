@@ -16,6 +16,11 @@ export class BullMqJobDispatcher extends JobDispatcher {
   }
 
   async dispatch(jobId: string): Promise<void> {
-    await this.queue.add('process', { jobId }, { jobId, removeOnComplete: { age: 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } });
+    // Retries cover infrastructure failures (database or storage briefly down): the handler is idempotent.
+    await this.queue.add(
+      'process',
+      { jobId },
+      { jobId, attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: { age: 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } },
+    );
   }
 }

@@ -25,7 +25,7 @@ export class ProcessJobProcessor extends WorkerHost {
   /** BullMQ gave up on a message (it stalled too often, or the handler threw): the job must not stay open. */
   @OnWorkerEvent('failed')
   async onFailed(message: QueueJob<ProcessJobMessage> | undefined, error: Error): Promise<void> {
-    if (!message) return;
+    if (!message || message.attemptsMade < (message.opts.attempts ?? 1)) return;
     this.logger.error(`queue gave up on job ${message.data.jobId}: ${error.message}`);
     await this.handler.abandon(message.data.jobId, error.message).catch(() => undefined);
   }

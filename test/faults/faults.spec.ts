@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { Cluster, createJob, createKey, killHard, randomPort, startRedis, startWebhookReceiver, Tally, uploadClip, waitForAll, waitForStatus } from '../support/cluster';
+import { startEmbeddedDatabase } from '../support/embedded-database';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+/**
+ * Faults a deployment meets: each case ends with zero lost jobs, zero double charges and zero
+ * duplicate webhook events, read from the database and the receiver, and printed.
+ */
+const report: Array<Tally & { name: string; duplicateWebhooks: number }> = [];
+
+function record(name: string, outcome: Tally, duplicateWebhooks: number): void {
+  report.push({ name, ...outcome, duplicateWebhooks });
+  expect({ lost: outcome.lost, doubleCharges: outcome.doubleCharges, doubleCompletions: outcome.doubleCompletions, duplicateWebhooks }).toEqual({ lost: 0, doubleCharges: 0, doubleCompletions: 0, duplicateWebhooks: 0 });
+}
+
+afterAll(() => {
+  const lines = report.map((r) => `  ${r.name.padEnd(44)} jobs=${r.jobs} completed=${r.completed} lost=${r.lost} double_charges=${r.doubleCharges} double_completions=${r.doubleCompletions} duplicate_webhooks=${r.duplicateWebhooks}`);
+  console.log(`fault suite:\n${lines.join('\n')}`);
+});
+
+describe('faults', () => {
+  let database: TestDatabase;
+  const redisNamespace = () => `faults_${Math.random().toString(36).slice(2, 10)}`;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+
+  it('kill -9 of a worker mid-job: another worker picks the job up, charged and announced once', async () => {
+    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
+    const receiver = await startWebhookReceiver();
+    try {
+      const api = await cluster.start('api');
+      const doomed = await cluster.start('worker');
+      const key = await createKey(api, 1000);
+      const videoUrl = await uploadClip(api, key);
+      const ids = [await createJob(api, key, { video_url: videoUrl, model: 'light', webhook_url: receiver.url })];
+      await waitForStatus(database.url, ids[0], 'processing');
+      killHard(doomed);
+      ids.push(await createJob(api, key, { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url }));
+      await cluster.start('worker');
+      record('kill -9 worker mid-job', await waitForAll(database.url, ids, 120000), receiver.duplicates());
+    } finally {
+      await receiver.close();
+      await cluster.stopAll();
+    }
+  }, 240000);
+
+  it('Redis (AOF on) stopped and restarted mid-run: queued and newly created jobs all complete', async () => {
+    const redisDir = mkdtempSync(path.join(tmpdir(), 'backdrop-redis-'));
+    const port = randomPort();
+    let redis = startRedis(redisDir, port);
+    await redis.waitFor(/Ready to accept connections/);
+    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_NAMESPACE: redisNamespace() });
+    const receiver = await startWebhookReceiver();
+    try {
+      const api = await cluster.start('api');
+      await cluster.start('worker');
+      const key = await createKey(api, 1000);
+      const videoUrl = await uploadClip(api, key);
+      const job = { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url };
+      const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
+      await redis.stop('SIGTERM');
+      ids.push(await createJob(api, key, job), await createJob(api, key, job));
+      redis = startRedis(redisDir, port);
+      await redis.waitFor(/Ready to accept connections/);
+      record('Redis stop/restart mid-run', await waitForAll(database.url, ids, 120000), receiver.duplicates());
+    } finally {
+      await receiver.close();
+      await cluster.stopAll();
+      await redis.stop();
+      rmSync(redisDir, { recursive: true, force: true });
+    }
+  }, 240000);
+
+  it('Postgres restarted mid-run: work resumes and completes once', async () => {
+    let pg = await startEmbeddedDatabase();
+    const cluster = new Cluster({ DATABASE_URL: pg.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
+    const receiver = await startWebhookReceiver();
+    try {
+      const api = await cluster.start('api');
+      await cluster.start('worker');
+      const key = await createKey(api, 1000);
+      const videoUrl = await uploadClip(api, key);
+      const job = { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url };
+      const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
+      await pg.stop({ keepData: true });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      pg = await startEmbeddedDatabase({ dataDir: pg.dataDir, port: pg.port });
+      ids.push(await createJob(api, key, job));
+      record('Postgres restart mid-run', await waitForAll(pg.url, ids, 150000), receiver.duplicates());
+    } finally {
+      await receiver.close();
+      await cluster.stopAll();
+      await pg.stop();
+    }
+  }, 300000);
+
+  it('the API killed between commit and enqueue: the relay hands the committed job over', async () => {
+    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
+    try {
+      const api = await cluster.start('api');
+      const key = await createKey(api, 1000);
+      const videoUrl = await uploadClip(api, key);
+      const id = await createJob(api, key, { video_url: videoUrl, model: 'light', preview_duration: 0.5, auto_start: false });
+      // The state a crash right after the commit leaves: pending, reserved, never handed to the queue.
+      const db = new Client({ connectionString: database.url });
+      await db.connect();
+      await db.query(`UPDATE jobs SET status = 'pending', started_at = now(), dispatched_at = NULL WHERE id = $1`, [id]);
+      await db.end();
+      killHard(api);
+      await cluster.start('worker');
+      record('API killed between commit and enqueue', await waitForAll(database.url, [id], 90000), 0);
+    } finally {
+      await cluster.stopAll();
+    }
+  }, 180000);
+
+  it('two API processes and two workers share Postgres and Redis: 50 jobs, none lost or done twice', async () => {
+    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
+    const receiver = await startWebhookReceiver();
+    try {
+      const apis = [await cluster.start('api'), await cluster.start('api')];
+      await cluster.start('worker');
+      await cluster.start('worker');
+      const key = await createKey(apis[0], 100000);
+      const videoUrl = await uploadClip(apis[0], key);
+      const ids = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => createJob(apis[i % 2], key, { video_url: videoUrl, model: 'light', preview_duration: 0.5, output_format: 'gif', webhook_url: receiver.url })),
+      );
+      const outcome = await waitForAll(database.url, ids, 240000);
+      record('2 APIs + 2 workers, 50 jobs', outcome, receiver.duplicates());
+      expect(receiver.events()).toBe(100);
+    } finally {
+      await receiver.close();
+      await cluster.stopAll();
+    }
+  }, 360000);
+});
+
