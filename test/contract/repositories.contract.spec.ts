@@ -8,7 +8,7 @@ import { issueApiKey } from '../../src/modules/auth/domain/api-key';
 import { ApiKeyRepository } from '../../src/modules/auth/ports/api-key.repository';
 import { JobRecord } from '../../src/modules/jobs/adapters/typeorm/job.record';
 import { TypeOrmJobRepository } from '../../src/modules/jobs/adapters/typeorm/typeorm.job.repository';
-import { Job } from '../../src/modules/jobs/domain/job';
+import { draftJob, Job } from '../../src/modules/jobs/domain/job';
 import { resolveJobSettings } from '../../src/modules/jobs/domain/job-settings';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { TypeOrmUploadRepository } from '../../src/modules/uploads/adapters/typeorm/typeorm.upload.repository';
@@ -29,11 +29,8 @@ const targets: Array<[string, () => Promise<Target>]> = [
 
 function aJob(apiKeyId: string, overrides: Partial<Job> = {}): Job {
   const request = { output_format: 'webm' as const, model: 'light' as const, bg_type: 'green' as const };
-  return {
-    id: newJobId(), apiKeyId, status: 'created', progress: 0, videoUrl: 'https://example.com/v.mp4', request, settings: resolveJobSettings(request),
-    webhookUrl: null, metadata: { order: '7' }, error: null, errorCode: null, outputKey: null, durationSeconds: null, billingStatus: null, reservedCredits: null, chargedCredits: null,
-    webhookEvents: {}, notes: [], createdAt: new Date(), startedAt: null, completedAt: null, dispatchedAt: null, outputDeletedAt: null, ...overrides,
-  };
+  const draft = draftJob({ id: newJobId(), apiKeyId, videoUrl: 'https://example.com/v.mp4', request, settings: resolveJobSettings(request), webhookUrl: null, metadata: { order: '7' }, createdAt: new Date() });
+  return { ...draft, ...overrides };
 }
 
 describe.each(targets)('repository contract on %s', (_name, start) => {

@@ -1,4 +1,4 @@
-import { Job, JobTransitions } from '../../../src/modules/jobs/domain/job';
+import { draftJob, Job, JobTransitions } from '../../../src/modules/jobs/domain/job';
 import { JobRequest, JobSettings } from '../../../src/modules/jobs/domain/job-settings';
 import { JobStatus } from '../../../src/modules/jobs/domain/job-status';
 import { domainErrorFrom } from '../support/domain-error';
@@ -15,32 +15,17 @@ const SETTINGS: JobSettings = {
 const REQUEST: JobRequest = { model: 'pro', output_format: 'mov', bg_color: [1, 2, 3], bg_type: 'custom' };
 
 function jobIn(status: JobStatus, overrides: Partial<Job> = {}): Job {
-  return {
+  const draft = draftJob({
     id: 'job_test',
     apiKeyId: 'key_1',
-    status,
-    progress: 37,
     videoUrl: 'https://example.com/in.mp4',
     request: {},
     settings: { model: 'original', outputFormat: 'webm', background: { type: 'transparent' }, composition: null, previewDuration: null, textPrompt: null },
     webhookUrl: null,
     metadata: null,
-    error: null,
-    errorCode: null,
-    outputKey: null,
-    durationSeconds: null,
-    billingStatus: null,
-    reservedCredits: null,
-    chargedCredits: null,
-    webhookEvents: {},
-    notes: [],
     createdAt: new Date('2030-01-01T00:00:00.000Z'),
-    startedAt: null,
-    completedAt: null,
-    dispatchedAt: null,
-    outputDeletedAt: null,
-    ...overrides,
-  };
+  });
+  return { ...draft, status, progress: 37, ...overrides };
 }
 
 const ALL: JobStatus[] = ['created', 'pending', 'processing', 'completed', 'failed'];

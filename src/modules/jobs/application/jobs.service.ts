@@ -4,7 +4,7 @@ import { DomainError } from '../../../common/errors/domain-error';
 import { newJobId } from '../../../common/ids';
 import { OutboundHttpClient, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
 import { UploadsService } from '../../uploads/application/uploads.service';
-import { Job } from '../domain/job';
+import { draftJob, Job } from '../domain/job';
 import { JobLifecycle } from './job-lifecycle';
 import { JobRequest, mergeRequest, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
@@ -39,31 +39,16 @@ export class JobsService {
     const settings = resolveJobSettings(command.request);
     await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
     await this.assertUrls(command.request, command.webhookUrl);
-    const job: Job = {
+    const job = draftJob({
       id: newJobId(),
       apiKeyId: command.apiKeyId,
-      status: 'created',
-      progress: 0,
       videoUrl: command.videoUrl,
       request: command.request,
       settings,
       webhookUrl: command.webhookUrl ?? null,
       metadata: command.metadata ?? null,
-      error: null,
-      errorCode: null,
-      outputKey: null,
-      durationSeconds: null,
-      billingStatus: null,
-      reservedCredits: null,
-      chargedCredits: null,
-      webhookEvents: {},
-      notes: [],
       createdAt: this.clock.now(),
-      startedAt: null,
-      completedAt: null,
-      dispatchedAt: null,
-      outputDeletedAt: null,
-    };
+    });
     await this.lifecycle.created(job);
     if (!command.autoStart) return job;
     try {

@@ -34,6 +34,28 @@ export interface Job {
   outputDeletedAt: Date | null;
 }
 
+/** A new draft: nothing started, billed, announced or stored yet. */
+export function draftJob(fields: Pick<Job, 'id' | 'apiKeyId' | 'videoUrl' | 'request' | 'settings' | 'webhookUrl' | 'metadata' | 'createdAt'>): Job {
+  return {
+    ...fields,
+    status: 'created',
+    progress: 0,
+    error: null,
+    errorCode: null,
+    outputKey: null,
+    durationSeconds: null,
+    billingStatus: null,
+    reservedCredits: null,
+    chargedCredits: null,
+    webhookEvents: {},
+    notes: [],
+    startedAt: null,
+    completedAt: null,
+    dispatchedAt: null,
+    outputDeletedAt: null,
+  };
+}
+
 /** Pure state changes: each returns the changed fields after checking the transition is legal. */
 export const JobTransitions = {
   start(job: Job, settings: JobSettings, request: JobRequest, now: Date): Partial<Job> {
