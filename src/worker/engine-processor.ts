@@ -25,10 +25,9 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
     const dir = await mkdtemp(path.join(options.workDir, 'backdrop-worker-'));
     try {
       const inputPath = path.join(dir, 'input');
-      await fetchInput(input.input_url, inputPath, 'input video', options);
+      await fetchInput(input.input_url, inputPath, 'input video', options, signal);
       const backgroundPath = input.background_image_url ? path.join(dir, 'background') : null;
-      if (input.background_image_url && backgroundPath) await fetchInput(input.background_image_url, backgroundPath, 'background image', options);
-      if (signal.aborted) throw new JobFailure('canceled', 'processing was canceled');
+      if (input.background_image_url && backgroundPath) await fetchInput(input.background_image_url, backgroundPath, 'background image', options, signal);
       const outputPath = path.join(dir, `output.${OUTPUT_EXTENSION[input.settings.outputFormat] ?? 'bin'}`);
       // The engine request is built exactly as the API's local gateway builds it; keys are this run's local paths.
       const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds };
@@ -37,8 +36,8 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
         (progress) => onProgress(progress.framesTotal > 0 ? (100 * progress.framesDone) / progress.framesTotal : 0),
         signal,
       );
-      const outputBytes = await uploadFile(input.output_upload_url, outputPath, { timeoutMs: options.transferTimeoutMs }).catch((error: Error) => {
-        throw new JobFailure('output_failed', `The output could not be uploaded: ${error.message}`);
+      const outputBytes = await uploadFile(input.output_upload_url, outputPath, { timeoutMs: options.transferTimeoutMs, signal }).catch((error: Error) => {
+        throw new JobFailure(signal.aborted ? 'canceled' : 'output_failed', `The output could not be uploaded: ${error.message}`);
       });
       return {
         duration_seconds: result.durationSeconds,
@@ -58,8 +57,8 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
   };
 }
 
-async function fetchInput(url: string, target: string, what: string, options: EngineProcessorOptions): Promise<void> {
-  await downloadToFile(url, target, { maxBytes: options.maxInputBytes, timeoutMs: options.transferTimeoutMs }).catch((error: Error) => {
-    throw new JobFailure('worker_failed', `The ${what} could not be fetched: ${error.message}`);
+async function fetchInput(url: string, target: string, what: string, options: EngineProcessorOptions, signal: AbortSignal): Promise<void> {
+  await downloadToFile(url, target, { maxBytes: options.maxInputBytes, timeoutMs: options.transferTimeoutMs, signal }).catch((error: Error) => {
+    throw new JobFailure(signal.aborted ? 'canceled' : 'worker_failed', `The ${what} could not be fetched: ${error.message}`);
   });
 }

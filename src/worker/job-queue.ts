@@ -81,8 +81,9 @@ export class WorkerJobQueue {
     const job: WorkerJob = { id: randomUUID(), request, status: 'IN_QUEUE', progress: 0, queuedAt: this.now() };
     this.jobs.set(job.id, job);
     this.waiting.push(job);
+    const accepted = this.view(job);
     this.pump();
-    return this.view(job);
+    return accepted;
   }
 
   status(id: string): RemoteStatus | null {
@@ -107,8 +108,9 @@ export class WorkerJobQueue {
     Object.assign(job, { status: 'IN_QUEUE', progress: 0, queuedAt: this.now(), startedAt: undefined, finishedAt: undefined, error: undefined, errorCode: undefined });
     this.counts.retried += 1;
     this.waiting.push(job);
+    const accepted = this.view(job);
     this.pump();
-    return this.view(job);
+    return accepted;
   }
 
   health(): RemoteHealth {
@@ -118,12 +120,13 @@ export class WorkerJobQueue {
     };
   }
 
-  /** Refuses new jobs, cancels queued and running ones, and waits for the running ones to stop. */
-  async close(): Promise<void> {
+  /** Refuses new jobs, cancels queued and running ones, and waits (at most `graceMs`) for the running ones to stop. */
+  async close(graceMs = 10_000): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
     for (const job of this.jobs.values()) if (!FINISHED.includes(job.status)) this.stop(job, 'CANCELLED', 'The worker is shutting down');
-    while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const deadline = this.now() + graceMs;
+    while (this.running > 0 && this.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   private pump(): void {

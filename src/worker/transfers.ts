@@ -22,6 +22,8 @@ export class TransferError extends Error {
 export interface TransferOptions {
   /** connect timeout, and the longest silence while the exchange goes on */
   timeoutMs: number;
+  /** aborts the transfer (the job was canceled) */
+  signal?: AbortSignal;
 }
 
 interface Outgoing {
@@ -37,6 +39,10 @@ function exchange(rawUrl: string, outgoing: Outgoing, options: TransferOptions):
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = transport.request(url, { method: outgoing.method, headers: { 'user-agent': 'Backdrop-Worker/1.0', ...outgoing.headers } });
+    const abort = (): void => void req.destroy(new TransferError('the transfer was canceled'));
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    req.on('close', () => options.signal?.removeEventListener('abort', abort));
     const connectTimer = setTimeout(() => req.destroy(new TransferError(`could not connect within ${options.timeoutMs} ms`)), options.timeoutMs);
     req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
     req.setTimeout(options.timeoutMs, () => req.destroy(new TransferError(`no data for ${options.timeoutMs} ms`)));
