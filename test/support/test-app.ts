@@ -35,7 +35,7 @@ export interface TestApp {
  * The real application (real HTTP on a loopback port, real Postgres in a fresh database, real queue)
  * with the scriptable fake WorkerGateway in place of the engine.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { realWorkerGateway?: boolean } = {}): Promise<TestApp> {
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-test-'));
   const port = 20000 + Math.floor(Math.random() * 20000);
@@ -53,10 +53,12 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   await migrations.destroy();
 
   let fake: FakeWorkerGateway | undefined;
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot({ config, databaseUrl: database.url, secrets })] })
-    .overrideProvider(WorkerGateway)
-    .useFactory({ factory: (storage: ObjectStorage) => (fake = new FakeWorkerGateway(storage)), inject: [ObjectStorage] })
-    .compile();
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, databaseUrl: database.url, secrets })] });
+  // realWorkerGateway: the adapter WORKER_GATEWAY names (e.g. remote) instead of the fake
+  if (!options.realWorkerGateway) {
+    builder.overrideProvider(WorkerGateway).useFactory({ factory: (storage: ObjectStorage) => (fake = new FakeWorkerGateway(storage)), inject: [ObjectStorage] });
+  }
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);
   await app.listen(port, '127.0.0.1');

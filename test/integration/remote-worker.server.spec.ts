@@ -1,0 +1,228 @@
+/**
+ * The standalone worker server over real HTTP, with its real transfers (signed-URL GET of the input,
+ * streamed PUT of the output, webhook) against a loopback file server, and a scripted engine pool in
+ * place of the engine: queue bounds, dedupe, cancel, execution timeout, result expiry, size cap,
+ * refused uploads, engine error codes, temp files.
+ */
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { EngineError, EngineProgress, EngineRequest, EngineResult } from '../../src/engine/types';
+import { EnginePool } from '../../src/modules/worker-gateway/adapters/local.worker-gateway';
+import { RemoteStatus, RunRequest } from '../../src/modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { engineProcessor } from '../../src/worker/engine-processor';
+import { RunningWorker, startWorker } from '../../src/worker/worker-app';
+import { loadWorkerConfig } from '../../src/worker/worker-config';
+import { eventually, MEDIA_DIR } from '../support/test-app';
+
+const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
+const KEY = 'server-spec-key-0123456789abcdef';
+
+/** Engine pool double: copies the input to the output, or holds until aborted, or fails. */
+class ScriptedPool implements EnginePool {
+  mode: 'copy' | 'hold' | { fail: EngineError } = 'copy';
+  readonly started: string[] = [];
+  readonly aborted: string[] = [];
+
+  async run(request: EngineRequest, onProgress?: (progress: EngineProgress) => void, signal?: AbortSignal): Promise<EngineResult> {
+    this.started.push(request.inputPath);
+    onProgress?.({ framesDone: 5, framesTotal: 10 });
+    if (typeof this.mode === 'object') throw this.mode.fail;
+    if (this.mode === 'hold') {
+      if (!signal?.aborted) await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+      this.aborted.push(request.inputPath);
+      throw new EngineError('canceled', 'processing was canceled');
+    }
+    await copyFile(request.inputPath, request.outputPath);
+    return { durationSeconds: 1, frames: 25, width: 640, height: 360, outputFormat: 'webm', modelUsed: 'light', notes: ['scripted'] };
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Serves the clip at /input (3 MB at /big, a stalled body at /stall), takes PUTs at /output (403 at /refused), records webhooks at /webhook. */
+async function startFileServer(): Promise<{ url: string; uploads: Buffer[]; webhooks: RemoteStatus[]; close(): Promise<void> }> {
+  const uploads: Buffer[] = [];
+  const webhooks: RemoteStatus[] = [];
+  const stalled: http.ServerResponse[] = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+    if (req.method === 'GET' && req.url === '/input') return res.end(await readFile(CLIP));
+    if (req.method === 'GET' && req.url === '/big') return res.end(Buffer.alloc(3_000_000)); // chunked: no length declared
+    if (req.method === 'GET' && req.url === '/stall') return void (res.writeHead(200, { 'content-length': '1000000' }), res.write('x'), stalled.push(res));
+    if (req.method === 'PUT' && req.url === '/output') return (uploads.push(Buffer.concat(chunks)), res.end('{}'));
+    if (req.method === 'PUT' && req.url === '/refused') return (res.writeHead(403), res.end());
+    if (req.method === 'POST' && req.url === '/webhook') return (webhooks.push(JSON.parse(Buffer.concat(chunks).toString())), res.end());
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    uploads,
+    webhooks,
+    close: async () => {
+      stalled.forEach((res) => res.destroy());
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('worker server (real HTTP and transfers, scripted engine)', () => {
+  let dir: string;
+  let files: Awaited<ReturnType<typeof startFileServer>>;
+  let pool: ScriptedPool;
+  let worker: RunningWorker;
+  let jobCounter = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'worker-server-'));
+    await mkdir(path.join(dir, 'work'));
+    files = await startFileServer();
+    pool = new ScriptedPool();
+    const config = loadWorkerConfig({
+      WORKER_API_KEY: KEY,
+      WORKER_HOST: '127.0.0.1',
+      WORKER_PORT: '0',
+      WORKER_CONCURRENCY: '1',
+      WORKER_QUEUE_SIZE: '1',
+      WORKER_RESULT_TTL_SECONDS: '2',
+      WORKER_WORK_DIR: path.join(dir, 'work'),
+      WORKER_MAX_INPUT_BYTES: '2000000',
+      WORKER_TRANSFER_TIMEOUT_MS: '5000',
+    });
+    worker = await startWorker(config, engineProcessor(pool, config));
+  });
+  afterAll(async () => {
+    await worker.close();
+    await files.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    pool.mode = 'copy';
+  });
+
+  const call = async (method: string, pathname: string, body?: unknown): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> => {
+    const res = await fetch(`${worker.url}${pathname}`, {
+      method,
+      headers: { authorization: KEY, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+  };
+  const runRequest = (overrides: Partial<RunRequest['input']> = {}, extra: Partial<RunRequest> = {}): RunRequest => ({
+    input: {
+      job_id: `job_${++jobCounter}`,
+      input_url: `${files.url}/input`,
+      background_image_url: null,
+      output_upload_url: `${files.url}/output`,
+      settings: { model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, composition: null, previewDuration: 1, textPrompt: null },
+      max_duration_seconds: 600,
+      ...overrides,
+    },
+    webhook: `${files.url}/webhook`,
+    ...extra,
+  });
+  const finalStatus = (id: string): Promise<Record<string, unknown>> =>
+    eventually(async () => {
+      const { json } = await call('GET', `/status/${id}`);
+      return ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'].includes(json.status as string) ? json : undefined;
+    }, 10_000, 25);
+  const workFiles = (): Promise<string[]> => readdir(path.join(dir, 'work'));
+
+  it('fetches the input, runs the engine, PUTs the output, posts the webhook and removes its temp files', async () => {
+    const { status, json } = await call('POST', '/run', runRequest());
+    expect(status).toBe(200);
+    expect(json).toEqual({ id: expect.any(String), status: 'IN_QUEUE' });
+    const done = await finalStatus(json.id as string);
+    expect(done).toMatchObject({ status: 'COMPLETED', output: { duration_seconds: 1, frames: 25, notes: ['scripted'], model_used: 'light' } });
+    expect(typeof done.delayTime).toBe('number');
+    expect(typeof done.executionTime).toBe('number');
+    expect(files.uploads.at(-1)!.equals(await readFile(CLIP))).toBe(true);
+    await eventually(async () => (files.webhooks.some((hook) => hook.id === json.id) ? true : undefined));
+    expect(files.webhooks.find((hook) => hook.id === json.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(await workFiles()).toEqual([]);
+  });
+
+  it('keeps one run going plus one waiting, refuses more with 429 and Retry-After, and takes the same job once', async () => {
+    pool.mode = 'hold';
+    const engineRuns = pool.started.length;
+    const first = await call('POST', '/run', runRequest());
+    await eventually(async () => (pool.started.length > engineRuns ? true : undefined));
+    expect((await call('GET', `/status/${first.json.id}`)).json).toMatchObject({ status: 'IN_PROGRESS', progress: 50 });
+    const secondRequest = runRequest();
+    const second = await call('POST', '/run', secondRequest);
+    expect(second.json.status).toBe('IN_QUEUE');
+    const again = await call('POST', '/run', secondRequest);
+    expect(again.json.id).toBe(second.json.id);
+    const third = await call('POST', '/run', runRequest());
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect((await call('GET', '/health')).json).toEqual({ jobs: expect.objectContaining({ inProgress: 1, inQueue: 1 }), workers: { idle: 0, running: 1 } });
+
+    expect((await call('POST', `/cancel/${second.json.id}`)).json).toEqual({ id: second.json.id, status: 'CANCELLED' });
+    expect((await call('POST', `/cancel/${first.json.id}`)).json).toEqual({ id: first.json.id, status: 'CANCELLED' });
+    await eventually(async () => ((await call('GET', '/health')).json.workers as { running: number }).running === 0 || undefined);
+    expect(pool.aborted).toHaveLength(1);
+    expect((await call('GET', `/status/${first.json.id}`)).json.status).toBe('CANCELLED');
+    expect(await workFiles()).toEqual([]);
+  });
+
+  it('times a run out after policy.executionTimeout, aborting the engine', async () => {
+    pool.mode = 'hold';
+    const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 300 } }));
+    const done = await finalStatus(json.id as string);
+    expect(done).toMatchObject({ status: 'TIMED_OUT', error: 'Processing took longer than 300 ms' });
+    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined));
+    expect(await workFiles()).toEqual([]);
+  });
+
+  it('retries a TIMED_OUT job on POST /retry', async () => {
+    pool.mode = 'hold';
+    const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 200 } }));
+    await finalStatus(json.id as string);
+    pool.mode = 'copy';
+    expect((await call('POST', `/retry/${json.id}`)).json).toEqual({ id: json.id, status: 'IN_QUEUE' });
+    expect(await finalStatus(json.id as string)).toMatchObject({ status: 'COMPLETED' });
+    expect((await call('POST', `/retry/${json.id}`)).status).toBe(409);
+    expect(worker.queue.health().jobs.retried).toBe(1);
+  });
+
+  it('cancels a run stuck fetching its input at once', async () => {
+    const { json } = await call('POST', '/run', runRequest({ input_url: `${files.url}/stall` }));
+    await eventually(async () => ((await call('GET', `/status/${json.id}`)).json.status === 'IN_PROGRESS' ? true : undefined));
+    await call('POST', `/cancel/${json.id}`);
+    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined), 2000, 20);
+    expect(await workFiles()).toEqual([]);
+  });
+
+  it.each([
+    ['an input over WORKER_MAX_INPUT_BYTES', { input_url: 'SELF/big' }, 'worker_failed', /larger than 2000000 bytes/],
+    ['an unreachable input', { input_url: 'SELF/missing' }, 'worker_failed', /The input video could not be fetched: answered HTTP 404/],
+    ['a refused upload', { output_upload_url: 'SELF/refused' }, 'output_failed', /The output could not be uploaded: answered HTTP 403/],
+  ])('fails a run with %s', async (_label, overrides, errorCode, message) => {
+    const input = Object.fromEntries(Object.entries(overrides).map(([field, value]) => [field, value.replace('SELF', files.url)]));
+    const { json } = await call('POST', '/run', runRequest(input));
+    const done = await finalStatus(json.id as string);
+    expect(done).toMatchObject({ status: 'FAILED', errorCode });
+    expect(done.error).toMatch(message);
+    expect(await workFiles()).toEqual([]);
+  });
+
+  it('reports the engine error code of a failed run', async () => {
+    pool.mode = { fail: new EngineError('input_too_long', 'the video is longer than 600 s') };
+    const { json } = await call('POST', '/run', runRequest());
+    expect(await finalStatus(json.id as string)).toMatchObject({ status: 'FAILED', errorCode: 'input_too_long', error: 'the video is longer than 600 s' });
+  });
+
+  it('forgets a finished run after WORKER_RESULT_TTL_SECONDS: 404', async () => {
+    const { json } = await call('POST', '/run', runRequest());
+    await finalStatus(json.id as string);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect((await call('GET', `/status/${json.id}`)).status).toBe(404);
+  });
+});
