@@ -69,6 +69,7 @@ describe('faults', () => {
       const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
       await redis.stop('SIGTERM');
       ids.push(await createJob(api, key, job), await createJob(api, key, job));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       redis = startRedis(redisDir, port);
       await redis.waitFor(/Ready to accept connections/);
       record('Redis stop/restart mid-run', await waitForAll(database.url, ids, 120000), receiver.duplicates());

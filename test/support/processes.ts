@@ -47,7 +47,9 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): RunningPro
       }),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
-      return exited;
+      // A process that does not stop within its grace period is killed, as an orchestrator would.
+      const grace = setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 15000);
+      return exited.finally(() => clearTimeout(grace));
     },
   };
 }

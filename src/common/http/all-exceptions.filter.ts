@@ -37,7 +37,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
     const requestId = requestIdOf(req);
-    if (req.readableAborted || req.destroyed) {
+    if (req.readableAborted) {
       // The client went away mid-request (an aborted upload): nobody to answer, and not a server error.
       if (!res.headersSent) res.status(400).json(errorEnvelope('invalid_request', 'The request was aborted by the client', requestId));
       return;
