@@ -1,19 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
+import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../common/with-timeout';
 import { JobDispatcher } from '../ports/job-dispatcher';
 import { JobRepository } from '../ports/job.repository';
-
-const DISPATCH_TIMEOUT_MS = 3000;
-
-/** A queue that is down must not hold the request: past the timeout the sweep takes over. */
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the queue did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The relay of the transactional hand-off: a job is marked pending in a committed transaction, then
@@ -45,7 +35,7 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
   /** Hands one committed job to the queue; a failure is left for the sweep. */
   async relay(jobId: string): Promise<void> {
     try {
-      await withTimeout(this.dispatcher.dispatch(jobId), DISPATCH_TIMEOUT_MS);
+      await withTimeout(this.dispatcher.dispatch(jobId), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue');
       await this.jobs.markDispatched(jobId);
     } catch (error) {
       this.logger.warn(`job ${jobId} committed but not queued yet (${(error as Error).message}); the relay will retry`);

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../common/with-timeout';
 import { WEBHOOKS_QUEUE } from '../../../infrastructure/queue/queue-connection';
 
 export interface DeliveryMessage {
@@ -19,13 +20,10 @@ export class WebhookRelay {
 
   async enqueue(deliveries: ReadonlyArray<{ id: string; attempts: number }>, delayMs = 0): Promise<void> {
     for (const delivery of deliveries) {
+      // A queue job that fails (database down) is retried, then removed so the sweeper can queue the attempt again.
+      const options = { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: true };
       try {
-        await this.queue.add(
-          'deliver',
-          { deliveryId: delivery.id },
-          // A queue job that fails (database down) is retried, then removed so the sweeper can queue the attempt again.
-          { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: true },
-        );
+        await withTimeout(this.queue.add('deliver', { deliveryId: delivery.id }, options), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue');
       } catch (error) {
         // The delivery is committed; the sweeper enqueues it later.
         this.logger.warn(`could not enqueue webhook delivery ${delivery.id}: ${(error as Error).message}`);
