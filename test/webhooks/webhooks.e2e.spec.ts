@@ -107,7 +107,7 @@ describe('webhooks', () => {
       expect(Date.now() - began).toBeLessThan(5000);
       const job = await eventually(async () => {
         const current = await jobOf(created.body.id);
-        return current.webhook_events['job.completed'] === 'failed' ? current : undefined;
+        return current.webhook_events['job.completed'] === 'failed' && current.webhook_events['job.started'] === 'failed' ? current : undefined;
       }, 20000);
       expect(job).toMatchObject({ status: 'completed', webhook_events: { 'job.started': 'failed', 'job.completed': 'failed' } });
       expect(receiver.received.filter((r) => r.headers['x-webhook-event'] === 'job.completed')).toHaveLength(4);
