@@ -53,6 +53,26 @@ describe('faults', () => {
     }
   }, 240000);
 
+  it('SIGTERM to a worker mid-job: it finishes or hands the job back, and the job completes once', async () => {
+    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
+    const receiver = await startWebhookReceiver();
+    try {
+      const api = await cluster.start('api');
+      const leaving = await cluster.start('worker');
+      const key = await createKey(api, 1000);
+      const videoUrl = await uploadClip(api, key);
+      const id = await createJob(api, key, { video_url: videoUrl, model: 'light', webhook_url: receiver.url });
+      await waitForStatus(database.url, id, 'processing');
+      const exit = leaving.stop('SIGTERM');
+      await cluster.start('worker');
+      await exit;
+      record('SIGTERM worker mid-job', await waitForAll(database.url, [id], 120000), receiver.duplicates());
+    } finally {
+      await receiver.close();
+      await cluster.stopAll();
+    }
+  }, 240000);
+
   it('Redis (AOF on) stopped and restarted mid-run: queued and newly created jobs all complete', async () => {
     const redisDir = mkdtempSync(path.join(tmpdir(), 'backdrop-redis-'));
     const port = randomPort();
