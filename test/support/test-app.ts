@@ -16,6 +16,7 @@ import { ObjectStorage } from '../../src/modules/storage/ports/object-storage';
 import { WorkerGateway } from '../../src/modules/worker-gateway/ports/worker-gateway';
 import { FakeWorkerGateway } from './fake-worker-gateway';
 import { createTestDatabase, TestDatabase } from './test-database';
+import { randomPort } from './processes';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const MEDIA_DIR = path.resolve(__dirname, '../../../shared/media');
@@ -38,7 +39,7 @@ export interface TestApp {
 export async function startTestApp(env: Record<string, string> = {}, options: { realWorkerGateway?: boolean } = {}): Promise<TestApp> {
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-test-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = randomPort();
   const config = loadConfig({
     DATABASE_URL: database.url,
     ADMIN_TOKEN,
