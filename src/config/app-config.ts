@@ -131,6 +131,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(100)
   JOB_RELAY_INTERVAL_MS = 5000;
 
+  /** on SIGTERM, how long running jobs may finish before they are handed back to the queue */
+  @Type(() => Number) @IsInt() @Min(0)
+  WORKER_SHUTDOWN_GRACE_MS = 30000;
+
   /** BullMQ: how often active jobs of dead workers are detected and re-run */
   @Type(() => Number) @IsInt() @Min(500)
   QUEUE_STALLED_INTERVAL_MS = 30000;

@@ -25,6 +25,8 @@ class InputFailure extends WorkerFailure {}
 @Injectable()
 export class ProcessJobHandler {
   private readonly logger = new Logger(ProcessJobHandler.name);
+  private readonly running = new Set<AbortController>();
+  private shuttingDown = false;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -46,17 +48,30 @@ export class ProcessJobHandler {
     const stop = new AbortController();
     signal?.addEventListener('abort', () => stop.abort(), { once: true });
     const watcher = this.watchForCancel(running.id, stop);
+    this.running.add(stop);
     try {
       outcome = await this.run(running, stop.signal);
     } catch (error) {
+      // Stopped by this worker's shutdown: the job is handed back to the queue, not failed.
+      if (this.shuttingDown) throw new Error(`job ${running.id} handed back: the worker is shutting down`);
       const failure = this.describeFailure(error);
       if (failure.code === 'worker_failed') this.logger.error(`job ${running.id} failed: ${(error as Error).stack ?? error}`);
       await this.lifecycle.fail(running, failure.code, failure.message);
       return;
     } finally {
       clearInterval(watcher);
+      this.running.delete(stop);
     }
     if (outcome) await this.lifecycle.complete((await this.jobs.findById(running.id)) ?? running, outcome);
+  }
+
+  /**
+   * SIGTERM: running jobs get `graceMs` to finish; then they are stopped and handed back to the queue
+   * (the queue retries them on another worker), never marked failed.
+   */
+  beginShutdown(graceMs: number): void {
+    this.shuttingDown = true;
+    setTimeout(() => this.running.forEach((stop) => stop.abort()), graceMs).unref();
   }
 
   /** The queue gave up on this job (its workers kept dying): end it rather than leave it processing. */

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { Job as QueueJob } from 'bullmq';
-import { AppConfig } from '../../../../config/app-config';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
 import { ProcessJobHandler } from '../../application/process-job.handler';
 import { ProcessJobMessage } from './bullmq.job-dispatcher';
@@ -11,11 +11,23 @@ import { ProcessJobMessage } from './bullmq.job-dispatcher';
  * (a job whose worker died is re-run after its lock expires), which the handler is built for.
  */
 @Processor(JOBS_QUEUE)
-export class ProcessJobProcessor extends WorkerHost {
+export class ProcessJobProcessor extends WorkerHost implements BeforeApplicationShutdown {
   private readonly logger = new Logger(ProcessJobProcessor.name);
 
-  constructor(private readonly handler: ProcessJobHandler) {
+  constructor(
+    private readonly handler: ProcessJobHandler,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     super();
+  }
+
+  /**
+   * Runs before the database, queue and engine close: the worker stops taking jobs and waits for its
+   * running ones (finished within the grace period, or handed back to the queue).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.handler.beginShutdown(this.config.env.WORKER_SHUTDOWN_GRACE_MS);
+    await this.worker.close();
   }
 
   async process(message: QueueJob<ProcessJobMessage>): Promise<void> {
