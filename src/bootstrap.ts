@@ -38,6 +38,8 @@ export async function bootstrap(): Promise<void> {
     const embedded = database.embedded;
     const stopEmbedded = async (): Promise<void> => {
       await app.close().catch(() => undefined);
+      // Connections the database drops while it stops are expected now, not crashes.
+      process.on('uncaughtException', () => undefined);
       await embedded.stop().catch(() => undefined);
       process.exit(0);
     };

@@ -120,7 +120,8 @@ export async function createApp(options: AppModuleOptions, logging: { destinatio
   const secrets = [options.config.env.ADMIN_TOKEN, options.secrets.generatedAdminToken, options.secrets.urlSigningSecret].filter((secret): secret is string => Boolean(secret));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
   configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger });
-  app.enableShutdownHooks();
+  // With the embedded database the bootstrap owns the signals: the app closes first, then the database.
+  if (!options.config.embeddedDatabase) app.enableShutdownHooks();
   return app;
 }
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { Cluster, createJob, createKey, killHard, randomPort, startRedis, startWebhookReceiver, Tally, uploadClip, waitForAll, waitForStatus } from '../support/cluster';
+import { Cluster, createJob, createKey, killHard, randomPort, startRedis, startWebhookReceiver, Tally, uploadClip, waitForAll, waitForStatus, withDeployment } from '../support/cluster';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -33,44 +33,28 @@ describe('faults', () => {
     await database.drop();
   });
 
+  const machineRedis = () => ({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
+
   it('kill -9 of a worker mid-job: another worker picks the job up, charged and announced once', async () => {
-    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
-    const receiver = await startWebhookReceiver();
-    try {
-      const api = await cluster.start('api');
-      const doomed = await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const videoUrl = await uploadClip(api, key);
+    await withDeployment(machineRedis(), 1, async ({ cluster, api, workers, receiver, key, videoUrl }) => {
       const ids = [await createJob(api, key, { video_url: videoUrl, model: 'light', webhook_url: receiver.url })];
       await waitForStatus(database.url, ids[0], 'processing');
-      killHard(doomed);
+      killHard(workers[0]);
       ids.push(await createJob(api, key, { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url }));
       await cluster.start('worker');
       record('kill -9 worker mid-job', await waitForAll(database.url, ids, 120000), receiver.duplicates());
-    } finally {
-      await receiver.close();
-      await cluster.stopAll();
-    }
+    });
   }, 240000);
 
   it('SIGTERM to a worker mid-job: it finishes or hands the job back, and the job completes once', async () => {
-    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
-    const receiver = await startWebhookReceiver();
-    try {
-      const api = await cluster.start('api');
-      const leaving = await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const videoUrl = await uploadClip(api, key);
+    await withDeployment(machineRedis(), 1, async ({ cluster, api, workers, receiver, key, videoUrl }) => {
       const id = await createJob(api, key, { video_url: videoUrl, model: 'light', webhook_url: receiver.url });
       await waitForStatus(database.url, id, 'processing');
-      const exit = leaving.stop('SIGTERM');
+      const exit = workers[0].stop('SIGTERM');
       await cluster.start('worker');
       await exit;
       record('SIGTERM worker mid-job', await waitForAll(database.url, [id], 120000), receiver.duplicates());
-    } finally {
-      await receiver.close();
-      await cluster.stopAll();
-    }
+    });
   }, 240000);
 
   it('Redis (AOF on) stopped and restarted mid-run: queued and newly created jobs all complete', async () => {
@@ -78,24 +62,18 @@ describe('faults', () => {
     const port = randomPort();
     let redis = startRedis(redisDir, port);
     await redis.waitFor(/Ready to accept connections/);
-    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_NAMESPACE: redisNamespace() });
-    const receiver = await startWebhookReceiver();
     try {
-      const api = await cluster.start('api');
-      await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const videoUrl = await uploadClip(api, key);
-      const job = { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url };
-      const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
-      await redis.stop('SIGTERM');
-      ids.push(await createJob(api, key, job), await createJob(api, key, job));
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      redis = startRedis(redisDir, port);
-      await redis.waitFor(/Ready to accept connections/);
-      record('Redis stop/restart mid-run', await waitForAll(database.url, ids, 120000), receiver.duplicates());
+      await withDeployment({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_NAMESPACE: redisNamespace() }, 1, async ({ api, receiver, key, videoUrl }) => {
+        const job = { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url };
+        const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
+        await redis.stop('SIGTERM');
+        ids.push(await createJob(api, key, job), await createJob(api, key, job));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        redis = startRedis(redisDir, port);
+        await redis.waitFor(/Ready to accept connections/);
+        record('Redis stop/restart mid-run', await waitForAll(database.url, ids, 120000), receiver.duplicates());
+      });
     } finally {
-      await receiver.close();
-      await cluster.stopAll();
       await redis.stop();
       rmSync(redisDir, { recursive: true, force: true });
     }
@@ -103,23 +81,17 @@ describe('faults', () => {
 
   it('Postgres restarted mid-run: work resumes and completes once', async () => {
     let pg = await startEmbeddedDatabase();
-    const cluster = new Cluster({ DATABASE_URL: pg.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() });
-    const receiver = await startWebhookReceiver();
     try {
-      const api = await cluster.start('api');
-      await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const videoUrl = await uploadClip(api, key);
-      const job = { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url };
-      const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
-      await pg.stop({ keepData: true });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      pg = await startEmbeddedDatabase({ dataDir: pg.dataDir, port: pg.port });
-      ids.push(await createJob(api, key, job));
-      record('Postgres restart mid-run', await waitForAll(pg.url, ids, 150000), receiver.duplicates());
+      await withDeployment({ DATABASE_URL: pg.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_NAMESPACE: redisNamespace() }, 1, async ({ api, receiver, key, videoUrl }) => {
+        const job = { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url };
+        const ids = [await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job), await createJob(api, key, job)];
+        await pg.stop({ keepData: true });
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        pg = await startEmbeddedDatabase({ dataDir: pg.dataDir, port: pg.port });
+        ids.push(await createJob(api, key, job));
+        record('Postgres restart mid-run', await waitForAll(pg.url, ids, 150000), receiver.duplicates());
+      });
     } finally {
-      await receiver.close();
-      await cluster.stopAll();
       await pg.stop();
     }
   }, 300000);

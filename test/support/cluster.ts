@@ -202,3 +202,28 @@ export function startRedis(dir: string, port: number): RunningProcess & { port: 
 }
 
 export { randomPort };
+
+export interface Deployment {
+  cluster: Cluster;
+  api: AppProcess;
+  workers: AppProcess[];
+  receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  key: string;
+  videoUrl: string;
+}
+
+/** An API, `workers` workers, a webhook receiver, a funded key and an uploaded clip; all stopped afterwards. */
+export async function withDeployment(env: Record<string, string>, workers: number, use: (deployment: Deployment) => Promise<void>): Promise<void> {
+  const cluster = new Cluster(env);
+  const receiver = await startWebhookReceiver();
+  try {
+    const api = await cluster.start('api');
+    const started: AppProcess[] = [];
+    for (let i = 0; i < workers; i += 1) started.push(await cluster.start('worker'));
+    const key = await createKey(api, 1000);
+    await use({ cluster, api, workers: started, receiver, key, videoUrl: await uploadClip(api, key) });
+  } finally {
+    await receiver.close();
+    await cluster.stopAll();
+  }
+}
