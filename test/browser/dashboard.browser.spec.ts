@@ -107,7 +107,13 @@ describe('dashboard in a browser', () => {
     const video = page.getByTestId('result-video');
     await video.waitFor();
     // it plays: frames are decoded and time advances
-    await page.waitForFunction(RESULT_VIDEO_PLAYS, undefined, { timeout: 20000 });
+    // Polled with evaluate (run through the DevTools protocol): waitForFunction would eval inside the
+    // page, which the dashboard's CSP (no unsafe-eval) refuses.
+    const playsBy = Date.now() + 20000;
+    while (!(await page.evaluate(RESULT_VIDEO_PLAYS))) {
+      if (Date.now() > playsBy) throw new Error('the result video did not play');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     // and a decoded frame is transparent around the person, opaque on them
     const alpha = (await page.evaluate(RESULT_FRAME_ALPHA)) as { width: number; height: number; clear: number; solid: number };
     expect(alpha).toMatchObject({ width: 640, height: 360 });
