@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../config/app-config';
 import { resolveDatabase } from '../database-url';
 import { migrate } from '../infrastructure/database/data-source-options';
-import { scopeOf } from '../infrastructure/database/typeorm.unit-of-work';
+import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
 import { ApiKeysService } from '../modules/auth/application/api-keys.service';
 import { keyView } from '../modules/auth/adapters/http/admin.controller';
 import { ApiKeyRecord } from '../modules/auth/adapters/typeorm/api-key.record';
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   try {
     dataSource = await migrate(database.url);
     const db = dataSource;
-    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), { run: (work) => db.transaction((manager) => work(scopeOf(manager))) });
+    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), new TypeOrmUnitOfWork(db));
     process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], values), null, 2)}\n`);
   } finally {
     await dataSource?.destroy();

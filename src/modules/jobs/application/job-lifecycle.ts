@@ -15,8 +15,6 @@ import { JobPresenter } from './job.presenter';
 import { MetricsService } from '../../metrics/metrics.service';
 
 type Deliveries = Array<{ id: string; attempts: number }>;
-/** `fail` on a job that had already ended: nothing written, nothing announced. */
-const NOT_OPEN: Deliveries = [];
 
 /**
  * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
@@ -117,7 +115,8 @@ export class JobLifecycle {
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
       const current = await tx.jobs.findById(job.id);
-      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return NOT_OPEN;
+      // A job that had already ended: nothing written, nothing announced.
+      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
       if (current.reservedCredits !== null) await tx.ledger.release(job.apiKeyId, job.id);
       const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
       const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
@@ -125,7 +124,8 @@ export class JobLifecycle {
       await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
       return this.announce(tx, moved, 'job.failed');
     });
-    if (deliveries !== NOT_OPEN) this.metrics.observeJob(job.settings.model, 'failed', this.secondsSinceStart(job));
+    if (deliveries === null) return;
+    this.metrics.observeJob(job.settings.model, 'failed', this.secondsSinceStart(job));
     await this.relay.enqueue(deliveries);
   }
 
