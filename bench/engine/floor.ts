@@ -11,17 +11,38 @@ import { join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { runToCompletion } from '../../src/engine/media/process';
 import { ENCODER_PRESETS, EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../../src/engine/pipeline/encoders';
-import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, buildSourceInputArgs, CompositeSpec, sourceChain, SourceSpec } from '../../src/engine/pipeline/ffmpeg-args';
+import { finishWebm } from '../../src/engine/output/webm-output';
+import {
+  buildEncodeArgs,
+  buildGifAnalysisArgs,
+  buildGifRenderArgs,
+  buildSourceInputArgs,
+  buildWebmEncodeArgs,
+  CompositeSpec,
+  sourceChain,
+  SourceSpec,
+  WEBM_SPLIT_ALPHA_FILTER,
+  webmPartsIn,
+  WebmParts,
+  webmStreamOutputArgs,
+} from '../../src/engine/pipeline/ffmpeg-args';
 import { computeLayout, Size } from '../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../src/engine/types';
 
-/** Pure: decode + encode with the preset's settings and nothing else. */
-export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, keepAudio: boolean, outputPath: string): string[] {
+/**
+ * Pure: decode + encode with the preset's settings and nothing else. webm writes its two streams
+ * to `webmParts` (joined afterwards, as the engine does).
+ */
+export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, keepAudio: boolean, outputPath: string, webmParts?: WebmParts): string[] {
   const decode = `[0:v]${sourceChain(source.fps)},format=${preset.outputPixelFormat}`;
+  const input = ['-v', 'error', '-nostdin', ...buildSourceInputArgs(source)];
+  if (preset.alphaAsSecondStream) {
+    if (!webmParts) throw new Error('the webm floor needs paths for its streams');
+    return [...input, '-filter_complex', `${decode}[out];${WEBM_SPLIT_ALPHA_FILTER}`, ...webmStreamOutputArgs(preset, webmParts, keepAudio)];
+  }
   const filter = preset.format === 'gif' ? `${decode},split=2[frames][stats];[stats]${GIF_PALETTE_FILTER}[palette];[frames][palette]${GIF_PALETTE_USE_FILTER}[out]` : `${decode}[out]`;
   return [
-    '-v', 'error', '-nostdin',
-    ...buildSourceInputArgs(source),
+    ...input,
     '-filter_complex', filter,
     '-map', '[out]',
     ...preset.videoArgs,
@@ -55,17 +76,28 @@ async function prepare(dir: string, name: string, format: OutputFormat): Promise
 
 export async function measurePlainFloor(source: SourceSpec, format: OutputFormat, keepAudio: boolean, dir: string): Promise<number> {
   await prepare(dir, 'floor-plain', format);
-  const args = buildPlainFloorArgs(source, ENCODER_PRESETS[format], keepAudio, outputTarget(dir, 'floor-plain', format));
-  return timed(() => runToCompletion(ffmpegPath(), args));
+  const output = outputTarget(dir, 'floor-plain', format);
+  const parts = webmPartsIn(dir, 'floor-plain');
+  const args = buildPlainFloorArgs(source, ENCODER_PRESETS[format], keepAudio, output, parts);
+  return timed(async () => {
+    await runToCompletion(ffmpegPath(), args);
+    if (format === 'webm') await finishWebm(parts, keepAudio, output);
+  });
 }
 
 /** The engine's encoder (for GIF: both passes) fed from a file of recorded mattes. */
 export async function measureEncoderAlone(source: SourceSpec, format: OutputFormat, keepAudio: boolean, mattes: { path: string } & Size, dir: string): Promise<number> {
   const spec = compositeSpecFor(source, format, mattes, keepAudio);
   await prepare(dir, 'floor-encoder', format);
-  if (format !== 'gif') {
-    return timed(() => runToCompletion(ffmpegPath(), buildEncodeArgs(spec, outputTarget(dir, 'floor-encoder', format), mattes.path)));
+  const output = outputTarget(dir, 'floor-encoder', format);
+  if (format === 'webm') {
+    const parts = webmPartsIn(dir, 'floor-encoder');
+    return timed(async () => {
+      await runToCompletion(ffmpegPath(), buildWebmEncodeArgs(spec, parts, mattes.path));
+      await finishWebm(parts, keepAudio, output);
+    });
   }
+  if (format !== 'gif') return timed(() => runToCompletion(ffmpegPath(), buildEncodeArgs(spec, output, mattes.path)));
   const palette = join(dir, 'floor-palette.png');
   const recorded = join(dir, 'floor-mattes.mkv');
   return timed(async () => {

@@ -12,8 +12,9 @@ import { probe } from './media/probe';
 import { MediaProcess, runToCompletion } from './media/process';
 import { setGifFileDisposal } from './output/gif-disposal';
 import { partialOutputPath } from './output/partial-output';
+import { finishWebm } from './output/webm-output';
 import { zipFrames } from './output/zip-frames';
-import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, CompositeSpec } from './pipeline/ffmpeg-args';
+import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, buildWebmEncodeArgs, CompositeSpec, webmPartsIn } from './pipeline/ffmpeg-args';
 import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
@@ -108,6 +109,16 @@ async function encode(plan: JobPlan, session: SegmentationSession, context: Enco
         throw new EngineError('output_failed', `GIF rendering failed: ${(error as Error).message}`);
       }
       await setGifFileDisposal(partialPath);
+      return frames;
+    }
+    case 'webm': {
+      const parts = webmPartsIn(scratch);
+      const { frames } = await stream((matte) => buildWebmEncodeArgs(spec(matte), parts));
+      try {
+        await finishWebm(parts, plan.keepAudio, partialPath, signal);
+      } catch (error) {
+        throw new EngineError('output_failed', `joining the webm's colour and alpha failed: ${(error as Error).message}`);
+      }
       return frames;
     }
     default: {

@@ -4,8 +4,9 @@
  *
  * | format       | video                                                     | audio           | ~fps |
  * |--------------|-----------------------------------------------------------|-----------------|------|
- * | webm         | libvpx-vp9 yuva420p, -deadline realtime -cpu-used 8,      | libopus 128k    |  90  |
- * |              | -row-mt 1, constant quality -crf 32 -b:v 0, no alt-ref    |                 |      |
+ * | webm         | libvpx-vp9, -deadline realtime -cpu-used 8, -row-mt 1,    | libopus 128k    | 250  |
+ * |              | constant quality -crf 32 -b:v 0, no alt-ref, key frame    |                 |      |
+ * |              | every 125 frames; alpha as a second VP9 stream (below)    |                 |      |
  * | mov          | prores_ks profile 4444 yuva444p10le, 8-bit alpha, apl0    | pcm_s16le       |  50  |
  * | mp4          | libx264 yuv420p -preset veryfast -crf 20, +faststart      | aac 160k        | 400  |
  * | gif          | palettegen (whole clip, reserved transparent entry) then  | -               |      |
@@ -15,6 +16,12 @@
  * | png_sequence | png rgba, zlib level 1, frames stored in the zip as-is    | -               |      |
  *
  * The prores mov keeps PCM audio: ProRes is an editing intermediate and editors expect PCM.
+ *
+ * webm's alpha: this ffmpeg's yuva420p VP9 encoding runs the alpha plane's encoder at libvpx's
+ * slowest settings (it is handed none of the options above: ~15 fps at 640x360 with real mattes),
+ * so the colour and the alpha are encoded as two ordinary VP9 streams with the same options, in one
+ * ffmpeg, and joined into one alpha track by output/webm-alpha-mux.ts. The fixed key frame interval
+ * (-g = -keyint_min) puts both streams' key frames on the same frames, so the file seeks cleanly.
  */
 import { OutputFormat } from '../types';
 
@@ -31,6 +38,11 @@ export interface EncoderPreset {
   hasAlpha: boolean;
   /** the encoder rejects odd widths/heights */
   evenDimensions: boolean;
+  /**
+   * webm: the alpha is encoded as a second stream with `videoArgs` (yuv420p, the alpha as luma)
+   * and joined to the colour stream afterwards
+   */
+  alphaAsSecondStream?: boolean;
   /** ffmpeg muxer name (always explicit: outputs are written under temporary names) */
   muxer: string;
   videoArgs: readonly string[];
@@ -48,11 +60,13 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     outputPixelFormat: 'yuva420p',
     hasAlpha: true,
     evenDimensions: false,
+    alphaAsSecondStream: true,
     muxer: 'webm',
     videoArgs: [
-      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuva420p',
+      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p',
       '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
       '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0',
+      '-g', '125', '-keyint_min', '125',
     ],
     audioArgs: ['-c:a', 'libopus', '-b:a', '128k'],
     muxerArgs: [],

@@ -11,6 +11,7 @@
  * applied by ffmpeg's autorotate on both sides. `alphamerge` in this ffmpeg pairs frames by order,
  * so identical sequences are all it needs.
  */
+import { join } from 'node:path';
 import { EngineBackground, Rgb } from '../types';
 import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
@@ -142,7 +143,7 @@ function audioOutputArgs(spec: CompositeSpec): string[] {
 }
 
 /**
- * The streaming encoder for webm, mov, mp4, webp and png_sequence: source + mattes on pipe:3 ->
+ * The streaming encoder for mov, mp4, webp and png_sequence: source + mattes on pipe:3 ->
  * `outputPath` (for png_sequence, a printf pattern such as dir/frame_%05d.png). `mattes` may name
  * a file of raw gray mattes instead of the pipe (the benchmark's floor encodes from one).
  */
@@ -157,6 +158,57 @@ export function buildEncodeArgs(spec: CompositeSpec, outputPath: string, mattes 
     ...audioOutputArgs(spec),
     ...preset.muxerArgs,
     '-f', preset.muxer, '-y', outputPath,
+  ];
+}
+
+/** webm's intermediate files: the colour and alpha VP9 streams, the audio, and the two joined. */
+export interface WebmParts {
+  color: string;
+  alpha: string;
+  audio: string;
+  joined: string;
+}
+
+export function webmPartsIn(dir: string, prefix = 'webm'): WebmParts {
+  const at = (name: string) => join(dir, `${prefix}-${name}`);
+  return { color: at('color.ivf'), alpha: at('alpha.ivf'), audio: at('audio.webm'), joined: at('joined.webm') };
+}
+
+/** Splits `[out]` (yuva420p) into `[color]` and `[alpha]`, the alpha as the luma of a yuv420p picture. */
+export const WEBM_SPLIT_ALPHA_FILTER =
+  '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]';
+
+/** The outputs of webm's streaming encoder: both VP9 streams as IVF files, the audio apart. */
+export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean): string[] {
+  return [
+    '-map', '[color]', ...preset.videoArgs, '-f', 'ivf', '-y', parts.color,
+    '-map', '[alpha]', ...preset.videoArgs, '-f', 'ivf', '-y', parts.alpha,
+    ...(withAudio && preset.audioArgs ? ['-map', '0:a:0', ...preset.audioArgs, '-f', 'webm', '-y', parts.audio] : []),
+  ];
+}
+
+/**
+ * webm, streaming: source + mattes -> the colour and alpha streams (and the audio) in `parts`;
+ * output/webm-output.ts joins them afterwards.
+ */
+export function buildWebmEncodeArgs(spec: CompositeSpec, parts: WebmParts, mattes = `pipe:${MATTE_PIPE_FD}`): string[] {
+  return [
+    ...COMMON_ARGS,
+    ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps, mattes)),
+    '-filter_complex', `${buildCompositeFilter(spec)};${WEBM_SPLIT_ALPHA_FILTER}`,
+    ...webmStreamOutputArgs(spec.preset, parts, spec.keepAudio),
+  ];
+}
+
+/** webm, last step: the joined video (stream copy) and the audio into the final file, with cues and duration. */
+export function buildWebmFinalArgs(parts: WebmParts, withAudio: boolean, outputPath: string): string[] {
+  return [
+    ...COMMON_ARGS,
+    '-i', parts.joined,
+    ...(withAudio ? ['-i', parts.audio] : []),
+    '-map', '0:v:0',
+    ...(withAudio ? ['-map', '1:a:0'] : []),
+    '-c', 'copy', '-f', 'webm', '-y', outputPath,
   ];
 }
 

@@ -4,10 +4,13 @@ import {
   buildEncodeArgs,
   buildGifAnalysisArgs,
   buildGifRenderArgs,
+  buildWebmEncodeArgs,
+  buildWebmFinalArgs,
   CompositeSpec,
   formatNumber,
   hexColor,
   SourceSpec,
+  webmPartsIn,
 } from '../../../src/engine/pipeline/ffmpeg-args';
 import { computeLayout } from '../../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../../src/engine/types';
@@ -52,17 +55,32 @@ describe('buildDecodeArgs', () => {
 });
 
 describe('buildEncodeArgs', () => {
-  it('webm, transparent, with audio: alphamerge straight into VP9 with alpha and opus', () => {
-    expect(buildEncodeArgs(spec('webm', { keepAudio: true }), '/out/.x.partial')).toEqual([
+  it('webm, transparent, with audio: colour and alpha as two VP9 streams with the same settings, opus apart', () => {
+    const vp9 = [
+      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
+      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0', '-g', '125', '-keyint_min', '125',
+    ];
+    expect(buildWebmEncodeArgs(spec('webm', { keepAudio: true }), webmPartsIn('/tmp/s'))).toEqual([
       '-v', 'error', '-nostdin',
       '-i', '/in/clip.mp4',
       '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
-      '-filter_complex', `${FOREGROUND_640x360};[fg]format=yuva420p[out]`,
-      '-map', '[out]',
-      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuva420p', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
-      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k',
-      '-f', 'webm', '-y', '/out/.x.partial',
+      '-filter_complex',
+      `${FOREGROUND_640x360};[fg]format=yuva420p[out];` +
+        '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
+      '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
+      '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+    ]);
+  });
+
+  it('webm, last step: stream copy of the joined video, with the audio when there is one', () => {
+    const parts = webmPartsIn('/tmp/s');
+    expect(buildWebmFinalArgs(parts, true, '/out/.x.partial')).toEqual([
+      '-v', 'error', '-nostdin', '-i', '/tmp/s/webm-joined.webm', '-i', '/tmp/s/webm-audio.webm',
+      '-map', '0:v:0', '-map', '1:a:0', '-c', 'copy', '-f', 'webm', '-y', '/out/.x.partial',
+    ]);
+    expect(buildWebmFinalArgs(parts, false, '/out/x.webm')).toEqual([
+      '-v', 'error', '-nostdin', '-i', '/tmp/s/webm-joined.webm', '-map', '0:v:0', '-c', 'copy', '-f', 'webm', '-y', '/out/x.webm',
     ]);
   });
 
