@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ffmpegPath } from './media/binaries';
-import { probe } from './media/probe';
+import { proveItDecodes, readVideoInfo } from './media/probe';
 import { MediaProcess, runToCompletion } from './media/process';
 import { setGifFileDisposal } from './output/gif-disposal';
 import { partialOutputPath } from './output/partial-output';
@@ -36,9 +36,13 @@ export async function runEngine(
   signal?: AbortSignal,
 ): Promise<EngineResult> {
   throwIfAborted(signal);
-  const video = await probe(request.inputPath, signal);
+  const video = await readVideoInfo(request.inputPath, signal);
   const plan = planJob(request, video);
+  // undecodable input is refused before any model runs; the check overlaps the model's loading
+  const decodes = proveItDecodes(request.inputPath, video, signal);
+  decodes.catch(() => undefined); // awaited below, unless the model fails to load first
   const model = await loadModel(request, deps);
+  await decodes;
   throwIfAborted(signal);
 
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt });

@@ -121,6 +121,11 @@ export interface SegmentationSession {
   /** the RGB size this session wants to be fed (the pipeline's decoder scales to it) */
   readonly inputWidth: number;
   readonly inputHeight: number;
+  /**
+   * the size of every matte `segment` returns, when the session knows it up front: the pipeline
+   * then starts the encoder while the first frame is still being segmented
+   */
+  readonly matteSize?: { width: number; height: number };
   /** notes for the job's details (fallbacks, unknown prompt words...) */
   readonly notes: string[];
   /** frames must be fed in order; the returned matte belongs to the frame passed */

@@ -47,6 +47,13 @@ export function buildDecodeCheckArgs(path: string, needsLibvpxDecoder: boolean):
 }
 
 export async function probe(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
+  const info = await readVideoInfo(path, signal);
+  await proveItDecodes(path, info, signal);
+  return info;
+}
+
+/** ffprobe only: what the pipeline needs to know, without decoding anything. */
+export async function readVideoInfo(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
   let json: FfprobeOutput;
   try {
     const { stdout } = await runToCompletion(ffprobePath(), buildProbeArgs(path), signal);
@@ -54,15 +61,17 @@ export async function probe(path: string, signal?: AbortSignal): Promise<ProbedV
   } catch (error) {
     throw asInputInvalid(error, 'the file could not be read as a video', signal);
   }
-  const info = parseProbeOutput(json);
+  return parseProbeOutput(json);
+}
 
+/** Decodes the first frame; input_invalid when it does not. */
+export async function proveItDecodes(path: string, info: ProbedVideo, signal?: AbortSignal): Promise<void> {
   try {
     const { stdout } = await runToCompletion(ffmpegPath(), buildDecodeCheckArgs(path, info.needsLibvpxDecoder), signal);
     if (stdout.length !== DECODE_CHECK_SIZE * DECODE_CHECK_SIZE) throw new Error('no frame decoded');
   } catch (error) {
     throw asInputInvalid(error, 'the video stream does not decode', signal);
   }
-  return info;
 }
 
 /** Pure: ffprobe's JSON to VideoInfo. Throws input_invalid when there is no usable video stream. */

@@ -37,37 +37,43 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
   const input = { width: session.inputWidth, height: session.inputHeight };
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(job.source, input), { readStdout: true, signal });
   const reader = new FrameReader(decoder.stdout, input.width * input.height * 3, DECODE_AHEAD_FRAMES);
-  let encoder: MediaProcess | undefined;
-  let writer: PipeWriter | undefined;
-  let matteSize: Size | undefined;
+  let output: MatteOutput | undefined;
   let frames = 0;
+  const openOutput = (size: Size): MatteOutput => {
+    const matteSize = { width: size.width, height: size.height };
+    const encoder = job.startEncoder(matteSize);
+    return { encoder, matteSize, writer: new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), ENCODE_BEHIND_MATTES * matteSize.width * matteSize.height) };
+  };
 
   try {
+    if (session.matteSize) output = openOutput(session.matteSize);
     for (;;) {
       throwIfAborted(signal);
       const data = await nextFrame(reader, decoder);
       if (!data) break;
       const matte = await session.segment({ index: frames, width: input.width, height: input.height, data });
       throwIfAborted(signal);
-      if (!encoder || !writer || !matteSize) {
-        matteSize = { width: matte.width, height: matte.height };
-        encoder = job.startEncoder(matteSize);
-        writer = new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), ENCODE_BEHIND_MATTES * matteSize.width * matteSize.height);
-      }
-      await writeOrExplain(writer, matteBytes(matte, matteSize), encoder);
+      output ??= openOutput(matte);
+      await writeOrExplain(output.writer, matteBytes(matte, output.matteSize), output.encoder);
       frames += 1;
       job.onFrame?.(frames);
     }
     await decoderFinished(decoder);
-    if (!encoder || !writer || !matteSize) throw new EngineError('input_invalid', 'the video has no decodable frames');
-    await writeOrExplain(writer, undefined, encoder);
-    await encoderFinished(encoder);
-    return { frames, matte: matteSize };
+    if (!output || frames === 0) throw new EngineError('input_invalid', 'the video has no decodable frames');
+    await writeOrExplain(output.writer, undefined, output.encoder);
+    await encoderFinished(output.encoder);
+    return { frames, matte: output.matteSize };
   } catch (error) {
     decoder.kill();
-    encoder?.kill();
+    output?.encoder.kill();
     throw signal?.aborted ? new EngineError('canceled', 'processing was canceled') : error;
   }
+}
+
+interface MatteOutput {
+  encoder: MediaProcess;
+  writer: PipeWriter;
+  matteSize: Size;
 }
 
 async function nextFrame(reader: FrameReader, decoder: MediaProcess): Promise<Buffer | undefined> {

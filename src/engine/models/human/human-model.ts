@@ -44,6 +44,10 @@ export class HumanSession implements SegmentationSession {
     this.maxGap = Math.max(1, Math.round(MAX_KEYFRAME_GAP_SECONDS * (fps > 0 ? fps : 25)));
   }
 
+  get matteSize(): { width: number; height: number } {
+    return { width: this.inputWidth, height: this.inputHeight };
+  }
+
   async segment(frame: RgbFrame): Promise<Matte> {
     const w = this.inputWidth;
     const h = this.inputHeight;

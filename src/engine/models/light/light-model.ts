@@ -18,6 +18,10 @@ export class LightSession implements SegmentationSession {
     return this.segmenter.height;
   }
 
+  get matteSize(): { width: number; height: number } {
+    return { width: this.inputWidth, height: this.inputHeight };
+  }
+
   async segment(frame: RgbFrame): Promise<Matte> {
     const probabilities = await this.segmenter.probabilities(frame.data);
     const smoothed = this.smoother.update(probabilities);

@@ -31,6 +31,10 @@ export class OriginalSession implements SegmentationSession {
     return this.isnet.height;
   }
 
+  get matteSize(): { width: number; height: number } {
+    return { width: this.inputWidth, height: this.inputHeight };
+  }
+
   async segment(frame: RgbFrame): Promise<Matte> {
     const { width, height } = this.isnet;
     let matte: Float32Array;

@@ -73,6 +73,10 @@ export class ProSession implements SegmentationSession {
     return this.isnet.height;
   }
 
+  get matteSize(): { width: number; height: number } {
+    return { width: this.inputWidth, height: this.inputHeight };
+  }
+
   /** live tracks (ids are stable across frames) */
   get tracks(): readonly Track[] {
     return this.tracker.tracks;
