@@ -8,6 +8,7 @@ import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
 import { Box, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
+import { cropRgb, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES, parsePrompt } from './vocabulary';
 
 /** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
@@ -43,7 +44,8 @@ interface TrackState {
 /**
  * `pro`: only the subjects named in the text prompt. On keyframes the detector (NanoDet, COCO)
  * finds the requested classes and the tracker keeps their identity; ISNet (as in `original`)
- * segments the frame and each track keeps ISNet's matte inside its box (grown and feathered).
+ * segments the frame (or, with other objects in sight, a crop around the requested subjects) and
+ * each track keeps ISNet's matte inside its box (grown and feathered).
  * Between keyframes each track's matte moves with its own subject's estimated motion, so two
  * subjects moving differently stay apart. The output is the union of the tracks' mattes.
  */
@@ -128,7 +130,10 @@ export class ProSession implements SegmentationSession {
     const mattes = new Map<number, Float32Array>();
     const anyCandidate = detections.some((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore);
     if (this.tracker.tracks.length === 0 && !anyCandidate) return mattes; // nothing requested in sight: no ISNet run
-    const foreground = await this.isnet.probabilities(rgb);
+    const subjects = [...this.tracker.tracks.map((track) => track.box), ...detections.filter((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box)];
+    // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
+    const others = found.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
+    const foreground = await this.foregroundAround(rgb, othersApart(others, subjects) ? subjectRegion(subjects) : undefined);
     this.keyframes++;
     const supported = new Set<number>();
     for (const track of this.tracker.tracks) {
@@ -154,6 +159,15 @@ export class ProSession implements SegmentationSession {
       mattes.set(track.id, matte);
     }
     return mattes;
+  }
+
+  /** ISNet's matte of the frame, run on `region` only when there is one (zeros elsewhere) */
+  private async foregroundAround(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
+    const { width, height } = this.isnet;
+    if (!region) return this.isnet.probabilities(rgb);
+    const rect = toPixelRect(region, width, height);
+    const matte = await this.isnet.probabilities(cropRgb(rgb, width, rect, width, height));
+    return pastePlane(matte, width, height, rect, width, height);
   }
 
   async close(): Promise<void> {}
