@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ffprobePath } from '../../src/engine/media/binaries';
+import { ffmpegPath, ffprobePath } from '../../src/engine/media/binaries';
 import { startWorker, RunningWorker } from '../../src/worker/worker-app';
 import { loadWorkerConfig } from '../../src/worker/worker-config';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
@@ -102,7 +102,10 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
   }, 120_000);
 
   it('cancels a job running on the worker: the engine is aborted and its temp files removed', async () => {
-    const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
+    // 8 loops of the clip (32 s): `light` finishes the 4 s clip in well under a second
+    const longClip = path.join(dir, 'long.mp4');
+    execFileSync(ffmpegPath(), ['-v', 'error', '-stream_loop', '7', '-i', CLIP, '-c', 'copy', '-y', longClip]);
+    const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', longClip);
     const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: upload.body.video_url, model: 'light', output_format: 'webm' });
     expect(created.status).toBe(200);
     await eventually(async () => {
