@@ -29,20 +29,12 @@ import {
 import { computeLayout, Size } from '../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../src/engine/types';
 
-/**
- * Pure: decode + encode with the preset's settings and nothing else. webm writes its two streams
- * to `webmParts` (joined afterwards, as the engine does).
- */
-export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, keepAudio: boolean, outputPath: string, webmParts?: WebmParts): string[] {
-  const decode = `[0:v]${sourceChain(source.fps)},format=${preset.outputPixelFormat}`;
-  const input = ['-v', 'error', '-nostdin', ...buildSourceInputArgs(source)];
-  if (preset.alphaAsSecondStream) {
-    if (!webmParts) throw new Error('the webm floor needs paths for its streams');
-    return [...input, '-filter_complex', `${decode}[out];${WEBM_SPLIT_ALPHA_FILTER}`, ...webmStreamOutputArgs(preset, webmParts, keepAudio)];
-  }
+/** Pure: decode + encode with the preset's settings and nothing else (webm: see buildPlainWebmFloorArgs). */
+export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, keepAudio: boolean, outputPath: string): string[] {
+  const decode = plainDecodeFilter(source, preset);
   const filter = preset.format === 'gif' ? `${decode},split=2[frames][stats];[stats]${GIF_PALETTE_FILTER}[palette];[frames][palette]${GIF_PALETTE_USE_FILTER}[out]` : `${decode}[out]`;
   return [
-    ...input,
+    ...plainInputArgs(source),
     '-filter_complex', filter,
     '-map', '[out]',
     ...preset.videoArgs,
@@ -50,6 +42,20 @@ export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, k
     ...preset.muxerArgs,
     '-f', preset.muxer, '-y', outputPath,
   ];
+}
+
+/** Pure: webm's floor writes its colour and alpha streams to `parts`, joined afterwards as the engine does. */
+export function buildPlainWebmFloorArgs(source: SourceSpec, keepAudio: boolean, parts: WebmParts): string[] {
+  const preset = ENCODER_PRESETS.webm;
+  return [...plainInputArgs(source), '-filter_complex', `${plainDecodeFilter(source, preset)}[out];${WEBM_SPLIT_ALPHA_FILTER}`, ...webmStreamOutputArgs(preset, parts, keepAudio)];
+}
+
+function plainInputArgs(source: SourceSpec): string[] {
+  return ['-v', 'error', '-nostdin', ...buildSourceInputArgs(source)];
+}
+
+function plainDecodeFilter(source: SourceSpec, preset: EncoderPreset): string {
+  return `[0:v]${sourceChain(source.fps)},format=${preset.outputPixelFormat}`;
 }
 
 export function compositeSpecFor(source: SourceSpec, format: OutputFormat, matte: Size, keepAudio: boolean): CompositeSpec {
@@ -77,12 +83,14 @@ async function prepare(dir: string, name: string, format: OutputFormat): Promise
 export async function measurePlainFloor(source: SourceSpec, format: OutputFormat, keepAudio: boolean, dir: string): Promise<number> {
   await prepare(dir, 'floor-plain', format);
   const output = outputTarget(dir, 'floor-plain', format);
-  const parts = webmPartsIn(dir, 'floor-plain');
-  const args = buildPlainFloorArgs(source, ENCODER_PRESETS[format], keepAudio, output, parts);
-  return timed(async () => {
-    await runToCompletion(ffmpegPath(), args);
-    if (format === 'webm') await finishWebm(parts, keepAudio, output);
-  });
+  if (format === 'webm') {
+    const parts = webmPartsIn(dir, 'floor-plain');
+    return timed(async () => {
+      await runToCompletion(ffmpegPath(), buildPlainWebmFloorArgs(source, keepAudio, parts));
+      await finishWebm(parts, keepAudio, output);
+    });
+  }
+  return timed(() => runToCompletion(ffmpegPath(), buildPlainFloorArgs(source, ENCODER_PRESETS[format], keepAudio, output)));
 }
 
 /** The engine's encoder (for GIF: both passes) fed from a file of recorded mattes. */

@@ -38,11 +38,6 @@ export interface EncoderPreset {
   hasAlpha: boolean;
   /** the encoder rejects odd widths/heights */
   evenDimensions: boolean;
-  /**
-   * webm: the alpha is encoded as a second stream with `videoArgs` (yuv420p, the alpha as luma)
-   * and joined to the colour stream afterwards
-   */
-  alphaAsSecondStream?: boolean;
   /** ffmpeg muxer name (always explicit: outputs are written under temporary names) */
   muxer: string;
   videoArgs: readonly string[];
@@ -60,7 +55,6 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     outputPixelFormat: 'yuva420p',
     hasAlpha: true,
     evenDimensions: false,
-    alphaAsSecondStream: true,
     muxer: 'webm',
     videoArgs: [
       '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p',

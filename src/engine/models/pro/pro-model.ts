@@ -128,9 +128,9 @@ export class ProSession implements SegmentationSession {
     }
     const detections = nonMaxSuppression(found.filter((d) => this.requested.has(d.cls)), 0.5, 50);
     const mattes = new Map<number, Float32Array>();
-    const anyCandidate = detections.some((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore);
-    if (this.tracker.tracks.length === 0 && !anyCandidate) return mattes; // nothing requested in sight: no ISNet run
-    const subjects = [...this.tracker.tracks.map((track) => track.box), ...detections.filter((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box)];
+    const candidates = detections.filter((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore);
+    if (this.tracker.tracks.length === 0 && candidates.length === 0) return mattes; // nothing requested in sight: no ISNet run
+    const subjects = [...this.tracker.tracks.map((track) => track.box), ...candidates.map((d) => d.box)];
     // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
     const others = found.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
     const foreground = await this.foregroundAround(rgb, othersApart(others, subjects) ? subjectRegion(subjects) : undefined);
