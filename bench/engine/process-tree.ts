@@ -1,16 +1,25 @@
-/** Resident memory of a process and its descendants (the engine's ffmpeg children), from /proc. */
+/**
+ * Resident memory of a process and its descendants (the engine's ffmpeg children), and the CPU
+ * time a process and its finished children used, from /proc (Linux).
+ */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const PAGE_BYTES = 4096;
 
-function parentOf(pid: number): number | undefined {
+/** the fields of /proc/<pid>/stat after "pid (comm)", from `state` on (comm may hold spaces and parentheses) */
+function statFields(pid: number | 'self'): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+function parentOf(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : undefined;
 }
 
 function residentBytes(pid: number): number {
@@ -61,4 +70,31 @@ export class RssSampler {
     this.peakSelf = Math.max(this.peakSelf, self);
     this.peakTree = Math.max(this.peakTree, tree);
   }
+}
+
+let clockTicksPerSecond: number | undefined;
+
+function clockTicks(): number {
+  if (clockTicksPerSecond === undefined) {
+    try {
+      clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicksPerSecond = 100;
+    }
+  }
+  return clockTicksPerSecond;
+}
+
+/**
+ * CPU milliseconds (user + system) used so far by this process (all its threads) plus its
+ * children that have exited and been waited for (ffmpeg runs, once finished); undefined where
+ * /proc is missing. Differences of two readings give a run's CPU time, to 10 ms.
+ */
+export function cpuTimeMs(): number | undefined {
+  const fields = statFields('self');
+  if (!fields) return undefined;
+  // fields[13] and fields[14] are cutime and cstime (stat fields 16 and 17), in clock ticks
+  const childrenMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / clockTicks();
+  const self = process.cpuUsage();
+  return (self.user + self.system) / 1000 + childrenMs;
 }

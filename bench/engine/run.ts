@@ -20,6 +20,7 @@ import { ModelName } from '../../src/engine/types';
 import { runCase } from './case-protocol';
 import { measureEncoderAlone, measurePlainFloor } from './floor';
 import { measureMemory } from './memory';
+import { cpuTimeMs } from './process-tree';
 import { loadModelsModule, modelsAvailable, MODELS_MODULE } from './models';
 import { BenchOptions, ClipName, clipPath, parseBenchOptions, truthPath } from './options';
 import type { PeerCaseInput, PeerCaseOutput } from './peer-case';
@@ -49,6 +50,24 @@ async function fastest<T extends { wallMs: number }>(repeat: number, run: () => 
   return { ...best, peakRuns: runs };
 }
 
+interface FloorTiming {
+  wallMs: number;
+  /** CPU time of the fastest run (undefined without /proc) */
+  cpuMs?: number;
+}
+
+/** the fastest of `repeat` runs of `measure` (which returns its wall time), with its CPU time */
+async function fastestFloor(repeat: number, measure: () => Promise<number>): Promise<FloorTiming> {
+  let best: FloorTiming = { wallMs: Infinity };
+  for (let i = 0; i < repeat; i++) {
+    const before = cpuTimeMs();
+    const wallMs = await measure();
+    const after = cpuTimeMs();
+    if (wallMs < best.wallMs) best = { wallMs, cpuMs: before === undefined || after === undefined ? undefined : after - before };
+  }
+  return best;
+}
+
 async function minimum(repeat: number, measure: () => Promise<number>): Promise<number> {
   let best = Infinity;
   for (let i = 0; i < repeat; i++) best = Math.min(best, await measure());
@@ -56,6 +75,7 @@ async function minimum(repeat: number, measure: () => Promise<number>): Promise<
 }
 
 async function speedSection(options: BenchOptions, dir: string): Promise<void> {
+  const cores = cpus().length;
   const rows: Cell[][] = [];
   const floorRows: Cell[][] = [];
   const canRunModels = modelsAvailable();
@@ -65,9 +85,10 @@ async function speedSection(options: BenchOptions, dir: string): Promise<void> {
     const source = sourceOf(clip, video, options.previewSeconds);
     const keepAudio = video.hasAudio;
     for (const format of options.formats) {
-      const plainMs = await minimum(options.repeat, () => measurePlainFloor(source, format, keepAudio && !!ENCODER_PRESETS[format].audioArgs, dir));
+      const plain = await fastestFloor(options.repeat, () => measurePlainFloor(source, format, keepAudio && !!ENCODER_PRESETS[format].audioArgs, dir));
+      const plainMs = plain.wallMs;
       const expectedFrames = Math.round((source.durationLimit ?? video.durationSeconds) * video.fps);
-      floorRows.push([clip, `${video.width}x${video.height}`, format, expectedFrames, expectedFrames / (plainMs / 1000), plainMs / 1000]);
+      floorRows.push([clip, `${video.width}x${video.height}`, format, expectedFrames, expectedFrames / (plainMs / 1000), plainMs / 1000, seconds(plain.cpuMs), ratio(plain.cpuMs, plainMs)]);
       if (!canRunModels) continue;
       for (const model of options.models) {
         try {
@@ -76,10 +97,11 @@ async function speedSection(options: BenchOptions, dir: string): Promise<void> {
           const aloneMs = await minimum(options.repeat, () =>
             measureEncoderAlone(source, format, keepAudio, { path: engine.mattes.path, width: engine.mattes.width, height: engine.mattes.height }, dir),
           );
-          const seconds = engine.wallMs / 1000;
+          const wallSeconds = engine.wallMs / 1000;
           rows.push([
-            clip, format, modelLabel(model, engine.modelUsed), engine.frames, engine.frames / seconds, seconds,
-            engine.wallMs / plainMs, engine.wallMs / aloneMs, engine.mattes.segmentMs / engine.mattes.frames,
+            clip, format, modelLabel(model, engine.modelUsed), engine.frames, engine.frames / wallSeconds, wallSeconds,
+            engine.wallMs / plainMs, engine.wallMs / aloneMs, seconds(engine.cpuMs), ratio(engine.cpuMs, plain.cpuMs),
+            ratio(engine.cpuMs, cores * plainMs), engine.mattes.segmentMs / engine.mattes.frames,
             megabytes(Math.max(...engine.peakRuns.map((run) => run.peakNodeRss))), megabytes(Math.max(...engine.peakRuns.map((run) => run.peakTreeRss))),
             engine.modelLoadMs / 1000,
           ]);
@@ -90,20 +112,30 @@ async function speedSection(options: BenchOptions, dir: string): Promise<void> {
     }
   }
   console.log('\n## Floors: plain ffmpeg decode + encode, same format and encoder settings (fastest of', options.repeat, 'runs)\n');
-  console.log(renderTable(['clip', 'size', 'format', 'frames', 'floor fps', 'floor s'], floorRows, [0, 0, 0, 0, 1, 2]));
+  console.log(renderTable(['clip', 'size', 'format', 'frames', 'floor fps', 'floor s', 'CPU s', 'cores busy'], floorRows, [0, 0, 0, 0, 1, 2, 2, 2]));
   if (!rows.length) return;
   console.log('\n## Engine (transparent background; fastest of', options.repeat, 'runs; model load excluded, probe and session included)\n');
   console.log(
     'x plain = engine wall / plain floor; x encoder = engine wall / the engine\'s own encoder fed the same mattes from a file\n' +
-      '(same pixels and alpha: what remains is decode-for-the-model, inference and the pipes). RSS: node alone / node + ffmpeg children.\n',
+      '(same pixels and alpha: what remains is decode-for-the-model, inference and the pipes). RSS: node alone / node + ffmpeg children.\n' +
+      `CPU s: user + system time of the engine's process and its ffmpeg children; x CPU = that / the plain floor's CPU time;\n` +
+      `min x plain = CPU s / ${cores} cores / plain floor wall: the lowest x plain this machine allows for that CPU time, were every core busy throughout.\n`,
   );
   console.log(
     renderTable(
-      ['clip', 'format', 'model', 'frames', 'fps', 'wall s', 'x plain', 'x encoder', 'segment ms/f', 'RSS node MB', 'RSS tree MB', 'load s'],
+      ['clip', 'format', 'model', 'frames', 'fps', 'wall s', 'x plain', 'x encoder', 'CPU s', 'x CPU', 'min x plain', 'segment ms/f', 'RSS node MB', 'RSS tree MB', 'load s'],
       rows,
-      [0, 0, 0, 0, 1, 2, 2, 2, 1, 0, 0, 1],
+      [0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 1, 0, 0, 1],
     ),
   );
+}
+
+function seconds(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : ms / 1000;
+}
+
+function ratio(numerator: number | undefined, denominator: number | undefined): number | undefined {
+  return numerator === undefined || denominator === undefined || denominator <= 0 ? undefined : numerator / denominator;
 }
 
 function modelLabel(requested: ModelName, used: ModelName): string {

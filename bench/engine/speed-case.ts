@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { ModelName, OutputFormat } from '../../src/engine/types';
 import { loadModelsModule } from './models';
-import { RssSampler } from './process-tree';
+import { cpuTimeMs, RssSampler } from './process-tree';
 import { syntheticModel } from './synthetic-model';
 import { readCaseInput, runAsCase, writeCaseResult } from './case-protocol';
 import { MatteRecording, recordingModel } from './recording-model';
@@ -27,6 +27,8 @@ export interface SpeedCaseOutput {
   modelUsed: ModelName;
   modelLoadMs: number;
   wallMs: number;
+  /** CPU time of the run: this process's threads and its ffmpeg children (undefined without /proc) */
+  cpuMs?: number;
   frames: number;
   width: number;
   height: number;
@@ -49,17 +51,20 @@ async function main(): Promise<void> {
   const sampler = new RssSampler();
   sampler.start();
   const started = performance.now();
+  const cpuBefore = cpuTimeMs();
   const result = await runEngine(
     { inputPath: input.inputPath, outputPath, model: input.model, outputFormat: input.format, background: { type: 'transparent' }, previewDuration: input.previewSeconds },
     { loadModel: async () => recorded, cacheDir: input.cacheDir, workDir: input.outDir },
   );
   const wallMs = performance.now() - started;
+  const cpuAfter = cpuTimeMs();
   sampler.stop();
 
   const output: SpeedCaseOutput = {
     modelUsed: result.modelUsed,
     modelLoadMs,
     wallMs,
+    cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
     frames: result.frames,
     width: result.width,
     height: result.height,
