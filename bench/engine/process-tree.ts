@@ -98,3 +98,11 @@ export function cpuTimeMs(): number | undefined {
   const self = process.cpuUsage();
   return (self.user + self.system) / 1000 + childrenMs;
 }
+
+/** Runs `run` and returns its result with the CPU time it took (see cpuTimeMs; undefined without /proc). */
+export async function withCpuTime<T>(run: () => Promise<T>): Promise<{ result: T; cpuMs?: number }> {
+  const before = cpuTimeMs();
+  const result = await run();
+  const after = cpuTimeMs();
+  return { result, cpuMs: before === undefined || after === undefined ? undefined : after - before };
+}

@@ -20,7 +20,7 @@ import { ModelName } from '../../src/engine/types';
 import { runCase } from './case-protocol';
 import { measureEncoderAlone, measurePlainFloor } from './floor';
 import { measureMemory } from './memory';
-import { cpuTimeMs } from './process-tree';
+import { withCpuTime } from './process-tree';
 import { loadModelsModule, modelsAvailable, MODELS_MODULE } from './models';
 import { BenchOptions, ClipName, clipPath, parseBenchOptions, truthPath } from './options';
 import type { PeerCaseInput, PeerCaseOutput } from './peer-case';
@@ -60,10 +60,8 @@ interface FloorTiming {
 async function fastestFloor(repeat: number, measure: () => Promise<number>): Promise<FloorTiming> {
   let best: FloorTiming = { wallMs: Infinity };
   for (let i = 0; i < repeat; i++) {
-    const before = cpuTimeMs();
-    const wallMs = await measure();
-    const after = cpuTimeMs();
-    if (wallMs < best.wallMs) best = { wallMs, cpuMs: before === undefined || after === undefined ? undefined : after - before };
+    const { result: wallMs, cpuMs } = await withCpuTime(measure);
+    if (wallMs < best.wallMs) best = { wallMs, cpuMs };
   }
   return best;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { ModelName, OutputFormat } from '../../src/engine/types';
 import { loadModelsModule } from './models';
-import { cpuTimeMs, RssSampler } from './process-tree';
+import { RssSampler, withCpuTime } from './process-tree';
 import { syntheticModel } from './synthetic-model';
 import { readCaseInput, runAsCase, writeCaseResult } from './case-protocol';
 import { MatteRecording, recordingModel } from './recording-model';
@@ -51,20 +51,20 @@ async function main(): Promise<void> {
   const sampler = new RssSampler();
   sampler.start();
   const started = performance.now();
-  const cpuBefore = cpuTimeMs();
-  const result = await runEngine(
-    { inputPath: input.inputPath, outputPath, model: input.model, outputFormat: input.format, background: { type: 'transparent' }, previewDuration: input.previewSeconds },
-    { loadModel: async () => recorded, cacheDir: input.cacheDir, workDir: input.outDir },
+  const { result, cpuMs } = await withCpuTime(() =>
+    runEngine(
+      { inputPath: input.inputPath, outputPath, model: input.model, outputFormat: input.format, background: { type: 'transparent' }, previewDuration: input.previewSeconds },
+      { loadModel: async () => recorded, cacheDir: input.cacheDir, workDir: input.outDir },
+    ),
   );
   const wallMs = performance.now() - started;
-  const cpuAfter = cpuTimeMs();
   sampler.stop();
 
   const output: SpeedCaseOutput = {
     modelUsed: result.modelUsed,
     modelLoadMs,
     wallMs,
-    cpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+    cpuMs,
     frames: result.frames,
     width: result.width,
     height: result.height,
