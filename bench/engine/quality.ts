@@ -5,7 +5,7 @@
  */
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
-import { probe } from '../../src/engine/media/probe';
+import { probe } from '../../src/engine/media/input-gate';
 import { buildDecodeArgs } from '../../src/engine/pipeline/ffmpeg-args';
 import { FrameReader } from '../../src/engine/pipeline/frame-reader';
 import { matteAtSize } from '../../src/engine/quality/evaluate-session';
@@ -24,7 +24,7 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const video = await probe(clipPath);
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps });
   const input = { width: session.inputWidth, height: session.inputHeight };
-  const source = { inputPath: clipPath, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video };
+  const source = { inputPath: clipPath, pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video };
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true });
   const truthDecoder = new MediaProcess(ffmpegPath(), truthDecodeArgs(truthPath), { readStdout: true });
   const frames = new FrameReader(decoder.stdout, input.width * input.height * 3);

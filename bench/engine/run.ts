@@ -13,7 +13,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
-import { probe, ProbedVideo } from '../../src/engine/media/probe';
+import { probe } from '../../src/engine/media/input-gate';
+import { ProbedVideo } from '../../src/engine/media/probe';
 import { ENCODER_PRESETS } from '../../src/engine/pipeline/encoders';
 import { SourceSpec } from '../../src/engine/pipeline/ffmpeg-args';
 import { ModelName } from '../../src/engine/types';
@@ -40,7 +41,7 @@ function machineReport(): string {
 
 function sourceOf(clip: ClipName, video: ProbedVideo, previewSeconds: number | undefined): SourceSpec {
   const trimmed = previewSeconds !== undefined && previewSeconds < video.durationSeconds;
-  return { inputPath: clipPath(clip), needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video, durationLimit: trimmed ? previewSeconds : undefined };
+  return { inputPath: clipPath(clip), pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video, durationLimit: trimmed ? previewSeconds : undefined };
 }
 
 async function fastest<T extends { wallMs: number }>(repeat: number, run: () => Promise<T>): Promise<T & { peakRuns: T[] }> {

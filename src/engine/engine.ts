@@ -8,7 +8,8 @@ import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ffmpegPath } from './media/binaries';
-import { proveItDecodes, readVideoInfo } from './media/probe';
+import { admitImage, admitVideo } from './media/input-gate';
+import { proveItDecodes } from './media/probe';
 import { MediaProcess, runToCompletion } from './media/process';
 import { setGifFileDisposal } from './output/gif-disposal';
 import { partialOutputPath } from './output/partial-output';
@@ -36,8 +37,10 @@ export async function runEngine(
   signal?: AbortSignal,
 ): Promise<EngineResult> {
   throwIfAborted(signal);
-  const video = await readVideoInfo(request.inputPath, signal);
-  const plan = planJob(request, video);
+  // the input gate: sniffed, pinned, sized; nothing below opens a file the gate has not admitted
+  const video = await admitVideo(request.inputPath, request.limits, signal);
+  const image = request.background.type === 'image' ? await admitImage(request.background.imagePath, request.limits, signal) : undefined;
+  const plan = planJob(request, video, image);
   // undecodable input is refused before any model runs; the check overlaps the model's loading
   const decodes = proveItDecodes(request.inputPath, video, signal);
   decodes.catch(() => undefined); // awaited below, unless the model fails to load first

@@ -1,3 +1,5 @@
+import type { MediaLimits } from './media/limits';
+
 /**
  * The engine's public vocabulary. The engine is a plain library (no Nest): the service hands it a
  * local input file and a request, it writes the output file and reports progress.
@@ -49,6 +51,8 @@ export interface EngineRequest {
   previewDuration?: number;
   /** seconds; longer input fails with input_too_long (default 600) */
   maxDurationSeconds?: number;
+  /** frame and image size limits (default DEFAULT_MEDIA_LIMITS) */
+  limits?: MediaLimits;
 }
 
 export interface EngineProgress {

@@ -1,7 +1,11 @@
-/** Reads what the pipeline needs to know about an input video, and proves that it decodes. */
+/**
+ * ffprobe and the one-frame decode check, run pinned (input-pin.ts). The input gate (input-gate.ts)
+ * calls them once it has sniffed the file's type; nothing here guesses a format.
+ */
 import { EngineError, VideoInfo } from '../types';
 import { ffmpegPath, ffprobePath } from './binaries';
-import { runToCompletion } from './process';
+import { InputPin, pinArgs } from './input-pin';
+import { MediaProcessError, runToCompletion } from './process';
 
 interface FfprobeStream {
   codec_type?: string;
@@ -22,22 +26,28 @@ export interface FfprobeOutput {
   format?: { format_name?: string; duration?: string };
 }
 
-/** The probe result plus what the ffmpeg argument builders need to decode the file. */
-export interface ProbedVideo extends VideoInfo {
+/** What ffprobe tells about a video, plus what the ffmpeg argument builders need to decode it. */
+export interface ParsedVideo extends VideoInfo {
   /** VP9 with alpha only decodes its alpha through libvpx (`-c:v libvpx-vp9` before `-i`) */
   needsLibvpxDecoder: boolean;
 }
 
+/** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
+export interface ProbedVideo extends ParsedVideo {
+  pin: InputPin;
+}
+
 const DECODE_CHECK_SIZE = 16;
 
-export function buildProbeArgs(path: string): string[] {
-  return ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path];
+export function buildProbeArgs(path: string, pin: InputPin): string[] {
+  return ['-v', 'error', ...pinArgs(pin), '-print_format', 'json', '-show_format', '-show_streams', '-i', path];
 }
 
 /** Decodes the first video frame into a 16x16 gray thumbnail: proof that the stream decodes. */
-export function buildDecodeCheckArgs(path: string, needsLibvpxDecoder: boolean): string[] {
+export function buildDecodeCheckArgs(path: string, pin: InputPin, needsLibvpxDecoder = false): string[] {
   return [
     '-v', 'error', '-nostdin',
+    ...pinArgs(pin),
     ...(needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
     '-i', path,
     '-map', '0:v:0', '-frames:v', '1',
@@ -46,36 +56,51 @@ export function buildDecodeCheckArgs(path: string, needsLibvpxDecoder: boolean):
   ];
 }
 
-export async function probe(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
-  const info = await readVideoInfo(path, signal);
-  await proveItDecodes(path, info, signal);
-  return info;
-}
-
-/** ffprobe only: what the pipeline needs to know, without decoding anything. */
-export async function readVideoInfo(path: string, signal?: AbortSignal): Promise<ProbedVideo> {
+/**
+ * ffprobe only, pinned: what the pipeline needs to know. A decoder refusing a frame over the pin's
+ * pixel cap makes ffprobe fail; `onOversized` turns the size it names into the caller's message.
+ */
+export async function readVideoInfo(
+  path: string,
+  pin: InputPin,
+  signal?: AbortSignal,
+  onOversized?: (size: { width: number; height: number }) => EngineError,
+): Promise<ProbedVideo> {
   let json: FfprobeOutput;
   try {
-    const { stdout } = await runToCompletion(ffprobePath(), buildProbeArgs(path), signal);
+    const { stdout } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal);
     json = JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
   } catch (error) {
+    const oversized = error instanceof MediaProcessError ? refusedPictureSize(error.stderrTail) : undefined;
+    if (oversized && onOversized && !signal?.aborted) throw onOversized(oversized);
     throw asInputInvalid(error, 'the file could not be read as a video', signal);
   }
-  return parseProbeOutput(json);
+  return { ...parseProbeOutput(json), pin };
+}
+
+/** Pure: the frame size a decoder refused for exceeding `max_pixels`, from ffmpeg's log. */
+export function refusedPictureSize(stderr: string): { width: number; height: number } | undefined {
+  const match = stderr.match(/Picture size (\d+)x(\d+) exceeds specified max pixel count/);
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
 }
 
 /** Decodes the first frame; input_invalid when it does not. */
 export async function proveItDecodes(path: string, info: ProbedVideo, signal?: AbortSignal): Promise<void> {
+  await proveFrameDecodes(path, info.pin, 'the video stream does not decode', signal, info.needsLibvpxDecoder);
+}
+
+/** Decodes the first frame of any pinned input (a video, an image); input_invalid with `message` when it does not. */
+export async function proveFrameDecodes(path: string, pin: InputPin, message: string, signal?: AbortSignal, needsLibvpxDecoder = false): Promise<void> {
   try {
-    const { stdout } = await runToCompletion(ffmpegPath(), buildDecodeCheckArgs(path, info.needsLibvpxDecoder), signal);
+    const { stdout } = await runToCompletion(ffmpegPath(), buildDecodeCheckArgs(path, pin, needsLibvpxDecoder), signal);
     if (stdout.length !== DECODE_CHECK_SIZE * DECODE_CHECK_SIZE) throw new Error('no frame decoded');
   } catch (error) {
-    throw asInputInvalid(error, 'the video stream does not decode', signal);
+    throw asInputInvalid(error, message, signal);
   }
 }
 
 /** Pure: ffprobe's JSON to VideoInfo. Throws input_invalid when there is no usable video stream. */
-export function parseProbeOutput(json: FfprobeOutput): ProbedVideo {
+export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   const video = json.streams?.find((stream) => stream.codec_type === 'video' && !isCoverArt(stream));
   if (!video || !video.width || !video.height) {
     throw new EngineError('input_invalid', 'no video stream found in the input');
@@ -160,6 +185,11 @@ function parseTagDuration(tags: Record<string, string> | undefined): number | un
 function asInputInvalid(error: unknown, message: string, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return new EngineError('canceled', 'probe aborted');
   if (error instanceof EngineError) return error;
-  const detail = error instanceof Error ? `: ${error.message}` : '';
+  const detail = error instanceof Error ? `: ${withoutPaths(error.message)}` : '';
   return new EngineError('input_invalid', `${message}${detail}`);
+}
+
+/** ffmpeg's messages name the files it read: the job's error shows none of this machine's paths. */
+export function withoutPaths(message: string): string {
+  return message.replace(/(?:file:)?\/[^\s:'"|,]+/g, '<file>');
 }

@@ -10,9 +10,13 @@
  * use the same input options (`-t` for previews, the libvpx decoder for VP9 alpha), and rotation is
  * applied by ffmpeg's autorotate on both sides. `alphamerge` in this ffmpeg pairs frames by order,
  * so identical sequences are all it needs.
+ *
+ * Every input is pinned (media/input-pin.ts): its demuxer named, file and pipe protocols only, and a
+ * pixel cap for the user's files. The pins of user files come from the input gate's sniffing.
  */
 import { join } from 'node:path';
-import { EngineBackground, Rgb } from '../types';
+import { InputPin, pinArgs } from '../media/input-pin';
+import { Rgb } from '../types';
 import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 
@@ -21,6 +25,8 @@ export const MATTE_PIPE_FD = 3;
 /** What both the decoder and the encoder need to read the source identically. */
 export interface SourceSpec {
   inputPath: string;
+  /** how the input gate said to open it */
+  pin: InputPin;
   /** VP9 with alpha: decode with libvpx (the native decoder drops the alpha plane) */
   needsLibvpxDecoder: boolean;
   /** seconds to read from the start (previews); undefined reads it all */
@@ -30,12 +36,18 @@ export interface SourceSpec {
   size: Size;
 }
 
+/** The background as the encoder reads it: an image comes with the pin the gate gave it. */
+export type CompositeBackground =
+  | { type: 'transparent' }
+  | { type: 'color'; rgb: Rgb }
+  | { type: 'image'; imagePath: string; pin: InputPin };
+
 export interface CompositeSpec {
   source: SourceSpec;
   /** the mattes' size, as the segmentation session returns them */
   matte: Size;
   layout: Layout;
-  background: EngineBackground;
+  background: CompositeBackground;
   preset: EncoderPreset;
   /** keep the input's first audio track (only honoured by formats that carry audio) */
   keepAudio: boolean;
@@ -43,8 +55,14 @@ export interface CompositeSpec {
 
 const COMMON_ARGS = ['-v', 'error', '-nostdin'];
 
+/** Files this pipeline wrote itself, opened pinned like any other input. */
+const RAW_PIN: InputPin = { demuxer: 'rawvideo' };
+const MATROSKA_PIN: InputPin = { demuxer: 'matroska' };
+const PNG_PIN: InputPin = { demuxer: 'png_pipe' };
+
 export function buildSourceInputArgs(source: SourceSpec): string[] {
   return [
+    ...pinArgs(source.pin),
     ...(source.needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
     ...(source.durationLimit !== undefined ? ['-t', formatNumber(source.durationLimit)] : []),
     '-i', source.inputPath,
@@ -70,7 +88,7 @@ export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] 
 
 /** Raw gray mattes at `fps`, from the pipe the engine writes (or from a file). */
 export function buildMatteInputArgs(matte: Size, fps: number, path = `pipe:${MATTE_PIPE_FD}`): string[] {
-  return ['-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', `${matte.width}x${matte.height}`, '-framerate', formatNumber(fps), '-i', path];
+  return [...pinArgs(RAW_PIN), '-pix_fmt', 'gray', '-video_size', `${matte.width}x${matte.height}`, '-framerate', formatNumber(fps), '-i', path];
 }
 
 /**
@@ -132,7 +150,7 @@ function compositeInputArgs(spec: CompositeSpec, matteInput: string[]): string[]
   return [
     ...buildSourceInputArgs(spec.source),
     ...matteInput,
-    ...(spec.background.type === 'image' ? ['-i', spec.background.imagePath] : []),
+    ...(spec.background.type === 'image' ? [...pinArgs(spec.background.pin), '-i', spec.background.imagePath] : []),
   ];
 }
 
@@ -204,8 +222,8 @@ export function buildWebmEncodeArgs(spec: CompositeSpec, parts: WebmParts, matte
 export function buildWebmFinalArgs(parts: WebmParts, withAudio: boolean, outputPath: string): string[] {
   return [
     ...COMMON_ARGS,
-    '-i', parts.joined,
-    ...(withAudio ? ['-i', parts.audio] : []),
+    ...pinArgs(MATROSKA_PIN), '-i', parts.joined,
+    ...(withAudio ? [...pinArgs(MATROSKA_PIN), '-i', parts.audio] : []),
     '-map', '0:v:0',
     ...(withAudio ? ['-map', '1:a:0'] : []),
     '-c', 'copy', '-f', 'webm', '-y', outputPath,
@@ -231,8 +249,8 @@ export function buildGifRenderArgs(spec: CompositeSpec, palettePath: string, mat
   const paletteInput = spec.background.type === 'image' ? 3 : 2;
   return [
     ...COMMON_ARGS,
-    ...compositeInputArgs(spec, ['-i', mattesPath]),
-    '-i', palettePath,
+    ...compositeInputArgs(spec, [...pinArgs(MATROSKA_PIN), '-i', mattesPath]),
+    ...pinArgs(PNG_PIN), '-i', palettePath,
     '-filter_complex', `${buildCompositeFilter(spec)};[out][${paletteInput}:v]${GIF_PALETTE_USE_FILTER}[gif]`,
     '-map', '[gif]',
     ...spec.preset.videoArgs,

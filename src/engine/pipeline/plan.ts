@@ -1,8 +1,9 @@
 /** Pure decisions taken from the request and the probe, before any work starts. */
-import { EngineBackground, EngineError, EngineRequest } from '../types';
+import { EngineError, EngineRequest } from '../types';
+import { InputPin } from '../media/input-pin';
 import { ProbedVideo } from '../media/probe';
 import { ENCODER_PRESETS, EncoderPreset } from './encoders';
-import { SourceSpec } from './ffmpeg-args';
+import { CompositeBackground, SourceSpec } from './ffmpeg-args';
 import { computeLayout, Layout } from './geometry';
 
 export const DEFAULT_MAX_DURATION_SECONDS = 600;
@@ -10,7 +11,7 @@ export const DEFAULT_MAX_DURATION_SECONDS = 600;
 export interface JobPlan {
   source: SourceSpec;
   preset: EncoderPreset;
-  background: EngineBackground;
+  background: CompositeBackground;
   layout: Layout;
   keepAudio: boolean;
   /** seconds of input that will be processed */
@@ -24,7 +25,7 @@ export interface JobPlan {
  * The duration limit applies to what will be processed: a preview of a long input is allowed,
  * since only its first seconds are decoded (and billed).
  */
-export function planJob(request: EngineRequest, video: ProbedVideo): JobPlan {
+export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pin: InputPin }): JobPlan {
   const notes: string[] = [];
   const maxSeconds = request.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS;
   const preview = request.previewDuration;
@@ -36,7 +37,13 @@ export function planJob(request: EngineRequest, video: ProbedVideo): JobPlan {
   }
 
   const preset = ENCODER_PRESETS[request.outputFormat];
-  let background = request.background;
+  let background: CompositeBackground;
+  if (request.background.type === 'image') {
+    if (!image) throw new Error('an image background must pass the input gate before planning');
+    background = { ...request.background, pin: image.pin };
+  } else {
+    background = request.background;
+  }
   if (!preset.hasAlpha && background.type === 'transparent') {
     background = { type: 'color', rgb: [0, 0, 0] };
     notes.push(`${request.outputFormat} has no alpha channel: composited over black`);
@@ -46,6 +53,7 @@ export function planJob(request: EngineRequest, video: ProbedVideo): JobPlan {
   return {
     source: {
       inputPath: request.inputPath,
+      pin: video.pin,
       needsLibvpxDecoder: video.needsLibvpxDecoder,
       durationLimit: trimmed ? preview : undefined,
       fps: video.fps,

@@ -15,7 +15,15 @@ import {
 import { computeLayout } from '../../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../../src/engine/types';
 
-const source: SourceSpec = { inputPath: '/in/clip.mp4', needsLibvpxDecoder: false, fps: 25, size: { width: 640, height: 360 } };
+const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, needsLibvpxDecoder: false, fps: 25, size: { width: 640, height: 360 } };
+
+/** what every input gets before its -i: its demuxer, alone, and the file and pipe protocols only */
+const pinned = (demuxer: string, maxPixels?: number) => [
+  '-protocol_whitelist', 'file,pipe', '-format_whitelist', demuxer, '-f', demuxer, ...(maxPixels ? ['-max_pixels', String(maxPixels)] : []),
+];
+const SOURCE_PIN = pinned('mov', 18874368);
+const RAW_MATTES = pinned('rawvideo');
+const BG_JPEG = { type: 'image' as const, imagePath: '/in/bg.jpg', pin: { demuxer: 'jpeg_pipe', maxPixels: 80000000 } };
 
 function spec(format: OutputFormat, overrides: Partial<CompositeSpec> = {}): CompositeSpec {
   const preset = ENCODER_PRESETS[format];
@@ -39,7 +47,7 @@ describe('buildDecodeArgs', () => {
   it('decodes to packed RGB at the model size, with the shared constant-rate chain', () => {
     expect(buildDecodeArgs({ ...source, durationLimit: 1.5 }, { width: 256, height: 144 })).toEqual([
       '-v', 'error', '-nostdin',
-      '-t', '1.5', '-i', '/in/clip.mp4',
+      ...SOURCE_PIN, '-t', '1.5', '-i', '/in/clip.mp4',
       '-map', '0:v:0', '-an', '-sn', '-dn',
       '-vf', 'setpts=PTS-STARTPTS,fps=25,scale=256:144:flags=bilinear,format=rgb24',
       '-vsync', 'passthrough',
@@ -49,7 +57,7 @@ describe('buildDecodeArgs', () => {
 
   it('decodes VP9 with alpha through libvpx, named before the input', () => {
     const args = buildDecodeArgs({ ...source, inputPath: '/in/a.webm', needsLibvpxDecoder: true, fps: 30000 / 1001 }, { width: 64, height: 64 });
-    expect(args.slice(0, 7)).toEqual(['-v', 'error', '-nostdin', '-c:v', 'libvpx-vp9', '-i', '/in/a.webm']);
+    expect(args.slice(0, 15)).toEqual(['-v', 'error', '-nostdin', ...SOURCE_PIN, '-c:v', 'libvpx-vp9', '-i', '/in/a.webm']);
     expect(args[args.indexOf('-vf') + 1]).toBe('setpts=PTS-STARTPTS,fps=29.97002997,scale=64:64:flags=bilinear,format=rgb24');
   });
 });
@@ -62,8 +70,8 @@ describe('buildEncodeArgs', () => {
     ];
     expect(buildWebmEncodeArgs(spec('webm', { keepAudio: true }), webmPartsIn('/tmp/s'))).toEqual([
       '-v', 'error', '-nostdin',
-      '-i', '/in/clip.mp4',
-      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...SOURCE_PIN, '-i', '/in/clip.mp4',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
       '-filter_complex',
       `${FOREGROUND_640x360};[fg]format=yuva420p[out];` +
         '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
@@ -76,11 +84,11 @@ describe('buildEncodeArgs', () => {
   it('webm, last step: stream copy of the joined video, with the audio when there is one', () => {
     const parts = webmPartsIn('/tmp/s');
     expect(buildWebmFinalArgs(parts, true, '/out/.x.partial')).toEqual([
-      '-v', 'error', '-nostdin', '-i', '/tmp/s/webm-joined.webm', '-i', '/tmp/s/webm-audio.webm',
+      '-v', 'error', '-nostdin', ...pinned('matroska'), '-i', '/tmp/s/webm-joined.webm', ...pinned('matroska'), '-i', '/tmp/s/webm-audio.webm',
       '-map', '0:v:0', '-map', '1:a:0', '-c', 'copy', '-f', 'webm', '-y', '/out/.x.partial',
     ]);
     expect(buildWebmFinalArgs(parts, false, '/out/x.webm')).toEqual([
-      '-v', 'error', '-nostdin', '-i', '/tmp/s/webm-joined.webm', '-map', '0:v:0', '-c', 'copy', '-f', 'webm', '-y', '/out/x.webm',
+      '-v', 'error', '-nostdin', ...pinned('matroska'), '-i', '/tmp/s/webm-joined.webm', '-map', '0:v:0', '-c', 'copy', '-f', 'webm', '-y', '/out/x.webm',
     ]);
   });
 
@@ -92,8 +100,8 @@ describe('buildEncodeArgs', () => {
     );
     expect(args).toEqual([
       '-v', 'error', '-nostdin',
-      '-t', '0.5', '-i', '/in/clip.mp4',
-      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '201x113', '-framerate', '25', '-i', 'pipe:3',
+      ...SOURCE_PIN, '-t', '0.5', '-i', '/in/clip.mp4',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '201x113', '-framerate', '25', '-i', 'pipe:3',
       '-filter_complex',
       '[0:v]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
         '[1:v]format=gray[fgalpha];' +
@@ -110,12 +118,12 @@ describe('buildEncodeArgs', () => {
 
   it('mov over an image, composed: the image is scaled to cover, cropped, looped; PCM audio', () => {
     const layout = computeLayout(source.size, { canvas: { width: 1080, height: 1920 }, foreground: { anchor: 'bottom-center', scale: 0.5, offset: { x: 0, y: -100 } } }, false);
-    const args = buildEncodeArgs(spec('mov', { layout, background: { type: 'image', imagePath: '/in/bg.jpg' }, keepAudio: true }), '/out/o.mov');
+    const args = buildEncodeArgs(spec('mov', { layout, background: BG_JPEG, keepAudio: true }), '/out/o.mov');
     expect(args).toEqual([
       '-v', 'error', '-nostdin',
-      '-i', '/in/clip.mp4',
-      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
-      '-i', '/in/bg.jpg',
+      ...SOURCE_PIN, '-i', '/in/clip.mp4',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...pinned('jpeg_pipe', 80000000), '-i', '/in/bg.jpg',
       '-filter_complex',
       '[0:v]setpts=PTS-STARTPTS,fps=25,scale=540:304:flags=bilinear,format=yuva444p[fgcolor];' +
         '[1:v]scale=540:304:flags=bilinear,format=gray[fgalpha];' +
@@ -168,8 +176,8 @@ describe('GIF passes', () => {
   it('analysis: composites, gathers the palette and records the mattes losslessly', () => {
     expect(buildGifAnalysisArgs(spec('gif'), '/s/palette.png', '/s/mattes.mkv')).toEqual([
       '-v', 'error', '-nostdin',
-      '-i', '/in/clip.mp4',
-      '-f', 'rawvideo', '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...SOURCE_PIN, '-i', '/in/clip.mp4',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
       '-filter_complex',
       '[1:v]split=2[mattes][recorded];' +
         '[0:v]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
@@ -185,9 +193,9 @@ describe('GIF passes', () => {
   it('render: source + recorded mattes + palette; whole frames', () => {
     expect(buildGifRenderArgs(spec('gif'), '/s/palette.png', '/s/mattes.mkv', '/out/.o.gif.partial')).toEqual([
       '-v', 'error', '-nostdin',
-      '-i', '/in/clip.mp4',
-      '-i', '/s/mattes.mkv',
-      '-i', '/s/palette.png',
+      ...SOURCE_PIN, '-i', '/in/clip.mp4',
+      ...pinned('matroska'), '-i', '/s/mattes.mkv',
+      ...pinned('png_pipe'), '-i', '/s/palette.png',
       '-filter_complex',
       `${FOREGROUND_640x360.replace('yuva420p', 'rgba')};[fg]format=rgba[out];[out][2:v]paletteuse=dither=bayer:bayer_scale=3[gif]`,
       '-map', '[gif]',
@@ -198,9 +206,36 @@ describe('GIF passes', () => {
   });
 
   it('render with an image background: the palette is input 3', () => {
-    const args = buildGifRenderArgs(spec('gif', { background: { type: 'image', imagePath: '/in/bg.png' } }), '/s/p.png', '/s/m.mkv', '/out/o.gif');
-    expect(args.slice(3, 11)).toEqual(['-i', '/in/clip.mp4', '-i', '/s/m.mkv', '-i', '/in/bg.png', '-i', '/s/p.png']);
+    const args = buildGifRenderArgs(spec('gif', { background: { ...BG_JPEG, imagePath: '/in/bg.png' } }), '/s/p.png', '/s/m.mkv', '/out/o.gif');
+    expect(args.filter((_, i) => args[i - 1] === '-i')).toEqual(['/in/clip.mp4', '/s/m.mkv', '/in/bg.png', '/s/p.png']);
     expect(args[args.indexOf('-filter_complex') + 1]).toMatch(/\[out\]\[3:v\]paletteuse=/);
+  });
+});
+
+describe('every input is pinned', () => {
+  const withImage = (format: OutputFormat) => spec(format, { background: BG_JPEG, keepAudio: true });
+  const commands: Array<[string, string[]]> = [
+    ['decode', buildDecodeArgs(source, { width: 64, height: 64 })],
+    ['encode mov', buildEncodeArgs(withImage('mov'), '/out/o.mov')],
+    ['encode mp4', buildEncodeArgs(withImage('mp4'), '/out/o.mp4')],
+    ['encode webm', buildWebmEncodeArgs(withImage('webm'), webmPartsIn('/s'))],
+    ['webm final', buildWebmFinalArgs(webmPartsIn('/s'), true, '/out/o.webm')],
+    ['gif analysis', buildGifAnalysisArgs(withImage('gif'), '/s/p.png', '/s/m.mkv')],
+    ['gif render', buildGifRenderArgs(withImage('gif'), '/s/p.png', '/s/m.mkv', '/out/o.gif')],
+  ];
+
+  it.each(commands)('%s: each -i follows its own demuxer, that demuxer alone, and file,pipe only', (_name, args) => {
+    let optionsStart = 0;
+    args.forEach((arg, i) => {
+      if (arg !== '-i') return;
+      const options = args.slice(optionsStart, i);
+      const demuxer = options[options.indexOf('-f') + 1];
+      expect(options).toEqual(expect.arrayContaining(['-f', '-format_whitelist', '-protocol_whitelist']));
+      expect(options[options.indexOf('-format_whitelist') + 1]).toBe(demuxer);
+      expect(options[options.indexOf('-protocol_whitelist') + 1]).toBe('file,pipe');
+      optionsStart = i + 2;
+    });
+    expect(args.filter((arg) => arg === '-i').length).toBeGreaterThan(0);
   });
 });
 

@@ -14,6 +14,7 @@ const video: ProbedVideo = {
   videoCodec: 'h264',
   formatName: 'mov,mp4',
   needsLibvpxDecoder: false,
+  pin: { demuxer: 'mov', maxPixels: 18874368 },
 };
 const request: EngineRequest = { inputPath: '/in.mp4', outputPath: '/out.webm', model: 'light', outputFormat: 'webm', background: { type: 'transparent' } };
 
@@ -52,5 +53,13 @@ describe('planJob', () => {
 
   it('refuses a non-positive preview', () => {
     expect(() => planJob({ ...request, previewDuration: 0 }, video)).toThrow(expect.objectContaining({ code: 'input_invalid' }));
+  });
+
+  it('carries the gate\'s pins: the source\'s, and an image background\'s', () => {
+    const withImage: EngineRequest = { ...request, maxDurationSeconds: 800, background: { type: 'image', imagePath: '/bg' } };
+    const plan = planJob(withImage, video, { pin: { demuxer: 'png_pipe', maxPixels: 80000000 } });
+    expect(plan.source.pin).toEqual({ demuxer: 'mov', maxPixels: 18874368 });
+    expect(plan.background).toEqual({ type: 'image', imagePath: '/bg', pin: { demuxer: 'png_pipe', maxPixels: 80000000 } });
+    expect(() => planJob(withImage, video)).toThrow(/input gate/);
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * The one input gate: everything ffmpeg will read (an upload, a fetched video, a fetched background
+ * image) passes here first, wherever it came from.
+ *
+ * 1. The bytes are sniffed: one of the accepted video containers, or PNG, JPEG, WebP or GIF for an
+ *    image. Anything else (an HLS playlist, SVG, HTML, a concat script...) is refused, whatever its name.
+ * 2. A file that is also a ZIP archive (a polyglot) is refused.
+ * 3. Its size is read without decoding a frame (ffprobe pinned to the sniffed demuxer for a video,
+ *    the header for an image) and checked against the limits.
+ * 4. The answer carries the pin every later ffmpeg run must open the file with.
+ *
+ * Refusals are EngineError('input_invalid') with a message a user can act on.
+ */
+import { EngineError } from '../types';
+import { IMAGE_HEAD_BYTES, imageDimensions } from './image-header';
+import { InputPin, pinFor } from './input-pin';
+import { decoderPixelCap, DEFAULT_MEDIA_LIMITS, imageSizeViolation, MediaLimits, videoSizeViolation } from './limits';
+import { ProbedVideo, proveFrameDecodes, proveItDecodes, readVideoInfo } from './probe';
+import { describeContent, readHead, sniffImageType, sniffVideoType, SupportedImageType, SupportedVideoType } from './sniff';
+import { endsWithZipArchive } from './zip-polyglot';
+
+export const ACCEPTED_VIDEOS = 'an mp4, mov, webm or avi video';
+export const ACCEPTED_IMAGES = 'a PNG, JPEG, WebP or GIF image';
+
+export interface AdmittedVideo extends ProbedVideo {
+  type: SupportedVideoType;
+}
+
+export interface AdmittedImage {
+  type: SupportedImageType;
+  width: number;
+  height: number;
+  pin: InputPin;
+}
+
+/** A refusal for size: the frame or image is larger than the limits allow. */
+export class InputTooLarge extends EngineError {
+  constructor(message: string) {
+    super('input_invalid', message);
+    this.name = 'InputTooLarge';
+  }
+}
+
+const refuse = (message: string) => new EngineError('input_invalid', message);
+
+/** Sniff, polyglot check, pinned ffprobe and size limits: a video ffmpeg may open with `pin`. */
+export async function admitVideo(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedVideo> {
+  const head = await readHead(path, 4096);
+  const type = sniffVideoType(head);
+  if (!type) throw refuse(`the file is ${describeContent(head)}, not ${ACCEPTED_VIDEOS}`);
+  if (await endsWithZipArchive(path)) throw refuse(`the file is ${type} and a ZIP archive at once; such files are refused`);
+  const pin = pinFor(type, decoderPixelCap(limits.maxVideoPixels));
+  const oversized = ({ width, height }: { width: number; height: number }) =>
+    new InputTooLarge(videoSizeViolation(width, height, limits) ?? `the video is ${width}x${height}, too large to decode`);
+  const video = await readVideoInfo(path, pin, signal, oversized);
+  const violation = videoSizeViolation(video.width, video.height, limits);
+  if (violation) throw new InputTooLarge(violation);
+  return { ...video, type };
+}
+
+/** admitVideo, then the first frame decoded: what an upload or a fetched video must pass. */
+export async function probe(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedVideo> {
+  const video = await admitVideo(path, limits, signal);
+  await proveItDecodes(path, video, signal);
+  return video;
+}
+
+/** Sniff, polyglot check, size from the header and the limit, then one frame decoded, pinned. */
+export async function admitImage(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedImage> {
+  const head = await readHead(path, IMAGE_HEAD_BYTES);
+  const type = sniffImageType(head);
+  if (!type) throw refuse(`the background image is ${describeContent(head)}, not ${ACCEPTED_IMAGES}`);
+  if (await endsWithZipArchive(path)) throw refuse(`the background image is ${type} and a ZIP archive at once; such files are refused`);
+  const size = imageDimensions(type, head);
+  if (!size) throw refuse(`the background image's size could not be read from its ${type} header`);
+  const violation = imageSizeViolation(size.width, size.height, limits);
+  if (violation) throw new InputTooLarge(`the background image is too large: ${violation}`);
+  const pin = pinFor(type, decoderPixelCap(limits.maxImagePixels));
+  await proveFrameDecodes(path, pin, 'the background image does not decode', signal);
+  return { type, ...size, pin };
+}

@@ -1,0 +1,34 @@
+/**
+ * Polyglots: a file that is a valid JPEG (or video) and also a ZIP archive, because a ZIP is read
+ * from its end. The gate refuses them: Backdrop never needs such a file, and whatever would later
+ * unpack it (a download, a browser, another tool) should not receive it from us.
+ */
+import { open } from 'node:fs/promises';
+
+const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
+const EOCD_SIZE = 22;
+/** the EOCD record ends a ZIP, followed only by a comment of at most 65535 bytes */
+export const ZIP_TAIL_BYTES = EOCD_SIZE + 0xffff;
+
+/** Pure: true when `tail` (the end of a file) ends with a ZIP end-of-central-directory record. */
+export function tailIsZipArchive(tail: Buffer): boolean {
+  for (let at = tail.length - EOCD_SIZE; at >= 0; at -= 1) {
+    if (tail.readUInt32LE(at) !== END_OF_CENTRAL_DIRECTORY) continue;
+    const commentLength = tail.readUInt16LE(at + 20);
+    if (at + EOCD_SIZE + commentLength === tail.length) return true;
+  }
+  return false;
+}
+
+export async function endsWithZipArchive(path: string): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    const length = Math.min(size, ZIP_TAIL_BYTES);
+    const tail = Buffer.alloc(length);
+    await file.read(tail, 0, length, size - length);
+    return tailIsZipArchive(tail);
+  } finally {
+    await file.close();
+  }
+}
