@@ -70,6 +70,18 @@ function answerUnparsableRequests(server: Server): void {
   });
 }
 
+/**
+ * Timeouts chosen rather than inherited: an idle keep-alive connection outlives the 60 s that proxies
+ * and load balancers commonly keep theirs (Node's 5 s default made clients reusing a connection hit a
+ * closed socket); headers must arrive a little after that; the whole request, body included, gets
+ * long enough for a large upload over a slow line.
+ */
+export function applyServerTimeouts(server: Server, timeouts: AppConfig['http']): void {
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  server.headersTimeout = timeouts.headersTimeoutMs;
+  server.requestTimeout = timeouts.requestTimeoutMs;
+}
+
 /** The path of the first string (or key) holding a NUL character, which Postgres text cannot store; null if none. */
 function nulCharacterAt(value: unknown, at = ''): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? at || 'body' : null;
@@ -99,6 +111,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.disable('x-powered-by');
   answerUnparsableRequests(app.getHttpServer() as Server);
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
+  applyServerTimeouts(app.getHttpServer() as Server, config.http);
   configureSecurityHeaders(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));

@@ -69,6 +69,34 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1) @Max(64)
   WORKER_CONCURRENCY = 1;
 
+  /** widest video accepted (display width, pixels); checked from the probe before any frame is decoded */
+  @Type(() => Number) @IsInt() @Min(16) @Max(16384)
+  MAX_VIDEO_WIDTH = 4096;
+
+  /** tallest video accepted (display height, pixels) */
+  @Type(() => Number) @IsInt() @Min(16) @Max(16384)
+  MAX_VIDEO_HEIGHT = 4096;
+
+  /** most pixels in one video frame (default 4096x2304: 4K either way up) */
+  @Type(() => Number) @IsInt() @Min(256)
+  MAX_VIDEO_PIXELS = 4096 * 2304;
+
+  /** most pixels in a background image, read from its header before it is decoded */
+  @Type(() => Number) @IsInt() @Min(256)
+  MAX_IMAGE_PIXELS = 40_000_000;
+
+  /** how long an idle keep-alive connection stays open: longer than proxies and load balancers keep theirs (60 s) */
+  @Type(() => Number) @IsInt() @Min(1000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+  /** the request's headers must arrive within this; above the keep-alive timeout */
+  @Type(() => Number) @IsInt() @Min(1000)
+  HTTP_HEADERS_TIMEOUT_MS = 66_000;
+
+  /** the whole request, body included, must arrive within this: 30 min lets 500 MB come at 2.3 Mbit/s */
+  @Type(() => Number) @IsInt() @Min(1000)
+  HTTP_REQUEST_TIMEOUT_MS = 1_800_000;
+
   /** where jobs are processed: `local` (this machine's engine), `remote` (RunPod-protocol workers at WORKER_URLS) or `none` */
   @IsIn(['local', 'remote', 'none'])
   WORKER_GATEWAY: 'local' | 'remote' | 'none' = 'local';
@@ -244,6 +272,9 @@ export interface AppConfig {
   pricingPackages: PricingPackage[];
   creditsPerMinute: Record<'original' | 'light' | 'pro' | 'human', number>;
   storage: StorageConfig;
+  /** what the input gate accepts (the engine's MediaLimits) */
+  mediaLimits: { maxVideoWidth: number; maxVideoHeight: number; maxVideoPixels: number; maxImagePixels: number };
+  http: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number };
 }
 
 export interface S3StorageConfig {
@@ -294,6 +325,13 @@ function parsePackages(raw: string): PricingPackage[] {
   return parsed as PricingPackage[];
 }
 
+/** Node refuses a headers timeout above the request timeout; one below the keep-alive drops reused connections. */
+function httpTimeoutsOf(env: EnvironmentVariables): AppConfig['http'] {
+  if (env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_KEEP_ALIVE_TIMEOUT_MS) throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', 'must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS');
+  if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS', 'must be at least HTTP_HEADERS_TIMEOUT_MS');
+  return { keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS };
+}
+
 function checkRemoteWorkers(env: EnvironmentVariables): void {
   if (env.WORKER_GATEWAY !== 'remote') return;
   if (env.WORKER_URLS.length === 0) throw new ConfigError('WORKER_URLS', 'is required when WORKER_GATEWAY=remote');
@@ -337,6 +375,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       human: env.CREDITS_PER_MINUTE_HUMAN,
     },
     storage: storageConfigOf(env, dataDir),
+    mediaLimits: { maxVideoWidth: env.MAX_VIDEO_WIDTH, maxVideoHeight: env.MAX_VIDEO_HEIGHT, maxVideoPixels: env.MAX_VIDEO_PIXELS, maxImagePixels: env.MAX_IMAGE_PIXELS },
+    http: httpTimeoutsOf(env),
   };
 }
 

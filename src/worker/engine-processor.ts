@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
+import { MediaLimits } from '../engine/media/limits';
 import { EngineError } from '../engine/types';
 import { EnginePool, engineRequestOf } from '../modules/worker-gateway/adapters/local.worker-gateway';
 import { RemoteOutput, RemoteTaskInput } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
@@ -30,7 +31,7 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
       if (input.background_image_url && backgroundPath) await fetchInput(input.background_image_url, backgroundPath, 'background image', options, signal);
       const outputPath = path.join(dir, `output.${OUTPUT_EXTENSION[input.settings.outputFormat] ?? 'bin'}`);
       // The engine request is built exactly as the API's local gateway builds it; keys are this run's local paths.
-      const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds };
+      const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds, mediaLimits: mediaLimitsOf(input) };
       const result = await pool.run(
         engineRequestOf(task, inputPath, outputPath, backgroundPath),
         (progress) => onProgress(progress.framesTotal > 0 ? (100 * progress.framesDone) / progress.framesTotal : 0),
@@ -55,6 +56,12 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
       await rm(dir, { recursive: true, force: true });
     }
   };
+}
+
+function mediaLimitsOf(input: RemoteTaskInput): MediaLimits | undefined {
+  const limits = input.media_limits;
+  if (!limits) return undefined;
+  return { maxVideoWidth: limits.max_video_width, maxVideoHeight: limits.max_video_height, maxVideoPixels: limits.max_video_pixels, maxImagePixels: limits.max_image_pixels };
 }
 
 async function fetchInput(url: string, target: string, what: string, options: EngineProcessorOptions, signal: AbortSignal): Promise<void> {

@@ -43,6 +43,13 @@ export function validateRunRequest(body: unknown): RunRequest {
   if (!FORMATS.includes(settings.outputFormat as string)) throw new RunRequestInvalid(`input.settings.outputFormat must be one of ${FORMATS.join(', ')}`);
   if (!settings.background || typeof settings.background !== 'object') throw new RunRequestInvalid('input.settings.background is required');
   positive(input.max_duration_seconds, 'input.max_duration_seconds');
+  const limits = input.media_limits as Record<string, unknown> | null | undefined;
+  if (limits !== undefined && limits !== null) {
+    if (typeof limits !== 'object') throw new RunRequestInvalid('input.media_limits must be an object');
+    for (const name of ['max_video_width', 'max_video_height', 'max_video_pixels', 'max_image_pixels']) {
+      if (positive(limits[name], `input.media_limits.${name}`) === undefined) throw new RunRequestInvalid(`input.media_limits.${name} is required`);
+    }
+  }
   if (request.webhook !== undefined) httpUrl(request.webhook, 'webhook');
   positive(request.policy?.executionTimeout, 'policy.executionTimeout');
   positive(request.policy?.ttl, 'policy.ttl');

@@ -5,7 +5,7 @@ import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused } fro
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadsService } from '../../uploads/application/uploads.service';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
-import { VideoProbe } from '../../uploads/ports/video-probe';
+import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
 import { Job } from '../domain/job';
 import { JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
@@ -97,8 +97,14 @@ export class ProcessJobHandler {
   /** Null when the job ended before processing (its input could not be paid for). */
   private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null> {
     const inputKey = await this.resolveInput(job);
-    if (job.reservedCredits === null && !(await this.reserveFetchedInput(job, inputKey))) return null;
-    const backgroundImageKey = await this.fetchBackgroundImage(job);
+    if (!(await this.admitInput(job, inputKey))) return null;
+    let backgroundImageKey: string | null;
+    try {
+      backgroundImageKey = await this.fetchBackgroundImage(job);
+    } catch (error) {
+      if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
+      throw error;
+    }
     const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSION[job.settings.outputFormat]}`;
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
@@ -107,7 +113,7 @@ export class ProcessJobHandler {
       lastWrite = now;
       this.jobs.updateProgress(job.id, Math.min(99, Math.max(0, Math.round(percent * 10) / 10))).catch(() => undefined);
     };
-    const task = { jobId: job.id, inputKey, outputKey, backgroundImageKey, settings: job.settings, maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS };
+    const task = { jobId: job.id, inputKey, outputKey, backgroundImageKey, settings: job.settings, maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS, mediaLimits: this.config.mediaLimits };
     try {
       const outcome = await this.gateway.process(task, reportProgress, signal);
       return { outputKey, durationSeconds: outcome.durationSeconds, frames: outcome.frames, notes: outcome.notes };
@@ -116,15 +122,22 @@ export class ProcessJobHandler {
     }
   }
 
-  /** Probes a fetched input and reserves its cost; false when the job failed for lack of credit. */
-  private async reserveFetchedInput(job: Job, inputKey: string): Promise<boolean> {
+  /**
+   * A fetched input passes the input gate before anything else reads it (uploads passed it when they
+   * were uploaded), and its cost is reserved once its duration is known; false when the job failed
+   * for lack of credit.
+   */
+  private async admitInput(job: Job, inputKey: string): Promise<boolean> {
+    if (!inputKey.startsWith('inputs/') && job.reservedCredits !== null) return true;
     const probed = await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path));
-    if (!probed) {
-      await this.storage.delete(inputKey);
-      throw new InputFailure('input_invalid', 'The video could not be decoded');
+    const fetched = inputKey.startsWith('inputs/');
+    if (isRefusal(probed)) {
+      if (fetched) await this.storage.delete(inputKey);
+      throw new InputFailure('input_invalid', `The video was refused: ${probed.reason}`);
     }
+    if (job.reservedCredits !== null) return true;
     const reserved = await this.lifecycle.reserveFetchedInput(job, probed.durationSeconds);
-    if (!reserved) await this.storage.delete(inputKey);
+    if (!reserved && fetched) await this.storage.delete(inputKey);
     return reserved !== null;
   }
 
@@ -142,7 +155,13 @@ export class ProcessJobHandler {
   private async fetchBackgroundImage(job: Job): Promise<string | null> {
     const background = job.settings.background;
     if (background.type !== 'image') return null;
-    return this.download(background.image_url, `inputs/${job.id}-background`, 'background image');
+    const key = await this.download(background.image_url, `inputs/${job.id}-background`, 'background image');
+    const image = await this.storage.withLocalFile(key, (path) => this.probe.probeImage(path));
+    if (isRefusal(image)) {
+      await this.storage.delete(key);
+      throw new InputFailure('input_invalid', `The background image was refused: ${image.reason}`);
+    }
+    return key;
   }
 
   private async download(url: string, key: string, what: string): Promise<string> {

@@ -7,7 +7,7 @@ import { ObjectStorage } from '../../storage/ports/object-storage';
 import { Upload, uploadStorageKey } from '../domain/upload';
 import { SupportedVideoType } from '../../../engine/media/sniff';
 import { UploadRepository } from '../ports/upload.repository';
-import { VideoProbe } from '../ports/video-probe';
+import { isRefusal, VideoProbe } from '../ports/video-probe';
 
 export interface StoredUploadBody {
   uploadId: string;
@@ -47,12 +47,16 @@ export class UploadsService {
     return this.storage.delete(storageKey);
   }
 
-  /** ffprobe confirms what the signature claimed; a file that does not decode is removed and refused. */
+  /**
+   * The input gate confirms what the signature claimed: a file that does not decode is removed and
+   * refused (415), one over the size limits too (400 naming `file`).
+   */
   async register(apiKeyId: string, filename: string, body: StoredUploadBody): Promise<UploadView> {
     const probed = await this.storage.withLocalFile(body.storageKey, (path) => this.probe.probe(path));
-    if (!probed) {
+    if (isRefusal(probed)) {
       await this.discard(body.storageKey);
-      throw new DomainError('unsupported_media_type', `The file looks like ${body.contentType} but does not decode as a video`);
+      if (probed.refused === 'too_large') throw DomainError.invalid('file', probed.reason);
+      throw new DomainError('unsupported_media_type', `The file looks like ${body.contentType} but was refused: ${probed.reason}`);
     }
     const upload: Upload = {
       id: body.uploadId,

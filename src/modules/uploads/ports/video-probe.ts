@@ -4,8 +4,21 @@ export interface ProbedVideo {
   height: number;
 }
 
-/** Confirms that a file really is a decodable video (ffprobe), and reads its duration. */
+/** Why the input gate refused a file: `too_large` for the size limits, `unsupported` for the rest. */
+export interface MediaRefusal {
+  refused: 'unsupported' | 'too_large';
+  reason: string;
+}
+
+export const isRefusal = (result: object): result is MediaRefusal => 'refused' in result;
+
+/**
+ * The input gate (engine/media/input-gate.ts) as the service sees it: a video or image file is
+ * checked by its bytes, probed pinned to its type and held to the size limits before anything decodes it.
+ */
 export abstract class VideoProbe {
-  /** null when the file is not a decodable video */
-  abstract probe(localPath: string): Promise<ProbedVideo | null>;
+  /** an accepted, decodable video within the limits, with its duration; otherwise the refusal */
+  abstract probe(localPath: string): Promise<ProbedVideo | MediaRefusal>;
+  /** an accepted, decodable background image within the limit; otherwise the refusal */
+  abstract probeImage(localPath: string): Promise<{ width: number; height: number } | MediaRefusal>;
 }

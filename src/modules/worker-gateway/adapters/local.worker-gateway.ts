@@ -36,6 +36,7 @@ export function engineRequestOf(task: WorkerTask, inputPath: string, outputPath:
       : undefined,
     previewDuration: settings.previewDuration ?? undefined,
     maxDurationSeconds: task.maxDurationSeconds,
+    limits: task.mediaLimits,
   };
 }
 

@@ -1,5 +1,6 @@
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { JobSettings } from '../../jobs/domain/job-settings';
+import type { MediaLimits } from '../../../engine/media/limits';
 
 /** Everything a worker needs to process one job; storage keys, never credentials. */
 export interface WorkerTask {
@@ -10,6 +11,8 @@ export interface WorkerTask {
   backgroundImageKey: string | null;
   settings: JobSettings;
   maxDurationSeconds: number;
+  /** the input gate's frame and image size limits; absent: the engine's defaults */
+  mediaLimits?: MediaLimits;
 }
 
 export interface WorkerOutcome {

@@ -1,18 +1,37 @@
-import { Injectable } from '@nestjs/common';
-import { probe } from '../../../../engine/media/probe';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { admitImage, InputTooLarge, probe } from '../../../../engine/media/input-gate';
 import { EngineError } from '../../../../engine/types';
-import { ProbedVideo, VideoProbe } from '../../ports/video-probe';
+import { MediaRefusal, ProbedVideo, VideoProbe } from '../../ports/video-probe';
 
-/** ffprobe plus a one-frame decode, through the engine's probe. */
+/** The engine's input gate: sniffed, pinned ffprobe, size limits from the configuration, one frame decoded. */
 @Injectable()
 export class EngineVideoProbe extends VideoProbe {
-  async probe(localPath: string): Promise<ProbedVideo | null> {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    super();
+  }
+
+  async probe(localPath: string): Promise<ProbedVideo | MediaRefusal> {
     try {
-      const info = await probe(localPath);
+      const info = await probe(localPath, this.config.mediaLimits);
       return { durationSeconds: info.durationSeconds, width: info.width, height: info.height };
     } catch (error) {
-      if (error instanceof EngineError) return null;
-      throw error;
+      return refusalOf(error);
     }
   }
+
+  async probeImage(localPath: string): Promise<{ width: number; height: number } | MediaRefusal> {
+    try {
+      const image = await admitImage(localPath, this.config.mediaLimits);
+      return { width: image.width, height: image.height };
+    } catch (error) {
+      return refusalOf(error);
+    }
+  }
+}
+
+function refusalOf(error: unknown): MediaRefusal {
+  if (error instanceof InputTooLarge) return { refused: 'too_large', reason: error.message };
+  if (error instanceof EngineError) return { refused: 'unsupported', reason: error.message };
+  throw error;
 }

@@ -14,5 +14,11 @@ export async function remoteTaskInput(task: WorkerTask, storage: ObjectStorage, 
     output_upload_url: await storage.signedUploadUrl(task.outputKey, ttlSeconds),
     settings: task.settings,
     max_duration_seconds: task.maxDurationSeconds,
+    media_limits: task.mediaLimits && {
+      max_video_width: task.mediaLimits.maxVideoWidth,
+      max_video_height: task.mediaLimits.maxVideoHeight,
+      max_video_pixels: task.mediaLimits.maxVideoPixels,
+      max_image_pixels: task.mediaLimits.maxImagePixels,
+    },
   };
 }

@@ -29,6 +29,8 @@ export interface RemoteTaskInput {
   output_upload_url: string;
   settings: JobSettings;
   max_duration_seconds: number;
+  /** the API's frame and image size limits (MAX_VIDEO_WIDTH...); absent: the engine's defaults */
+  media_limits?: { max_video_width: number; max_video_height: number; max_video_pixels: number; max_image_pixels: number };
 }
 
 export interface RunRequest {
