@@ -16,7 +16,7 @@ import { IMAGE_HEAD_BYTES, imageDimensions } from './image-header';
 import { InputPin, pinFor } from './input-pin';
 import { decoderPixelCap, DEFAULT_MEDIA_LIMITS, imageSizeViolation, MediaLimits, videoSizeViolation } from './limits';
 import { ProbedVideo, proveFrameDecodes, proveItDecodes, readVideoInfo } from './probe';
-import { describeContent, readHead, sniffImageType, sniffVideoType, SupportedImageType, SupportedVideoType } from './sniff';
+import { describeContent, readHead, sniffImageType, sniffVideoType, SupportedImageType, SupportedVideoType, TYPE_LABELS } from './sniff';
 import { endsWithZipArchive } from './zip-polyglot';
 
 export const ACCEPTED_VIDEOS = 'an mp4, mov, webm or avi video';
@@ -48,7 +48,7 @@ export async function admitVideo(path: string, limits: MediaLimits = DEFAULT_MED
   const head = await readHead(path, 4096);
   const type = sniffVideoType(head);
   if (!type) throw refuse(`the file is ${describeContent(head)}, not ${ACCEPTED_VIDEOS}`);
-  if (await endsWithZipArchive(path)) throw refuse(`the file is ${type} and a ZIP archive at once; such files are refused`);
+  if (await endsWithZipArchive(path)) throw refuse(`the file is ${TYPE_LABELS[type]} and a ZIP archive at once (a polyglot); such files are refused`);
   const pin = pinFor(type, decoderPixelCap(limits.maxVideoPixels));
   const oversized = ({ width, height }: { width: number; height: number }) =>
     new InputTooLarge(videoSizeViolation(width, height, limits) ?? `the video is ${width}x${height}, too large to decode`);
@@ -70,9 +70,9 @@ export async function admitImage(path: string, limits: MediaLimits = DEFAULT_MED
   const head = await readHead(path, IMAGE_HEAD_BYTES);
   const type = sniffImageType(head);
   if (!type) throw refuse(`the background image is ${describeContent(head)}, not ${ACCEPTED_IMAGES}`);
-  if (await endsWithZipArchive(path)) throw refuse(`the background image is ${type} and a ZIP archive at once; such files are refused`);
+  if (await endsWithZipArchive(path)) throw refuse(`the background image is ${TYPE_LABELS[type]} and a ZIP archive at once (a polyglot); such files are refused`);
   const size = imageDimensions(type, head);
-  if (!size) throw refuse(`the background image's size could not be read from its ${type} header`);
+  if (!size) throw refuse(`the background image's size could not be read from its header (${TYPE_LABELS[type]})`);
   const violation = imageSizeViolation(size.width, size.height, limits);
   if (violation) throw new InputTooLarge(`the background image is too large: ${violation}`);
   const pin = pinFor(type, decoderPixelCap(limits.maxImagePixels));

@@ -68,9 +68,13 @@ export async function readVideoInfo(
 ): Promise<ProbedVideo> {
   let json: FfprobeOutput;
   try {
-    const { stdout } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal);
+    const { stdout, stderr } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal);
+    // ffprobe may succeed with the refused stream's size zeroed: the log says what was refused
+    const oversized = refusedPictureSize(stderr);
+    if (oversized && onOversized) throw onOversized(oversized);
     json = JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
   } catch (error) {
+    if (error instanceof EngineError) throw error;
     const oversized = error instanceof MediaProcessError ? refusedPictureSize(error.stderrTail) : undefined;
     if (oversized && onOversized && !signal?.aborted) throw onOversized(oversized);
     throw asInputInvalid(error, 'the file could not be read as a video', signal);

@@ -60,10 +60,21 @@ export function describeContent(head: Uint8Array): string {
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'an HTML page';
   if (text.startsWith('<?xml') || text.startsWith('<mpd')) return 'an XML document';
   if (latin1(head, 0, 4) === 'PK\x03\x04') return 'a ZIP archive';
-  if (sniffVideoType(head)) return `a ${sniffVideoType(head)} video`;
-  if (sniffImageType(head)) return `a ${sniffImageType(head)} image`;
-  return 'bytes of no accepted type';
+  const type = sniffVideoType(head) ?? sniffImageType(head);
+  return type ? TYPE_LABELS[type] : 'bytes of no accepted type';
 }
+
+/** How messages name each accepted type. */
+export const TYPE_LABELS: Readonly<Record<SupportedMediaType, string>> = {
+  'video/mp4': 'an MP4 video',
+  'video/quicktime': 'a QuickTime video',
+  'video/webm': 'a WebM video',
+  'video/x-msvideo': 'an AVI video',
+  'image/png': 'a PNG image',
+  'image/jpeg': 'a JPEG image',
+  'image/webp': 'a WebP image',
+  'image/gif': 'a GIF image',
+};
 
 /** The first `bytes` bytes of a file (fewer when it is shorter). */
 export async function readHead(path: string, bytes: number): Promise<Buffer> {

@@ -56,7 +56,7 @@ describe('describeContent (for refusal messages; never echoes the content)', () 
     [bytes('<svg/>'), 'an SVG image'],
     [bytes('<html><body>'), 'an HTML page'],
     [bytes('PK\x03\x04rest'), 'a ZIP archive'],
-    [PNG_HEAD(1, 1), 'a image/png image'],
+    [PNG_HEAD(1, 1), 'a PNG image'],
     [bytes('root:x:0:0:root:/root:/bin/bash'), 'bytes of no accepted type'],
   ])('%#: %s', (head, description) => {
     expect(describeContent(head)).toBe(description);

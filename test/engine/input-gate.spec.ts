@@ -1,0 +1,115 @@
+/**
+ * The input gate with the real ffmpeg and ffprobe: limits at their boundaries on real files, and the
+ * attacks the pins stop even when a file gets past the sniffing (defence in depth), shown against the
+ * same binary run unpinned.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { runEngine } from '../../src/engine/engine';
+import { ffmpegPath } from '../../src/engine/media/binaries';
+import { admitImage, admitVideo, probe } from '../../src/engine/media/input-gate';
+import { pinFor } from '../../src/engine/media/input-pin';
+import { DEFAULT_MEDIA_LIMITS, MediaLimits } from '../../src/engine/media/limits';
+import { buildDecodeCheckArgs, readVideoInfo } from '../../src/engine/media/probe';
+import { bombPng, clip, gab2Avi, h264, hlsPlaylist, jpegZipPolyglot, liarDimensionsAvi, pngImage, svgImage } from '../support/hostile-media';
+import { MEDIA } from './support/media';
+
+const run = promisify(execFile);
+
+let dir: string;
+let secret: string;
+const file = async (name: string, bytes: Buffer | Promise<Buffer>) => {
+  const path = join(dir, name);
+  await writeFile(path, await bytes);
+  return path;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'input-gate-'));
+  secret = await file('secret-output.mp4', clip('64x48', 1, h264, 'mp4'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('limits at their boundaries, on real files', () => {
+  const limits: MediaLimits = { maxVideoWidth: 64, maxVideoHeight: 48, maxVideoPixels: 64 * 48, maxImagePixels: 64 * 64 };
+
+  it('video: 64x48 passes at 64x48 and 3072 pixels', async () => {
+    const video = await probe(await file('at-limit.mp4', clip('64x48', 0.3, h264, 'mp4')), limits);
+    expect([video.width, video.height, video.type]).toEqual([64, 48, 'video/mp4']);
+  });
+
+  it.each([
+    ['one column too wide', '66x48', limits, /66x48, larger than the 64x48 limit/],
+    ['one row too tall', '64x50', limits, /64x50, larger than the 64x48 limit/],
+    ['one pixel over the pixel count', '64x48', { ...limits, maxVideoPixels: 64 * 48 - 1 }, /3072 pixels a frame\), over the limit of 3071 pixels/],
+  ])('video: refused when %s', async (_name, size, over, message) => {
+    const path = await file(`over-${size}.mp4`, clip(size, 0.3, h264, 'mp4'));
+    await expect(admitVideo(path, over)).rejects.toMatchObject({ code: 'input_invalid', message: expect.stringMatching(message) });
+  });
+
+  it('image: 64x64 passes at 4096 pixels, 65x64 is refused', async () => {
+    expect(await admitImage(await file('64.png', pngImage(64, 64)), limits)).toMatchObject({ type: 'image/png', width: 64, height: 64, pin: { demuxer: 'png_pipe' } });
+    await expect(admitImage(await file('65.png', pngImage(65, 64)), limits)).rejects.toThrow(/65x64 \(4160 pixels\), over the limit of 4096 pixels/);
+  });
+
+  it('the shared clips and images pass the default limits', async () => {
+    expect((await probe(MEDIA.portraitPan)).pin).toEqual({ demuxer: 'mov', maxPixels: 2 * DEFAULT_MEDIA_LIMITS.maxVideoPixels });
+    expect((await admitImage(MEDIA.portraitJpg)).pin.demuxer).toBe('jpeg_pipe');
+    expect((await admitImage(MEDIA.astronaut)).pin.demuxer).toBe('png_pipe');
+  });
+});
+
+describe('attacks the pins stop', () => {
+  const grayFrame = async (args: string[]) => {
+    try {
+      return (await run(ffmpegPath(), args, { encoding: 'buffer', maxBuffer: 1 << 20 })).stdout.length;
+    } catch {
+      return 0;
+    }
+  };
+
+  it('an HLS playlist named .png whose segment is a local video: unpinned ffmpeg decodes the local file; pinned, nothing is read', async () => {
+    const playlist = await file('background.png', hlsPlaylist(`file://${secret}`));
+    const unpinned = ['-v', 'error', '-i', playlist, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'];
+    expect(await grayFrame(unpinned)).toBe(64 * 48); // the attack is real on this ffmpeg
+    expect(await grayFrame(buildDecodeCheckArgs(playlist, pinFor('image/png')))).toBe(0);
+    await expect(admitImage(playlist)).rejects.toThrow('the background image is an HLS playlist, not a PNG, JPEG, WebP or GIF image');
+  });
+
+  it('an HLS playlist named .mp4: refused by its bytes; forced through the pinned ffprobe, it is still not read as HLS', async () => {
+    const playlist = await file('video.mp4', hlsPlaylist(`file://${secret}`, 'concat:/etc/passwd|/etc/hostname', 'subfile,,start,0,end,0,,:/etc/passwd'));
+    await expect(admitVideo(playlist)).rejects.toThrow('the file is an HLS playlist, not an mp4, mov, webm or avi video');
+    await expect(readVideoInfo(playlist, pinFor('video/mp4'))).rejects.toThrow(/could not be read as a video.*moov atom not found/);
+  });
+
+  it('an AVI whose GAB2 subtitle holds a playlist: no video, refused', async () => {
+    const avi = await file('subtitle.avi', gab2Avi(hlsPlaylist(`file://${secret}`)));
+    await expect(probe(avi)).rejects.toMatchObject({ code: 'input_invalid' });
+  });
+
+  it('a decompression-bomb PNG is refused from its header; a pinned decoder would refuse it too', async () => {
+    const bomb = await file('bomb.png', bombPng(15000, 15000));
+    await expect(admitImage(bomb)).rejects.toThrow(/15000x15000 \(225000000 pixels\), over the limit of 40000000 pixels/);
+    expect(await grayFrame(buildDecodeCheckArgs(bomb, pinFor('image/png', 2 * DEFAULT_MEDIA_LIMITS.maxImagePixels)))).toBe(0);
+  });
+
+  it('a video whose headers declare 12000x12000 over tiny frames is refused with its declared size', async () => {
+    await expect(admitVideo(await file('liar.avi', liarDimensionsAvi(12000, 12000)))).rejects.toThrow('the video is 12000x12000, larger than the 4096x4096 limit');
+  });
+
+  it('SVG and polyglots are refused as images', async () => {
+    await expect(admitImage(await file('bg.svg.png', svgImage()))).rejects.toThrow('the background image is an SVG image');
+    await expect(admitImage(await file('poly.jpg', jpegZipPolyglot()))).rejects.toThrow('a JPEG image and a ZIP archive at once');
+  });
+
+  it('the engine gates its own inputs: an HLS background image fails the run before any model loads', async () => {
+    const loadModel = jest.fn();
+    const background = await file('bg-hls', hlsPlaylist(`file://${secret}`));
+    const request = { inputPath: MEDIA.portraitPan, outputPath: join(dir, 'x.webm'), model: 'light' as const, outputFormat: 'webm' as const, background: { type: 'image' as const, imagePath: background } };
+    await expect(runEngine(request, { loadModel, cacheDir: dir })).rejects.toMatchObject({ code: 'input_invalid', message: expect.stringMatching(/HLS playlist/) });
+    expect(loadModel).not.toHaveBeenCalled();
+  });
+});
