@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, deflateSync } from 'node:zlib';
+import { constants, crc32, createDeflate, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 
@@ -71,6 +71,23 @@ export function bombPng(width: number, height: number): Buffer {
   const ihdr = Buffer.concat([u32be(width), u32be(height), Buffer.from([1, 0, 0, 0, 0])]);
   const raw = Buffer.alloc((1 + Math.ceil(width / 8)) * height);
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw, { level: 9 })), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+/**
+ * A valid PNG of width x height transparent RGBA pixels: about 1/1000 of the bytes it decodes to.
+ * The zeros are deflated as a stream, so the test never holds the decoded size in memory either.
+ */
+export async function bombPngRgba(width: number, height: number): Promise<Buffer> {
+  const ihdr = Buffer.concat([u32be(width), u32be(height), Buffer.from([8, 6, 0, 0, 0])]);
+  const row = Buffer.alloc(1 + 4 * width);
+  const deflate = createDeflate({ level: constants.Z_BEST_COMPRESSION });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise((resolve) => deflate.on('end', resolve));
+  for (let y = 0; y < height; y += 1) if (!deflate.write(row)) await new Promise((resolve) => deflate.once('drain', resolve));
+  deflate.end();
+  await done;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), pngChunk('IDAT', Buffer.concat(chunks)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 /** A minimal stored ZIP holding one file. */

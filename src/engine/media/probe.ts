@@ -189,11 +189,20 @@ function parseTagDuration(tags: Record<string, string> | undefined): number | un
 function asInputInvalid(error: unknown, message: string, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return new EngineError('canceled', 'probe aborted');
   if (error instanceof EngineError) return error;
-  const detail = error instanceof Error ? `: ${withoutPaths(error.message)}` : '';
+  const detail = error instanceof Error ? `: ${tidyToolMessage(error.message)}` : '';
   return new EngineError('input_invalid', `${message}${detail}`);
 }
 
-/** ffmpeg's messages name the files it read: the job's error shows none of this machine's paths. */
-export function withoutPaths(message: string): string {
-  return message.replace(/(?:file:)?\/[^\s:'"|,]+/g, '<file>');
+/**
+ * ffmpeg's log as a user reads it: no paths of this machine (ffmpeg names the files it read), no
+ * `[decoder @ 0x...]` prefixes, no "Last message repeated" lines.
+ */
+export function tidyToolMessage(message: string): string {
+  return message
+    .replace(/(?:file:)?\/[^\s:'"|,]+/g, '<file>')
+    .replace(/\[[\w ,]+ @ 0x[0-9a-f]+\] ?/g, '')
+    .replace(/\s*Last message repeated \d+ times\s*(\||$)/g, '')
+    .replace(/\(exit \d+\):\s*\|\s*/, (match) => match.slice(0, match.indexOf(':') + 1) + ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

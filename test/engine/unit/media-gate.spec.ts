@@ -1,7 +1,7 @@
 import { imageDimensions } from '../../../src/engine/media/image-header';
 import { pinArgs, pinFor } from '../../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, decoderPixelCap, imageSizeViolation, MediaLimits, videoSizeViolation } from '../../../src/engine/media/limits';
-import { buildDecodeCheckArgs, buildProbeArgs, refusedPictureSize, withoutPaths } from '../../../src/engine/media/probe';
+import { buildDecodeCheckArgs, buildProbeArgs, refusedPictureSize, tidyToolMessage } from '../../../src/engine/media/probe';
 import { describeContent, sniffImageType } from '../../../src/engine/media/sniff';
 import { tailIsZipArchive } from '../../../src/engine/media/zip-polyglot';
 
@@ -181,7 +181,13 @@ describe('pinned ffprobe and decode-check arguments', () => {
     expect(refusedPictureSize('moov atom not found')).toBeUndefined();
   });
 
-  it('error messages keep no path of this machine', () => {
-    expect(withoutPaths('ffprobe failed (exit 1): /tmp/backdrop-job-x/input: Invalid data | file:/etc/passwd')).toBe('ffprobe failed (exit 1): <file>: Invalid data | <file>');
+  it('error messages keep no path of this machine, and none of ffmpeg\'s noise', () => {
+    expect(tidyToolMessage('ffprobe failed (exit 1): /tmp/backdrop-job-x/input: Invalid data | file:/etc/passwd')).toBe('ffprobe failed (exit 1): <file>: Invalid data | <file>');
+    expect(tidyToolMessage('ffmpeg failed (exit 1):     Last message repeated 1 times | Cannot determine format of input stream 0:0 after EOF | Error marking filters as finished')).toBe(
+      'ffmpeg failed (exit 1): Cannot determine format of input stream 0:0 after EOF | Error marking filters as finished',
+    );
+    expect(tidyToolMessage('ffprobe failed (exit 1): [mov,mp4,m4a,3gp,3g2,mj2 @ 0x3839f340] moov atom not found | /tmp/x: Invalid data found when processing input')).toBe(
+      'ffprobe failed (exit 1): moov atom not found | <file>: Invalid data found when processing input',
+    );
   });
 });

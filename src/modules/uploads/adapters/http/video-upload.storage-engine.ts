@@ -3,7 +3,7 @@ import type { StorageEngine } from 'multer';
 import { PassThrough, Readable } from 'node:stream';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { StoredUploadBody, UploadsService } from '../../application/uploads.service';
-import { SNIFF_BYTES, sniffVideoType } from '../../../../engine/media/sniff';
+import { describeContent, SNIFF_BYTES, sniffVideoType } from '../../../../engine/media/sniff';
 
 export interface UploadedVideoFile extends Express.Multer.File {
   stored: StoredUploadBody;
@@ -69,7 +69,7 @@ export class VideoUploadStorageEngine implements StorageEngine {
     if (!contentType) {
       replay.destroy();
       file.stream.resume();
-      throw new DomainError('unsupported_media_type', 'Unsupported file type: upload an mp4, mov, webm or avi video');
+      throw new DomainError('unsupported_media_type', `Unsupported file type (the bytes are ${describeContent(head)}): upload an mp4, mov, webm or avi video`);
     }
     return this.uploads.storeBody(replay, contentType);
   }
