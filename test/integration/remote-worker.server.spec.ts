@@ -25,9 +25,11 @@ class ScriptedPool implements EnginePool {
   mode: 'copy' | 'hold' | { fail: EngineError } = 'copy';
   readonly started: string[] = [];
   readonly aborted: string[] = [];
+  readonly requests: EngineRequest[] = [];
 
   async run(request: EngineRequest, onProgress?: (progress: EngineProgress) => void, signal?: AbortSignal): Promise<EngineResult> {
     this.started.push(request.inputPath);
+    this.requests.push(request);
     onProgress?.({ framesDone: 5, framesTotal: 10 });
     if (typeof this.mode === 'object') throw this.mode.fail;
     if (this.mode === 'hold') {
@@ -217,6 +219,26 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
     pool.mode = { fail: new EngineError('input_too_long', 'the video is longer than 600 s') };
     const { json } = await call('POST', '/run', runRequest());
     expect(await finalStatus(json.id as string)).toMatchObject({ status: 'FAILED', errorCode: 'input_too_long', error: 'the video is longer than 600 s' });
+  });
+
+  it('hands the API\'s media size limits to the engine; without them, the engine\'s defaults apply', async () => {
+    const media_limits = { max_video_width: 1920, max_video_height: 1080, max_video_pixels: 2073600, max_image_pixels: 1000000 };
+    const limited = await call('POST', '/run', runRequest({ media_limits }));
+    await finalStatus(limited.json.id as string);
+    expect(pool.requests.at(-1)?.limits).toEqual({ maxVideoWidth: 1920, maxVideoHeight: 1080, maxVideoPixels: 2073600, maxImagePixels: 1000000 });
+    const plain = await call('POST', '/run', runRequest());
+    await finalStatus(plain.json.id as string);
+    expect(pool.requests.at(-1)?.limits).toBeUndefined();
+  });
+
+  it.each([
+    [{ max_video_width: 0, max_video_height: 1080, max_video_pixels: 2073600, max_image_pixels: 1 }, 'input.media_limits.max_video_width must be a positive number'],
+    [{ max_video_width: 1920, max_video_height: 1080, max_video_pixels: 2073600 }, 'input.media_limits.max_image_pixels is required'],
+    ['big', 'input.media_limits must be an object'],
+  ])('refuses media_limits %j with 400', async (media_limits, error) => {
+    const { status, json } = await call('POST', '/run', runRequest({ media_limits } as unknown as Partial<RunRequest['input']>));
+    expect(status).toBe(400);
+    expect(json).toEqual({ error });
   });
 
   it('forgets a finished run after WORKER_RESULT_TTL_SECONDS: 404', async () => {
