@@ -15,6 +15,8 @@ import { pinFor } from '../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, MediaLimits } from '../../src/engine/media/limits';
 import { buildDecodeCheckArgs, readVideoInfo } from '../../src/engine/media/probe';
 import { bombPng, clip, gab2Avi, h264, hlsPlaylist, jpegZipPolyglot, liarDimensionsAvi, pngImage, svgImage } from '../support/hostile-media';
+import sharp from 'sharp';
+import { createFakeModel } from './support/fake-model';
 import { MEDIA } from './support/media';
 
 const run = promisify(execFile);
@@ -59,6 +61,32 @@ describe('limits at their boundaries, on real files', () => {
     expect((await probe(MEDIA.portraitPan)).pin).toEqual({ demuxer: 'mov', maxPixels: 2 * DEFAULT_MEDIA_LIMITS.maxVideoPixels });
     expect((await admitImage(MEDIA.portraitJpg)).pin.demuxer).toBe('jpeg_pipe');
     expect((await admitImage(MEDIA.astronaut)).pin.demuxer).toBe('png_pipe');
+  });
+});
+
+describe('every accepted image type decodes through its pin', () => {
+  const image = (format: 'png' | 'jpeg' | 'webp' | 'gif') => sharp({ create: { width: 48, height: 32, channels: 3, background: { r: 0, g: 0, b: 255 } } }).toFormat(format).toBuffer();
+
+  it.each([
+    ['png', 'png_pipe'],
+    ['jpeg', 'jpeg_pipe'],
+    ['webp', 'webp_pipe'],
+    ['gif', 'gif'],
+  ] as const)('%s: admitted with the %s demuxer', async (format, demuxer) => {
+    const admitted = await admitImage(await file(`bg-${format}`, image(format)));
+    expect(admitted).toMatchObject({ type: `image/${format}`, width: 48, height: 32, pin: { demuxer } });
+  });
+
+  it('a WebP and a GIF background composite like a PNG one', async () => {
+    for (const format of ['webp', 'gif'] as const) {
+      const outputPath = join(dir, `over-${format}.mp4`);
+      const background = { type: 'image' as const, imagePath: await file(`composite-${format}`, image(format)) };
+      const result = await runEngine(
+        { inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'mp4', background, previewDuration: 0.2 },
+        { loadModel: async () => createFakeModel({ kind: 'ellipse' }), cacheDir: dir, workDir: dir },
+      );
+      expect(result.frames).toBe(5);
+    }
   });
 });
 
