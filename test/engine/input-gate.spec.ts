@@ -14,7 +14,8 @@ import { admitImage, admitVideo, probe } from '../../src/engine/media/input-gate
 import { pinFor } from '../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, MediaLimits } from '../../src/engine/media/limits';
 import { buildDecodeCheckArgs, readVideoInfo } from '../../src/engine/media/probe';
-import { bombPng, clip, gab2Avi, h264, hlsPlaylist, jpegZipPolyglot, liarDimensionsAvi, pngImage, svgImage } from '../support/hostile-media';
+import { RssSampler } from '../../bench/engine/process-tree';
+import { bombPng, bombPngRgba, clip, gab2Avi, h264, hlsPlaylist, jpegZipPolyglot, liarDimensionsAvi, pngImage, svgImage } from '../support/hostile-media';
 import sharp from 'sharp';
 import { createFakeModel } from './support/fake-model';
 import { MEDIA } from './support/media';
@@ -122,6 +123,23 @@ describe('attacks the pins stop', () => {
     const bomb = await file('bomb.png', bombPng(15000, 15000));
     await expect(admitImage(bomb)).rejects.toThrow(/15000x15000 \(225000000 pixels\), over the limit of 40000000 pixels/);
     expect(await grayFrame(buildDecodeCheckArgs(bomb, pinFor('image/png', 2 * DEFAULT_MEDIA_LIMITS.maxImagePixels)))).toBe(0);
+  });
+
+  it('memory: a 10000x10000 RGBA bomb (400 MB decoded, over the decoders\' 80 MP cap) decoded unpinned grows the process tree by hundreds of MB; through its pin, by next to nothing', async () => {
+    const bomb = await file('bomb-rgba.png', bombPngRgba(10000, 10000));
+    const growthMb = async (args: string[]) => {
+      const sampler = new RssSampler();
+      sampler.start(10);
+      const baseline = sampler.peakTree;
+      await grayFrame(args);
+      sampler.stop();
+      return (sampler.peakTree - baseline) / 2 ** 20;
+    };
+    const unpinned = await growthMb(['-v', 'error', '-i', bomb, '-frames:v', '1', '-vf', 'scale=16:16', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
+    const pinned = await growthMb(buildDecodeCheckArgs(bomb, pinFor('image/png', 2 * DEFAULT_MEDIA_LIMITS.maxImagePixels)));
+    process.stdout.write(`bomb decode: unpinned +${Math.round(unpinned)} MB, pinned +${Math.round(pinned)} MB\n`);
+    expect(unpinned).toBeGreaterThan(300);
+    expect(pinned).toBeLessThan(60);
   });
 
   it('a video whose headers declare 12000x12000 over tiny frames is refused with its declared size', async () => {
