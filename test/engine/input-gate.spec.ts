@@ -58,6 +58,16 @@ describe('limits at their boundaries, on real files', () => {
     await expect(admitImage(await file('65.png', pngImage(65, 64)), limits)).rejects.toThrow(/65x64 \(4160 pixels\), over the limit of 4096 pixels/);
   });
 
+  it.each([
+    ['mp4', h264, 'mp4', 'video/mp4', 'mov'],
+    ['mov', ['-c:v', 'mjpeg'], 'mov', 'video/quicktime', 'mov'],
+    ['webm', ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8'], 'webm', 'video/webm', 'matroska'],
+    ['avi', ['-c:v', 'mjpeg'], 'avi', 'video/x-msvideo', 'avi'],
+  ])('a %s probes and decodes through its pin', async (name, codec, format, type, demuxer) => {
+    const video = await probe(await file(`container.${name}`, clip('64x48', 0.3, codec, format)));
+    expect(video).toMatchObject({ type, width: 64, height: 48, pin: { demuxer } });
+  });
+
   it('the shared clips and images pass the default limits', async () => {
     expect((await probe(MEDIA.portraitPan)).pin).toEqual({ demuxer: 'mov', maxPixels: 2 * DEFAULT_MEDIA_LIMITS.maxVideoPixels });
     expect((await admitImage(MEDIA.portraitJpg)).pin.demuxer).toBe('jpeg_pipe');
