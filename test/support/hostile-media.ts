@@ -44,7 +44,9 @@ const list = (type: string, ...chunks: Buffer[]) => riff('LIST', Buffer.concat([
 
 /**
  * An AVI with one subtitle stream whose first chunk is a GAB2 subtitle file holding `payload` (an HLS
- * playlist): the shape of the "AVI + HLS + xbin" local-file-read exploit against ffmpeg.
+ * playlist): the shape of the "AVI + HLS + xbin" local-file-read exploit against ffmpeg. Both bundled
+ * builds already limit GAB2 subtitles to srt/ass; the gate's pins (`-format_whitelist avi`, which the
+ * nested open inherits) would stop the nested HLS even where a build does not.
  */
 export function gab2Avi(payload: Buffer): Buffer {
   const avih = Buffer.concat([u32(100000), u32(0), u32(0), u32(0x10), u32(1), u32(0), u32(1), u32(0), u32(0), u32(0), Buffer.alloc(16)]);

@@ -199,7 +199,7 @@ function asInputInvalid(error: unknown, message: string, signal: AbortSignal | u
  */
 export function tidyToolMessage(message: string): string {
   return message
-    .replace(/(?:file:)?\/[^\s:'"|,]+/g, '<file>')
+    .replace(/(^|[\s'"(=])(?:file:)?\/[^\s:'"|,]+/g, '$1<file>')
     .replace(/\[[\w ,]+ @ 0x[0-9a-f]+\] ?/g, '')
     .replace(/\s*Last message repeated \d+ times\s*(\||$)/g, '')
     .replace(/\(exit \d+\):\s*\|\s*/, (match) => match.slice(0, match.indexOf(':') + 1) + ' ')

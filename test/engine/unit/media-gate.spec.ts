@@ -183,6 +183,7 @@ describe('pinned ffprobe and decode-check arguments', () => {
 
   it('error messages keep no path of this machine, and none of ffmpeg\'s noise', () => {
     expect(tidyToolMessage('ffprobe failed (exit 1): /tmp/backdrop-job-x/input: Invalid data | file:/etc/passwd')).toBe('ffprobe failed (exit 1): <file>: Invalid data | <file>');
+    expect(tidyToolMessage('Invalid frame rate 1/0 in "/tmp/a b"')).toBe('Invalid frame rate 1/0 in "<file> b"');
     expect(tidyToolMessage('ffmpeg failed (exit 1):     Last message repeated 1 times | Cannot determine format of input stream 0:0 after EOF | Error marking filters as finished')).toBe(
       'ffmpeg failed (exit 1): Cannot determine format of input stream 0:0 after EOF | Error marking filters as finished',
     );
