@@ -92,6 +92,13 @@ export async function bombPngRgba(width: number, height: number): Promise<Buffer
   return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), pngChunk('IDAT', Buffer.concat(chunks)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
+/** `payload` behind a real MP4 `ftyp` box or PNG signature and header: it sniffs as that type. */
+export function disguised(as: 'mp4' | 'png', payload: Buffer): Buffer {
+  if (as === 'mp4') return Buffer.concat([u32be(20), Buffer.from('ftypisom'), u32be(0x200), Buffer.from('isom'), payload]);
+  const ihdr = Buffer.concat([u32be(64), u32be(64), Buffer.from([8, 6, 0, 0, 0])]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]), pngChunk('IHDR', ihdr), payload]);
+}
+
 /** A minimal stored ZIP holding one file. */
 export function zipArchive(name: string, content: Buffer): Buffer {
   const fileName = Buffer.from(name);

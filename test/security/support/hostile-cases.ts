@@ -3,7 +3,7 @@
  * the service must refuse (synchronously) or fail cleanly (a job ending `input_invalid`), whichever
  * door it comes through.
  */
-import { bombPngRgba, codecLiarAvi, gab2Avi, h264, clip, hlsPlaylist, htmlPage, jpegZipPolyglot, liarDimensionsAvi, svgImage, truncatedMp4 } from '../../support/hostile-media';
+import { bombPngRgba, codecLiarAvi, disguised, gab2Avi, h264, clip, hlsPlaylist, htmlPage, jpegZipPolyglot, liarDimensionsAvi, svgImage, truncatedMp4 } from '../../support/hostile-media';
 
 export type Door = 'upload' | 'video_url' | 'image_url';
 export const DOORS: readonly Door[] = ['upload', 'video_url', 'image_url'];
@@ -37,6 +37,8 @@ export function hostileCases(secrets: Secrets): HostileCase[] {
   return [
     ...playlistCases(secrets, 'mp4'),
     ...playlistCases(secrets, 'png'),
+    { name: 'MP4 signature over an HLS playlist (passes the sniffing; the pinned demuxer does not read HLS)', fileName: 'clip.mp4', make: async () => disguised('mp4', hlsPlaylist(`file://${secrets.videoPath}`)) },
+    { name: 'PNG signature over an HLS playlist (passes the sniffing; the pinned decoder does not read HLS)', fileName: 'background.png', make: async () => disguised('png', hlsPlaylist(`file://${secrets.videoPath}`)) },
     { name: 'AVI whose GAB2 subtitle chunk holds an HLS playlist', fileName: 'clip.avi', make: async () => gab2Avi(hlsPlaylist(`file://${secrets.textPath}`, `${secrets.victimUrl}/gab2.ts`)) },
     { name: 'SVG named as a PNG', fileName: 'background.png', make: async () => svgImage() },
     { name: 'HTML named as a JPEG', fileName: 'background.jpg', make: async () => htmlPage() },
