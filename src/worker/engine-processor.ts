@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { EngineError } from '../engine/types';
-import { EnginePool, engineRequestOf } from '../modules/worker-gateway/adapters/local.worker-gateway';
-import { RemoteOutput, RemoteTaskInput } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { EnginePool, engineRequestOf } from '../common/worker-protocol/engine-request';
+import { RemoteOutput, RemoteTaskInput } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, ProcessContext } from './job-queue';
 import { downloadToFile, uploadFile } from './transfers';
 

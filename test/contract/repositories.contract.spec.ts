@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { newJobId, newUploadId } from '../../src/common/ids';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
-import { scopeOf } from '../../src/infrastructure/database/typeorm.unit-of-work';
+import { migrate } from '../../src/composition/data-source';
+import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { typeOrmScopeOf as scopeOf } from '../../src/composition/typeorm.transaction-scope';
 import { ApiKeyRecord } from '../../src/modules/auth/adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from '../../src/modules/auth/adapters/typeorm/typeorm.api-key.repository';
 import { issueApiKey } from '../../src/modules/auth/domain/api-key';
@@ -71,15 +72,15 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     const key = await newKey();
     const job = aJob(key.id);
     await jobs.insert(job);
-    expect(await inTransaction((tx) => tx.ledger.grant(key.id, 10, null))).toBe(10);
-    expect(await inTransaction((tx) => tx.ledger.reserve(key.id, job.id, 11))).toBe(false);
-    expect(await inTransaction((tx) => tx.ledger.reserve(key.id, job.id, 8))).toBe(true);
-    expect(await inTransaction((tx) => tx.ledger.settle(key.id, job.id, 5))).toBe(5);
-    expect(await inTransaction((tx) => tx.ledger.settle(key.id, job.id, 5))).toBe(5);
-    await inTransaction((tx) => tx.ledger.release(key.id, job.id));
-    expect(await inTransaction((tx) => tx.ledger.balance(key.id))).toBe(5);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).grant(key.id, 10, null))).toBe(10);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).reserve(key.id, job.id, 11))).toBe(false);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).reserve(key.id, job.id, 8))).toBe(true);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).settle(key.id, job.id, 5))).toBe(5);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).settle(key.id, job.id, 5))).toBe(5);
+    await inTransaction((tx) => tx.get(CreditLedger).release(key.id, job.id));
+    expect(await inTransaction((tx) => tx.get(CreditLedger).balance(key.id))).toBe(5);
     expect((await keys.findById(key.id))?.credits).toBe(5);
-    expect(await inTransaction((tx) => tx.ledger.grant(key.id, -100, null))).toBe(0);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).grant(key.id, -100, null))).toBe(0);
     expect((await keys.findById(key.id))?.credits).toBe(0);
   });
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
-import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
+import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../../common/outbound-http';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { UploadsService } from '../../uploads/application/uploads.service';
+import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { VideoProbe } from '../../uploads/ports/video-probe';
 import { Job } from '../domain/job';
@@ -34,8 +34,8 @@ export class ProcessJobHandler {
     private readonly probe: VideoProbe,
     private readonly gateway: WorkerGateway,
     private readonly storage: ObjectStorage,
-    private readonly uploads: UploadsService,
-    private readonly outbound: OutboundHttpClient,
+    private readonly uploads: UploadedVideos,
+    private readonly outbound: OutboundHttp,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

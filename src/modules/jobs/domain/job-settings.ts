@@ -1,30 +1,10 @@
 import { DomainError } from '../../../common/errors/domain-error';
-import { assertProPrompt } from '../../models/domain/pro-prompt';
+import { assertProPrompt } from './pro-prompt';
+import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
 
-export const MODELS = ['original', 'light', 'pro', 'human'] as const;
-export type Model = (typeof MODELS)[number];
-
-export const OUTPUT_FORMATS = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-const ALPHA_FORMATS: readonly OutputFormat[] = ['webm', 'mov', 'gif', 'webp', 'png_sequence'];
-
-export const BG_TYPES = ['transparent', 'green', 'white', 'black', 'blue', 'custom', 'color', 'image'] as const;
-export type BgType = (typeof BG_TYPES)[number];
-
-export const ANCHORS = ['center', 'top-left', 'top-center', 'top-right', 'center-left', 'center-right', 'bottom-left', 'bottom-center', 'bottom-right'] as const;
-export type Anchor = (typeof ANCHORS)[number];
-
-export const PREVIEW_SECONDS = { min: 0.5, max: 30 } as const;
-export const CANVAS_SIDE = { min: 16, max: 4096 } as const;
-
-export type Rgb = [number, number, number];
-
-export type Background = { type: 'transparent' } | { type: 'color'; color: Rgb } | { type: 'image'; image_url: string };
-
-export interface Composition {
-  canvas?: { width: number; height: number };
-  foreground: { anchor: Anchor; scale: number; offset: { x: number; y: number } };
-}
+// The contract's names, re-exported so the domain's callers keep one import (defined once, in src/contract).
+export { ALPHA_FORMATS, ANCHORS, BG_TYPES, CANVAS_SIDE, MODELS, OUTPUT_EXTENSIONS, OUTPUT_FORMATS, PREVIEW_SECONDS } from '../../../contract/job-settings';
+export type { Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
 
 /** What the client asked for, as sent (after DTO type checks). Drafts keep it so start can override fields. */
 export interface JobRequest {
@@ -40,16 +20,6 @@ export interface JobRequest {
   };
   preview_duration?: number;
   text_prompt?: string;
-}
-
-/** The settings a worker runs with: every default applied, every rule checked. */
-export interface JobSettings {
-  model: Model;
-  outputFormat: OutputFormat;
-  background: Background;
-  composition: Composition | null;
-  previewDuration: number | null;
-  textPrompt: string | null;
 }
 
 const NAMED_COLORS: Record<'green' | 'white' | 'black' | 'blue', Rgb> = {

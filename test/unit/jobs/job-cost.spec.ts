@@ -1,4 +1,4 @@
-import { billableSeconds, creditCost } from '../../../src/modules/billing/domain/credit-cost';
+import { billableSeconds, creditCost } from '../../../src/modules/jobs/domain/job-cost';
 import { summarise, windowDays } from '../../../src/modules/usage/domain/usage-summary';
 
 describe('credit cost', () => {

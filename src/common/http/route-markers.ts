@@ -1,6 +1,16 @@
 import { SetMetadata } from '@nestjs/common';
 import type { Request } from 'express';
 
+/*
+ * Route markers read by cross-cutting adapters (the idempotency interceptor, the per-key job-start
+ * limit): plain metadata, so any module's controller carries them without importing those modules.
+ */
+
+export const IDEMPOTENT = 'backdrop:idempotent';
+
+/** The route honours an Idempotency-Key header (contract: Idempotency). */
+export const Idempotent = (): MethodDecorator => SetMetadata(IDEMPOTENT, true);
+
 export const JOB_START = 'backdrop:job-start';
 
 export type JobStartPredicate = (req: Request) => boolean;

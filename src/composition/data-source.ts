@@ -1,10 +1,7 @@
+/** The composition root's data source: the infrastructure's migrations with every module's entities. */
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ApiKeyRecord } from '../../modules/auth/adapters/typeorm/api-key.record';
-import { JobRecord } from '../../modules/jobs/adapters/typeorm/job.record';
-import { UploadRecord } from '../../modules/uploads/adapters/typeorm/upload.record';
-import { MIGRATIONS } from './migrations';
-
-export const ENTITIES = [ApiKeyRecord, JobRecord, UploadRecord];
+import { MIGRATIONS } from '../infrastructure/database/migrations';
+import { ENTITIES } from './typeorm.transaction-scope';
 
 export function dataSourceOptions(url: string): DataSourceOptions {
   return { type: 'postgres', url, entities: ENTITIES, migrations: MIGRATIONS, migrationsTableName: 'migrations', synchronize: false, logging: false, extra: { max: 10 } };

@@ -10,9 +10,9 @@
  *   GET  /health     -> RemoteHealth
  * Every request carries `authorization: <WORKER_API_KEY>`.
  */
-import type { JobFailureCode } from '../../../../common/errors/error-codes';
-import { JOB_FAILURE_CODES } from '../../../../common/errors/error-codes';
-import type { JobSettings } from '../../../jobs/domain/job-settings';
+import type { JobSettings } from '../../contract/job-settings';
+import type { JobFailureCode } from '../errors/error-codes';
+import { JOB_FAILURE_CODES } from '../errors/error-codes';
 
 export const REMOTE_STATUSES = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
 export type RemoteStatusName = (typeof REMOTE_STATUSES)[number];

@@ -1,8 +1,9 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../common/with-timeout';
-import { WEBHOOKS_QUEUE } from '../../../infrastructure/queue/queue-connection';
+import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../../common/with-timeout';
+import { WEBHOOKS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { QueuedDelivery, WebhookDeliveryQueue } from '../../ports/webhook-announcements';
 
 export interface DeliveryMessage {
   deliveryId: string;
@@ -13,12 +14,14 @@ export interface DeliveryMessage {
  * attempt, so the relay and the sweeper can both enqueue without sending an attempt twice.
  */
 @Injectable()
-export class WebhookRelay {
-  private readonly logger = new Logger(WebhookRelay.name);
+export class BullMqWebhookDeliveryQueue extends WebhookDeliveryQueue {
+  private readonly logger = new Logger(BullMqWebhookDeliveryQueue.name);
 
-  constructor(@InjectQueue(WEBHOOKS_QUEUE) private readonly queue: Queue<DeliveryMessage>) {}
+  constructor(@InjectQueue(WEBHOOKS_QUEUE) private readonly queue: Queue<DeliveryMessage>) {
+    super();
+  }
 
-  async enqueue(deliveries: ReadonlyArray<{ id: string; attempts: number }>, delayMs = 0): Promise<void> {
+  async enqueue(deliveries: ReadonlyArray<QueuedDelivery>, delayMs = 0): Promise<void> {
     for (const delivery of deliveries) {
       // A queue job that fails (database down) is retried, then removed so the sweeper can queue the attempt again.
       const options = { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: true };

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ApiKeysService } from '../../../auth/application/api-keys.service';
-import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
-import { ApiKey } from '../../../auth/domain/api-key';
+import { ApiKeysService } from '../../application/api-keys.service';
+import { ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
+import { ApiKey } from '../../domain/api-key';
 
 @ApiTags('webhooks')
 @ApiSecurity('apiKey')
