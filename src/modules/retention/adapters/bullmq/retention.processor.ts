@@ -1,9 +1,9 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, OnApplicationBootstrap } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { MAINTENANCE_QUEUE } from '../../infrastructure/queue/queue-connection';
-import { RetentionService } from './retention.service';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { MAINTENANCE_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { RetentionService } from '../../application/retention.service';
 
 /** Runs retention on a BullMQ schedule: one scheduler for the whole deployment, whatever the number of workers. */
 @Processor(MAINTENANCE_QUEUE)
