@@ -1,8 +1,10 @@
 /**
  * What a job can be asked for, as the API contract names it: models, output formats (with the file
  * extension of each), background types, anchors and their limits, and the settings a worker runs
- * with. Pure TypeScript with no imports, so the server, the worker server and src/web all read it.
+ * with. Pure TypeScript importing only the contract, so the server, the worker server and src/web all read it.
  */
+import type { Rgb } from './colour.js';
+
 export const MODELS = ['original', 'light', 'pro', 'human'] as const;
 export type Model = (typeof MODELS)[number];
 
@@ -24,7 +26,7 @@ export type Anchor = (typeof ANCHORS)[number];
 export const PREVIEW_SECONDS = { min: 0.5, max: 30 } as const;
 export const CANVAS_SIDE = { min: 16, max: 4096 } as const;
 
-export type Rgb = [number, number, number];
+export type { Rgb } from './colour.js';
 
 export type Background = { type: 'transparent' } | { type: 'color'; color: Rgb } | { type: 'image'; image_url: string };
 

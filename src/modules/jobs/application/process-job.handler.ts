@@ -10,8 +10,8 @@ import { Job } from '../domain/job';
 import { JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
+import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 
-const OUTPUT_EXTENSION: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
 const PROGRESS_WRITE_INTERVAL_MS = 500;
 const CANCEL_POLL_MS = 1000;
 
@@ -99,7 +99,7 @@ export class ProcessJobHandler {
     const inputKey = await this.resolveInput(job);
     if (job.reservedCredits === null && !(await this.reserveFetchedInput(job, inputKey))) return null;
     const backgroundImageKey = await this.fetchBackgroundImage(job);
-    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSION[job.settings.outputFormat]}`;
+    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
       const now = Date.now();

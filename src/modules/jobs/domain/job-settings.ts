@@ -1,4 +1,5 @@
 import { DomainError } from '../../../common/errors/domain-error';
+import { parseColour, parseRgbTriple } from '../../../contract/colour';
 import { assertProPrompt } from './pro-prompt';
 import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
 
@@ -29,29 +30,18 @@ const NAMED_COLORS: Record<'green' | 'white' | 'black' | 'blue', Rgb> = {
   blue: [0, 71, 187], // #0047BB
 };
 
-/**
- * Three numbers. All within [0,1]: normalized RGB (the original service's convention).
- * Any above 1: 0..255 integers. Anything else is refused, naming the field.
- */
+/** Three numbers: all within [0,1] (normalized RGB, the original service's convention) or 0..255 integers. */
 export function parseRgbArray(value: unknown, field: string): Rgb {
-  if (!Array.isArray(value) || value.length !== 3 || !value.every((n) => typeof n === 'number' && Number.isFinite(n))) {
-    throw DomainError.invalid(field, 'must be an array of three numbers');
-  }
-  const numbers = value as number[];
-  if (numbers.some((n) => n < 0)) throw DomainError.invalid(field, 'entries must not be negative');
-  if (numbers.every((n) => n <= 1)) return numbers.map((n) => Math.round(n * 255)) as Rgb;
-  if (numbers.every((n) => Number.isInteger(n) && n <= 255)) return [...numbers] as Rgb;
-  throw DomainError.invalid(field, 'use three numbers in [0,1] (normalized) or three integers in 0..255');
+  const parsed = parseRgbTriple(value);
+  if ('refused' in parsed) throw DomainError.invalid(field, parsed.refused);
+  return parsed;
 }
 
+/** "#RRGGBB" or three numbers (see parseRgbArray). */
 export function parseColor(value: unknown, field: string): Rgb {
-  if (typeof value === 'string') {
-    const match = /^#([0-9a-fA-F]{6})$/.exec(value);
-    if (!match) throw DomainError.invalid(field, 'must be #RRGGBB or an array of three numbers');
-    const hex = match[1];
-    return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb;
-  }
-  return parseRgbArray(value, field);
+  const parsed = parseColour(value);
+  if ('refused' in parsed) throw DomainError.invalid(field, parsed.refused);
+  return parsed;
 }
 
 function backgroundFromBgType(request: JobRequest): Background {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../common/errors/domain-error';
+import { UploadView } from '../../../contract/api-types';
 import { isUploadId } from '../../../contract/ids';
 import { newUploadId } from '../../../common/ids';
 import { ObjectStorage } from '../../storage/ports/object-storage';
@@ -17,15 +18,7 @@ export interface StoredUploadBody {
   size: number;
 }
 
-export interface UploadView {
-  success: true;
-  video_id: string;
-  video_url: string;
-  filename: string;
-  size: number;
-  content_type: string;
-  duration_seconds: number | null;
-}
+export type { UploadView } from '../../../contract/api-types';
 
 @Injectable()
 export class UploadsService extends UploadedVideos {
