@@ -16,6 +16,7 @@ import { TypeOrmUploadRepository } from '../../src/modules/uploads/adapters/type
 import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.record';
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
+import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { createTestDatabase } from '../support/test-database';
 
 interface Target {
@@ -58,6 +59,9 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     return keys.create({ clientId: 'c', note: null, keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: 'whsec_dGVzdA==' });
   };
   const inTransaction = <T>(work: (scope: ReturnType<typeof scopeOf>) => Promise<T>) => db.transaction((manager) => work(scopeOf(manager)));
+  const harness = { jobs: () => jobs, newOwner: async () => (await newKey()).id, inTransaction: <T>(work: (ledger: CreditLedger) => Promise<T>) => inTransaction((tx) => work(tx.get(CreditLedger))) };
+  describeJobRepositoryContract(harness);
+  describeCreditLedgerContract(harness);
 
   it('API keys: found by hash and fingerprint, disabled and re-enabled', async () => {
     const key = await newKey();
