@@ -5,6 +5,8 @@ import { InMemoryCreditLedger } from '../../src/modules/billing/adapters/in-memo
 import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
 import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory/in-memory.job.repository';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
+import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 
 /** The in-memory adapters against the same contracts as the TypeORM ones (repositories.contract.spec.ts). */
@@ -20,6 +22,8 @@ describe('in-memory adapters', () => {
 
   describeJobRepositoryContract(harness);
   describeCreditLedgerContract(harness);
+  const keys = new InMemoryApiKeyRepository();
+  describeApiKeyRepositoryContract(() => keys);
 
   it('a transaction that throws leaves the adapters as it found them', async () => {
     const owner = await harness.newOwner();

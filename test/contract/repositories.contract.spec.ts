@@ -16,6 +16,7 @@ import { TypeOrmUploadRepository } from '../../src/modules/uploads/adapters/type
 import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.record';
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
+import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { createTestDatabase } from '../support/test-database';
 
@@ -62,6 +63,7 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   const harness = { jobs: () => jobs, newOwner: async () => (await newKey()).id, inTransaction: <T>(work: (ledger: CreditLedger) => Promise<T>) => inTransaction((tx) => work(tx.get(CreditLedger))) };
   describeJobRepositoryContract(harness);
   describeCreditLedgerContract(harness);
+  describeApiKeyRepositoryContract(() => keys);
 
   it('API keys: found by hash and fingerprint, disabled and re-enabled', async () => {
     const key = await newKey();
