@@ -6,6 +6,8 @@ import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
 import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory/in-memory.job.repository';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 
@@ -24,6 +26,8 @@ describe('in-memory adapters', () => {
   describeCreditLedgerContract(harness);
   const keys = new InMemoryApiKeyRepository();
   describeApiKeyRepositoryContract(() => keys);
+  const outbox = new InMemoryWebhookOutbox();
+  describeWebhookOutboxContract(() => outbox, harness.newOwner);
 
   it('a transaction that throws leaves the adapters as it found them', async () => {
     const owner = await harness.newOwner();

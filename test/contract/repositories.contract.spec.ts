@@ -16,6 +16,8 @@ import { TypeOrmUploadRepository } from '../../src/modules/uploads/adapters/type
 import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.record';
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
+import { TypeOrmWebhookOutbox } from '../../src/modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
+import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { createTestDatabase } from '../support/test-database';
@@ -64,6 +66,7 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeJobRepositoryContract(harness);
   describeCreditLedgerContract(harness);
   describeApiKeyRepositoryContract(() => keys);
+  describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
 
   it('API keys: found by hash and fingerprint, disabled and re-enabled', async () => {
     const key = await newKey();

@@ -2,7 +2,11 @@ import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
 import { QueuedDelivery, WebhookDeliveryQueue } from '../../ports/webhook-announcements';
 import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
 
-/** The outbox in memory: one delivery per job and event (a second add keeps the first), attempts recorded. */
+/**
+ * The outbox in memory: one delivery per job and event (a second add keeps the first), attempts
+ * recorded only while a delivery is pending. Unlike the Postgres outbox it does not copy a finished
+ * delivery's state into the job's webhook_events (it knows no jobs).
+ */
 export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottable {
   private deliveries = new Map<string, WebhookDelivery>();
   readonly attempts: Array<{ id: string; statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry' }> = [];
@@ -41,7 +45,7 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
 
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
     const delivery = this.deliveries.get(id);
-    if (!delivery) return;
+    if (!delivery || delivery.status !== 'pending') return;
     this.attempts.push({ id, statusCode: result.statusCode, error: result.error, outcome: result.outcome });
     delivery.attempts += 1;
     delivery.status = result.outcome === 'retry' ? 'pending' : result.outcome;
