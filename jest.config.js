@@ -1,15 +1,46 @@
-/** One Jest configuration: unit specs beside the code, integration/contract/e2e suites under test/. */
-module.exports = {
+/**
+ * One Jest configuration, one test taxonomy (README "Tests"). Each tier is a Jest project, so
+ * `jest --selectProjects unit` runs one tier; `npm test` runs the fast tiers first:
+ *
+ *   unit         pure code and use cases on in-memory adapters: no Postgres, no Redis, no ffmpeg
+ *   contract     one suite per port, run against every adapter of that port
+ *   integration  real Postgres / Redis / ffmpeg / models behind one component (engine, queue, worker)
+ *   e2e          the HTTP API (and the CLI) end to end, fake or local worker
+ *   browser      the dashboard in headless Chromium
+ *   faults       kill -9, restarts, crashes between commit and enqueue
+ *   fuzz         requests generated from the OpenAPI document
+ */
+const base = {
   rootDir: '.',
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
     // ESM-only dependencies (see the transformer's comment)
     '^.+\\.m?js$': '<rootDir>/test/support/esm-package.transform.js',
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|typeorm|bullmq)/)'],
-  testTimeout: 60000,
   setupFiles: ['reflect-metadata'],
+  testTimeout: 60000,
+};
+
+const tier = (displayName, testMatch, testPathIgnorePatterns = []) => ({ ...base, displayName, testMatch, testPathIgnorePatterns: ['/node_modules/', ...testPathIgnorePatterns] });
+
+const FAULTS = ['<rootDir>/test/faults/', '<rootDir>/test/integration/remote-worker\\.faults\\.spec\\.ts$'];
+
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    tier('unit', ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts', '<rootDir>/test/engine/unit/**/*.spec.ts', '<rootDir>/test/security/address-policy.spec.ts', '<rootDir>/test/cli/cli-options.spec.ts']),
+    tier('contract', ['<rootDir>/test/contract/**/*.spec.ts']),
+    tier(
+      'integration',
+      ['<rootDir>/test/integration/**/*.spec.ts', '<rootDir>/test/engine/**/*.spec.ts', '<rootDir>/test/bench/**/*.spec.ts', '<rootDir>/test/security/outbound-client.spec.ts'],
+      ['<rootDir>/test/engine/unit/', ...FAULTS],
+    ),
+    tier('e2e', ['<rootDir>/test/e2e/**/*.spec.ts', '<rootDir>/test/billing/**/*.spec.ts', '<rootDir>/test/webhooks/**/*.spec.ts', '<rootDir>/test/usage/**/*.spec.ts', '<rootDir>/test/security/**/*.e2e.spec.ts', '<rootDir>/test/cli/backdrop-cli.spec.ts']),
+    tier('browser', ['<rootDir>/test/browser/**/*.spec.ts']),
+    tier('faults', ['<rootDir>/test/faults/**/*.spec.ts', '<rootDir>/test/integration/remote-worker.faults.spec.ts']),
+    tier('fuzz', ['<rootDir>/test/fuzz/**/*.spec.ts']),
+  ],
 };

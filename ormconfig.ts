@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './src/infrastructure/database/data-source-options';
+import { dataSourceOptions } from './src/composition/data-source';
 
 /**
  * The data source of the TypeORM CLI (`npm run migration:run|revert|show`). The server runs pending

@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from './config/app-config';
-import { CoreModule } from './infrastructure/core/core.module';
-import { dataSourceOptions } from './infrastructure/database/data-source-options';
+import { CoreModule } from './composition/core.module';
+import { dataSourceOptions } from './composition/data-source';
 import { QueueModule } from './infrastructure/queue/queue.module';
 import { InstanceSecrets } from './infrastructure/secrets/instance-secrets';
 import { AuthModule } from './modules/auth/auth.module';

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfig } from './config/app-config';
 import { createApp } from './create-app';
 import { resolveDatabase } from './database-url';
-import { migrate } from './infrastructure/database/data-source-options';
+import { migrate } from './composition/data-source';
 import { loadInstanceSecrets } from './infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from './modules/auth/application/api-keys.service';
 

@@ -21,7 +21,7 @@ import pino from 'pino';
 import { Client, Pool } from 'pg';
 import { loadConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../src/composition/data-source';
 import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
 

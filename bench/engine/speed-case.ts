@@ -4,6 +4,7 @@
  * mattes for the floor, and prints one JSON line. Started by run.ts.
  */
 import { join } from 'node:path';
+import { OUTPUT_EXTENSIONS } from '../../src/contract/job-settings';
 import { runEngine } from '../../src/engine/engine';
 import { ModelName, OutputFormat } from '../../src/engine/types';
 import { loadModelsModule } from './models';
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   const model = input.synthetic ? syntheticModel : await (await loadModelsModule())(input.model, { cacheDir: input.cacheDir });
   const modelLoadMs = performance.now() - loadStarted;
 
-  const extension = input.format === 'png_sequence' ? 'zip' : input.format;
+  const extension = OUTPUT_EXTENSIONS[input.format];
   const outputPath = join(input.outDir, `engine-${input.model}.${extension}`);
   const { model: recorded, recording } = recordingModel(model, join(input.outDir, `mattes-${input.model}.gray`));
   const sampler = new RssSampler();

@@ -15,7 +15,7 @@ import { Client } from 'pg';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/app-config';
 import { configureHttp } from '../../src/create-app';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../src/composition/data-source';
 import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
 import { WorkerGateway, WorkerOutcome } from '../../src/modules/worker-gateway/ports/worker-gateway';

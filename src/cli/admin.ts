@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../config/app-config';
 import { resolveDatabase } from '../database-url';
-import { migrate } from '../infrastructure/database/data-source-options';
+import { migrate } from '../composition/data-source';
 import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
+import { typeOrmScopeOf } from '../composition/typeorm.transaction-scope';
 import { ApiKeysService } from '../modules/auth/application/api-keys.service';
 import { keyView } from '../modules/auth/adapters/http/admin.controller';
 import { ApiKeyRecord } from '../modules/auth/adapters/typeorm/api-key.record';
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   try {
     dataSource = await migrate(database.url);
     const db = dataSource;
-    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), new TypeOrmUnitOfWork(db));
+    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), new TypeOrmUnitOfWork(db, typeOrmScopeOf));
     process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], values), null, 2)}\n`);
   } finally {
     await dataSource?.destroy();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ID_LENGTH, ID_PREFIX } from '../contract/ids';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -14,6 +15,7 @@ export function randomBase62(length: number): string {
 }
 
 /** 26 base62 characters carry ~154 bits: unguessable. */
-export const newJobId = (): string => `job_${randomBase62(26)}`;
-export const newUploadId = (): string => `vid_${randomBase62(26)}`;
-export const newRequestId = (): string => `req_${randomBase62(20)}`;
+export const newJobId = (): string => `${ID_PREFIX.job}${randomBase62(ID_LENGTH.job)}`;
+export const newUploadId = (): string => `${ID_PREFIX.upload}${randomBase62(ID_LENGTH.upload)}`;
+export const newRequestId = (): string => `${ID_PREFIX.request}${randomBase62(ID_LENGTH.request)}`;
+export const newWebhookMessageId = (): string => `${ID_PREFIX.webhookMessage}${randomBase62(ID_LENGTH.webhookMessage)}`;

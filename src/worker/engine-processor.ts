@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { MediaLimits } from '../engine/media/limits';
+import { OUTPUT_EXTENSIONS } from '../contract/job-settings';
 import { EngineError } from '../engine/types';
-import { EnginePool, engineRequestOf } from '../modules/worker-gateway/adapters/local.worker-gateway';
-import { RemoteOutput, RemoteTaskInput } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { EnginePool, engineRequestOf } from '../common/worker-protocol/engine-request';
+import { RemoteOutput, RemoteTaskInput } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, ProcessContext } from './job-queue';
 import { downloadToFile, uploadFile } from './transfers';
 
@@ -14,7 +15,6 @@ export interface EngineProcessorOptions {
   transferTimeoutMs: number;
 }
 
-const OUTPUT_EXTENSION: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
 
 /**
  * One job on this machine: the input (and background image) fetched from their signed URLs into a
@@ -29,7 +29,7 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
       await fetchInput(input.input_url, inputPath, 'input video', options, signal);
       const backgroundPath = input.background_image_url ? path.join(dir, 'background') : null;
       if (input.background_image_url && backgroundPath) await fetchInput(input.background_image_url, backgroundPath, 'background image', options, signal);
-      const outputPath = path.join(dir, `output.${OUTPUT_EXTENSION[input.settings.outputFormat] ?? 'bin'}`);
+      const outputPath = path.join(dir, `output.${OUTPUT_EXTENSIONS[input.settings.outputFormat] ?? 'bin'}`);
       // The engine request is built exactly as the API's local gateway builds it; keys are this run's local paths.
       const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds, mediaLimits: mediaLimitsOf(input) };
       const result = await pool.run(

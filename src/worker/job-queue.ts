@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RemoteTaskInput, RunRequest } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RemoteTaskInput, RunRequest } from '../common/worker-protocol/runpod-protocol';
 
 /** A failure with one of the API's job failure codes (input_invalid, output_failed, ...) when it has one. */
 export class JobFailure extends Error {

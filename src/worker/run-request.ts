@@ -1,4 +1,4 @@
-import { RunRequest } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { RunRequest } from '../common/worker-protocol/runpod-protocol';
 
 const MODELS = ['original', 'light', 'pro', 'human'];
 const FORMATS = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'];

@@ -1,4 +1,4 @@
-import { RemoteStatus } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { RemoteStatus } from '../common/worker-protocol/runpod-protocol';
 import { postJson } from './transfers';
 
 export interface WebhookSenderOptions {

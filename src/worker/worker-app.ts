@@ -1,6 +1,6 @@
 import { AddressInfo } from 'node:net';
 import { EngineProcessPool } from '../engine/runner/engine-process-pool';
-import { EnginePool } from '../modules/worker-gateway/adapters/local.worker-gateway';
+import { EnginePool } from '../common/worker-protocol/engine-request';
 import { engineProcessor } from './engine-processor';
 import { JobProcessor, WorkerJobQueue } from './job-queue';
 import { WorkerServerConfig } from './worker-config';

@@ -40,7 +40,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
-export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerServerConfig {
+export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerServerConfig {
   const apiKey = env.WORKER_API_KEY ?? '';
   if (apiKey.length < 16) throw new WorkerConfigError('WORKER_API_KEY', 'is required (at least 16 characters)');
   return {

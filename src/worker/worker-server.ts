@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
-import { RunRequest } from '../modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { RunRequest } from '../common/worker-protocol/runpod-protocol';
 import { WorkerJobQueue } from './job-queue';
 import { RunRequestInvalid, validateRunRequest } from './run-request';
 

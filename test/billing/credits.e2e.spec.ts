@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
-import { scopeOf } from '../../src/infrastructure/database/typeorm.unit-of-work';
+import { migrate } from '../../src/composition/data-source';
+import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { typeOrmScopeOf as scopeOf } from '../../src/composition/typeorm.transaction-scope';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 /** Credits as a customer checks them: reserve at start, charge processed seconds, refund failures, never overdraw. */
@@ -113,8 +114,8 @@ describe('credits', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 25 }), async (ops) => {
         run += 1;
-        const start = await db.transaction((m) => scopeOf(m).ledger.balance(apiKeyId));
-        await db.transaction((m) => scopeOf(m).ledger.grant(apiKeyId, -start, null));
+        const start = await db.transaction((m) => scopeOf(m).get(CreditLedger).balance(apiKeyId));
+        await db.transaction((m) => scopeOf(m).get(CreditLedger).grant(apiKeyId, -start, null));
         let grants = 0;
         let charges = 0;
         const open = new Map<number, number>();
@@ -122,7 +123,7 @@ describe('credits', () => {
         for (const step of ops) {
           const jobId = 'job' in step ? `job_prop${run}x${step.job}` : '';
           await db.transaction(async (m) => {
-            const ledger = scopeOf(m).ledger;
+            const ledger = scopeOf(m).get(CreditLedger);
             const before = await ledger.balance(apiKeyId);
             if (step.kind === 'grant') grants += (await ledger.grant(apiKeyId, step.amount, null)) - before;
             if (step.kind === 'reserve' && !open.has(step.job) && !closed.has(step.job)) {
@@ -149,7 +150,7 @@ describe('credits', () => {
           });
         }
         const [{ credits }] = await db.query(`SELECT credits FROM api_keys WHERE id = $1`, [apiKeyId]);
-        expect(Number(credits)).toBe(await db.transaction((m) => scopeOf(m).ledger.balance(apiKeyId)));
+        expect(Number(credits)).toBe(await db.transaction((m) => scopeOf(m).get(CreditLedger).balance(apiKeyId)));
       }),
       { numRuns: 30 },
     );

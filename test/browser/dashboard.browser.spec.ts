@@ -11,7 +11,7 @@ const WALKERS = path.join(MEDIA_DIR, 'walkers.mp4'); // 1 MB: over the limit bel
 const MAX_UPLOAD_BYTES = 400 * 1024;
 
 /**
- * The dashboard in Debian's chromium against the compiled server with the real engine: a user pastes
+ * The dashboard in headless Chromium (from @sparticuz/chromium) against the compiled server with the real engine: a user pastes
  * a key, uploads, starts a `human` job, watches it complete, compares, downloads; errors read in words.
  */
 describe('dashboard in a browser', () => {

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { newJobId, newUploadId } from '../../src/common/ids';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
-import { scopeOf } from '../../src/infrastructure/database/typeorm.unit-of-work';
+import { migrate } from '../../src/composition/data-source';
+import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { typeOrmScopeOf as scopeOf } from '../../src/composition/typeorm.transaction-scope';
 import { ApiKeyRecord } from '../../src/modules/auth/adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from '../../src/modules/auth/adapters/typeorm/typeorm.api-key.repository';
 import { issueApiKey } from '../../src/modules/auth/domain/api-key';
@@ -15,6 +16,10 @@ import { TypeOrmUploadRepository } from '../../src/modules/uploads/adapters/type
 import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.record';
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
+import { TypeOrmWebhookOutbox } from '../../src/modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
+import { describeWebhookOutboxContract } from './webhook-outbox.contract';
+import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
+import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { createTestDatabase } from '../support/test-database';
 
 interface Target {
@@ -57,6 +62,11 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     return keys.create({ clientId: 'c', note: null, keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: 'whsec_dGVzdA==' });
   };
   const inTransaction = <T>(work: (scope: ReturnType<typeof scopeOf>) => Promise<T>) => db.transaction((manager) => work(scopeOf(manager)));
+  const harness = { jobs: () => jobs, newOwner: async () => (await newKey()).id, inTransaction: <T>(work: (ledger: CreditLedger) => Promise<T>) => inTransaction((tx) => work(tx.get(CreditLedger))) };
+  describeJobRepositoryContract(harness);
+  describeCreditLedgerContract(harness);
+  describeApiKeyRepositoryContract(() => keys);
+  describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
 
   it('API keys: found by hash and fingerprint, disabled and re-enabled', async () => {
     const key = await newKey();
@@ -71,15 +81,15 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     const key = await newKey();
     const job = aJob(key.id);
     await jobs.insert(job);
-    expect(await inTransaction((tx) => tx.ledger.grant(key.id, 10, null))).toBe(10);
-    expect(await inTransaction((tx) => tx.ledger.reserve(key.id, job.id, 11))).toBe(false);
-    expect(await inTransaction((tx) => tx.ledger.reserve(key.id, job.id, 8))).toBe(true);
-    expect(await inTransaction((tx) => tx.ledger.settle(key.id, job.id, 5))).toBe(5);
-    expect(await inTransaction((tx) => tx.ledger.settle(key.id, job.id, 5))).toBe(5);
-    await inTransaction((tx) => tx.ledger.release(key.id, job.id));
-    expect(await inTransaction((tx) => tx.ledger.balance(key.id))).toBe(5);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).grant(key.id, 10, null))).toBe(10);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).reserve(key.id, job.id, 11))).toBe(false);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).reserve(key.id, job.id, 8))).toBe(true);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).settle(key.id, job.id, 5))).toBe(5);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).settle(key.id, job.id, 5))).toBe(5);
+    await inTransaction((tx) => tx.get(CreditLedger).release(key.id, job.id));
+    expect(await inTransaction((tx) => tx.get(CreditLedger).balance(key.id))).toBe(5);
     expect((await keys.findById(key.id))?.credits).toBe(5);
-    expect(await inTransaction((tx) => tx.ledger.grant(key.id, -100, null))).toBe(0);
+    expect(await inTransaction((tx) => tx.get(CreditLedger).grant(key.id, -100, null))).toBe(0);
     expect((await keys.findById(key.id))?.credits).toBe(0);
   });
 

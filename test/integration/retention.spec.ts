@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../src/composition/data-source';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 describe('retention', () => {

@@ -9,7 +9,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { loadConfig } from '../../src/config/app-config';
 import { createApp } from '../../src/create-app';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../src/composition/data-source';
 import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
 import { fingerprintOf, hashApiKey } from '../../src/modules/auth/domain/api-key';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { RemoteStatus, RunRequest } from '../../src/modules/worker-gateway/adapters/remote-http/runpod-protocol';
+import { RemoteStatus, RunRequest } from '../../src/common/worker-protocol/runpod-protocol';
 
 export interface RecordedRequest {
   method: string;

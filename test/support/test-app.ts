@@ -9,7 +9,8 @@ import TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { configureHttp } from '../../src/create-app';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../src/composition/data-source';
+import { PortToken } from '../../src/common/unit-of-work';
 import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
 import { ObjectStorage } from '../../src/modules/storage/ports/object-storage';
@@ -32,11 +33,28 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** A port (its abstract class, the Nest token) and the adapter to put in its place. */
+export type AdapterSwap<T = unknown> = readonly [PortToken<T>, T];
+
+/** Pairs a port with its replacement, type-checked: `swap(Clock, FixedClock.at('2026-01-01'))`. */
+export const swap = <T>(port: PortToken<T>, adapter: T): AdapterSwap => [port, adapter] as AdapterSwap;
+
+export interface TestAppOptions {
+  /** the adapter WORKER_GATEWAY names (e.g. remote) instead of the fake */
+  realWorkerGateway?: boolean;
+  /**
+   * Adapters to use instead of the configured ones (docs/testing.md). The ports used inside a
+   * transaction (JobRepository, CreditLedger, JobEventLog, WebhookOutbox, ApiKeyRepository) come
+   * from the UnitOfWork's scope, so they are swapped together with UnitOfWork or not at all.
+   */
+  adapters?: readonly AdapterSwap[];
+}
+
 /**
  * The real application (real HTTP on a loopback port, real Postgres in a fresh database, real queue)
- * with the scriptable fake WorkerGateway in place of the engine.
+ * with the scriptable fake WorkerGateway in place of the engine, and any other adapter swapped in.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { realWorkerGateway?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-test-'));
   const port = randomPort();
@@ -59,6 +77,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   if (!options.realWorkerGateway) {
     builder.overrideProvider(WorkerGateway).useFactory({ factory: (storage: ObjectStorage) => (fake = new FakeWorkerGateway(storage)), inject: [ObjectStorage] });
   }
+  for (const [port, adapter] of options.adapters ?? []) builder.overrideProvider(port).useValue(adapter);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);

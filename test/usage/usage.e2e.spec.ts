@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
-import { migrate } from '../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../src/composition/data-source';
 import { UsageRecorder } from '../../src/modules/usage/application/usage-recorder';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 

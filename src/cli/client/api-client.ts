@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { JobView } from '../../modules/jobs/application/job.presenter';
+import type { JobView } from '../../contract/api-types';
 import type { DailyUsage, UsageCounters } from '../../modules/usage/domain/usage-summary';
 import { ApiError, NetworkError } from './errors';
 

@@ -1,18 +1,22 @@
+import { isHexColour } from '../../contract/colour';
+import { MODELS as CONTRACT_MODELS, OUTPUT_EXTENSIONS, OUTPUT_FORMATS } from '../../contract/job-settings';
+import { JOB_STATUSES } from '../../contract/job-status';
 import { UsageError } from './errors';
 
-export const MODELS = ['original', 'light', 'human', 'pro'];
-export const FORMATS = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'];
-export const STATUSES = ['created', 'pending', 'processing', 'completed', 'failed'];
+/** The order --help lists the models in (the set is the contract's). */
+export const MODELS: readonly string[] = ['original', 'light', 'human', 'pro'].filter((model) => (CONTRACT_MODELS as readonly string[]).includes(model));
+export const FORMATS: readonly string[] = OUTPUT_FORMATS;
+export const STATUSES: readonly string[] = JOB_STATUSES;
 
-const FORMAT_OF_EXTENSION: Record<string, string> = { '.webm': 'webm', '.mov': 'mov', '.mp4': 'mp4', '.gif': 'gif', '.webp': 'webp', '.zip': 'png_sequence' };
-export const EXTENSION_OF_FORMAT: Record<string, string> = { webm: '.webm', mov: '.mov', mp4: '.mp4', gif: '.gif', webp: '.webp', png_sequence: '.zip' };
+export const EXTENSION_OF_FORMAT: Record<string, string> = Object.fromEntries(OUTPUT_FORMATS.map((format) => [format, `.${OUTPUT_EXTENSIONS[format]}`]));
+const FORMAT_OF_EXTENSION: Record<string, string> = Object.fromEntries(OUTPUT_FORMATS.map((format) => [`.${OUTPUT_EXTENSIONS[format]}`, format]));
 
 export type Background = { type: 'transparent' } | { type: 'color'; color: string } | { type: 'image'; image_url: string };
 
 /** --bg transparent | #RRGGBB | https://image */
 export function parseBackground(value: string): Background {
   if (value === 'transparent') return { type: 'transparent' };
-  if (/^#[0-9a-f]{6}$/i.test(value)) return { type: 'color', color: value.toUpperCase() };
+  if (isHexColour(value)) return { type: 'color', color: value.toUpperCase() };
   if (/^https?:\/\/\S+$/i.test(value)) return { type: 'image', image_url: value };
   throw new UsageError(`--bg must be transparent, a colour like #00FF00 or an http(s) image URL (got "${value}")`);
 }
@@ -27,7 +31,7 @@ export function outputFormat(format: string | undefined, output: string | undefi
   return FORMAT_OF_EXTENSION[extension] ?? 'webm';
 }
 
-export function oneOf(value: string | undefined, name: string, allowed: string[]): string | undefined {
+export function oneOf(value: string | undefined, name: string, allowed: readonly string[]): string | undefined {
   if (value !== undefined && !allowed.includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
   return value;
 }

@@ -1,6 +1,4 @@
-import { fingerprintOf, hashApiKey } from '../../modules/auth/domain/api-key';
-
-const API_KEY = /bd_live_[0-9A-Za-z]{32}/g;
+import { API_KEY_IN_TEXT, fingerprintOf, hashApiKey } from '../api-key-format';
 const URL_SIGNATURE = /([?&](?:signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&\s"']+/gi;
 
 /**
@@ -9,7 +7,7 @@ const URL_SIGNATURE = /([?&](?:signature|X-Amz-Signature|X-Amz-Credential|X-Amz-
  * headers or query strings in the first place.
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let safe = text.replace(API_KEY, (key) => `bd_live_<key ${fingerprintOf(hashApiKey(key))}>`).replace(URL_SIGNATURE, '$1[redacted]');
+  let safe = text.replace(API_KEY_IN_TEXT, (key) => `bd_live_<key ${fingerprintOf(hashApiKey(key))}>`).replace(URL_SIGNATURE, '$1[redacted]');
   for (const secret of secrets) if (secret.length >= 8) safe = safe.split(secret).join('[redacted]');
   return safe;
 }

@@ -3,30 +3,11 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
+import { FetchOptions, OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../common/outbound-http';
 import { AddressPolicy } from './address-policy';
 
-export class OutboundRequestRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OutboundRequestRefused';
-  }
-}
-
-export class OutboundRequestFailed extends Error {
-  constructor(message: string, readonly status?: number) {
-    super(message);
-    this.name = 'OutboundRequestFailed';
-  }
-}
-
-export interface FetchOptions {
-  /** The body may not be larger; a larger declared Content-Length fails before reading, a longer stream fails once past it. */
-  maxBytes: number;
-  /** Idle timeout: the longest wait for the connection to send anything (headers or the next body bytes). Default 30 s. */
-  timeoutMs?: number;
-  /** Redirects to follow, each checked like the first URL; never more than MAX_REDIRECTS. */
-  maxRedirects?: number;
-}
+// The port and its errors live in src/common (use cases import them); re-exported for this adapter's callers.
+export { FetchOptions, OutboundRequestFailed, OutboundRequestRefused } from '../../common/outbound-http';
 
 /** Name resolution as the client sees it: every address of a host (the default is the system resolver, dns.lookup). */
 export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
@@ -83,7 +64,7 @@ export function retryAfterSeconds(header: string | undefined, now = Date.now()):
  * - Redirects are followed by hand (at most MAX_REDIRECTS), every hop checked the same way; post() never follows.
  * - Connect and idle timeouts, a byte cap, no keep-alive sockets shared with anything else.
  */
-export class OutboundHttpClient {
+export class OutboundHttpClient extends OutboundHttp {
   private readonly resolveHost: Resolver;
   private readonly connectTimeoutMs: number;
   // Own agents without keep-alive: a pooled socket is never reused past a check made for another request.
@@ -93,6 +74,7 @@ export class OutboundHttpClient {
     private readonly policy: AddressPolicy,
     options: OutboundClientOptions = {},
   ) {
+    super();
     this.resolveHost = options.resolve ?? systemResolver;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   }

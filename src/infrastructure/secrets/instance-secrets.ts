@@ -4,6 +4,9 @@ import * as path from 'node:path';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 
+/** The Nest token of this instance's InstanceSecrets. */
+export const INSTANCE_SECRETS = Symbol('INSTANCE_SECRETS');
+
 export interface InstanceSecrets {
   urlSigningSecret: string;
   adminTokenHash: string;

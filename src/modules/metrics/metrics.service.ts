@@ -3,12 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../infrastructure/queue/queue-connection';
+import { ServiceMetrics } from './ports/service-metrics';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children'] as const;
 
 /** Prometheus metrics of this process; every replica and worker exposes its own at /metrics. */
 @Injectable()
-export class MetricsService {
+export class MetricsService extends ServiceMetrics {
   readonly registry = new Registry();
   readonly httpDuration = new Histogram({
     name: 'backdrop_http_request_duration_seconds',
@@ -48,6 +49,7 @@ export class MetricsService {
     @InjectQueue(JOBS_QUEUE) jobsQueue: Queue,
     @InjectQueue(WEBHOOKS_QUEUE) webhooksQueue: Queue,
   ) {
+    super();
     collectDefaultMetrics({ register: this.registry, prefix: 'backdrop_' });
     new Gauge({
       name: 'backdrop_queue_jobs',
@@ -66,5 +68,10 @@ export class MetricsService {
   observeJob(model: string, status: 'completed' | 'failed', seconds: number, frames?: number): void {
     this.jobDuration.observe({ model, status }, seconds);
     if (status === 'completed' && frames && seconds > 0) this.jobFps.observe({ model }, frames / seconds);
+  }
+
+  countWebhookAttempt(event: string, result: 'sent' | 'retry' | 'failed'): void {
+    this.webhookDeliveries.inc({ event, result });
+    if (result === 'failed') this.webhookFailures.inc({ event });
   }
 }

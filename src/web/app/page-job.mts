@@ -4,10 +4,9 @@ import { fill, formatDate, formatSeconds, h, notice } from './dom.mjs';
 import { resultView } from './result.mjs';
 import { PageContext, sleep } from './router.mjs';
 import { inputOf } from './state.mjs';
-import type { JobView } from './types.mjs';
+import { TERMINAL_STATUSES, type JobView } from './types.mjs';
 import { progressBar } from './upload.mjs';
 
-const TERMINAL = ['completed', 'failed'];
 
 export function statusBadge(status: string): HTMLElement {
   return h('span', { class: `badge badge-${status}`, 'data-testid': 'status' }, status);
@@ -51,7 +50,7 @@ export function jobPage(context: PageContext): HTMLElement {
         if (context.signal.aborted) return;
         problems.replaceChildren();
         show(job);
-        if (TERMINAL.includes(job.status)) return;
+        if (TERMINAL_STATUSES.includes(job.status)) return;
       } catch (error) {
         if (context.signal.aborted) return;
         problems.replaceChildren(notice('error', errorText(error)));

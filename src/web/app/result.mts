@@ -3,9 +3,8 @@
  * slider over the input when it is at hand, and the download link.
  */
 import { h } from './dom.mjs';
-import type { JobView } from './types.mjs';
+import { OUTPUT_EXTENSIONS, type JobView } from './types.mjs';
 
-const EXTENSIONS: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
 
 function outputElement(job: JobView): HTMLVideoElement | HTMLImageElement | null {
   const url = job.output_url!;
@@ -54,7 +53,7 @@ function comparison(output: HTMLVideoElement | HTMLImageElement, input: Promise<
 
 export function resultView(job: JobView, input: Promise<string | null>): HTMLElement {
   const output = outputElement(job);
-  const fileName = `${job.id}.${EXTENSIONS[job.output_format] ?? 'bin'}`;
+  const fileName = `${job.id}.${OUTPUT_EXTENSIONS[job.output_format as keyof typeof OUTPUT_EXTENSIONS] ?? 'bin'}`;
   const download = h('a', { class: 'button primary', href: job.output_url!, download: fileName, title: fileName, 'data-testid': 'download' }, `Download ${fileName.slice(fileName.lastIndexOf('.'))}`);
   if (!output) {
     return h('section', { class: 'card result' }, h('h2', {}, 'Result'), h('p', {}, `Browsers cannot play ${job.output_format} files; download it to look at it.`), download);

@@ -1,42 +1,16 @@
-/** The API's shapes as the dashboard reads them (contract.md). */
+/** The API's shapes as the dashboard reads them: the contract's own (src/contract, shared with the server), and the dashboard's orderings. */
+import type { Anchor, Model } from './job-settings.js';
 
-export type JobStatus = 'created' | 'pending' | 'processing' | 'completed' | 'failed';
-export const JOB_STATUSES: JobStatus[] = ['created', 'pending', 'processing', 'completed', 'failed'];
-export const MODELS = ['light', 'human', 'original', 'pro'] as const;
-export const OUTPUT_FORMATS = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'] as const;
-export const ANCHORS = ['top-left', 'top-center', 'top-right', 'center-left', 'center', 'center-right', 'bottom-left', 'bottom-center', 'bottom-right'] as const;
-export type Anchor = (typeof ANCHORS)[number];
+export type { JobsPage, JobView, UploadView } from './api-types.js';
+export type { JobStatus } from './job-status.js';
+export type { Anchor } from './job-settings.js';
+export { JOB_STATUSES, TERMINAL_STATUSES } from './job-status.js';
+export { OUTPUT_EXTENSIONS, OUTPUT_FORMATS } from './job-settings.js';
 
-export interface JobView {
-  id: string;
-  status: JobStatus;
-  progress: number;
-  output_url: string | null;
-  output_format: string;
-  error: string | null;
-  error_code: string | null;
-  created_at: string;
-  completed_at: string | null;
-  duration_seconds: number | null;
-  billing_status: string | null;
-  video_url: string;
-  model: string;
-  preview_duration: number | null;
-}
-
-export interface JobsPage {
-  items: JobView[];
-  total: number;
-  limit: number;
-  offset: number;
-}
-
-export interface UploadView {
-  video_id: string;
-  video_url: string;
-  filename: string;
-  size: number;
-}
+/** The models in the order the form offers them. */
+export const MODELS: readonly Model[] = ['light', 'human', 'original', 'pro'];
+/** The anchors in the order of the 3x3 grid. */
+export const ANCHORS: readonly Anchor[] = ['top-left', 'top-center', 'top-right', 'center-left', 'center', 'center-right', 'bottom-left', 'bottom-center', 'bottom-right'];
 
 export interface UsageCounters {
   total_jobs: number;

@@ -1,16 +1,23 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
+import packagedChromium from '@sparticuz/chromium';
 import { Browser, chromium, Page } from 'playwright-core';
 import { ROOT } from '../../support/processes';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
 
-/** Debian's chromium, headless (playwright-core downloads no browser of its own). */
+/**
+ * The Chromium binary shipped in the npm package @sparticuz/chromium (unpacked once into the OS temp
+ * directory), so `npm ci` is all a fresh machine needs; CHROMIUM_PATH points at another build instead.
+ */
+export async function chromiumExecutable(): Promise<string> {
+  return process.env.CHROMIUM_PATH ?? (await packagedChromium.executablePath());
+}
+
+/** Headless Chromium driven by playwright-core (which downloads no browser of its own). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: await chromiumExecutable(),
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
   });

@@ -9,7 +9,7 @@ import TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../../src/app.module';
 import { loadConfig } from '../../../src/config/app-config';
 import { configureHttp } from '../../../src/create-app';
-import { migrate } from '../../../src/infrastructure/database/data-source-options';
+import { migrate } from '../../../src/composition/data-source';
 import { loadInstanceSecrets } from '../../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
 import { ObjectStorage } from '../../../src/modules/storage/ports/object-storage';

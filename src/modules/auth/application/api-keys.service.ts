@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UnitOfWork } from '../../../common/unit-of-work';
-import { newWebhookSecret } from '../../webhooks/domain/webhook-signing';
+import { newWebhookSecret } from '../../../common/webhook-secret';
 import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey } from '../domain/api-key';
+import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { ApiKeyRepository } from '../ports/api-key.repository';
 
 export interface CreatedKey {
@@ -21,9 +22,9 @@ export class ApiKeysService {
   async create(clientId: string, note: string | null, credits: number): Promise<CreatedKey> {
     const issued = issueApiKey();
     const key = await this.unitOfWork.run(async (tx) => {
-      const created = await tx.apiKeys.create({ clientId, note, keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: newWebhookSecret() });
-      if (credits > 0) await tx.ledger.grant(created.id, credits, 'granted at creation');
-      return (await tx.apiKeys.findById(created.id)) ?? created;
+      const created = await tx.get(ApiKeyRepository).create({ clientId, note, keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: newWebhookSecret() });
+      if (credits > 0) await tx.get(CreditLedger).grant(created.id, credits, 'granted at creation');
+      return (await tx.get(ApiKeyRepository).findById(created.id)) ?? created;
     });
     return { apiKey: issued.plaintext, key };
   }
@@ -51,8 +52,8 @@ export class ApiKeysService {
     const key = await this.keys.findByFingerprint(fingerprint);
     if (!key) throw DomainError.notFound('API key');
     return this.unitOfWork.run(async (tx) => {
-      await tx.ledger.grant(key.id, credits, credits >= 0 ? 'granted by an administrator' : 'deducted by an administrator');
-      return (await tx.apiKeys.findById(key.id))!;
+      await tx.get(CreditLedger).grant(key.id, credits, credits >= 0 ? 'granted by an administrator' : 'deducted by an administrator');
+      return (await tx.get(ApiKeyRepository).findById(key.id))!;
     });
   }
 

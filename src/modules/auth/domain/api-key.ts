@@ -1,7 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { API_KEY_PREFIX, fingerprintOf, hashApiKey } from '../../../common/api-key-format';
 import { randomBase62 } from '../../../common/ids';
 
-export const API_KEY_PREFIX = 'bd_live_';
+export { API_KEY_PREFIX, fingerprintOf, hashApiKey, looksLikeApiKey } from '../../../common/api-key-format';
 
 /** An API key as the domain sees it: never the plaintext, only its hash and fingerprint. */
 export interface ApiKey {
@@ -22,24 +23,10 @@ export interface IssuedKey {
   fingerprint: string;
 }
 
-export function hashApiKey(plaintext: string): string {
-  return createHash('sha256').update(plaintext, 'utf8').digest('hex');
-}
-
-/** The first 12 hex characters of the hash: safe to log and show, enough to tell keys apart. */
-export function fingerprintOf(keyHash: string): string {
-  return keyHash.slice(0, 12);
-}
-
 export function issueApiKey(): IssuedKey {
   const plaintext = `${API_KEY_PREFIX}${randomBase62(32)}`;
   const keyHash = hashApiKey(plaintext);
   return { plaintext, keyHash, fingerprint: fingerprintOf(keyHash) };
-}
-
-/** Cheap shape check so obviously malformed keys never reach the database. */
-export function looksLikeApiKey(candidate: string): boolean {
-  return /^bd_live_[0-9A-Za-z]{32}$/.test(candidate);
 }
 
 const EVEN_HEX = /^(?:[0-9a-fA-F]{2})*$/;

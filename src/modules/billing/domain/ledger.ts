@@ -13,5 +13,3 @@ export interface LedgerEntry {
 export function balanceOf(entries: readonly LedgerEntry[]): number {
   return entries.reduce((sum, entry) => sum + entry.amount, 0);
 }
-
-export type BillingStatus = 'reserved' | 'charged' | 'refunded' | 'insufficient_credits';

@@ -4,17 +4,19 @@ import { Clock } from '../../../common/clock';
 import { DomainError } from '../../../common/errors/domain-error';
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
-import { billableSeconds, creditCost } from '../../billing/domain/credit-cost';
-import { WebhookAnnouncer } from '../../webhooks/application/webhook-announcer';
-import { WebhookRelay } from '../../webhooks/application/webhook-relay';
+import { CreditLedger } from '../../billing/ports/credit-ledger';
+import { QueuedDelivery, WebhookAnnouncements, WebhookDeliveryQueue } from '../../webhooks/ports/webhook-announcements';
+import { billableSeconds, creditCost } from '../domain/job-cost';
 import { Job, JobTransitions, WebhookEventName } from '../domain/job';
 import { JobRequest, JobSettings, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
+import { JobEventLog } from '../ports/job-event-log';
+import { JobRepository } from '../ports/job.repository';
 import { JobDispatchRelay } from './job-dispatch-relay';
 import { JobPresenter } from './job.presenter';
-import { MetricsService } from '../../metrics/metrics.service';
+import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 
-type Deliveries = Array<{ id: string; attempts: number }>;
+type Deliveries = QueuedDelivery[];
 
 /**
  * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
@@ -25,11 +27,11 @@ export class JobLifecycle {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly presenter: JobPresenter,
-    private readonly announcer: WebhookAnnouncer,
-    private readonly relay: WebhookRelay,
+    private readonly announcer: WebhookAnnouncements,
+    private readonly relay: WebhookDeliveryQueue,
     private readonly dispatchRelay: JobDispatchRelay,
     private readonly clock: Clock,
-    private readonly metrics: MetricsService,
+    private readonly metrics: ServiceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -39,8 +41,8 @@ export class JobLifecycle {
 
   async created(job: Job): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
-      await tx.jobs.insert(job);
-      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
+      await tx.get(JobRepository).insert(job);
+      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
     });
   }
 
@@ -52,12 +54,12 @@ export class JobLifecycle {
     const settings = resolveJobSettings(request);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
-      if (reserve !== null && !(await tx.ledger.reserve(job.apiKeyId, job.id, reserve))) {
+      if (reserve !== null && !(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) {
         throw new DomainError('insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`);
       }
       const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl, billingStatus: reserve === null ? null : ('reserved' as const), reservedCredits: reserve };
       const moved = await this.move(tx, job, 'created', changes);
-      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'started' });
+      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'started' });
       return { started: moved, deliveries: await this.announce(tx, moved, 'job.started') };
     });
     await this.relay.enqueue(deliveries);
@@ -70,7 +72,7 @@ export class JobLifecycle {
     const { failed, deliveries } = await this.unitOfWork.run(async (tx) => {
       const changes = { ...JobTransitions.fail(job, 'insufficient_credits', message, this.clock.now()), request, settings: resolveJobSettings(request), webhookUrl, billingStatus: 'insufficient_credits' as const };
       const moved = await this.move(tx, job, 'created', changes);
-      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
+      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
       return { failed: moved, deliveries: await this.announce(tx, moved, 'job.failed') };
     });
     await this.relay.enqueue(deliveries);
@@ -78,7 +80,7 @@ export class JobLifecycle {
   }
 
   pickUp(job: Job): Promise<Job | null> {
-    return this.unitOfWork.run((tx) => tx.jobs.transition(job.id, 'pending', JobTransitions.pickUp(job)));
+    return this.unitOfWork.run((tx) => tx.get(JobRepository).transition(job.id, 'pending', JobTransitions.pickUp(job)));
   }
 
   /** For inputs fetched by URL the duration is known only once fetched: reserve then, or fail the job. */
@@ -86,8 +88,8 @@ export class JobLifecycle {
     if (job.reservedCredits !== null) return job;
     const reserve = this.costOf(job.settings, durationSeconds);
     const reserved = await this.unitOfWork.run(async (tx) => {
-      if (!(await tx.ledger.reserve(job.apiKeyId, job.id, reserve))) return null;
-      return tx.jobs.transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
+      if (!(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) return null;
+      return tx.get(JobRepository).transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
     });
     if (reserved) return reserved;
     await this.fail(job, 'insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`, 'insufficient_credits');
@@ -97,10 +99,10 @@ export class JobLifecycle {
   /** Processing -> completed: charge the processed seconds (at most the reserve), release the rest. */
   async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
-      const charged = job.reservedCredits === null ? 0 : await tx.ledger.settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
+      const charged = job.reservedCredits === null ? 0 : await tx.get(CreditLedger).settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
       const changes = { ...JobTransitions.complete(job, outcome, this.clock.now()), billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };
       const moved = await this.move(tx, job, 'processing', changes);
-      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'completed', seconds: outcome.durationSeconds, credits: charged });
+      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'completed', seconds: outcome.durationSeconds, credits: charged });
       return this.announce(tx, moved, 'job.completed');
     });
     this.metrics.observeJob(job.settings.model, 'completed', this.secondsSinceStart(job), outcome.frames);
@@ -114,14 +116,14 @@ export class JobLifecycle {
   /** Pending or processing -> failed: the whole reserve goes back. */
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
-      const current = await tx.jobs.findById(job.id);
+      const current = await tx.get(JobRepository).findById(job.id);
       // A job that had already ended: nothing written, nothing announced.
       if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
-      if (current.reservedCredits !== null) await tx.ledger.release(job.apiKeyId, job.id);
+      if (current.reservedCredits !== null) await tx.get(CreditLedger).release(job.apiKeyId, job.id);
       const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
       const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
       const moved = await this.move(tx, current, current.status, changes);
-      await tx.jobEvents.record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
+      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
       return this.announce(tx, moved, 'job.failed');
     });
     if (deliveries === null) return;
@@ -138,12 +140,12 @@ export class JobLifecycle {
   }
 
   private async move(tx: TransactionScope, job: Job, from: JobStatus, changes: Partial<Job>): Promise<Job> {
-    const moved = await tx.jobs.transition(job.id, from, changes);
+    const moved = await tx.get(JobRepository).transition(job.id, from, changes);
     if (!moved) throw new DomainError('invalid_state', 'This job was changed by another request');
     return moved;
   }
 
   private async announce(tx: TransactionScope, job: Job, event: WebhookEventName): Promise<Deliveries> {
-    return this.announcer.announce(tx, job, event, await this.presenter.present(job));
+    return this.announcer.announce(tx, { apiKeyId: job.apiKeyId, jobId: job.id, webhookUrl: job.webhookUrl, event, data: await this.presenter.present(job) });
   }
 }

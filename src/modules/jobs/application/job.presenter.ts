@@ -1,35 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { ObjectStorage } from '../../storage/ports/object-storage';
+import { JobView } from '../../../contract/api-types';
 import { Job } from '../domain/job';
 
-export interface JobView {
-  id: string;
-  job_id: string;
-  status: string;
-  progress: number;
-  output_url: string | null;
-  output_format: string;
-  error: string | null;
-  error_code: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  duration_seconds: number | null;
-  billing_status: string | null;
-  credits_reserved: number | null;
-  credits_charged: number | null;
-  webhook_url: string | null;
-  webhook_events: Record<string, string>;
-  video_url: string;
-  model: string;
-  background: unknown;
-  composition: unknown;
-  preview_duration: number | null;
-  text_prompt: string | null;
-  metadata: Record<string, string> | null;
-  notes: string[];
-}
+export type { JobView } from '../../../contract/api-types';
 
 const STATUS_MESSAGES: Record<string, string> = {
   created: 'Draft created; start it with POST /v1/jobs/{id}/start',

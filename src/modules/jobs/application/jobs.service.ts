@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../common/clock';
 import { DomainError } from '../../../common/errors/domain-error';
+import { isJobId } from '../../../contract/ids';
 import { newJobId } from '../../../common/ids';
-import { OutboundHttpClient, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
-import { UploadsService } from '../../uploads/application/uploads.service';
+import { OutboundHttp, OutboundRequestRefused } from '../../../common/outbound-http';
+import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { draftJob, Job } from '../domain/job';
 import { JobLifecycle } from './job-lifecycle';
 import { JobRequest, mergeRequest, resolveJobSettings } from '../domain/job-settings';
@@ -30,8 +31,8 @@ export class JobsService {
   constructor(
     private readonly jobs: JobRepository,
     private readonly lifecycle: JobLifecycle,
-    private readonly uploads: UploadsService,
-    private readonly outbound: OutboundHttpClient,
+    private readonly uploads: UploadedVideos,
+    private readonly outbound: OutboundHttp,
     private readonly clock: Clock,
   ) {}
 
@@ -69,7 +70,14 @@ export class JobsService {
   }
 
   async get(apiKeyId: string, id: string): Promise<Job> {
-    const job = /^job_[0-9A-Za-z]{26}$/.test(id) ? await this.jobs.findOwned(id, apiKeyId) : null;
+    const job = isJobId(id) ? await this.jobs.findOwned(id, apiKeyId) : null;
+    if (!job) throw DomainError.notFound('Job');
+    return job;
+  }
+
+  /** Any key's job, for the keyless download the operator may allow (ALLOW_KEYLESS_DOWNLOAD). */
+  async getWithoutOwner(id: string): Promise<Job> {
+    const job = isJobId(id) ? await this.jobs.findById(id) : null;
     if (!job) throw DomainError.notFound('Job');
     return job;
   }

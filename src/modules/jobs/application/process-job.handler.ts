@@ -1,17 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
-import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused } from '../../../infrastructure/net/outbound-http.client';
+import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../../common/outbound-http';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { UploadsService } from '../../uploads/application/uploads.service';
+import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
 import { Job } from '../domain/job';
 import { JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
+import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 
-const OUTPUT_EXTENSION: Record<string, string> = { webm: 'webm', mov: 'mov', mp4: 'mp4', gif: 'gif', webp: 'webp', png_sequence: 'zip' };
 const PROGRESS_WRITE_INTERVAL_MS = 500;
 const CANCEL_POLL_MS = 1000;
 
@@ -34,8 +34,8 @@ export class ProcessJobHandler {
     private readonly probe: VideoProbe,
     private readonly gateway: WorkerGateway,
     private readonly storage: ObjectStorage,
-    private readonly uploads: UploadsService,
-    private readonly outbound: OutboundHttpClient,
+    private readonly uploads: UploadedVideos,
+    private readonly outbound: OutboundHttp,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -105,7 +105,7 @@ export class ProcessJobHandler {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
     }
-    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSION[job.settings.outputFormat]}`;
+    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
       const now = Date.now();

@@ -1,30 +1,11 @@
 import { DomainError } from '../../../common/errors/domain-error';
-import { assertProPrompt } from '../../models/domain/pro-prompt';
+import { parseColour, parseRgbTriple } from '../../../contract/colour';
+import { assertProPrompt } from './pro-prompt';
+import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
 
-export const MODELS = ['original', 'light', 'pro', 'human'] as const;
-export type Model = (typeof MODELS)[number];
-
-export const OUTPUT_FORMATS = ['webm', 'mov', 'mp4', 'gif', 'webp', 'png_sequence'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-const ALPHA_FORMATS: readonly OutputFormat[] = ['webm', 'mov', 'gif', 'webp', 'png_sequence'];
-
-export const BG_TYPES = ['transparent', 'green', 'white', 'black', 'blue', 'custom', 'color', 'image'] as const;
-export type BgType = (typeof BG_TYPES)[number];
-
-export const ANCHORS = ['center', 'top-left', 'top-center', 'top-right', 'center-left', 'center-right', 'bottom-left', 'bottom-center', 'bottom-right'] as const;
-export type Anchor = (typeof ANCHORS)[number];
-
-export const PREVIEW_SECONDS = { min: 0.5, max: 30 } as const;
-export const CANVAS_SIDE = { min: 16, max: 4096 } as const;
-
-export type Rgb = [number, number, number];
-
-export type Background = { type: 'transparent' } | { type: 'color'; color: Rgb } | { type: 'image'; image_url: string };
-
-export interface Composition {
-  canvas?: { width: number; height: number };
-  foreground: { anchor: Anchor; scale: number; offset: { x: number; y: number } };
-}
+// The contract's names, re-exported so the domain's callers keep one import (defined once, in src/contract).
+export { ALPHA_FORMATS, ANCHORS, BG_TYPES, CANVAS_SIDE, MODELS, OUTPUT_EXTENSIONS, OUTPUT_FORMATS, PREVIEW_SECONDS } from '../../../contract/job-settings';
+export type { Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
 
 /** What the client asked for, as sent (after DTO type checks). Drafts keep it so start can override fields. */
 export interface JobRequest {
@@ -42,16 +23,6 @@ export interface JobRequest {
   text_prompt?: string;
 }
 
-/** The settings a worker runs with: every default applied, every rule checked. */
-export interface JobSettings {
-  model: Model;
-  outputFormat: OutputFormat;
-  background: Background;
-  composition: Composition | null;
-  previewDuration: number | null;
-  textPrompt: string | null;
-}
-
 const NAMED_COLORS: Record<'green' | 'white' | 'black' | 'blue', Rgb> = {
   green: [9, 162, 70], // #09A246, the original service's [0.035, 0.635, 0.274]
   white: [255, 255, 255],
@@ -59,29 +30,18 @@ const NAMED_COLORS: Record<'green' | 'white' | 'black' | 'blue', Rgb> = {
   blue: [0, 71, 187], // #0047BB
 };
 
-/**
- * Three numbers. All within [0,1]: normalized RGB (the original service's convention).
- * Any above 1: 0..255 integers. Anything else is refused, naming the field.
- */
+/** Three numbers: all within [0,1] (normalized RGB, the original service's convention) or 0..255 integers. */
 export function parseRgbArray(value: unknown, field: string): Rgb {
-  if (!Array.isArray(value) || value.length !== 3 || !value.every((n) => typeof n === 'number' && Number.isFinite(n))) {
-    throw DomainError.invalid(field, 'must be an array of three numbers');
-  }
-  const numbers = value as number[];
-  if (numbers.some((n) => n < 0)) throw DomainError.invalid(field, 'entries must not be negative');
-  if (numbers.every((n) => n <= 1)) return numbers.map((n) => Math.round(n * 255)) as Rgb;
-  if (numbers.every((n) => Number.isInteger(n) && n <= 255)) return [...numbers] as Rgb;
-  throw DomainError.invalid(field, 'use three numbers in [0,1] (normalized) or three integers in 0..255');
+  const parsed = parseRgbTriple(value);
+  if ('refused' in parsed) throw DomainError.invalid(field, parsed.refused);
+  return parsed;
 }
 
+/** "#RRGGBB" or three numbers (see parseRgbArray). */
 export function parseColor(value: unknown, field: string): Rgb {
-  if (typeof value === 'string') {
-    const match = /^#([0-9a-fA-F]{6})$/.exec(value);
-    if (!match) throw DomainError.invalid(field, 'must be #RRGGBB or an array of three numbers');
-    const hex = match[1];
-    return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb;
-  }
-  return parseRgbArray(value, field);
+  const parsed = parseColour(value);
+  if ('refused' in parsed) throw DomainError.invalid(field, parsed.refused);
+  return parsed;
 }
 
 function backgroundFromBgType(request: JobRequest): Background {

@@ -1,9 +1,9 @@
 import { DomainError } from '../../../common/errors/domain-error';
 
-export const JOB_STATUSES = ['created', 'pending', 'processing', 'completed', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+import { JobStatus, TERMINAL_STATUSES } from '../../../contract/job-status';
 
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed'];
+export { JOB_STATUSES, TERMINAL_STATUSES } from '../../../contract/job-status';
+export type { JobStatus } from '../../../contract/job-status';
 
 /** The legal transitions of contract.md, and nothing else. */
 const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {

@@ -1,9 +1,13 @@
 import { JobFailureCode } from '../../../common/errors/error-codes';
-import type { BillingStatus } from '../../billing/domain/ledger';
 import { JobRequest, JobSettings } from './job-settings';
 import { assertTransition, JobStatus } from './job-status';
 
-export type WebhookEventName = 'job.started' | 'job.completed' | 'job.failed';
+import type { WebhookEventName } from '../../../contract/webhook-events';
+
+export type { WebhookEventName };
+
+/** Where a job's credits stand: held at start, charged at completion, returned on failure. */
+export type BillingStatus = 'reserved' | 'charged' | 'refunded' | 'insufficient_credits';
 export type WebhookDeliveryState = 'pending' | 'sent' | 'failed';
 
 export interface Job {

@@ -1,5 +1,5 @@
 import { describeVocabulary } from '../../../engine/models/pro/vocabulary';
-import { Model, MODELS } from '../../jobs/domain/job-settings';
+import { Model, MODELS } from '../../../contract/job-settings';
 
 /** What GET /v1/models lists for each model. */
 export interface ModelView {

@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../common/errors/domain-error';
+import { UploadView } from '../../../contract/api-types';
+import { isUploadId } from '../../../contract/ids';
 import { newUploadId } from '../../../common/ids';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { Upload, uploadStorageKey } from '../domain/upload';
-import { SupportedVideoType } from '../../../engine/media/sniff';
+import { UploadedVideos } from '../ports/uploaded-videos';
 import { UploadRepository } from '../ports/upload.repository';
-import { isRefusal, VideoProbe } from '../ports/video-probe';
+import { isRefusal, SupportedVideoType, VideoProbe } from '../ports/video-probe';
 
 export interface StoredUploadBody {
   uploadId: string;
@@ -16,24 +18,18 @@ export interface StoredUploadBody {
   size: number;
 }
 
-export interface UploadView {
-  success: true;
-  video_id: string;
-  video_url: string;
-  filename: string;
-  size: number;
-  content_type: string;
-  duration_seconds: number | null;
-}
+export type { UploadView } from '../../../contract/api-types';
 
 @Injectable()
-export class UploadsService {
+export class UploadsService extends UploadedVideos {
   constructor(
     private readonly storage: ObjectStorage,
     private readonly uploads: UploadRepository,
     private readonly probe: VideoProbe,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Streams the body into storage under a fresh id; the caller has already checked the signature. */
   async storeBody(body: Readable, contentType: SupportedVideoType): Promise<StoredUploadBody> {
@@ -73,7 +69,7 @@ export class UploadsService {
   }
 
   async findOwned(id: string, apiKeyId: string): Promise<Upload> {
-    const upload = /^vid_[0-9A-Za-z]{26}$/.test(id) ? await this.uploads.findOwned(id, apiKeyId) : null;
+    const upload = isUploadId(id) ? await this.uploads.findOwned(id, apiKeyId) : null;
     if (!upload) throw DomainError.notFound('Upload');
     if (upload.deletedAt) throw new DomainError('gone', 'This upload was deleted after its retention period');
     return upload;
@@ -88,7 +84,7 @@ export class UploadsService {
   uploadIdFromUrl(url: string): string | null {
     const prefix = `${this.config.publicBaseUrl}/v1/uploads/`;
     const candidate = url.startsWith(prefix) ? url.slice(prefix.length) : null;
-    return candidate && /^vid_[0-9A-Za-z]{26}$/.test(candidate) ? candidate : null;
+    return candidate && isUploadId(candidate) ? candidate : null;
   }
 
   view(upload: Upload): UploadView {

@@ -1,3 +1,6 @@
+/** The container types an upload may be (sniffed from its first bytes by the engine's media library). */
+export type { SupportedVideoType } from '../../../engine/media/sniff';
+
 export interface ProbedVideo {
   durationSeconds: number;
   width: number;

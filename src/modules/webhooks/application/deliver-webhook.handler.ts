@@ -1,15 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
-import { OutboundHttpClient } from '../../../infrastructure/net/outbound-http.client';
+import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
-import { TypeOrmWebhookOutbox } from '../adapters/typeorm/typeorm.webhook-outbox';
 import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
 import { webhookHeaders } from '../domain/webhook-signing';
-import { WebhookRelay } from './webhook-relay';
-import { MetricsService } from '../../metrics/metrics.service';
+import { WebhookDeliveryQueue } from '../ports/webhook-announcements';
+import { WebhookOutbox } from '../ports/webhook-outbox';
+import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 
 /**
  * One delivery attempt: POST the stored body, signed with the key's current secret, through the
@@ -18,19 +16,16 @@ import { MetricsService } from '../../metrics/metrics.service';
 @Injectable()
 export class DeliverWebhookHandler {
   private readonly logger = new Logger(DeliverWebhookHandler.name);
-  private readonly outbox: TypeOrmWebhookOutbox;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    private readonly outbox: WebhookOutbox,
     private readonly keys: ApiKeyRepository,
-    private readonly outbound: OutboundHttpClient,
-    private readonly relay: WebhookRelay,
+    private readonly outbound: OutboundHttp,
+    private readonly relay: WebhookDeliveryQueue,
     private readonly clock: Clock,
-    private readonly metrics: MetricsService,
+    private readonly metrics: ServiceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.outbox = new TypeOrmWebhookOutbox(dataSource.manager);
-  }
+  ) {}
 
   get schedule(): number[] {
     return this.config.env.WEBHOOK_RETRY_SCHEDULE_SECONDS;
@@ -57,8 +52,7 @@ export class DeliverWebhookHandler {
     const outcome = verdict === 'delivered' ? 'sent' : delay === null ? 'failed' : 'retry';
     const nextAttemptAt = delay === null ? null : new Date(this.clock.now().getTime() + delay);
     await this.outbox.recordAttempt(delivery.id, { statusCode, error: error ?? (statusCode && outcome !== 'sent' ? `HTTP ${statusCode}` : null), outcome, nextAttemptAt });
-    this.metrics.webhookDeliveries.inc({ event: delivery.event, result: outcome });
-    if (outcome === 'failed') this.metrics.webhookFailures.inc({ event: delivery.event });
+    this.metrics.countWebhookAttempt(delivery.event, outcome);
     if (outcome === 'failed') this.logger.warn(`webhook ${delivery.event} of ${delivery.jobId} failed after ${attemptsMade} attempts`);
     if (outcome === 'retry') await this.relay.enqueue([{ id: delivery.id, attempts: attemptsMade }], delay ?? 0);
   }

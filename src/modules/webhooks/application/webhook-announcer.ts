@@ -1,20 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../common/clock';
-import { randomBase62 } from '../../../common/ids';
+import { newWebhookMessageId } from '../../../common/ids';
 import { TransactionScope } from '../../../common/unit-of-work';
-import { Job, WebhookEventName } from '../../jobs/domain/job';
-import { JobView } from '../../jobs/application/job.presenter';
+import { JobAnnouncement, QueuedDelivery, WebhookAnnouncements } from '../ports/webhook-announcements';
+import { WebhookOutbox } from '../ports/webhook-outbox';
 
 /** Writes the delivery of a job event into the outbox, inside the transaction of the job's change. */
 @Injectable()
-export class WebhookAnnouncer {
-  constructor(private readonly clock: Clock) {}
+export class WebhookAnnouncer extends WebhookAnnouncements {
+  constructor(private readonly clock: Clock) {
+    super();
+  }
 
-  async announce(tx: TransactionScope, job: Job, event: WebhookEventName, view: JobView): Promise<Array<{ id: string; attempts: number }>> {
-    if (!job.webhookUrl) return [];
-    const id = `msg_${randomBase62(24)}`;
-    const body = JSON.stringify({ event, created_at: this.clock.now().toISOString(), data: view });
-    await tx.webhooks.add({ id, apiKeyId: job.apiKeyId, jobId: job.id, event, url: job.webhookUrl, body });
+  async announce(tx: TransactionScope, announcement: JobAnnouncement): Promise<QueuedDelivery[]> {
+    const { apiKeyId, jobId, webhookUrl, event, data } = announcement;
+    if (!webhookUrl) return [];
+    const id = newWebhookMessageId();
+    const body = JSON.stringify({ event, created_at: this.clock.now().toISOString(), data });
+    await tx.get(WebhookOutbox).add({ id, apiKeyId, jobId, event, url: webhookUrl, body });
     return [{ id, attempts: 0 }];
   }
 }

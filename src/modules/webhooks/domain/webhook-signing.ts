@@ -1,11 +1,7 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX } from '../../../common/webhook-secret';
 
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
-
-/** whsec_ + base64 of 24 random bytes (the Standard Webhooks form). */
-export function newWebhookSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(24).toString('base64')}`;
-}
+export { newWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../../../common/webhook-secret';
 
 /** The original service's scheme: `sha256=` + hex HMAC-SHA256(secret, timestamp + "." + raw body); the key is the secret string as shown. */
 export function legacySignature(secret: string, isoTimestamp: string, body: string): string {

@@ -1,4 +1,4 @@
-import { WebhookEventName } from '../../jobs/domain/job';
+import { WebhookEventName } from '../../../contract/webhook-events';
 
 export interface WebhookDelivery {
   id: string;

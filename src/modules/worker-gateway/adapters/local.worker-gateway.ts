@@ -1,44 +1,12 @@
 import { existsSync } from 'node:fs';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { EngineError, EngineProgress, EngineRequest, EngineResult } from '../../../engine/types';
+import { EngineError } from '../../../engine/types';
+import { EnginePool, engineRequestOf } from '../../../common/worker-protocol/engine-request';
 import { ffmpegPath, ffprobePath } from '../../../engine/media/binaries';
 import { WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../ports/worker-gateway';
-import { JobSettings } from '../../jobs/domain/job-settings';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-
-/** What the gateway needs of the engine's process pool. */
-export interface EnginePool {
-  run(request: EngineRequest, onProgress?: (progress: EngineProgress) => void, signal?: AbortSignal): Promise<EngineResult>;
-  close(): Promise<void>;
-}
-
-function engineBackground(settings: JobSettings, backgroundImagePath: string | null): EngineRequest['background'] {
-  const background = settings.background;
-  if (background.type === 'color') return { type: 'color', rgb: background.color };
-  if (background.type === 'image' && backgroundImagePath) return { type: 'image', imagePath: backgroundImagePath };
-  return { type: 'transparent' };
-}
-
-/** Builds the engine's request from a job's settings (pure). */
-export function engineRequestOf(task: WorkerTask, inputPath: string, outputPath: string, backgroundImagePath: string | null): EngineRequest {
-  const { settings } = task;
-  return {
-    inputPath,
-    outputPath,
-    model: settings.model,
-    textPrompt: settings.textPrompt ?? undefined,
-    outputFormat: settings.outputFormat,
-    background: engineBackground(settings, backgroundImagePath),
-    composition: settings.composition?.canvas
-      ? { canvas: settings.composition.canvas, foreground: settings.composition.foreground }
-      : undefined,
-    previewDuration: settings.previewDuration ?? undefined,
-    maxDurationSeconds: task.maxDurationSeconds,
-    limits: task.mediaLimits,
-  };
-}
 
 /** Runs the engine on this machine, in child processes of the pool, so the API stays responsive. */
 export class LocalWorkerGateway extends WorkerGateway {
@@ -91,3 +59,4 @@ export class LocalWorkerGateway extends WorkerGateway {
     return key ? this.storage.withLocalFile(key, use) : use(null);
   }
 }
+

@@ -1,5 +1,5 @@
 import { JobFailureCode } from '../../../common/errors/error-codes';
-import { JobSettings } from '../../jobs/domain/job-settings';
+import { JobSettings } from '../../../contract/job-settings';
 import type { MediaLimits } from '../../../engine/media/limits';
 
 /** Everything a worker needs to process one job; storage keys, never credentials. */

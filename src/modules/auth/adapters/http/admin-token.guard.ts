@@ -1,10 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { hashToken, InstanceSecrets } from '../../../../infrastructure/secrets/instance-secrets';
+import { hashToken, INSTANCE_SECRETS, InstanceSecrets } from '../../../../infrastructure/secrets/instance-secrets';
 import { constantTimeEqualHex } from '../../domain/api-key';
-
-export const INSTANCE_SECRETS = Symbol('INSTANCE_SECRETS');
 
 @Injectable()
 export class AdminTokenGuard implements CanActivate {

@@ -7,7 +7,7 @@ import { DomainError } from '../../../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
 import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { IDEMPOTENT } from './idempotent.decorator';
+import { IDEMPOTENT } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Sweeper } from '../../../rate-limit/adapters/storage/fixed-window';
+import { Sweeper } from '../../../../common/sweeper';
 import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 
 /** A claim still in progress after this long is taken to be abandoned (its process died) and may be claimed again. */

@@ -1,10 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { enumParam, integerParam } from '../../../../common/http/query-params';
-import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
-import { ApiKey } from '../../../auth/domain/api-key';
-import { Idempotent } from '../../../idempotency/adapters/http/idempotent.decorator';
-import { CountsAsJobStart, startsUnlessDraft } from '../../../rate-limit/adapters/http/job-start.decorator';
+import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
+import { Idempotent } from '../../../../common/http/route-markers';
+import { CountsAsJobStart, startsUnlessDraft } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { JobRequest } from '../../domain/job-settings';
 import { JOB_STATUSES } from '../../domain/job-status';
@@ -41,7 +40,7 @@ export class JobsController {
   @Idempotent()
   @CountsAsJobStart(startsUnlessDraft)
   @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
-  async create(@CurrentKey() key: ApiKey, @Body() dto: CreateJobDto) {
+  async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto) {
     const job = await this.jobs.create({
       apiKeyId: key.id,
       videoUrl: dto.video_url,
@@ -58,7 +57,7 @@ export class JobsController {
   @Idempotent()
   @CountsAsJobStart()
   @ApiOperation({ summary: 'Start a draft job; any field sent overrides the draft' })
-  async start(@CurrentKey() key: ApiKey, @Param('id') id: string, @Body() dto: StartJobDto) {
+  async start(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Body() dto: StartJobDto) {
     const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url });
     return this.presenter.submission(job);
   }
@@ -66,19 +65,19 @@ export class JobsController {
   @Post('v1/jobs/:id/cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a pending or processing job: it ends failed with error_code canceled and its credits are released' })
-  async cancel(@CurrentKey() key: ApiKey, @Param('id') id: string) {
+  async cancel(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string) {
     return this.presenter.submission(await this.jobs.cancel(key.id, id));
   }
 
   @Get('v1/jobs/:id')
   @ApiOperation({ summary: 'A job of the calling key' })
-  async get(@CurrentKey() key: ApiKey, @Param('id') id: string): Promise<{ success: true } & JobView> {
+  async get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<{ success: true } & JobView> {
     return { success: true, ...(await this.presenter.present(await this.jobs.get(key.id, id))) };
   }
 
   @Get('v1/jobs')
   @ApiOperation({ summary: "The calling key's jobs, newest first" })
-  async list(@CurrentKey() key: ApiKey, @Query() query: ListJobsQueryDto) {
+  async list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListJobsQueryDto) {
     const limit = integerParam(query.limit, 'limit', { min: 1, max: 100, default: 20 });
     const offset = integerParam(query.offset, 'offset', { min: 0, default: 0 });
     const status = enumParam(query.status, 'status', JOB_STATUSES);

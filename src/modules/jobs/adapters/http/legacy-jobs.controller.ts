@@ -3,11 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { ApiKeysService } from '../../../auth/application/api-keys.service';
-import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
-import { ApiKey } from '../../../auth/domain/api-key';
-import { CountsAsJobStart } from '../../../rate-limit/adapters/http/job-start.decorator';
-import { JobRepository } from '../../ports/job.repository';
+import { ApiKeyAuthenticator, ApiKeyGuard, AuthenticatedKey, CurrentKey } from '../../../../common/http/api-key-auth';
+import { CountsAsJobStart } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
 import { JobPresenter } from '../../application/job.presenter';
@@ -19,8 +16,7 @@ import { jobRequestOf } from './jobs.controller';
 export class LegacyJobsController {
   constructor(
     private readonly jobs: JobsService,
-    private readonly jobRepository: JobRepository,
-    private readonly keys: ApiKeysService,
+    private readonly keys: ApiKeyAuthenticator,
     private readonly presenter: JobPresenter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -30,7 +26,7 @@ export class LegacyJobsController {
   @CountsAsJobStart()
   @UseGuards(ApiKeyGuard)
   @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
-  async process(@CurrentKey() key: ApiKey, @Body() dto: CreateJobDto) {
+  async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto) {
     const job = await this.jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart: true });
     return this.presenter.submission(job);
   }
@@ -48,9 +44,7 @@ export class LegacyJobsController {
     const header = req.headers['x-api-key'];
     const presented = Array.isArray(header) ? header[0] : header;
     if (!presented && this.config.env.ALLOW_KEYLESS_DOWNLOAD) {
-      const job = /^job_[0-9A-Za-z]{26}$/.test(id) ? await this.jobRepository.findById(id) : null;
-      if (!job) throw DomainError.notFound('Job');
-      return job;
+      return this.jobs.getWithoutOwner(id);
     }
     const key = await this.keys.authenticate(presented);
     return this.jobs.get(key.id, id);

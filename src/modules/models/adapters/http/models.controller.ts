@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
-import { ApiKeyGuard } from '../../../auth/adapters/http/api-key.guard';
+import { ApiKeyGuard } from '../../../../common/http/api-key-auth';
 import { modelCatalog } from '../../domain/model-catalog';
 
 @ApiTags('models')

@@ -4,8 +4,8 @@ import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, Throttl
 import type { ThrottlerRequest } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { fingerprintOf, hashApiKey } from '../../../auth/domain/api-key';
-import { JOB_START, JobStartPredicate } from './job-start.decorator';
+import { fingerprintOf, hashApiKey } from '../../../../common/api-key-format';
+import { JOB_START, JobStartPredicate } from '../../../../common/http/route-markers';
 
 export const REQUESTS_THROTTLER = 'requests';
 export const STARTS_THROTTLER = 'starts';

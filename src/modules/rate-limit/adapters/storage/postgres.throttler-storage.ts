@@ -1,6 +1,7 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
-import { fixedWindowRecord, ThrottlerStorageRecord, Sweeper } from './fixed-window';
+import { Sweeper } from '../../../../common/sweeper';
+import { fixedWindowRecord, ThrottlerStorageRecord } from './fixed-window';
 
 /** Rate-limit counters in Postgres (REDIS_URL unset): one atomic upsert per request, shared by every API process. */
 export class PostgresThrottlerStorage implements ThrottlerStorage {

@@ -4,9 +4,8 @@ import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestj
 import type { Response } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { ObjectStorage } from '../../../storage/ports/object-storage';
-import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
-import { ApiKey } from '../../../auth/domain/api-key';
-import { Idempotent } from '../../../idempotency/adapters/http/idempotent.decorator';
+import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
+import { Idempotent } from '../../../../common/http/route-markers';
 import { UploadsService, UploadView } from '../../application/uploads.service';
 import { UploadedVideoFile } from './video-upload.storage-engine';
 
@@ -31,7 +30,7 @@ export class UploadsController {
   @ApiConsumes('multipart/form-data')
   @ApiBody(uploadBody)
   @UseInterceptors(FileInterceptor('file'))
-  upload(@CurrentKey() key: ApiKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
+  upload(@CurrentKey() key: AuthenticatedKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
     return this.register(key, file);
   }
 
@@ -41,13 +40,13 @@ export class UploadsController {
   @ApiConsumes('multipart/form-data')
   @ApiBody(uploadBody)
   @UseInterceptors(FileInterceptor('file'))
-  legacyUpload(@CurrentKey() key: ApiKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
+  legacyUpload(@CurrentKey() key: AuthenticatedKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
     return this.register(key, file);
   }
 
   @Get('v1/uploads/:id')
   @ApiOperation({ summary: "The uploaded video's bytes (to its owner); this URL is also accepted as a job's video_url" })
-  async download(@CurrentKey() key: ApiKey, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  async download(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Res() res: Response): Promise<void> {
     const upload = await this.uploads.findOwned(id, key.id);
     const stream = await this.storage.openRead(upload.storageKey);
     res.setHeader('Content-Type', upload.contentType);
@@ -56,7 +55,7 @@ export class UploadsController {
     stream.pipe(res);
   }
 
-  private async register(key: ApiKey, file: UploadedVideoFile | undefined): Promise<UploadView> {
+  private async register(key: AuthenticatedKey, file: UploadedVideoFile | undefined): Promise<UploadView> {
     if (!file?.stored) throw DomainError.invalid('file', 'a multipart file field named `file` is required');
     return this.uploads.register(key.id, file.originalname || 'video', file.stored);
   }

@@ -2,8 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import type { NextFunction, Request, Response } from 'express';
 import { Observable, tap } from 'rxjs';
 import { UsageRecorder } from '../../application/usage-recorder';
-
-const JOB_IN_PATH = /^\/v1\/jobs\/(job_[0-9A-Za-z]{26})/;
+import { JOB_ID_IN_PATH } from '../../../../contract/ids';
 
 interface UsageContext {
   jobId?: string;
@@ -38,7 +37,7 @@ export function usageMiddleware(recorder: UsageRecorder) {
         path,
         statusCode: res.statusCode,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-        jobId: context.jobId ?? JOB_IN_PATH.exec(path)?.[1] ?? null,
+        jobId: context.jobId ?? JOB_ID_IN_PATH.exec(path)?.[1] ?? null,
         credits: context.credits ?? 0,
         at: new Date(),
       });

@@ -2,8 +2,7 @@ import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Clock } from '../../../../common/clock';
 import { integerParam } from '../../../../common/http/query-params';
-import { ApiKeyGuard, CurrentKey } from '../../../auth/adapters/http/api-key.guard';
-import { ApiKey } from '../../../auth/domain/api-key';
+import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
 import { summarise, windowDays } from '../../domain/usage-summary';
 import { UsageRecorder } from '../../application/usage-recorder';
 import { UsageStore } from '../../ports/usage-store';
@@ -22,7 +21,7 @@ export class UsageController {
   @Get('summary')
   @ApiOperation({ summary: 'Totals and one row per UTC day (zeros included) of the last `days` days' })
   @ApiQuery({ name: 'days', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 7 } })
-  async summary(@CurrentKey() key: ApiKey, @Query('days') daysParam?: string) {
+  async summary(@CurrentKey() key: AuthenticatedKey, @Query('days') daysParam?: string) {
     const days = integerParam(daysParam, 'days', { min: 1, max: 90, default: 7 });
     await this.recorder.flush();
     const window = windowDays(this.clock.now(), days);
@@ -33,7 +32,7 @@ export class UsageController {
   @Get('events')
   @ApiOperation({ summary: 'Recent API calls of this key, newest first' })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  async events(@CurrentKey() key: ApiKey, @Query('limit') limitParam?: string) {
+  async events(@CurrentKey() key: AuthenticatedKey, @Query('limit') limitParam?: string) {
     const limit = integerParam(limitParam, 'limit', { min: 1, max: 100, default: 20 });
     await this.recorder.flush();
     return { success: true, items: await this.store.recentRequests(key.id, limit) };

@@ -4,7 +4,7 @@ import { Job as QueueJob } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { WEBHOOKS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
 import { DeliverWebhookHandler } from '../../application/deliver-webhook.handler';
-import { DeliveryMessage } from '../../application/webhook-relay';
+import { DeliveryMessage } from './bullmq.webhook-delivery-queue';
 
 /** Delivers webhooks from the queue, and sweeps the outbox for due deliveries now and then. */
 @Processor(WEBHOOKS_QUEUE, { concurrency: 8 })

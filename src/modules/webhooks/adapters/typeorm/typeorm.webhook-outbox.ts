@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { WebhookEventName } from '../../../jobs/domain/job';
+import { WebhookEventName } from '../../../../contract/webhook-events';
 import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
 
 interface DeliveryRow {

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { CALLBACK_PATH, CallbackSigner } from '../remote-http/callback-signer';
-import { parseRemoteStatus } from '../remote-http/runpod-protocol';
+import { parseRemoteStatus } from '../../../../common/worker-protocol/runpod-protocol';
 import { WorkerCallbackHub } from '../remote-http/worker-callback-hub';
 
 /**

@@ -3,7 +3,7 @@ import { ObjectStorage } from '../../../storage/ports/object-storage';
 import { WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../../ports/worker-gateway';
 import { CallbackSigner } from './callback-signer';
 import { remoteTaskInput } from './remote-task';
-import { isJobFailureCode, parseRemoteOutput, RemoteStatus, RunRequest } from './runpod-protocol';
+import { isJobFailureCode, parseRemoteOutput, RemoteStatus, RunRequest } from '../../../../common/worker-protocol/runpod-protocol';
 import { abortableSleep, WorkerApiClient, WorkerCallFailed } from './worker-api.client';
 import { WorkerCallbackHub } from './worker-callback-hub';
 import { WorkerEndpoints } from './worker-endpoints';

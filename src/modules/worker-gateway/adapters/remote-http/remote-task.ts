@@ -1,6 +1,6 @@
 import { ObjectStorage } from '../../../storage/ports/object-storage';
 import { WorkerTask } from '../../ports/worker-gateway';
-import { RemoteTaskInput } from './runpod-protocol';
+import { RemoteTaskInput } from '../../../../common/worker-protocol/runpod-protocol';
 
 /**
  * The task as a remote worker receives it: storage keys become signed URLs (GET for the input and the

@@ -1,5 +1,5 @@
 import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused, retryAfterSeconds } from '../../../../infrastructure/net/outbound-http.client';
-import { parseRemoteStatus, RemoteHealth, RemoteStatus, RunRequest } from './runpod-protocol';
+import { parseRemoteStatus, RemoteHealth, RemoteStatus, RunRequest } from '../../../../common/worker-protocol/runpod-protocol';
 
 /** A call to a worker that did not get a usable answer; `retryable` for 429, 5xx and network errors. */
 export class WorkerCallFailed extends Error {

@@ -1,4 +1,4 @@
-import { RemoteStatus } from './runpod-protocol';
+import { RemoteStatus } from '../../../../common/worker-protocol/runpod-protocol';
 
 type Listener = (status: RemoteStatus) => void;
 

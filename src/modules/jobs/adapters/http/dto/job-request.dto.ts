@@ -18,6 +18,8 @@ import {
   ValidatorConstraint,
   ValidatorConstraintInterface,
 } from 'class-validator';
+import { isHexColour, isNumberTriple } from '../../../../../contract/colour';
+import { JOB_STATUSES } from '../../../../../contract/job-status';
 import { ANCHORS, BG_TYPES, CANVAS_SIDE, MODELS, OUTPUT_FORMATS, PREVIEW_SECONDS } from '../../../domain/job-settings';
 
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
@@ -42,7 +44,7 @@ class MetadataShape implements ValidatorConstraintInterface {
 @ValidatorConstraint({ name: 'rgb' })
 class RgbShape implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return Array.isArray(value) && value.length === 3 && value.every((n) => typeof n === 'number' && Number.isFinite(n));
+    return isNumberTriple(value);
   }
   defaultMessage(): string {
     return 'bg_color must be an array of three numbers: all in [0,1] (normalized) or integers in 0..255';
@@ -52,7 +54,7 @@ class RgbShape implements ValidatorConstraintInterface {
 @ValidatorConstraint({ name: 'color' })
 class ColorShape implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return (typeof value === 'string' && /^#[0-9a-fA-F]{6}$/.test(value)) || new RgbShape().validate(value);
+    return isHexColour(value) || isNumberTriple(value);
   }
   defaultMessage(): string {
     return 'color must be "#RRGGBB" or an array of three numbers';
@@ -236,7 +238,7 @@ export class ListJobsQueryDto {
   @Allow()
   offset?: string;
 
-  @ApiPropertyOptional({ enum: ['created', 'pending', 'processing', 'completed', 'failed'] })
+  @ApiPropertyOptional({ enum: JOB_STATUSES })
   @IsOptional()
   @Allow()
   status?: string;

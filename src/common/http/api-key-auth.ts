@@ -1,0 +1,39 @@
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+
+/** The key a request authenticated with, as every module's handlers see it (the auth module's ApiKey is one). */
+export interface AuthenticatedKey {
+  id: string;
+  /** first hex digits of the key's hash: safe to log */
+  fingerprint: string;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    apiKey?: AuthenticatedKey;
+  }
+}
+
+/** Port: the key a presented X-Api-Key names, or a DomainError `unauthorized`. The auth module binds it. */
+export abstract class ApiKeyAuthenticator {
+  abstract authenticate(presented: string | undefined): Promise<AuthenticatedKey>;
+}
+
+/** Authenticates X-Api-Key; the key is then available to handlers through @CurrentKey(). */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(private readonly keys: ApiKeyAuthenticator) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const header = req.headers['x-api-key'];
+    req.apiKey = await this.keys.authenticate(Array.isArray(header) ? header[0] : header);
+    return true;
+  }
+}
+
+export const CurrentKey = createParamDecorator((_data: unknown, context: ExecutionContext): AuthenticatedKey => {
+  const key = context.switchToHttp().getRequest<Request>().apiKey;
+  if (!key) throw new Error('CurrentKey used on a route without ApiKeyGuard');
+  return key;
+});

@@ -1,0 +1,45 @@
+import { Readable } from 'node:stream';
+import { FetchOptions, OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from './outbound-http';
+
+const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|\[?::1\]?$|0\.0\.0\.0)/;
+
+/**
+ * Outbound HTTP without a network: URLs answer what `serve` says; private hosts are refused as the
+ * SSRF guard refuses them; every POST is kept (`posts`) and answered `postStatus`.
+ */
+export class InMemoryOutboundHttp extends OutboundHttp {
+  private readonly bodies = new Map<string, Buffer>();
+  readonly posts: Array<{ url: string; body: string; headers: Record<string, string> }> = [];
+  postStatus = 200;
+
+  serve(url: string, body: Buffer | string): this {
+    this.bodies.set(url, Buffer.from(body));
+    return this;
+  }
+
+  async assertAllowed(raw: string): Promise<URL> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new OutboundRequestRefused('not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRequestRefused(`the scheme ${url.protocol} is not allowed`);
+    if (PRIVATE_HOST.test(url.hostname)) throw new OutboundRequestRefused(`the address of ${url.hostname} is not a public address`);
+    return url;
+  }
+
+  async fetchStream(raw: string, options: FetchOptions): Promise<{ body: Readable; contentType: string | undefined }> {
+    await this.assertAllowed(raw);
+    const body = this.bodies.get(raw);
+    if (!body) throw new OutboundRequestFailed(`${raw} answered 404`, 404);
+    if (body.length > options.maxBytes) throw new OutboundRequestFailed(`the body is larger than ${options.maxBytes} bytes`);
+    return { body: Readable.from([body]), contentType: undefined };
+  }
+
+  async post(raw: string, body: string, headers: Record<string, string>): Promise<{ status: number; retryAfterSeconds: number | null }> {
+    await this.assertAllowed(raw);
+    this.posts.push({ url: raw, body, headers });
+    return { status: this.postStatus, retryAfterSeconds: null };
+  }
+}

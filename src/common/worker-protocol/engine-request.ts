@@ -1,0 +1,46 @@
+import type { JobSettings } from '../../contract/job-settings';
+import type { MediaLimits } from '../../engine/media/limits';
+import type { EngineProgress, EngineRequest, EngineResult } from '../../engine/types';
+
+/**
+ * The one mapping from a job's settings to the engine's request, used by the in-process
+ * LocalWorkerGateway and by the standalone worker server (src/worker), which both run the engine.
+ */
+export interface EngineTask {
+  settings: JobSettings;
+  maxDurationSeconds?: number;
+  /** the input gate's frame and image size limits; absent: the engine's defaults */
+  mediaLimits?: MediaLimits;
+}
+
+/** What the gateway needs of the engine's process pool. */
+export interface EnginePool {
+  run(request: EngineRequest, onProgress?: (progress: EngineProgress) => void, signal?: AbortSignal): Promise<EngineResult>;
+  close(): Promise<void>;
+}
+
+function engineBackground(settings: JobSettings, backgroundImagePath: string | null): EngineRequest['background'] {
+  const background = settings.background;
+  if (background.type === 'color') return { type: 'color', rgb: background.color };
+  if (background.type === 'image' && backgroundImagePath) return { type: 'image', imagePath: backgroundImagePath };
+  return { type: 'transparent' };
+}
+
+/** Builds the engine's request from a job's settings (pure). */
+export function engineRequestOf(task: EngineTask, inputPath: string, outputPath: string, backgroundImagePath: string | null): EngineRequest {
+  const { settings } = task;
+  return {
+    inputPath,
+    outputPath,
+    model: settings.model,
+    textPrompt: settings.textPrompt ?? undefined,
+    outputFormat: settings.outputFormat,
+    background: engineBackground(settings, backgroundImagePath),
+    composition: settings.composition?.canvas
+      ? { canvas: settings.composition.canvas, foreground: settings.composition.foreground }
+      : undefined,
+    previewDuration: settings.previewDuration ?? undefined,
+    maxDurationSeconds: task.maxDurationSeconds,
+    limits: task.mediaLimits,
+  };
+}

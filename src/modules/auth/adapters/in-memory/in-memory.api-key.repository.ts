@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { ApiKey } from '../../domain/api-key';
+import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
+
+/** API keys in a Map. `credits` stays 0 here: balances are the ledger's (the Postgres column is only its projection). */
+export class InMemoryApiKeyRepository extends ApiKeyRepository {
+  private readonly keys = new Map<string, ApiKey>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super();
+  }
+
+  async create(key: NewApiKey): Promise<ApiKey> {
+    const created: ApiKey = { id: randomUUID(), clientId: key.clientId, note: key.note, keyHash: key.keyHash, fingerprint: key.fingerprint, enabled: true, credits: 0, webhookSecret: key.webhookSecret, createdAt: this.now() };
+    this.keys.set(created.id, created);
+    return { ...created };
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKey | null> {
+    return this.copyOf([...this.keys.values()].find((key) => key.keyHash === keyHash));
+  }
+
+  async findByFingerprint(fingerprint: string): Promise<ApiKey | null> {
+    return this.copyOf([...this.keys.values()].find((key) => key.fingerprint === fingerprint));
+  }
+
+  async findById(id: string): Promise<ApiKey | null> {
+    return this.copyOf(this.keys.get(id));
+  }
+
+  async list(): Promise<ApiKey[]> {
+    return [...this.keys.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map((key) => ({ ...key }));
+  }
+
+  async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null> {
+    const key = [...this.keys.values()].find((candidate) => candidate.fingerprint === fingerprint);
+    if (!key) return null;
+    key.enabled = enabled;
+    return { ...key };
+  }
+
+  async setWebhookSecret(id: string, secret: string): Promise<void> {
+    const key = this.keys.get(id);
+    if (key) key.webhookSecret = secret;
+  }
+
+  async count(): Promise<number> {
+    return this.keys.size;
+  }
+
+  private copyOf(key: ApiKey | undefined): ApiKey | null {
+    return key ? { ...key } : null;
+  }
+}

@@ -1,0 +1,68 @@
+import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
+import { Job } from '../../domain/job';
+import { JobStatus } from '../../domain/job-status';
+import { JobListQuery, JobPage, JobRepository } from '../../ports/job.repository';
+
+const copy = (job: Job): Job => structuredClone(job);
+
+/** Jobs in a Map, with the TypeORM adapter's semantics: owner-scoped reads, compare-and-set transitions. */
+export class InMemoryJobRepository extends JobRepository implements Snapshottable {
+  private jobs = new Map<string, Job>();
+
+  snapshot(): () => void {
+    const saved = new Map([...this.jobs].map(([id, job]) => [id, copy(job)]));
+    return () => {
+      this.jobs = saved;
+    };
+  }
+
+  async insert(job: Job): Promise<void> {
+    if (this.jobs.has(job.id)) throw new Error(`duplicate job id ${job.id}`);
+    this.jobs.set(job.id, copy(job));
+  }
+
+  async findOwned(id: string, apiKeyId: string): Promise<Job | null> {
+    const job = this.jobs.get(id);
+    return job && job.apiKeyId === apiKeyId ? copy(job) : null;
+  }
+
+  async findById(id: string): Promise<Job | null> {
+    const job = this.jobs.get(id);
+    return job ? copy(job) : null;
+  }
+
+  async list(query: JobListQuery): Promise<JobPage> {
+    const matching = [...this.jobs.values()]
+      .filter((job) => job.apiKeyId === query.apiKeyId && (!query.status || job.status === query.status))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+    return { items: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
+  }
+
+  async transition(id: string, expectedStatus: JobStatus, changes: Partial<Job>): Promise<Job | null> {
+    const job = this.jobs.get(id);
+    if (!job || job.status !== expectedStatus) return null;
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    this.jobs.set(id, copy({ ...job, ...defined }));
+    return copy(this.jobs.get(id)!);
+  }
+
+  async updateProgress(id: string, progress: number): Promise<boolean> {
+    const job = this.jobs.get(id);
+    if (!job || job.status !== 'processing') return false;
+    job.progress = progress;
+    return true;
+  }
+
+  async markDispatched(id: string): Promise<void> {
+    const job = this.jobs.get(id);
+    if (job && !job.dispatchedAt) job.dispatchedAt = new Date();
+  }
+
+  async undispatched(startedBefore: Date, limit: number): Promise<string[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'pending' && !job.dispatchedAt && job.startedAt && job.startedAt < startedBefore)
+      .sort((a, b) => a.startedAt!.getTime() - b.startedAt!.getTime())
+      .slice(0, limit)
+      .map((job) => job.id);
+  }
+}

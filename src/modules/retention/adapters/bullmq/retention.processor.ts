@@ -1,0 +1,26 @@
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, OnApplicationBootstrap } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
+import { MAINTENANCE_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { RetentionService } from '../../application/retention.service';
+
+/** Runs retention on a BullMQ schedule: one scheduler for the whole deployment, whatever the number of workers. */
+@Processor(MAINTENANCE_QUEUE)
+export class RetentionProcessor extends WorkerHost implements OnApplicationBootstrap {
+  constructor(
+    private readonly retention: RetentionService,
+    @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.upsertJobScheduler('retention', { every: this.config.env.RETENTION_INTERVAL_MS }, { name: 'retention' });
+  }
+
+  async process(): Promise<{ uploads: number; outputs: number }> {
+    return this.retention.purge();
+  }
+}

@@ -1,0 +1,56 @@
+import { ExpiredFile, RetentionStore } from '../../ports/retention-store';
+
+interface StoredFile {
+  id: string;
+  key: string;
+  /** created_at of an upload, completed_at of a job's output */
+  at: Date;
+  deletedAt: Date | null;
+}
+
+/** Uploads and outputs with their ages in memory (`addUpload`, `addOutput`), deleted marks readable (`isDeleted`). */
+export class InMemoryRetentionStore extends RetentionStore {
+  private readonly uploads = new Map<string, StoredFile>();
+  private readonly outputs = new Map<string, StoredFile>();
+
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super();
+  }
+
+  addUpload(id: string, key: string, createdAt: Date): void {
+    this.uploads.set(id, { id, key, at: createdAt, deletedAt: null });
+  }
+
+  addOutput(jobId: string, key: string, completedAt: Date): void {
+    this.outputs.set(jobId, { id: jobId, key, at: completedAt, deletedAt: null });
+  }
+
+  isDeleted(id: string): boolean {
+    return Boolean((this.uploads.get(id) ?? this.outputs.get(id))?.deletedAt);
+  }
+
+  async expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
+    return expired(this.uploads, cutoff, limit);
+  }
+
+  async markUploadDeleted(id: string): Promise<void> {
+    const file = this.uploads.get(id);
+    if (file) file.deletedAt = this.now();
+  }
+
+  async expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
+    return expired(this.outputs, cutoff, limit);
+  }
+
+  async markOutputDeleted(id: string): Promise<void> {
+    const file = this.outputs.get(id);
+    if (file) file.deletedAt = this.now();
+  }
+}
+
+function expired(files: Map<string, StoredFile>, cutoff: Date, limit: number): ExpiredFile[] {
+  return [...files.values()]
+    .filter((file) => !file.deletedAt && file.at < cutoff)
+    .slice(0, limit)
+    .map(({ id, key }) => ({ id, key }));
+}

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ExpiredFile, RetentionStore } from '../../ports/retention-store';
+
+/** The retention queries on Postgres: uploads by created_at, outputs by their job's completed_at. */
+@Injectable()
+export class TypeOrmRetentionStore extends RetentionStore {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
+    return this.db.query(`SELECT id, storage_key AS key FROM uploads WHERE deleted_at IS NULL AND created_at < $1 LIMIT $2`, [cutoff, limit]);
+  }
+
+  async markUploadDeleted(id: string): Promise<void> {
+    await this.db.query(`UPDATE uploads SET deleted_at = now() WHERE id = $1`, [id]);
+  }
+
+  expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
+    return this.db.query(`SELECT id, output_key AS key FROM jobs WHERE output_key IS NOT NULL AND output_deleted_at IS NULL AND completed_at < $1 LIMIT $2`, [cutoff, limit]);
+  }
+
+  async markOutputDeleted(id: string): Promise<void> {
+    await this.db.query(`UPDATE jobs SET output_deleted_at = now() WHERE id = $1`, [id]);
+  }
+}

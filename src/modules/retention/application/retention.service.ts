@@ -1,0 +1,41 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../common/clock';
+import { ObjectStorage } from '../../storage/ports/object-storage';
+import { ExpiredFile, RetentionStore } from '../ports/retention-store';
+
+const BATCH = 200;
+
+/**
+ * Deletes uploads and outputs older than RETENTION_HOURS. Rows are kept (marked deleted) so their
+ * URLs answer 410 Gone rather than 404, and job history and billing stay intact.
+ */
+@Injectable()
+export class RetentionService {
+  private readonly logger = new Logger(RetentionService.name);
+
+  constructor(
+    private readonly store: RetentionStore,
+    private readonly storage: ObjectStorage,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async purge(): Promise<{ uploads: number; outputs: number }> {
+    const hours = this.config.env.RETENTION_HOURS;
+    if (hours <= 0) return { uploads: 0, outputs: 0 };
+    const cutoff = new Date(this.clock.now().getTime() - hours * 3600_000);
+    const uploads = await this.purgeFiles(await this.store.expiredUploads(cutoff, BATCH), (id) => this.store.markUploadDeleted(id));
+    const outputs = await this.purgeFiles(await this.store.expiredOutputs(cutoff, BATCH), (id) => this.store.markOutputDeleted(id));
+    if (uploads || outputs) this.logger.log(`retention deleted ${uploads} uploads and ${outputs} outputs older than ${hours} h`);
+    return { uploads, outputs };
+  }
+
+  private async purgeFiles(files: ExpiredFile[], markDeleted: (id: string) => Promise<void>): Promise<number> {
+    for (const file of files) {
+      await this.storage.delete(file.key);
+      await markDeleted(file.id);
+    }
+    return files.length;
+  }
+}

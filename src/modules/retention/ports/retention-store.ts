@@ -1,0 +1,16 @@
+/** A stored file past its retention age: the row that names it and its storage key. */
+export interface ExpiredFile {
+  id: string;
+  key: string;
+}
+
+/**
+ * Finds uploads and job outputs older than a cutoff that are not yet deleted, and marks them
+ * deleted (the rows stay, so their URLs answer 410 Gone and history and billing stay intact).
+ */
+export abstract class RetentionStore {
+  abstract expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
+  abstract markUploadDeleted(id: string): Promise<void>;
+  abstract expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
+  abstract markOutputDeleted(id: string): Promise<void>;
+}

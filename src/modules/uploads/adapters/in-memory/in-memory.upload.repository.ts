@@ -1,0 +1,17 @@
+import { Upload } from '../../domain/upload';
+import { UploadRepository } from '../../ports/upload.repository';
+
+/** Upload rows in a Map; reads are scoped to the owner, as in Postgres. */
+export class InMemoryUploadRepository extends UploadRepository {
+  private readonly uploads = new Map<string, Upload>();
+
+  async insert(upload: Upload): Promise<void> {
+    if (this.uploads.has(upload.id)) throw new Error(`duplicate upload id ${upload.id}`);
+    this.uploads.set(upload.id, { ...upload });
+  }
+
+  async findOwned(id: string, apiKeyId: string): Promise<Upload | null> {
+    const upload = this.uploads.get(id);
+    return upload && upload.apiKeyId === apiKeyId ? { ...upload } : null;
+  }
+}

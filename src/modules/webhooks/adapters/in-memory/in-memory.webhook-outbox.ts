@@ -1,0 +1,63 @@
+import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
+import { QueuedDelivery, WebhookDeliveryQueue } from '../../ports/webhook-announcements';
+import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
+
+/**
+ * The outbox in memory: one delivery per job and event (a second add keeps the first), attempts
+ * recorded only while a delivery is pending. Unlike the Postgres outbox it does not copy a finished
+ * delivery's state into the job's webhook_events (it knows no jobs).
+ */
+export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottable {
+  private deliveries = new Map<string, WebhookDelivery>();
+  readonly attempts: Array<{ id: string; statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry' }> = [];
+
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super();
+  }
+
+  snapshot(): () => void {
+    const saved = new Map([...this.deliveries].map(([id, delivery]) => [id, { ...delivery }]));
+    return () => {
+      this.deliveries = saved;
+    };
+  }
+
+  all(): WebhookDelivery[] {
+    return [...this.deliveries.values()].map((delivery) => ({ ...delivery }));
+  }
+
+  async add(delivery: Omit<WebhookDelivery, 'status' | 'attempts' | 'nextAttemptAt'>): Promise<void> {
+    if ([...this.deliveries.values()].some((existing) => existing.jobId === delivery.jobId && existing.event === delivery.event)) return;
+    this.deliveries.set(delivery.id, { ...delivery, status: 'pending', attempts: 0, nextAttemptAt: this.now() });
+  }
+
+  async find(id: string): Promise<WebhookDelivery | null> {
+    const delivery = this.deliveries.get(id);
+    return delivery ? { ...delivery } : null;
+  }
+
+  async due(now: Date, limit: number): Promise<WebhookDelivery[]> {
+    return this.all()
+      .filter((delivery) => delivery.status === 'pending' && delivery.nextAttemptAt <= now)
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime())
+      .slice(0, limit);
+  }
+
+  async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
+    const delivery = this.deliveries.get(id);
+    if (!delivery || delivery.status !== 'pending') return;
+    this.attempts.push({ id, statusCode: result.statusCode, error: result.error, outcome: result.outcome });
+    delivery.attempts += 1;
+    delivery.status = result.outcome === 'retry' ? 'pending' : result.outcome;
+    if (result.nextAttemptAt) delivery.nextAttemptAt = result.nextAttemptAt;
+  }
+}
+
+/** The delivery queue in memory: what was handed over, with its delay, in order. */
+export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
+  readonly enqueued: Array<QueuedDelivery & { delayMs: number }> = [];
+
+  async enqueue(deliveries: ReadonlyArray<QueuedDelivery>, delayMs = 0): Promise<void> {
+    for (const delivery of deliveries) this.enqueued.push({ ...delivery, delayMs });
+  }
+}

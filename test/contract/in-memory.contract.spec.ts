@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { InMemoryUnitOfWork } from '../../src/common/in-memory.unit-of-work';
+import { PortToken } from '../../src/common/unit-of-work';
+import { InMemoryCreditLedger } from '../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
+import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory/in-memory.job.repository';
+import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
+import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { describeWebhookOutboxContract } from './webhook-outbox.contract';
+import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
+import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
+
+/** The in-memory adapters against the same contracts as the TypeORM ones (repositories.contract.spec.ts). */
+describe('in-memory adapters', () => {
+  const jobs = new InMemoryJobRepository();
+  const ledger = new InMemoryCreditLedger();
+  const unitOfWork = new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[JobRepository, jobs], [CreditLedger, ledger]]));
+  const harness = {
+    jobs: () => jobs,
+    newOwner: async () => `key_${randomUUID()}`,
+    inTransaction: <T>(work: (scoped: CreditLedger) => Promise<T>) => unitOfWork.run((tx) => work(tx.get(CreditLedger))),
+  };
+
+  describeJobRepositoryContract(harness);
+  describeCreditLedgerContract(harness);
+  const keys = new InMemoryApiKeyRepository();
+  describeApiKeyRepositoryContract(() => keys);
+  const outbox = new InMemoryWebhookOutbox();
+  describeWebhookOutboxContract(() => outbox, harness.newOwner);
+
+  it('a transaction that throws leaves the adapters as it found them', async () => {
+    const owner = await harness.newOwner();
+    await harness.inTransaction((scoped) => scoped.grant(owner, 5, null));
+    await expect(harness.inTransaction(async (scoped) => { await scoped.grant(owner, 7, null); throw new Error('boom'); })).rejects.toThrow('boom');
+    expect(await ledger.balance(owner)).toBe(5);
+  });
+});

@@ -1,0 +1,127 @@
+import { newJobId } from '../../src/common/ids';
+import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { draftJob, Job } from '../../src/modules/jobs/domain/job';
+import { resolveJobSettings } from '../../src/modules/jobs/domain/job-settings';
+import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
+
+/**
+ * The behaviour every JobRepository and every CreditLedger must show, whatever holds the data. Each
+ * adapter's spec calls these with its own harness (test/contract/repositories.contract.spec.ts on
+ * Postgres, test/contract/in-memory.contract.spec.ts in memory).
+ */
+export interface Harness {
+  jobs(): JobRepository;
+  /** an API key that may own jobs and credits */
+  newOwner(): Promise<string>;
+  /** runs work with the ledger of one transaction */
+  inTransaction<T>(work: (ledger: CreditLedger) => Promise<T>): Promise<T>;
+}
+
+export function aJob(apiKeyId: string, overrides: Partial<Job> = {}): Job {
+  const request = { output_format: 'webm' as const, model: 'light' as const, bg_type: 'green' as const };
+  const draft = draftJob({ id: newJobId(), apiKeyId, videoUrl: 'https://example.com/v.mp4', request, settings: resolveJobSettings(request), webhookUrl: null, metadata: { order: '7' }, createdAt: new Date() });
+  return { ...draft, ...overrides };
+}
+
+export function describeJobRepositoryContract(harness: Harness): void {
+  describe('JobRepository contract', () => {
+    it('reads a job back scoped to its owner', async () => {
+      const [owner, stranger] = [await harness.newOwner(), await harness.newOwner()];
+      const job = aJob(owner, { webhookUrl: 'https://hooks.example.com/x' });
+      await harness.jobs().insert(job);
+      expect(await harness.jobs().findOwned(job.id, owner)).toMatchObject({ id: job.id, status: 'created', settings: job.settings, metadata: { order: '7' } });
+      expect(await harness.jobs().findOwned(job.id, stranger)).toBeNull();
+    });
+
+    it('transitions are compare-and-set: of two racing movers one wins, a stale one loses', async () => {
+      const job = aJob(await harness.newOwner());
+      await harness.jobs().insert(job);
+      const results = await Promise.all([harness.jobs().transition(job.id, 'created', { status: 'pending' }), harness.jobs().transition(job.id, 'created', { status: 'pending' })]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await harness.jobs().transition(job.id, 'created', { status: 'failed' })).toBeNull();
+      expect((await harness.jobs().transition(job.id, 'pending', { status: 'processing' }))?.status).toBe('processing');
+    });
+
+    it('writes progress only while processing', async () => {
+      const job = aJob(await harness.newOwner(), { status: 'processing' });
+      await harness.jobs().insert(job);
+      expect(await harness.jobs().updateProgress(job.id, 42.5)).toBe(true);
+      expect((await harness.jobs().findById(job.id))?.progress).toBe(42.5);
+      await harness.jobs().transition(job.id, 'processing', { status: 'failed' });
+      expect(await harness.jobs().updateProgress(job.id, 50)).toBe(false);
+    });
+
+    it('lists newest first with limit, offset, status and a total', async () => {
+      const owner = await harness.newOwner();
+      const base = Date.now();
+      const made = [0, 1, 2, 3].map((i) => aJob(owner, { createdAt: new Date(base + i * 1000), status: i % 2 ? 'completed' : 'created' }));
+      for (const job of made) await harness.jobs().insert(job);
+      const page = await harness.jobs().list({ apiKeyId: owner, limit: 2, offset: 1 });
+      expect(page.total).toBe(4);
+      expect(page.items.map((job) => job.id)).toEqual([made[2].id, made[1].id]);
+      const completed = await harness.jobs().list({ apiKeyId: owner, status: 'completed', limit: 10, offset: 0 });
+      expect(completed.items.map((job) => job.id)).toEqual([made[3].id, made[1].id]);
+    });
+
+    it('finds pending jobs not yet handed to the queue, oldest start first, until marked dispatched', async () => {
+      const owner = await harness.newOwner();
+      const old = aJob(owner, { status: 'pending', startedAt: new Date(Date.now() - 60_000) });
+      const older = aJob(owner, { status: 'pending', startedAt: new Date(Date.now() - 120_000) });
+      const fresh = aJob(owner, { status: 'pending', startedAt: new Date() });
+      for (const job of [old, older, fresh]) await harness.jobs().insert(job);
+      const stale = (await harness.jobs().undispatched(new Date(Date.now() - 30_000), 100)).filter((id) => [old.id, older.id, fresh.id].includes(id));
+      expect(stale).toEqual([older.id, old.id]);
+      await harness.jobs().markDispatched(older.id);
+      expect(await harness.jobs().undispatched(new Date(Date.now() - 30_000), 100)).not.toContain(older.id);
+    });
+  });
+}
+
+export function describeCreditLedgerContract(harness: Harness): void {
+  describe('CreditLedger contract', () => {
+    const withJob = async (owner: string) => {
+      const job = aJob(owner);
+      await harness.jobs().insert(job);
+      return job.id;
+    };
+
+    it('grants, reserves, settles at most the reserve and releases the rest, idempotently', async () => {
+      const owner = await harness.newOwner();
+      const job = await withJob(owner);
+      expect(await harness.inTransaction((ledger) => ledger.grant(owner, 10, null))).toBe(10);
+      expect(await harness.inTransaction((ledger) => ledger.reserve(owner, job, 11))).toBe(false);
+      expect(await harness.inTransaction((ledger) => ledger.reserve(owner, job, 8))).toBe(true);
+      expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(2);
+      expect(await harness.inTransaction((ledger) => ledger.settle(owner, job, 5))).toBe(5);
+      expect(await harness.inTransaction((ledger) => ledger.settle(owner, job, 5))).toBe(5);
+      await harness.inTransaction((ledger) => ledger.release(owner, job));
+      expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(5);
+    });
+
+    it('never goes negative: a deduction stops at zero', async () => {
+      const owner = await harness.newOwner();
+      await harness.inTransaction((ledger) => ledger.grant(owner, 4, null));
+      expect(await harness.inTransaction((ledger) => ledger.grant(owner, -100, null))).toBe(0);
+      expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(0);
+    });
+
+    it('concurrent reserves never overdraw', async () => {
+      const owner = await harness.newOwner();
+      const jobs = await Promise.all([1, 2, 3, 4].map(() => withJob(owner)));
+      await harness.inTransaction((ledger) => ledger.grant(owner, 10, null));
+      const granted = await Promise.all(jobs.map((job) => harness.inTransaction((ledger) => ledger.reserve(owner, job, 4))));
+      expect(granted.filter(Boolean)).toHaveLength(2);
+      expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(2);
+    });
+
+    it('a released reserve cannot be settled', async () => {
+      const owner = await harness.newOwner();
+      const job = await withJob(owner);
+      await harness.inTransaction((ledger) => ledger.grant(owner, 10, null));
+      await harness.inTransaction((ledger) => ledger.reserve(owner, job, 6));
+      await harness.inTransaction((ledger) => ledger.release(owner, job));
+      expect(await harness.inTransaction((ledger) => ledger.settle(owner, job, 6))).toBe(0);
+      expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(10);
+    });
+  });
+}

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { WebhookOutbox } from '../../src/modules/webhooks/ports/webhook-outbox';
+
+/** What every WebhookOutbox must do (Postgres: repositories.contract.spec.ts; memory: in-memory.contract.spec.ts). */
+export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOwner: () => Promise<string>): void {
+  describe('WebhookOutbox contract', () => {
+    const later = () => new Date(Date.now() + 60_000);
+    const add = async (apiKeyId: string, jobId = `job_${randomUUID()}`, event: 'job.started' | 'job.completed' = 'job.completed') => {
+      const id = `msg_${randomUUID()}`;
+      await outbox().add({ id, apiKeyId, jobId, event, url: 'https://hooks.example.com/in', body: '{}' });
+      return { id, jobId };
+    };
+
+    it('keeps one delivery per job and event: a second add keeps the first', async () => {
+      const owner = await newOwner();
+      const first = await add(owner);
+      const again = `msg_${randomUUID()}`;
+      await outbox().add({ id: again, apiKeyId: owner, jobId: first.jobId, event: 'job.completed', url: 'https://other.example.com', body: '{"x":1}' });
+      expect(await outbox().find(again)).toBeNull();
+      expect(await outbox().find(first.id)).toMatchObject({ status: 'pending', attempts: 0, url: 'https://hooks.example.com/in', body: '{}' });
+    });
+
+    it('a pending delivery is due; a retry moves it to its next attempt time; a finished one is no longer due nor changed', async () => {
+      const owner = await newOwner();
+      const { id } = await add(owner);
+      expect((await outbox().due(later(), 1000)).map((delivery) => delivery.id)).toContain(id);
+      const next = new Date(Date.now() + 3_600_000);
+      await outbox().recordAttempt(id, { statusCode: 500, error: 'HTTP 500', outcome: 'retry', nextAttemptAt: next });
+      expect(await outbox().find(id)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect((await outbox().due(later(), 1000)).map((delivery) => delivery.id)).not.toContain(id);
+      expect((await outbox().due(new Date(next.getTime() + 1), 1000)).map((delivery) => delivery.id)).toContain(id);
+      await outbox().recordAttempt(id, { statusCode: 200, error: null, outcome: 'sent', nextAttemptAt: null });
+      await outbox().recordAttempt(id, { statusCode: 500, error: 'late', outcome: 'failed', nextAttemptAt: null });
+      expect(await outbox().find(id)).toMatchObject({ status: 'sent', attempts: 2 });
+      expect((await outbox().due(new Date(next.getTime() + 1), 1000)).map((delivery) => delivery.id)).not.toContain(id);
+    });
+  });
+}

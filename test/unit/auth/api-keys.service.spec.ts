@@ -1,0 +1,60 @@
+import { DomainError } from '../../../src/common/errors/domain-error';
+import { InMemoryUnitOfWork } from '../../../src/common/in-memory.unit-of-work';
+import { PortToken } from '../../../src/common/unit-of-work';
+import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
+import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
+import { InMemoryCreditLedger } from '../../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
+import { CreditLedger } from '../../../src/modules/billing/ports/credit-ledger';
+
+function service() {
+  const keys = new InMemoryApiKeyRepository();
+  const ledger = new InMemoryCreditLedger();
+  const unitOfWork = new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[ApiKeyRepository, keys], [CreditLedger, ledger]]));
+  return { keys, ledger, service: new ApiKeysService(keys, unitOfWork) };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
+  return error.code;
+}
+
+describe('ApiKeysService (keys and their credits) on in-memory adapters', () => {
+  it('issues a key whose plaintext authenticates it, with its starting credits in the ledger', async () => {
+    const { ledger, service: keys } = service();
+    const { apiKey, key } = await keys.create('client', null, 50);
+    expect(apiKey).toMatch(/^bd_live_[0-9A-Za-z]{32}$/);
+    expect((await keys.authenticate(apiKey)).id).toBe(key.id);
+    expect(await ledger.balance(key.id)).toBe(50);
+    expect(key.webhookSecret).toMatch(/^whsec_/);
+  });
+
+  it('answers missing, malformed, unknown and disabled keys without telling them apart beyond missing', async () => {
+    const { service: keys } = service();
+    const { apiKey, key } = await keys.create('client', null, 0);
+    expect(await codeOf(keys.authenticate(undefined))).toBe('missing_api_key');
+    expect(await codeOf(keys.authenticate('nonsense'))).toBe('invalid_api_key');
+    expect(await codeOf(keys.authenticate(`bd_live_${'x'.repeat(32)}`))).toBe('invalid_api_key');
+    await keys.setEnabled(key.fingerprint, false);
+    expect(await codeOf(keys.authenticate(apiKey))).toBe('invalid_api_key');
+  });
+
+  it('grants and deducts credits through the ledger, never below zero; an unknown key is not_found', async () => {
+    const { ledger, service: keys } = service();
+    const { key } = await keys.create('client', null, 10);
+    await keys.grantCredits(key.fingerprint, 5);
+    expect(await ledger.balance(key.id)).toBe(15);
+    await keys.grantCredits(key.fingerprint, -100);
+    expect(await ledger.balance(key.id)).toBe(0);
+    expect(await codeOf(keys.grantCredits('000000000000', 5))).toBe('not_found');
+  });
+
+  it('rotating the webhook secret replaces it', async () => {
+    const { keys: repository, service: keys } = service();
+    const { key } = await keys.create('client', null, 0);
+    const rotated = await keys.rotateWebhookSecret(key);
+    expect(rotated).not.toBe(key.webhookSecret);
+    expect((await repository.findById(key.id))?.webhookSecret).toBe(rotated);
+  });
+});

@@ -1,0 +1,144 @@
+import { Readable } from 'node:stream';
+import { DomainError } from '../../../src/common/errors/domain-error';
+import { jobsWorld } from '../support/jobs-world';
+
+const KEY = 'key_a';
+const PUBLIC_VIDEO = 'https://videos.example.com/clip.mp4';
+
+async function rejection(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
+  return error;
+}
+
+/** An upload of a 10 s video owned by `apiKeyId` (the world's probe says 10 s). */
+async function uploaded(world: ReturnType<typeof jobsWorld>, apiKeyId = KEY): Promise<string> {
+  const body = await world.uploads.storeBody(Readable.from([Buffer.from('not really a video')]), 'video/mp4');
+  return (await world.uploads.register(apiKeyId, 'clip.mp4', body)).video_url;
+}
+
+describe('JobsService on in-memory adapters', () => {
+  it('a draft is created, recorded and not queued', async () => {
+    const world = jobsWorld();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: false });
+    expect((await world.jobs.findById(job.id))?.status).toBe('created');
+    expect(world.events.events).toEqual([{ apiKeyId: KEY, jobId: job.id, kind: 'created' }]);
+    expect(world.dispatcher.dispatched).toEqual([]);
+  });
+
+  it('a URL job starts at once, is queued, and reserves nothing until its duration is known', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 5, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, webhookUrl: 'https://hooks.example.com/in', autoStart: true });
+    expect(job.status).toBe('pending');
+    expect(world.dispatcher.dispatched).toEqual([job.id]);
+    expect((await world.jobs.findById(job.id))?.dispatchedAt).not.toBeNull();
+    expect(await world.ledger.balance(KEY)).toBe(5);
+    expect(world.outbox.all().map((delivery) => delivery.event)).toEqual(['job.started']);
+    expect(world.deliveries.enqueued).toHaveLength(1);
+  });
+
+  it('starting an upload job with too few credits leaves the balance and the draft unchanged and answers insufficient_credits', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 3, null); // a 10 s light job costs ceil(10 x 45 / 60) = 8
+    const draft = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: false });
+    const error = await rejection(world.service.start(KEY, draft.id, { request: {} }));
+    expect(error.code).toBe('insufficient_credits');
+    expect(await world.ledger.balance(KEY)).toBe(3);
+    expect((await world.jobs.findById(draft.id))?.status).toBe('created');
+    expect(world.dispatcher.dispatched).toEqual([]);
+  });
+
+  it('auto_start without enough credit: the job exists, failed with insufficient_credits', async () => {
+    const world = jobsWorld();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    expect(job).toMatchObject({ status: 'failed', errorCode: 'insufficient_credits', billingStatus: 'insufficient_credits' });
+    expect(await world.ledger.balance(KEY)).toBe(0);
+  });
+
+  it('an upload job reserves its cost at start; completion charges the processed seconds and returns the rest', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    expect(job).toMatchObject({ status: 'pending', billingStatus: 'reserved', reservedCredits: 8 });
+    expect(await world.ledger.balance(KEY)).toBe(92);
+
+    const processing = await world.lifecycle.pickUp(job);
+    expect(processing?.status).toBe('processing');
+    world.clock.advance(4000);
+    await world.lifecycle.complete(processing!, { outputKey: `outputs/${job.id}.webm`, durationSeconds: 4, frames: 100, notes: [] });
+
+    const done = await world.jobs.findById(job.id);
+    expect(done).toMatchObject({ status: 'completed', billingStatus: 'charged', chargedCredits: 3 }); // ceil(4 x 45 / 60)
+    expect(await world.ledger.balance(KEY)).toBe(97);
+    expect(world.metrics.jobs).toEqual([{ model: 'light', status: 'completed', seconds: 4, frames: 100 }]);
+  });
+
+  it('a canceled job gives its whole reserve back; a completed one cannot be canceled', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    const canceled = await world.service.cancel(KEY, job.id);
+    expect(canceled).toMatchObject({ status: 'failed', errorCode: 'canceled', billingStatus: 'refunded' });
+    expect(await world.ledger.balance(KEY)).toBe(100);
+    expect((await rejection(world.service.cancel(KEY, job.id))).code).toBe('invalid_state');
+  });
+
+  it('another key’s job and upload are not found', async () => {
+    const world = jobsWorld();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: false });
+    expect((await rejection(world.service.get('key_b', job.id))).code).toBe('not_found');
+    const error = await rejection(world.service.create({ apiKeyId: 'key_b', videoUrl: await uploaded(world, KEY), request: {}, autoStart: false }));
+    expect(error.details?.map((detail) => detail.field)).toEqual(['video_url']);
+  });
+
+  it('refuses a video_url or webhook_url on a private address, naming the field', async () => {
+    const world = jobsWorld();
+    const video = await rejection(world.service.create({ apiKeyId: KEY, videoUrl: 'http://10.0.0.7/clip.mp4', request: {}, autoStart: false }));
+    expect(video.details?.map((detail) => detail.field)).toEqual(['video_url']);
+    const hook = await rejection(world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, webhookUrl: 'http://localhost/hook', autoStart: false }));
+    expect(hook.details?.map((detail) => detail.field)).toEqual(['webhook_url']);
+  });
+
+  it('a job committed while the queue is down is handed over by the relay’s sweep', async () => {
+    const world = jobsWorld();
+    world.dispatcher.failNext();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true });
+    expect(job.status).toBe('pending');
+    expect(world.dispatcher.dispatched).toEqual([]);
+    world.clock.advance(world.config.env.JOB_RELAY_INTERVAL_MS + 1);
+    expect(await world.dispatchRelay.sweep()).toBe(1);
+    expect(world.dispatcher.dispatched).toEqual([job.id]);
+  });
+});
+
+describe('JobLifecycle on in-memory adapters', () => {
+  it('moves a job once: a second pick-up of the same job loses the compare-and-set', async () => {
+    const world = jobsWorld();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true });
+    expect(await world.lifecycle.pickUp(job)).not.toBeNull();
+    expect(await world.lifecycle.pickUp(job)).toBeNull();
+  });
+
+  it('a failure after the job ended writes and announces nothing', async () => {
+    const world = jobsWorld();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, webhookUrl: 'https://hooks.example.com/in', autoStart: true });
+    const processing = (await world.lifecycle.pickUp(job))!;
+    await world.lifecycle.complete(processing, { outputKey: `outputs/${job.id}.webm`, durationSeconds: 2, notes: [] });
+    const eventsBefore = world.events.events.length;
+    await world.lifecycle.fail(processing, 'worker_failed', 'late failure');
+    expect((await world.jobs.findById(job.id))?.status).toBe('completed');
+    expect(world.events.events).toHaveLength(eventsBefore);
+    expect(world.outbox.all().map((delivery) => delivery.event)).toEqual(['job.started', 'job.completed']);
+  });
+
+  it('a URL job whose fetched input costs more than the balance fails with insufficient_credits', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 1, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: true });
+    const processing = (await world.lifecycle.pickUp(job))!;
+    expect(await world.lifecycle.reserveFetchedInput(processing, 60)).toBeNull();
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'insufficient_credits' });
+    expect(await world.ledger.balance(KEY)).toBe(1);
+  });
+});

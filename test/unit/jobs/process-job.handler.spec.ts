@@ -1,0 +1,60 @@
+import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
+import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
+import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
+
+const KEY = 'key_a';
+const VIDEO = 'https://videos.example.com/clip.mp4';
+
+/** ProcessJobHandler on the in-memory jobs world, with the scriptable fake WorkerGateway. */
+function processing() {
+  const world = jobsWorld();
+  const gateway = new FakeWorkerGateway(world.storage);
+  const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, world.config);
+  world.outbound.serve(VIDEO, 'the bytes of a video');
+  const queued = (request = {}) => world.service.create({ apiKeyId: KEY, videoUrl: VIDEO, request: { model: 'light', ...request }, autoStart: true });
+  return { ...world, gateway, handler, queued };
+}
+
+describe('ProcessJobHandler on in-memory adapters', () => {
+  it('fetches a URL input, reserves its probed cost, runs the worker, charges what it processed and cleans the fetched input up', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    world.gateway.succeedWith(4);
+    const job = await world.queued();
+    await world.handler.handle(job.id);
+    const done = await world.jobs.findById(job.id);
+    expect(done).toMatchObject({ status: 'completed', outputKey: `outputs/${job.id}.webm`, durationSeconds: 4, chargedCredits: 3, reservedCredits: 8 });
+    expect(await world.ledger.balance(KEY)).toBe(97);
+    expect(world.gateway.tasks.map((task) => task.inputKey)).toEqual([`inputs/${job.id}`]);
+    expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
+    expect(await world.storage.stat(`outputs/${job.id}.webm`)).not.toBeNull();
+  });
+
+  it('a worker failure fails the job with its code and gives the reserve back', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    world.gateway.failWith('input_invalid', 'not a video');
+    const job = await world.queued();
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_invalid', billingStatus: 'refunded' });
+    expect(await world.ledger.balance(KEY)).toBe(100);
+  });
+
+  it('an input that cannot be fetched fails the job input_unreachable without running the worker', async () => {
+    const world = processing();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: 'https://videos.example.com/missing.mp4', request: {}, autoStart: true });
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_unreachable' });
+    expect(world.gateway.tasks).toEqual([]);
+  });
+
+  it('a job already ended is left alone', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    await world.service.cancel(KEY, job.id);
+    await world.handler.handle(job.id);
+    expect(world.gateway.tasks).toEqual([]);
+    expect((await world.jobs.findById(job.id))?.errorCode).toBe('canceled');
+  });
+});

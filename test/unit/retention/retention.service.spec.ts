@@ -1,0 +1,35 @@
+import { Readable } from 'node:stream';
+import { FixedClock } from '../../../src/common/clock';
+import { loadConfig } from '../../../src/config/app-config';
+import { InMemoryRetentionStore } from '../../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
+import { RetentionService } from '../../../src/modules/retention/application/retention.service';
+import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
+
+async function world(retentionHours: string) {
+  const clock = FixedClock.at('2026-01-02T12:00:00Z');
+  const store = new InMemoryRetentionStore(() => clock.now());
+  const storage = new InMemoryObjectStorage();
+  for (const key of ['uploads/vid_old', 'uploads/vid_new', 'outputs/job_old.webm']) await storage.put(key, Readable.from([Buffer.from(key)]));
+  store.addUpload('vid_old', 'uploads/vid_old', new Date('2026-01-02T09:00:00Z'));
+  store.addUpload('vid_new', 'uploads/vid_new', new Date('2026-01-02T11:30:00Z'));
+  store.addOutput('job_old', 'outputs/job_old.webm', new Date('2026-01-01T12:00:00Z'));
+  return { store, storage, retention: new RetentionService(store, storage, clock, loadConfig({ RETENTION_HOURS: retentionHours })) };
+}
+
+describe('RetentionService', () => {
+  it('deletes the files older than RETENTION_HOURS and marks their rows, keeping younger ones', async () => {
+    const { store, storage, retention } = await world('2');
+    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1 });
+    expect(await storage.stat('uploads/vid_old')).toBeNull();
+    expect(await storage.stat('outputs/job_old.webm')).toBeNull();
+    expect(await storage.stat('uploads/vid_new')).not.toBeNull();
+    expect([store.isDeleted('vid_old'), store.isDeleted('job_old'), store.isDeleted('vid_new')]).toEqual([true, true, false]);
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
+  });
+
+  it('keeps everything when RETENTION_HOURS is 0', async () => {
+    const { storage, retention } = await world('0');
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
+    expect(await storage.stat('uploads/vid_old')).not.toBeNull();
+  });
+});

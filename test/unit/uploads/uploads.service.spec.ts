@@ -1,0 +1,56 @@
+import { Readable } from 'node:stream';
+import { DomainError } from '../../../src/common/errors/domain-error';
+import { loadConfig } from '../../../src/config/app-config';
+import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
+import { InMemoryUploadRepository } from '../../../src/modules/uploads/adapters/in-memory/in-memory.upload.repository';
+import { UploadsService } from '../../../src/modules/uploads/application/uploads.service';
+import { MediaRefusal, ProbedVideo, VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
+
+class ScriptedProbe extends VideoProbe {
+  constructor(private readonly answer: ProbedVideo | MediaRefusal) {
+    super();
+  }
+  async probe(): Promise<ProbedVideo | MediaRefusal> {
+    return this.answer;
+  }
+  async probeImage(): Promise<MediaRefusal> {
+    return { refused: 'unsupported', reason: 'no images in this test' };
+  }
+}
+
+function uploadsWith(probe: ProbedVideo | MediaRefusal) {
+  const storage = new InMemoryObjectStorage();
+  return { storage, uploads: new UploadsService(storage, new InMemoryUploadRepository(), new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' })) };
+}
+
+describe('UploadsService', () => {
+  it('stores a decodable video under a fresh id and gives back its URL, which names it for its owner only', async () => {
+    const { storage, uploads } = uploadsWith({ durationSeconds: 4, width: 640, height: 360 });
+    const body = await uploads.storeBody(Readable.from([Buffer.from('video bytes')]), 'video/mp4');
+    const view = await uploads.register('key_a', 'clip.mp4', body);
+    expect(view).toMatchObject({ success: true, filename: 'clip.mp4', size: 11, duration_seconds: 4, video_url: `http://backdrop.test/v1/uploads/${view.video_id}` });
+    expect(await storage.stat(body.storageKey)).toEqual({ key: body.storageKey, size: 11 });
+    expect(uploads.uploadIdFromUrl(view.video_url)).toBe(view.video_id);
+    expect(uploads.uploadIdFromUrl('https://elsewhere.example.com/v1/uploads/' + view.video_id)).toBeNull();
+    expect((await uploads.findOwned(view.video_id, 'key_a')).durationSeconds).toBe(4);
+    await expect(uploads.findOwned(view.video_id, 'key_b')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('a file that does not decode is removed from storage and refused as unsupported_media_type', async () => {
+    const { storage, uploads } = uploadsWith({ refused: 'unsupported', reason: 'the file is plain text' });
+    const body = await uploads.storeBody(Readable.from([Buffer.from('not a video')]), 'video/mp4');
+    const refused = await uploads.register('key_a', 'x.mp4', body).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('unsupported_media_type');
+    expect(await storage.stat(body.storageKey)).toBeNull();
+  });
+
+  it('a file over the size limits is removed from storage and refused as invalid_request naming file', async () => {
+    const { storage, uploads } = uploadsWith({ refused: 'too_large', reason: 'the video is 8192x8192, over 4096x4096' });
+    const body = await uploads.storeBody(Readable.from([Buffer.from('huge')]), 'video/mp4');
+    const refused = await uploads.register('key_a', 'x.mp4', body).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe('invalid_request');
+    expect(await storage.stat(body.storageKey)).toBeNull();
+  });
+});

@@ -1,0 +1,51 @@
+import { loadConfig } from '../../../src/config/app-config';
+import { InMemoryUsageStore } from '../../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
+import { UsageRecorder } from '../../../src/modules/usage/application/usage-recorder';
+import { summarise, windowDays } from '../../../src/modules/usage/domain/usage-summary';
+import { RequestRecord } from '../../../src/modules/usage/ports/usage-store';
+
+const request = (i: number, at = new Date('2026-01-02T10:00:00Z')): RequestRecord => ({ apiKeyId: 'key_a', method: 'GET', path: `/v1/jobs/${i}`, statusCode: 200, durationMs: 3, jobId: null, credits: 0, at });
+
+describe('UsageRecorder on the in-memory usage store', () => {
+  it('buffers requests off the request path and writes them all at the next flush, once', async () => {
+    const store = new InMemoryUsageStore();
+    const recorder = new UsageRecorder(store, loadConfig({}));
+    recorder.record(request(1));
+    recorder.record(request(2));
+    expect(store.requests).toHaveLength(0);
+    await Promise.all([recorder.flush(), recorder.flush()]);
+    expect(store.requests.map((r) => r.path)).toEqual(['/v1/jobs/1', '/v1/jobs/2']);
+  });
+
+  it('writes a full buffer (500) without waiting for the interval', async () => {
+    const store = new InMemoryUsageStore();
+    const recorder = new UsageRecorder(store, loadConfig({}));
+    for (let i = 0; i < 500; i++) recorder.record(request(i));
+    await recorder.flush();
+    expect(store.requests).toHaveLength(500);
+  });
+
+  it('a store that is down loses that batch but never fails the caller; later batches are written', async () => {
+    const store = new InMemoryUsageStore();
+    const recorder = new UsageRecorder(store, loadConfig({}));
+    store.failing = true;
+    recorder.record(request(1));
+    await expect(recorder.flush()).resolves.toBeUndefined();
+    store.failing = false;
+    recorder.record(request(2));
+    await recorder.flush();
+    expect(store.requests.map((r) => r.path)).toEqual(['/v1/jobs/2']);
+  });
+
+  it('what was recorded sums into the usage window, zero days included', async () => {
+    const store = new InMemoryUsageStore();
+    const recorder = new UsageRecorder(store, loadConfig({}));
+    recorder.record(request(1, new Date('2026-01-01T23:59:00Z')));
+    recorder.record(request(2, new Date('2026-01-03T00:01:00Z')));
+    await recorder.flush();
+    const days = windowDays(new Date('2026-01-03T12:00:00Z'), 3);
+    const { totals, daily } = summarise(days, await store.dailyCounters('key_a', new Date('2026-01-01T00:00:00Z')));
+    expect(daily.map((day) => [day.date, day.requests])).toEqual([['2026-01-01', 1], ['2026-01-02', 0], ['2026-01-03', 1]]);
+    expect(totals.requests).toBe(2);
+  });
+});

@@ -1,0 +1,71 @@
+import { FixedClock } from '../../../src/common/clock';
+import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
+import { loadConfig } from '../../../src/config/app-config';
+import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { InMemoryServiceMetrics } from '../../../src/modules/metrics/adapters/in-memory.service-metrics';
+import { InMemoryWebhookDeliveryQueue, InMemoryWebhookOutbox } from '../../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { DeliverWebhookHandler } from '../../../src/modules/webhooks/application/deliver-webhook.handler';
+import { standardSignature } from '../../../src/modules/webhooks/domain/webhook-signing';
+
+/** The deliverer on in-memory adapters: one attempt per call, signed, retried on the schedule, ended by 410 or the schedule's end. */
+async function deliverer(schedule = '5,30') {
+  const clock = FixedClock.at('2026-01-01T00:00:00Z');
+  const keys = new InMemoryApiKeyRepository();
+  const key = await keys.create({ clientId: 'c', note: null, keyHash: 'h'.repeat(64), fingerprint: 'f'.repeat(12), webhookSecret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' });
+  const outbox = new InMemoryWebhookOutbox(() => clock.now());
+  const http = new InMemoryOutboundHttp();
+  const queue = new InMemoryWebhookDeliveryQueue();
+  const metrics = new InMemoryServiceMetrics();
+  const handler = new DeliverWebhookHandler(outbox, keys, http, queue, clock, metrics, loadConfig({ WEBHOOK_RETRY_SCHEDULE_SECONDS: schedule }));
+  await outbox.add({ id: 'msg_1', apiKeyId: key.id, jobId: 'job_1', event: 'job.completed', url: 'https://hooks.example.com/in', body: '{"event":"job.completed"}' });
+  return { clock, outbox, http, queue, metrics, handler };
+}
+
+describe('DeliverWebhookHandler', () => {
+  it('a 2xx answer marks the delivery sent; the POST carries a Standard Webhooks signature of the body', async () => {
+    const { outbox, http, queue, metrics, handler, clock } = await deliverer();
+    await handler.handle('msg_1');
+    expect((await outbox.find('msg_1'))?.status).toBe('sent');
+    expect(queue.enqueued).toEqual([]);
+    expect(metrics.webhookAttempts).toEqual([{ event: 'job.completed', result: 'sent' }]);
+    const [post] = http.posts;
+    const seconds = Math.floor(clock.now().getTime() / 1000);
+    expect(post.headers['webhook-signature']).toContain(standardSignature('whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 'msg_1', seconds, post.body));
+  });
+
+  it('a 500 schedules the next attempt on the queue within the jittered first delay', async () => {
+    const { outbox, http, queue, handler } = await deliverer();
+    http.postStatus = 500;
+    await handler.handle('msg_1');
+    expect(await outbox.find('msg_1')).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(queue.enqueued).toHaveLength(1);
+    expect(queue.enqueued[0]).toMatchObject({ id: 'msg_1', attempts: 1 });
+    expect(queue.enqueued[0].delayMs).toBeGreaterThanOrEqual(4000);
+    expect(queue.enqueued[0].delayMs).toBeLessThanOrEqual(6000);
+  });
+
+  it('gives up once the schedule is spent, and at once on 410 Gone', async () => {
+    const spent = await deliverer('5');
+    spent.http.postStatus = 503;
+    await spent.handler.handle('msg_1');
+    await spent.handler.handle('msg_1');
+    expect((await spent.outbox.find('msg_1'))?.status).toBe('failed');
+    expect(spent.metrics.webhookAttempts.map((attempt) => attempt.result)).toEqual(['retry', 'failed']);
+
+    const gone = await deliverer();
+    gone.http.postStatus = 410;
+    await gone.handler.handle('msg_1');
+    expect((await gone.outbox.find('msg_1'))?.status).toBe('failed');
+    expect(gone.queue.enqueued).toEqual([]);
+  });
+
+  it('a delivery already sent is not sent again; the sweep queues only due pending ones', async () => {
+    const { http, queue, handler, clock } = await deliverer();
+    await handler.handle('msg_1');
+    await handler.handle('msg_1');
+    expect(http.posts).toHaveLength(1);
+    clock.advance(60_000);
+    expect(await handler.sweep()).toBe(0);
+    expect(queue.enqueued).toEqual([]);
+  });
+});
