@@ -2,7 +2,7 @@
  * @jest-environment ./test/engine/models/support/onnx-environment.js
  */
 import { execFileSync } from 'child_process';
-import { mkdtempSync, readFileSync } from 'fs';
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import * as tf from '@tensorflow/tfjs-core';
@@ -17,6 +17,8 @@ import { maxAbsDifference } from './support/tfjs-graphs';
 
 const CACHE_DIR = mkdtempSync(join(tmpdir(), 'backdrop-rvm-'));
 const MINUTES = 60_000;
+
+afterAll(() => rmSync(CACHE_DIR, { recursive: true, force: true }));
 
 async function loadTfjsRvm() {
   await tf.setBackend('cpu');
@@ -63,11 +65,13 @@ describe('RVM session across a hard cut', () => {
 
   beforeAll(() => {
     // 10 frames of one clip, then 10 of another: a hard cut at frame 10
-    const clip = join(mkdtempSync(join(tmpdir(), 'backdrop-cut-')), 'cut.mp4');
+    const dir = mkdtempSync(join(tmpdir(), 'backdrop-cut-'));
+    const clip = join(dir, 'cut.mp4');
     const graph = '[0:v]trim=end_frame=10,setpts=PTS-STARTPTS[a];[1:v]trim=end_frame=10,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1[v]';
     const inputs = ['portrait-pan.mp4', 'car-slide.mp4'].flatMap((name) => ['-i', join(MEDIA_DIR, name)]);
     execFileSync(ffmpegPath(), ['-v', 'error', ...inputs, '-filter_complex', graph, '-map', '[v]', clip]);
     frames = decodeRgbFrames(clip, size.width, size.height);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('detects the cut, and only the cut', () => {
