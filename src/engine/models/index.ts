@@ -6,8 +6,8 @@ import { LightModel } from './light/light-model';
 import { OriginalModel } from './original/original-model';
 import { NanodetDetector } from './pro/nanodet-detector';
 import { ProModel } from './pro/pro-model';
-import { SMALL_MODEL_THREADS } from './runtime/onnx-session';
-import { SelfieSegmenter } from './selfie/selfie-segmenter';
+import { RvmMatter } from './rvm/rvm-matter';
+import { RvmGeometry } from './rvm/rvm-model-file';
 
 export interface LoadModelOptions {
   /** where converted and assembled model files are cached (created when missing) */
@@ -19,15 +19,15 @@ type Size = { width: number; height: number };
 /** One onnxruntime session per model file and input size for the whole process. */
 class SegmenterRegistry {
   private readonly isnets = new Map<string, Promise<IsnetSegmenter>>();
-  private readonly selfies = new Map<string, Promise<SelfieSegmenter>>();
   private readonly detectors = new Map<string, Promise<NanodetDetector>>();
+  private readonly rvms = new Map<string, Promise<RvmMatter>>();
 
   constructor(private readonly cacheDir: string) {}
 
   isnet = (size: Size): Promise<IsnetSegmenter> => memo(this.isnets, `${size.width}x${size.height}`, () => IsnetSegmenter.open(this.cacheDir, size));
 
-  selfie = (size: Size): Promise<SelfieSegmenter> =>
-    memo(this.selfies, `${size.width}x${size.height}`, () => SelfieSegmenter.open('square', this.cacheDir, size, SMALL_MODEL_THREADS));
+  rvm = (geometry: RvmGeometry): Promise<RvmMatter> =>
+    memo(this.rvms, `${geometry.width}x${geometry.height}@${geometry.ratio}`, () => RvmMatter.open(geometry, this.cacheDir));
 
   detector = (): Promise<NanodetDetector> => memo(this.detectors, 'nanodet', () => NanodetDetector.open());
 }
@@ -48,13 +48,13 @@ const models = new Map<string, SegmentationModel>();
 function createModel(name: ModelName, registry: SegmenterRegistry): SegmentationModel {
   switch (name) {
     case 'light':
-      return new LightModel(registry.selfie);
+      return new LightModel(registry.rvm);
     case 'original':
       return new OriginalModel(registry.isnet);
     case 'human':
-      return new HumanModel(registry.isnet, registry.selfie);
+      return new HumanModel(registry.rvm);
     case 'pro':
-      return new ProModel(registry.isnet, registry.detector);
+      return new ProModel(registry.isnet, registry.detector, registry.rvm);
     default:
       throw new EngineError('model_unavailable', `unknown model ${String(name)}`);
   }

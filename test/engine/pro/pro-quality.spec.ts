@@ -80,7 +80,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(iou).toBeGreaterThanOrEqual(0.95);
     expect([...ids]).toHaveLength(1);
     expect(session.notes).toEqual(['pro: keeping person', 'text_prompt: ignored unknown words: sparkles']);
-  }, 4 * MINUTES);
+  }, 8 * MINUTES); // ISNet on keyframes and RVM on every frame, on a shared 2-core machine
 
   it('portrait-pan, "car": fully transparent', async () => {
     const { max } = await largestAlpha('portrait-pan', 'cars');
@@ -119,7 +119,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
       expect(scores.frames).toBe(FRAMES);
       expect(scores.iou).toBeGreaterThanOrEqual(0.9);
       expect(leak).toBeLessThan(0.01);
-    }, 3 * MINUTES);
+    }, 6 * MINUTES);
 
     // measured 0.89 (0.59 before ISNet was shown a crop around the car when the person is in
     // sight: whole, the stacked frame's salient object is the person and the car was missed)

@@ -43,15 +43,20 @@ export class OnnxGraphBuilder {
 
   /** Adds a node and returns the name of its (single) output. */
   addNode(opType: string, inputs: string[], outputBase: string, attributes: Record<string, AttributeValue> = {}): string {
-    const output = this.uniqueName(outputBase);
+    return this.addMultiOutputNode(opType, inputs, [outputBase], attributes)[0];
+  }
+
+  /** Adds a node with several outputs (Split) and returns their names. */
+  addMultiOutputNode(opType: string, inputs: string[], outputBases: string[], attributes: Record<string, AttributeValue> = {}): string[] {
+    const outputs = outputBases.map((base) => this.uniqueName(base));
     this.nodes.push({
       opType,
-      name: this.uniqueName(`${opType}_${output}`),
+      name: this.uniqueName(`${opType}_${outputs[0]}`),
       input: inputs,
-      output: [output],
+      output: outputs,
       attribute: Object.entries(attributes).map(([name, value]) => toAttribute(name, value)),
     });
-    return output;
+    return outputs;
   }
 
   build(options: { inputs: ValueInfo[]; outputs: ValueInfo[]; opset: number; graphName: string }): Uint8Array {

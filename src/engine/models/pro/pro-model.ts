@@ -2,12 +2,17 @@ import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, S
 import { toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { blendInto, KEYFRAME_INTERVAL } from '../original/original-model';
+import { RvmMatter } from '../rvm/rvm-matter';
+import { RvmGeometry } from '../rvm/rvm-model-file';
+import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
+import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { boxGate, massInBox } from './box-gate';
 import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
 import { Box, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
+import { PeopleMatter } from './people-matter';
 import { cropRgb, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES, parsePrompt } from './vocabulary';
 
@@ -16,6 +21,7 @@ const KEYFRAME_BLEND = 0.6;
 const MOTION_DOWNSAMPLING = 4;
 /** a missed track is still "seen" while this share of its foreground remains in its box */
 const SUPPORT_RATIO = 0.4;
+const PERSON = classIndex('person');
 const FULL_FRAME: Box = { x0: 0, y0: 0, x1: 1, y1: 1 };
 /** detector regions overlap by this fraction of the frame when split */
 const REGION_OVERLAP = 0.1;
@@ -47,7 +53,9 @@ interface TrackState {
  * segments the frame (or, with other objects in sight, a crop around the requested subjects) and
  * each track keeps ISNet's matte inside its box (grown and feathered).
  * Between keyframes each track's matte moves with its own subject's estimated motion, so two
- * subjects moving differently stay apart. The output is the union of the tracks' mattes.
+ * subjects moving differently stay apart. People are the exception: a person track keeps, inside
+ * its box, the matte of RVM (a video-matting model for people) run on every frame.
+ * The output is the union of the tracks' mattes.
  */
 export class ProSession implements SegmentationSession {
   readonly notes: string[] = [];
@@ -65,6 +73,8 @@ export class ProSession implements SegmentationSession {
     private readonly requested: ReadonlySet<number>,
     /** display width / height of the video (the session's input is stretched to ISNet's square) */
     private readonly aspect: number,
+    /** RVM, when people are requested */
+    private readonly people?: PeopleMatter,
   ) {}
 
   get inputWidth(): number {
@@ -86,6 +96,7 @@ export class ProSession implements SegmentationSession {
 
   async segment(frame: RgbFrame): Promise<Matte> {
     const { width, height } = this.isnet;
+    const people = this.people && (await this.people.alphaAt(frame.data, width, height, frame.index));
     const moved = this.moveTracks(frame.data);
     let mattes = moved;
     if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
@@ -97,7 +108,7 @@ export class ProSession implements SegmentationSession {
     }
     const out = new Float32Array(width * height);
     for (const track of this.tracker.tracks) {
-      const matte = mattes.get(track.id);
+      const matte = people && track.cls === PERSON ? gated(people, boxGate(track.box, width, height)) : mattes.get(track.id);
       if (!matte) continue;
       for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], matte[i] * track.opacity);
     }
@@ -173,6 +184,12 @@ export class ProSession implements SegmentationSession {
   async close(): Promise<void> {}
 }
 
+function gated(matte: Float32Array, gate: Float32Array): Float32Array {
+  const out = new Float32Array(matte.length);
+  for (let i = 0; i < out.length; i++) out[i] = matte[i] * gate[i];
+  return out;
+}
+
 /**
  * `pro`'s prompt, checked: the requested class indices and the notes for the job's details. No
  * prompt keeps every class the detector knows; a prompt naming no known subject is refused.
@@ -194,12 +211,14 @@ export class ProModel implements SegmentationModel {
   constructor(
     private readonly isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>,
     private readonly detector: () => Promise<NanodetDetector>,
+    private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>,
   ) {}
 
   async createSession(options: SessionOptions): Promise<ProSession> {
     const { requested, notes } = resolvePrompt(options.textPrompt);
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
-    const session = new ProSession(isnet, detector, requested, options.width / options.height);
+    const people = requested.has(PERSON) ? new PeopleMatter(new RvmSession(await this.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)))) : undefined;
+    const session = new ProSession(isnet, detector, requested, options.width / options.height, people);
     session.notes.push(...notes);
     return session;
   }

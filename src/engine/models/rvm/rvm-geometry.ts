@@ -1,0 +1,41 @@
+import { RvmGeometry } from './rvm-model-file';
+
+/**
+ * What RVM runs at. The model input is the video at its aspect ratio, long side at most 640 (the
+ * matte is scaled up to the video by the pipeline). RVM's encoder then runs at `ratio` x that and
+ * its guided filter refines the matte back to the model input. The encoder size decides quality
+ * and cost. Measured at a 640x360 model input (IoU at 0.5 / dtSSD x1e-3, ms on one thread):
+ *
+ * | ratio | encoder | portrait-pan | rollerblade | swing | breakdance-flare | kite-walk | ms |
+ * |---|---|---|---|---|---|---|---|
+ * | 0.25 | 160x90 | 0.902 / 8.3 | 0.462 | 0.425 | 0.338 | 0.681 | 38 |
+ * | 0.4 | 256x144 | 0.952 / 4.6 | 0.480 | 0.754 | 0.785 | 0.711 | 69 |
+ * | 0.5 | 320x180 | 0.963 / 3.7 | 0.664 | 0.784 | 0.868 | 0.685 | |
+ * | 0.6 | 384x216 | 0.970 / 3.2 | 0.776 | 0.799 | | | |
+ * | 0.75 | 480x270 | 0.973 / 2.9 | 0.854 | 0.819 | 0.887 | 0.611 | |
+ *
+ * At a 384x216 input with a 256 px encoder (0.67): portrait-pan 0.952 / 4.6, rollerblade 0.616,
+ * swing 0.750, at about the cost of 640x360 at 0.4 (the guided filter works on fewer pixels).
+ * Below ~320 px the encoder loses people that are small in the frame (rollerblade, swing); 0.75
+ * is the smallest ratio measured that keeps portrait-pan at IoU 0.97.
+ */
+export const RVM_PROFILES = {
+  /** `human`: quality first */
+  human: { inputLongSide: 640, encoderLongSide: 480 },
+  /** `light`: speed first, IoU >= 0.85 on the portrait clips */
+  light: { inputLongSide: 384, encoderLongSide: 256 },
+} as const;
+
+/** the model input: the video's aspect ratio, long side at most `longSide`, even sizes */
+export function rvmInputSize(width: number, height: number, longSide = 640): { width: number; height: number } {
+  const scale = Math.min(1, longSide / Math.max(width, height));
+  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
+  return { width: even(width), height: even(height) };
+}
+
+/** the geometry of a profile for a video of `width` x `height` */
+export function rvmGeometryFor(width: number, height: number, profile: { inputLongSide: number; encoderLongSide: number }): RvmGeometry {
+  const input = rvmInputSize(width, height, profile.inputLongSide);
+  const ratio = Math.min(1, Math.round((profile.encoderLongSide / Math.max(input.width, input.height)) * 100) / 100);
+  return { ...input, ratio };
+}

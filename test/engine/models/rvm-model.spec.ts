@@ -1,0 +1,100 @@
+/**
+ * @jest-environment ./test/engine/models/support/onnx-environment.js
+ */
+import { execFileSync } from 'child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { dirname, join } from 'path';
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import * as tfc from '@tensorflow/tfjs-converter';
+import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
+import { rvmModelJsonPath } from '../../../src/engine/models/rvm/rvm-model-file';
+import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
+import { SceneCutDetector } from '../../../src/engine/models/rvm/scene-cut';
+import { decodeRgbFrames, ffmpegPath, MEDIA_DIR } from './support/clips';
+import { maxAbsDifference } from './support/tfjs-graphs';
+
+const CACHE_DIR = mkdtempSync(join(tmpdir(), 'backdrop-rvm-'));
+const MINUTES = 60_000;
+
+afterAll(() => rmSync(CACHE_DIR, { recursive: true, force: true }));
+
+async function loadTfjsRvm() {
+  await tf.setBackend('cpu');
+  const path = rvmModelJsonPath();
+  const json = JSON.parse(readFileSync(path, 'utf8'));
+  const weights = readFileSync(join(dirname(path), json.weightsManifest[0].paths[0]));
+  return tfc.loadGraphModelSync({
+    format: json.format,
+    modelTopology: json.modelTopology,
+    weightSpecs: json.weightsManifest[0].weights,
+    weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength),
+    signature: json.signature,
+  });
+}
+
+describe('RVM converted to ONNX', () => {
+  it('gives the alpha and foreground of TensorFlow.js within 1e-3 on real frames, state carried', async () => {
+    // 320x180 keeps TensorFlow.js's CPU backend to seconds a frame
+    const geometry = { width: 320, height: 180, ratio: 0.6 };
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 3);
+    const stream = (await RvmMatter.open(geometry, CACHE_DIR)).stream();
+    const reference = await loadTfjsRvm();
+    let state = [1, 2, 3, 4].map(() => tf.zeros([1, 1, 1, 1]));
+    for (const rgb of frames) {
+      const src = tf.tensor(Float32Array.from(rgb, (v) => v / 255), [1, geometry.height, geometry.width, 3]);
+      const [fgr, pha, ...next] = (await reference.executeAsync(
+        { src, r1i: state[0], r2i: state[1], r3i: state[2], r4i: state[3], downsample_ratio: tf.scalar(geometry.ratio) },
+        ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0', 'Identity_4:0', 'Identity_5:0'],
+      )) as tf.Tensor[];
+      state = next;
+      const ours = await stream.next(rgb);
+      const alphaError = maxAbsDifference(pha.dataSync() as Float32Array, ours.alpha);
+      const colourError = maxAbsDifference(fgr.dataSync() as Float32Array, ours.foreground);
+      console.log(`RVM ONNX vs tfjs: max |alpha diff| ${alphaError.toExponential(2)}, max |foreground diff| ${colourError.toExponential(2)}`);
+      expect(alphaError).toBeLessThan(1e-3);
+      expect(colourError).toBeLessThan(1e-3);
+    }
+  }, 5 * MINUTES);
+});
+
+describe('RVM session across a hard cut', () => {
+  const size = { width: 320, height: 180 };
+  let frames: Uint8Array[];
+
+  beforeAll(() => {
+    // 10 frames of one clip, then 10 of another: a hard cut at frame 10
+    const dir = mkdtempSync(join(tmpdir(), 'backdrop-cut-'));
+    const clip = join(dir, 'cut.mp4');
+    const graph = '[0:v]trim=end_frame=10,setpts=PTS-STARTPTS[a];[1:v]trim=end_frame=10,setpts=PTS-STARTPTS[b];[a][b]concat=n=2:v=1[v]';
+    const inputs = ['portrait-pan.mp4', 'car-slide.mp4'].flatMap((name) => ['-i', join(MEDIA_DIR, name)]);
+    execFileSync(ffmpegPath(), ['-v', 'error', ...inputs, '-filter_complex', graph, '-map', '[v]', clip]);
+    frames = decodeRgbFrames(clip, size.width, size.height);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('detects the cut, and only the cut', () => {
+    const detector = new SceneCutDetector();
+    const cuts = frames.map((rgb, i) => (detector.isCut(rgb, size.width, size.height) ? i : -1)).filter((i) => i >= 0);
+    expect(cuts).toEqual([10]);
+  });
+
+  it('resets the recurrent state there: the first frame after the cut is matted as if the video began with it', async () => {
+    const matter = await RvmMatter.open({ ...size, ratio: 1 }, CACHE_DIR);
+    const session = new RvmSession(matter);
+    const alphas: Float32Array[] = [];
+    for (const [index, data] of frames.entries()) {
+      await session.segment({ index, ...size, data: Buffer.from(data) });
+      alphas.push(session.last!.alpha);
+    }
+    expect(session.cuts).toBe(1);
+    const fresh = await matter.stream().next(frames[10]);
+    expect(maxAbsDifference(alphas[10], fresh.alpha)).toBe(0);
+    // without the reset, the memory of the other shot changes that frame's matte
+    const carried = matter.stream();
+    let withMemory = await carried.next(frames[0]);
+    for (const rgb of frames.slice(1, 11)) withMemory = await carried.next(rgb);
+    expect(maxAbsDifference(alphas[10], withMemory.alpha)).toBeGreaterThan(1e-3);
+  }, 2 * MINUTES);
+});
