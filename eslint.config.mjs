@@ -19,11 +19,12 @@ export default tseslint.config(
   },
   // The dependency rule of the hexagon: domain code and the engine import no framework.
   { files: ['src/modules/*/domain/**/*.ts', 'src/engine/**/*.ts'], rules: { 'no-restricted-imports': ['error', frameworkImports] } },
-  // Configuration is read in one place: src/config (and the entry points that hand it the environment).
-  // The engine is excluded while it is a separate library run in child processes (its binaries' paths, its child's config).
+  // Configuration is read in one place: src/config. The engine gets its ffmpeg builds from the entry point
+  // (useMediaBinaries) and its children get theirs in their launch argument. The `backdrop` client CLI is a
+  // separate program (BACKDROP_URL / BACKDROP_KEY), not the service's configuration.
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config/**', 'src/main.ts', 'src/worker/main.ts', 'src/cli/**', 'src/engine/**'],
+    ignores: ['src/config/**', 'src/cli/backdrop.ts'],
     rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration from the injected AppConfig (src/config), not process.env.' }] },
   },
   { files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },

@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from './config/app-config';
+import { mediaBinariesFromEnvironment } from './config/environment';
+import { useMediaBinaries } from './engine/media/binaries';
 import { createApp } from './create-app';
 import { resolveDatabase } from './database-url';
 import { migrate } from './composition/data-source';
@@ -28,6 +30,7 @@ function welcome(baseUrl: string, apiKey: string | null, adminToken: string | un
 
 export async function bootstrap(): Promise<void> {
   const config = loadConfig();
+  useMediaBinaries(mediaBinariesFromEnvironment());
   const database = await resolveDatabase(config, (line) => logger.log(line));
   const migrations = await migrate(database.url);
   const secrets = await loadInstanceSecrets(migrations, config);

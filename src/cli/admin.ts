@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../config/app-config';
+import { loadAdminCliConfig } from '../config/environment';
 import { resolveDatabase } from '../database-url';
 import { migrate } from '../composition/data-source';
 import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
     options: { 'client-id': { type: 'string' }, credits: { type: 'string' }, note: { type: 'string' }, fingerprint: { type: 'string' } },
   });
-  const config = loadConfig({ ...process.env, ADMIN_TOKEN: process.env.ADMIN_TOKEN ?? 'not-needed-by-the-cli-0000' });
+  const config = loadAdminCliConfig();
   const database = await resolveDatabase(config, () => undefined);
   let dataSource: DataSource | undefined;
   try {

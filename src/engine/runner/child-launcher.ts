@@ -15,7 +15,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHILD_CONFIG_ENV, ChildConfig } from './messages';
+import { configuredMediaBinaries } from '../media/binaries';
+import { ChildConfig } from './messages';
 
 const TYPESCRIPT_BOOTSTRAP = `
 const fs = require('fs');
@@ -37,9 +38,9 @@ export function nodeEntryArgs(dir: string, name: string): string[] {
 }
 
 export function launchEngineChild(config: ChildConfig): ChildProcess {
-  return spawn(process.execPath, nodeEntryArgs(__dirname, 'child-main'), {
+  const childConfig: ChildConfig = { ...config, binaries: configuredMediaBinaries() };
+  return spawn(process.execPath, [...nodeEntryArgs(__dirname, 'child-main'), JSON.stringify(childConfig)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,
-    env: { ...process.env, [CHILD_CONFIG_ENV]: JSON.stringify(config) },
   });
 }

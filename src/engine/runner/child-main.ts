@@ -5,13 +5,15 @@
  */
 import { runEngine } from '../engine';
 import { EngineError, EngineProgress, ModelName, SegmentationModel } from '../types';
-import { CHILD_CONFIG_ENV, ChildConfig, ChildMessage, ParentMessage } from './messages';
+import { useMediaBinaries } from '../media/binaries';
+import { ChildConfig, ChildMessage, ParentMessage } from './messages';
 
 type LoadModel = (name: ModelName, options: { cacheDir: string }) => Promise<SegmentationModel>;
 
 const PROGRESS_INTERVAL_MS = 100;
 
-const config = JSON.parse(process.env[CHILD_CONFIG_ENV] ?? '{}') as ChildConfig;
+const config = JSON.parse(process.argv[process.argv.length - 1]) as ChildConfig;
+useMediaBinaries(config.binaries ?? {});
 const models = new Map<ModelName, Promise<SegmentationModel>>();
 const running = new Map<number, AbortController>();
 

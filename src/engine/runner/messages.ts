@@ -1,14 +1,15 @@
 /** The IPC protocol between the EngineProcessPool and its engine children. */
+import type { MediaBinaries } from '../media/binaries';
 import { EngineErrorCode, EngineProgress, EngineRequest, EngineResult } from '../types';
 
-/** Fixed for a child's lifetime; passed in its environment as JSON. */
+/** Fixed for a child's lifetime; passed as JSON in its last command-line argument. */
 export interface ChildConfig {
   cacheDir: string;
   /** module exporting `loadModel(name, { cacheDir })` */
   modelModule: string;
+  /** the parent's ffmpeg builds (set by the launcher) */
+  binaries?: MediaBinaries;
 }
-
-export const CHILD_CONFIG_ENV = 'BACKDROP_ENGINE_CHILD_CONFIG';
 
 export type ParentMessage =
   | { type: 'run'; jobId: number; request: EngineRequest; workDir: string }

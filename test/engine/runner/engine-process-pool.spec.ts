@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ffmpegPath, ffprobePath, useMediaBinaries } from '../../../src/engine/media/binaries';
 import { EngineProcessPool } from '../../../src/engine/runner/engine-process-pool';
 import { EngineError, EngineProgress, EngineRequest } from '../../../src/engine/types';
 import { MEDIA } from '../support/media';
@@ -81,5 +82,28 @@ describe('EngineProcessPool', () => {
     const failure = pool.run(request('y.webm', { model: 'human' }));
     await expect(failure).rejects.toBeInstanceOf(EngineError);
     await expect(failure).rejects.toMatchObject({ code: 'model_unavailable' });
+  });
+
+  it('children run the ffmpeg builds their parent was configured with', async () => {
+    const calls = join(dir, 'calls.log');
+    const wrapper = async (name: string, real: string): Promise<string> => {
+      const path = join(dir, name);
+      await writeFile(path, `#!/bin/sh\necho ${name} >> '${calls}'\nexec '${real}' "$@"\n`);
+      await chmod(path, 0o755);
+      return path;
+    };
+    const bundled = { ffmpeg: ffmpegPath(), ffprobe: ffprobePath() };
+    useMediaBinaries({ ffmpeg: await wrapper('wrapped-ffmpeg', bundled.ffmpeg), ffprobe: await wrapper('wrapped-ffprobe', bundled.ffprobe) });
+    const configured = new EngineProcessPool({ cacheDir: dir, modelModule: pool['options'].modelModule });
+    try {
+      await configured.run(request('wrapped.webm'));
+    } finally {
+      useMediaBinaries({});
+      await configured.close();
+    }
+    const used = (await readFile(calls, 'utf8')).split('\n');
+    expect(used).toContain('wrapped-ffmpeg');
+    expect(used).toContain('wrapped-ffprobe');
+    expect(existsSync(join(dir, 'wrapped.webm'))).toBe(true);
   });
 });
