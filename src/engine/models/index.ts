@@ -50,7 +50,7 @@ function createModel(name: ModelName, registry: SegmenterRegistry): Segmentation
     case 'light':
       return new LightModel(registry.rvm);
     case 'original':
-      return new OriginalModel(registry.isnet);
+      return new OriginalModel({ isnet: registry.isnet, rvm: registry.rvm, detector: registry.detector });
     case 'human':
       return new HumanModel(registry.rvm);
     case 'pro':
