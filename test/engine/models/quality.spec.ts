@@ -81,11 +81,11 @@ describe('segmentation quality on the test clips', () => {
     expect(scores.dtssd).toBeLessThan(perFrame.dtssd);
   }, 5 * MINUTES);
 
-  it("pro: without text_prompt keeps every supported subject and says so in the session's notes", async () => {
+  it("pro: without text_prompt keeps the main subject and says so in the session's notes", async () => {
     const model = await loadModel('pro', { cacheDir: CACHE_DIR });
     expect(model.name).toBe('pro');
     const session = await model.createSession(CLIP);
-    expect(session.notes.join(' ')).toMatch(/every supported subject/);
+    expect(session.notes.join(' ')).toMatch(/keeping the main subject/);
     const frame = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight)[0];
     const matte = await session.segment({ index: 0, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frame) });
     expect(matte.data.length).toBe(matte.width * matte.height);

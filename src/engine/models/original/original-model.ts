@@ -8,7 +8,7 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
-import { DEFAULT_SUBJECT_MATTE, subjectMatte, SubjectMatteOptions } from './subject-matte';
+import { subjectMatte } from './subject-matte';
 
 /** ISNet and the detector run on every `KEYFRAME_INTERVAL`-th frame; frames in between reuse the moved matte. */
 export const KEYFRAME_INTERVAL = 4;
@@ -39,7 +39,6 @@ export class OriginalSession implements SegmentationSession {
     private readonly isnet: IsnetSegmenter,
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
-    private readonly options: SubjectMatteOptions = DEFAULT_SUBJECT_MATTE,
   ) {}
 
   get inputWidth(): number {
@@ -74,7 +73,7 @@ export class OriginalSession implements SegmentationSession {
       if (this.subjects.subjects.chosen.length === 0) await this.subjects.observe(small, size.width, size.height, this.rvm.last!.alpha);
     }
     const planes = { ...size, people: this.rvm.last!.alpha, salient: resizePlane({ width, height, data: salient }, size.width, size.height) };
-    return { ...size, data: toAlphaBytes(subjectMatte(planes, this.subjects.subjects, this.options)) };
+    return { ...size, data: toAlphaBytes(subjectMatte(planes, this.subjects.subjects)) };
   }
 
   async close(): Promise<void> {}
@@ -96,10 +95,7 @@ export interface OriginalModelParts {
 export class OriginalModel implements SegmentationModel {
   readonly name = 'original' as const;
 
-  constructor(
-    private readonly parts: OriginalModelParts,
-    private readonly options: SubjectMatteOptions = DEFAULT_SUBJECT_MATTE,
-  ) {}
+  constructor(private readonly parts: OriginalModelParts) {}
 
   async createSession(options: SessionOptions): Promise<OriginalSession> {
     const [isnet, rvm, detector] = await Promise.all([
@@ -107,6 +103,6 @@ export class OriginalModel implements SegmentationModel {
       this.parts.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)),
       this.parts.detector(),
     ]);
-    return new OriginalSession(isnet, new RvmSession(rvm), new MainSubjectFinder(detector), this.options);
+    return new OriginalSession(isnet, new RvmSession(rvm), new MainSubjectFinder(detector));
   }
 }

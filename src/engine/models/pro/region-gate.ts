@@ -88,16 +88,6 @@ export function regionKeepMask(matte: Float32Array, width: number, height: numbe
   });
 }
 
-/**
- * the regions of `matte` that are mostly `reference` (at least `share` of their pixels at 0.5 or
- * more in `reference`, same size): where a second model agrees the region is the subject
- */
-export function regionsAgreeing(matte: Float32Array, reference: Float32Array, width: number, height: number, share: number): Float32Array {
-  const small = gateSize(width, height);
-  const ref = resizePlane({ width, height, data: reference }, small.width, small.height);
-  return regionsWhere(matte, width, height, share, (x, y) => ref[y * small.width + x] >= 0.5);
-}
-
 function grow(mask: Uint8Array, width: number, height: number, radius: number): Float32Array {
   const out = new Float32Array(mask.length);
   for (let y = 0; y < height; y++) {
