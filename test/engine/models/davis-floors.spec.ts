@@ -11,23 +11,25 @@ import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
 /**
  * Floors on real camera footage: DAVIS 2016 sequences with a hand-made mask of the primary subject
  * in every frame (read from ../shared/media/davis at run time, never copied; see its README).
- * To keep the suite affordable each sequence is scored on its first `FRAMES` frames (a second and a
- * quarter at 24 fps); `npm run bench:davis` scores the whole clips.
+ * `human` (~0.25 s a frame) is scored on the whole clips (166 frames), as the floor is defined;
+ * `original` (~1 s a frame: ISNet) on the first `ORIGINAL_FRAMES` frames of each sequence, to keep
+ * the suite affordable; `npm run bench:davis` scores the whole clips.
  */
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const DAVIS_DIR = join(MEDIA_DIR, 'davis');
 const SIZE = { width: 854, height: 480, fps: 24 };
-const FRAMES = 30;
+const ORIGINAL_FRAMES = 30;
 const MINUTES = 60_000;
 
-async function score(model: ModelName, sequence: string): Promise<MatteScores> {
+async function score(model: ModelName, sequence: string, frameLimit = Infinity): Promise<MatteScores> {
   const session = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession(SIZE);
-  const frames = decodeRgbFrames(join(DAVIS_DIR, `${sequence}.mp4`), session.inputWidth, session.inputHeight).slice(0, FRAMES);
-  const truth = decodeAlphaFrames(join(DAVIS_DIR, `${sequence}.alpha.mkv`), SIZE.width, SIZE.height).slice(0, FRAMES);
+  const frames = decodeRgbFrames(join(DAVIS_DIR, `${sequence}.mp4`), session.inputWidth, session.inputHeight).slice(0, frameLimit);
+  const truth = decodeAlphaFrames(join(DAVIS_DIR, `${sequence}.alpha.mkv`), SIZE.width, SIZE.height).slice(0, frameLimit);
   const { scores, msPerFrame } = await evaluateSession(session, frames, truth, SIZE);
   await session.close();
-  console.log(`${model} on DAVIS ${sequence} (first ${scores.frames} frames): IoU ${scores.iou.toFixed(3)}  dtSSD ${scores.dtssd.toFixed(2)}  ${msPerFrame.toFixed(0)} ms/frame`);
-  expect(scores.frames).toBe(FRAMES);
+  console.log(`${model} on DAVIS ${sequence} (${scores.frames} frames): IoU ${scores.iou.toFixed(3)}  dtSSD ${scores.dtssd.toFixed(2)}  ${msPerFrame.toFixed(0)} ms/frame`);
+  expect(scores.frames).toBe(Math.min(frameLimit, truth.length));
+  expect(scores.frames).toBeGreaterThanOrEqual(30);
   return scores;
 }
 
@@ -43,7 +45,7 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
 
   it('original: mean IoU >= 0.80 over the seven sequences (people, riders, a dog, a car)', async () => {
     const ious: number[] = [];
-    for (const sequence of ['rollerblade', 'swing', 'breakdance-flare', 'kite-walk', 'bmx-trees', 'dog', 'car-roundabout']) ious.push((await score('original', sequence)).iou);
+    for (const sequence of ['rollerblade', 'swing', 'breakdance-flare', 'kite-walk', 'bmx-trees', 'dog', 'car-roundabout']) ious.push((await score('original', sequence, ORIGINAL_FRAMES)).iou);
     expect(mean(ious)).toBeGreaterThanOrEqual(0.8);
   }, 12 * MINUTES);
 });
