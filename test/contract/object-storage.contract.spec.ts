@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
+import { InMemoryObjectStorage } from '../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
 import { LocalDiskObjectStorage } from '../../src/modules/storage/adapters/local/local-disk.object-storage';
 import { S3ObjectStorage } from '../../src/modules/storage/adapters/s3/s3.object-storage';
 import { UrlSigner } from '../../src/modules/storage/application/url-signer';
 import { ObjectNotFoundError, ObjectStorage } from '../../src/modules/storage/ports/object-storage';
 import { startS3Server } from '../support/s3-server';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, swap } from '../support/test-app';
 
 /** One adapter under test, with a second instance of it that is misconfigured. */
 interface Harness {
@@ -33,6 +34,20 @@ async function localDisk(): Promise<Harness> {
     misconfigured: new LocalDiskObjectStorage(path.join(notADirectory, 'storage'), t.baseUrl, new UrlSigner('s'.repeat(48))),
     misconfiguredReason: /not writable/,
     localFileIsCopy: false,
+    close: () => t.close(),
+  };
+}
+
+/** In memory, swapped into the real app, whose FilesController serves its signed URLs over HTTP. */
+async function inMemory(): Promise<Harness> {
+  const storage = new InMemoryObjectStorage();
+  const t = await startTestApp({}, { adapters: [swap(ObjectStorage, storage)] });
+  storage.serveAt(t.baseUrl, t.app.get(UrlSigner));
+  return {
+    storage,
+    misconfigured: new InMemoryObjectStorage(),
+    misconfiguredReason: /serveAt was not called/,
+    localFileIsCopy: true,
     close: () => t.close(),
   };
 }
@@ -98,6 +113,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.each([
   ['local disk', localDisk],
   ['S3 (s3rver)', s3],
+  ['in memory', inMemory],
 ])('ObjectStorage contract: %s', (_name, start) => {
   let h: Harness;
   let storage: ObjectStorage;
