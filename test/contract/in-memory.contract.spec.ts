@@ -7,6 +7,11 @@ import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { InMemoryIdempotencyStore } from '../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
+import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-event-log';
+import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
+import { describeIdempotencyStoreContract } from './idempotency-store.contract';
+import { describeUsageStoreContract } from './usage-store.contract';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
@@ -28,6 +33,16 @@ describe('in-memory adapters', () => {
   describeApiKeyRepositoryContract(() => keys);
   const outbox = new InMemoryWebhookOutbox();
   describeWebhookOutboxContract(() => outbox, harness.newOwner);
+  const idempotency = new InMemoryIdempotencyStore();
+  describeIdempotencyStoreContract(() => idempotency, harness.newOwner);
+  const events = new InMemoryJobEventLog();
+  const usage = new InMemoryUsageStore(events, ledger);
+  describeUsageStoreContract({
+    store: () => usage,
+    newOwnerWithJob: async () => ({ owner: await harness.newOwner(), jobId: `job_${randomUUID()}` }),
+    events: () => events,
+    inTransaction: harness.inTransaction,
+  });
 
   it('a transaction that throws leaves the adapters as it found them', async () => {
     const owner = await harness.newOwner();

@@ -17,6 +17,11 @@ import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { TypeOrmWebhookOutbox } from '../../src/modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
+import { PostgresIdempotencyStore } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { TypeOrmJobEventLog } from '../../src/modules/jobs/adapters/typeorm/typeorm.job-event-log';
+import { TypeOrmUsageStore } from '../../src/modules/usage/adapters/typeorm/typeorm.usage-store';
+import { describeIdempotencyStoreContract } from './idempotency-store.contract';
+import { describeUsageStoreContract } from './usage-store.contract';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
@@ -67,6 +72,18 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeCreditLedgerContract(harness);
   describeApiKeyRepositoryContract(() => keys);
   describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
+  describeIdempotencyStoreContract(() => new PostgresIdempotencyStore(db), harness.newOwner);
+  describeUsageStoreContract({
+    store: () => new TypeOrmUsageStore(db),
+    newOwnerWithJob: async () => {
+      const owner = await harness.newOwner();
+      const job = aJob(owner);
+      await jobs.insert(job);
+      return { owner, jobId: job.id };
+    },
+    events: () => new TypeOrmJobEventLog(db.manager),
+    inTransaction: harness.inTransaction,
+  });
 
   it('API keys: found by hash and fingerprint, disabled and re-enabled', async () => {
     const key = await newKey();
