@@ -53,11 +53,24 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
   }
 }
 
-/** The delivery queue in memory: what was handed over, with its delay, in order. */
+/**
+ * The delivery queue in memory: `enqueued` is every hand-off, with its delay, in order; `queued()`
+ * is what the queue holds, one message per delivery attempt as BullMQ's job id makes it.
+ */
 export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
   readonly enqueued: Array<QueuedDelivery & { delayMs: number }> = [];
 
   async enqueue(deliveries: ReadonlyArray<QueuedDelivery>, delayMs = 0): Promise<void> {
     for (const delivery of deliveries) this.enqueued.push({ ...delivery, delayMs });
+  }
+
+  queued(): Array<QueuedDelivery & { delayMs: number }> {
+    const seen = new Set<string>();
+    return this.enqueued.filter((delivery) => {
+      const id = `${delivery.id}-a${delivery.attempts}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
   }
 }
