@@ -1,3 +1,4 @@
+import { connect, createServer } from 'node:net';
 import { Client } from 'pg';
 import Redis from 'ioredis';
 import { takeServiceAttempts } from '../../support/unit-tier.setup';
@@ -22,11 +23,11 @@ describe('the unit tier runs with Postgres and Redis out of reach', () => {
   });
 
   it('other connections (a loopback server of the test itself) still work', async () => {
-    const server = (await import('node:net')).createServer((socket) => socket.end('hi'));
+    const server = createServer((socket) => socket.end('hi'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     const said = await new Promise<string>((resolve, reject) => {
-      const socket = (require('node:net') as typeof import('node:net')).connect(port, '127.0.0.1');
+      const socket = connect(port, '127.0.0.1');
       socket.on('data', (data) => resolve(String(data))).on('error', reject);
     });
     server.close();
