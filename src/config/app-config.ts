@@ -1,17 +1,13 @@
 import * as path from 'node:path';
 import type { MediaBinaries } from '../engine/media/binaries';
 import { ConfigCheck, ConfigError, ConfigProblem, readEnvironment } from './config-error';
+import type { PricingPackage } from '../contract/api-types';
 import { EnvironmentVariables } from './environment-variables';
 
 export { ConfigError, EnvironmentVariables };
 export type { ConfigProblem };
 
-export interface PricingPackage {
-  name: string;
-  credits: number;
-  price_cents: number;
-  currency: string;
-}
+export type { PricingPackage };
 
 /** The validated configuration the application reads; derived values resolved once here. */
 export interface AppConfig {
