@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
 import { InMemoryObjectStorage } from '../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
 import { LocalDiskObjectStorage } from '../../src/modules/storage/adapters/local/local-disk.object-storage';
 import { S3ObjectStorage } from '../../src/modules/storage/adapters/s3/s3.object-storage';
 import { UrlSigner } from '../../src/modules/storage/application/url-signer';
 import { ObjectNotFoundError, ObjectStorage } from '../../src/modules/storage/ports/object-storage';
+import { failingAfter, freshKey, readAll, streamOf, withFlippedSignature, withLaterExpiry } from './object-storage.helpers';
 import { startS3Server } from '../support/s3-server';
 import { startTestApp, swap } from '../support/test-app';
 
@@ -68,44 +68,6 @@ async function s3(): Promise<Harness> {
       await server.close();
     },
   };
-}
-
-let counter = 0;
-const freshKey = (extension = '.bin'): string => `outputs/contract_${++counter}_${randomBytes(4).toString('hex')}${extension}`;
-
-/** A stream of `bytes` in 64 KiB chunks. */
-const streamOf = (bytes: Buffer): Readable => Readable.from((function* () {
-  for (let offset = 0; offset < bytes.length; offset += 65536) yield bytes.subarray(offset, offset + 65536);
-})());
-
-/** A stream that delivers `bytes`, then fails. */
-const failingAfter = (bytes: Buffer): Readable => Readable.from((async function* () {
-  yield* streamOf(bytes);
-  throw new Error('client went away');
-})());
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
-}
-
-/** Changes one character of the URL's 64-hex-digit signature. */
-function withFlippedSignature(url: string): string {
-  const parsed = new URL(url);
-  for (const [name, value] of parsed.searchParams) {
-    if (/^[0-9a-f]{64}$/.test(value)) parsed.searchParams.set(name, (value[0] === '0' ? '1' : '0') + value.slice(1));
-  }
-  return parsed.toString();
-}
-
-/** Pushes the URL's expiry (`expires` or `X-Amz-Expires`) later without re-signing. */
-function withLaterExpiry(url: string): string {
-  const parsed = new URL(url);
-  for (const [name, value] of parsed.searchParams) {
-    if (/^(x-amz-)?expires$/i.test(name)) parsed.searchParams.set(name, String(Number(value) + 1000));
-  }
-  return parsed.toString();
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
