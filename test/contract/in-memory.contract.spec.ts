@@ -12,6 +12,8 @@ import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/i
 import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';
 import { describeUsageStoreContract } from './usage-store.contract';
+import { describeRetentionStoreContract } from './retention-store.contract';
+import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
@@ -33,6 +35,20 @@ describe('in-memory adapters', () => {
   describeApiKeyRepositoryContract(() => keys);
   const outbox = new InMemoryWebhookOutbox();
   describeWebhookOutboxContract(() => outbox, harness.newOwner);
+  const retention = new InMemoryRetentionStore();
+  describeRetentionStoreContract({
+    store: () => retention,
+    addUpload: async (createdAt) => {
+      const id = `vid_${randomUUID()}`;
+      retention.addUpload(id, `uploads/${id}`, createdAt);
+      return { id, key: `uploads/${id}` };
+    },
+    addOutput: async (completedAt) => {
+      const id = `job_${randomUUID()}`;
+      retention.addOutput(id, `outputs/${id}.webm`, completedAt);
+      return { id, key: `outputs/${id}.webm` };
+    },
+  });
   const idempotency = new InMemoryIdempotencyStore();
   describeIdempotencyStoreContract(() => idempotency, harness.newOwner);
   const events = new InMemoryJobEventLog();

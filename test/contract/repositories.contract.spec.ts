@@ -22,6 +22,8 @@ import { TypeOrmJobEventLog } from '../../src/modules/jobs/adapters/typeorm/type
 import { TypeOrmUsageStore } from '../../src/modules/usage/adapters/typeorm/typeorm.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';
 import { describeUsageStoreContract } from './usage-store.contract';
+import { describeRetentionStoreContract } from './retention-store.contract';
+import { TypeOrmRetentionStore } from '../../src/modules/retention/adapters/typeorm/typeorm.retention-store';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
@@ -73,6 +75,19 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeApiKeyRepositoryContract(() => keys);
   describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
   describeIdempotencyStoreContract(() => new PostgresIdempotencyStore(db), harness.newOwner);
+  describeRetentionStoreContract({
+    store: () => new TypeOrmRetentionStore(db),
+    addUpload: async (createdAt) => {
+      const id = newUploadId();
+      await uploads.insert({ id, apiKeyId: await harness.newOwner(), storageKey: `uploads/${id}`, filename: 'a.mp4', size: 1, contentType: 'video/mp4', durationSeconds: 1, createdAt });
+      return { id, key: `uploads/${id}` };
+    },
+    addOutput: async (completedAt) => {
+      const job = aJob(await harness.newOwner(), { status: 'completed', completedAt });
+      await jobs.insert({ ...job, outputKey: `outputs/${job.id}.webm` });
+      return { id: job.id, key: `outputs/${job.id}.webm` };
+    },
+  });
   describeUsageStoreContract({
     store: () => new TypeOrmUsageStore(db),
     newOwnerWithJob: async () => {
