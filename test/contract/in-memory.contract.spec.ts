@@ -12,6 +12,8 @@ import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/i
 import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';
 import { describeUsageStoreContract } from './usage-store.contract';
+import { describeUploadRepositoryContract } from './upload-repository.contract';
+import { InMemoryUploadRepository } from '../../src/modules/uploads/adapters/in-memory/in-memory.upload.repository';
 import { describeRetentionStoreContract } from './retention-store.contract';
 import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
@@ -49,6 +51,8 @@ describe('in-memory adapters', () => {
       return { id, key: `outputs/${id}.webm` };
     },
   });
+  const uploadRows = new InMemoryUploadRepository();
+  describeUploadRepositoryContract(() => uploadRows, harness.newOwner);
   const idempotency = new InMemoryIdempotencyStore();
   describeIdempotencyStoreContract(() => idempotency, harness.newOwner);
   const events = new InMemoryJobEventLog();
