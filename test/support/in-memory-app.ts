@@ -84,7 +84,7 @@ export interface InMemoryApp {
  * in-memory queue: the queues the app's code injects when no queue backend is connected.
  */
 function queueView(name: string, dispatcher?: InMemoryJobDispatcher) {
-  return { name, getJobCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: dispatcher?.dispatched.length ?? 0 }) };
+  return { name, getJobCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...dispatcher?.counts() }) };
 }
 
 function inMemoryQueues(dispatcher: InMemoryJobDispatcher) {

@@ -10,6 +10,12 @@ export class InMemoryJobDispatcher extends JobDispatcher {
   private failures = 0;
   private consumer?: (jobId: string) => Promise<void>;
   private readonly running = new Set<Promise<void>>();
+  private readonly tally = { waiting: 0, active: 0, completed: 0, failed: 0 };
+
+  /** The queue's depth by state, as BullMQ's getJobCounts answers it (metrics, health). */
+  counts(): Record<'waiting' | 'active' | 'completed' | 'failed', number> {
+    return { ...this.tally };
+  }
 
   failNext(times = 1): void {
     this.failures += times;
@@ -33,10 +39,21 @@ export class InMemoryJobDispatcher extends JobDispatcher {
     this.dispatched.push(jobId);
     const consumer = this.consumer;
     if (!consumer) return;
+    this.tally.waiting += 1;
     const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => consumer(jobId))
-      .catch(() => undefined)
-      .finally(() => this.running.delete(run));
+      .then(() => {
+        this.tally.waiting -= 1;
+        this.tally.active += 1;
+        return consumer(jobId);
+      })
+      .then(
+        () => void (this.tally.completed += 1),
+        () => void (this.tally.failed += 1),
+      )
+      .finally(() => {
+        this.tally.active -= 1;
+        this.running.delete(run);
+      });
     this.running.add(run);
   }
 }
