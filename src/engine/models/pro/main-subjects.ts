@@ -29,11 +29,7 @@ export class MainSubjectFinder {
   private readonly chooser = new TrackChooser();
   private current: MainSubjects = { chosen: [], attached: [], all: [] };
 
-  constructor(
-    private readonly detector: NanodetDetector,
-    /** classes considered (all the detector knows when undefined) */
-    private readonly classes?: ReadonlySet<number>,
-  ) {}
+  constructor(private readonly detector: NanodetDetector) {}
 
   get subjects(): MainSubjects {
     return this.current;
@@ -44,8 +40,7 @@ export class MainSubjectFinder {
    * size), which confirms a person track whose box it fills enough of.
    */
   async observe(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
-    const found = await this.detector.detect(rgb, width, height, { box: { x0: 0, y0: 0, x1: 1, y1: 1 }, aspect: width / height });
-    const detections = found.filter((d) => !this.classes || this.classes.has(d.cls));
+    const detections = await this.detector.detect(rgb, width, height, { box: { x0: 0, y0: 0, x1: 1, y1: 1 }, aspect: width / height });
     const tracks = distinctObjects(this.tracker.update(detections));
     const chosenIds = this.chooser.choose(rgb, width, height, tracks, people);
     const chosen = tracks.filter((t) => chosenIds.has(t.id));
