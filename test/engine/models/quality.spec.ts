@@ -59,9 +59,11 @@ describe('segmentation quality on the test clips', () => {
     expect(scores.iou).toBeGreaterThanOrEqual(0.85);
   }, 2 * MINUTES);
 
-  it('original: portrait-pan IoU >= 0.98 with ISNet on at most a third of the frames', async () => {
+  // person-aware since issue 15: the person's matte is RVM's (0.972 measured; ISNet alone gave
+  // 0.98 here, and 0.42-0.53 on real footage of people); the issue's floor is 0.95
+  it('original: portrait-pan IoU >= 0.95 with ISNet on at most a third of the frames', async () => {
     const { scores, keyframes } = await evaluate('original', 'portrait-pan');
-    expect(scores.iou).toBeGreaterThanOrEqual(0.98);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.95);
     // speed target ~0.6 s/frame on an idle 2-core machine (ISNet 1024 takes ~1.8 s there); wall
     // time on shared CI machines is too noisy to assert, so the cost is checked by its driver
     expect(keyframes).toBeLessThanOrEqual(Math.ceil(scores.frames / 3));
