@@ -1,5 +1,4 @@
 import { Matte, RgbFrame, SegmentationSession } from '../../types';
-import { toAlphaBytes } from '../image/resample';
 import { RvmMatter, RvmOutput, RvmStream } from './rvm-matter';
 import { SceneCutDetector } from './scene-cut';
 
@@ -38,8 +37,10 @@ export class RvmSession implements SegmentationSession {
       this.cuts++;
     }
     this.last = await this.stream.next(frame.data);
-    return { width: this.inputWidth, height: this.inputHeight, data: toAlphaBytes(this.last.alpha) };
+    return { width: this.inputWidth, height: this.inputHeight, data: this.last.alphaBytes };
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.stream.close();
+  }
 }
