@@ -12,6 +12,8 @@ export interface RvmOutput {
   alphaBytes: Uint8Array;
   /** foreground colour 0..1, packed RGB, width x height x 3 */
   foreground: Float32Array;
+  /** the same colour as RGB24 bytes */
+  foregroundBytes: Uint8Array;
 }
 
 interface Pending {
@@ -103,7 +105,7 @@ export class RvmMatter {
     this.pending.delete(message.id);
     if (this.pending.size === 0) this.worker.unref();
     if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `RVM inference failed: ${message.message}`));
-    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground });
+    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, foregroundBytes: message.foregroundBytes });
   }
 
   private fail(error: Error): void {
