@@ -40,6 +40,7 @@ async function scoreClip(clip: string, prompt: string) {
  * enough to show nothing is kept; the full-clip quality tests are the two above and below.
  */
 const ABSENT_FRAMES = 28;
+const PERSON_FRAMES = 40;
 
 /** runs the first `ABSENT_FRAMES` frames and returns the largest alpha value of any frame's matte */
 async function largestAlpha(clip: string, prompt: string): Promise<{ max: number; session: ProSession }> {
@@ -69,9 +70,11 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(session.detectorRuns).toBe(ABSENT_FRAMES / 4);
   }, 2 * MINUTES);
 
+  // the first 40 frames (10 keyframes): the full-clip quality test of `pro` is car-slide's above,
+  // and `human` (the same RVM) has its own on all of portrait-pan in models/quality.spec.ts
   it('portrait-pan, "person": keeps the person (IoU >= 0.95) with one identity throughout', async () => {
     const session = await proSession('a woman, sparkles');
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight).slice(0, PERSON_FRAMES);
     const truth = decodeAlphaFrames(join(MEDIA_DIR, 'portrait-pan.alpha.mkv'), CLIP.width, CLIP.height);
     const scorer = new MatteScorer();
     const ids = new Set<number>();
@@ -86,7 +89,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(iou).toBeGreaterThanOrEqual(0.95);
     expect([...ids]).toHaveLength(1);
     expect(session.notes).toEqual(['pro: keeping person', 'text_prompt: ignored unknown words: sparkles']);
-  }, 8 * MINUTES); // ISNet on keyframes and RVM on every frame, on a shared 2-core machine
+  }, 4 * MINUTES); // ISNet on keyframes and RVM on every frame, on a shared 2-core machine
 
   it('portrait-pan, "car": fully transparent', async () => {
     const { max } = await largestAlpha('portrait-pan', 'cars');
