@@ -8,6 +8,7 @@
  * Also: `original` against @imgly/background-removal-node per frame (section peer), and the colour
  * error in the matte's soft edge over a colour background (section edge).
  *
+ * BENCH_COMPOSITES (a folder of `npm run media:composites` output: its clips join the people clips),
  * BENCH_MODELS (default light,human,original), BENCH_CLIPS (quality clips), BENCH_SECTIONS
  * (quality,speed,peer,edge), BENCH_PREVIEW (seconds per speed run, default 4), BENCH_PEER_FRAMES
  * (default 5), BENCH_EDGE_FRAMES (default 50), BENCH_CACHE_DIR.
@@ -15,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { probe } from '../../src/engine/media/input-gate';
 import { ModelName } from '../../src/engine/types';
@@ -27,12 +28,16 @@ import { measureQuality } from '../engine/quality';
 import type { SpeedCaseInput, SpeedCaseOutput } from '../engine/speed-case';
 import { Cell, megabytes, renderTable } from '../engine/table';
 import { perFrameSelfie } from './per-frame-selfie';
+import { COMPOSITES } from './composites';
 import { edgeColourSection, peerSection } from './sections';
 
-const PEOPLE_CLIPS = ['portrait-pan', 'davis/rollerblade', 'davis/swing', 'davis/breakdance-flare', 'davis/kite-walk'];
-const DEFAULT_CLIPS = [...PEOPLE_CLIPS, 'car-slide'];
-
 const list = (value: string | undefined, fallback: string[]) => (value ? value.split(',').map((v) => v.trim()) : fallback);
+/** the project's own composites (`npm run media:composites`), scored as people clips when their folder is given */
+const OWN_COMPOSITES = process.env.BENCH_COMPOSITES ? Object.keys(COMPOSITES).map((name) => join(process.env.BENCH_COMPOSITES!, name)) : [];
+const PEOPLE_CLIPS = ['portrait-pan', ...OWN_COMPOSITES, 'davis/rollerblade', 'davis/swing', 'davis/breakdance-flare', 'davis/kite-walk'];
+const DEFAULT_CLIPS = [...PEOPLE_CLIPS, 'car-slide'];
+/** a clip name under the shared media, or an absolute path (without extension) */
+const clipBase = (clip: string) => (isAbsolute(clip) ? clip : join(MEDIA_DIR, clip));
 const models = list(process.env.BENCH_MODELS, ['light', 'human', 'original']) as ModelName[];
 const clips = list(process.env.BENCH_CLIPS, DEFAULT_CLIPS);
 const sections = list(process.env.BENCH_SECTIONS, ['quality', 'speed', 'peer', 'edge']);
@@ -64,10 +69,10 @@ async function qualitySection(): Promise<void> {
   for (const [label, load] of entries) {
     const model = await load();
     for (const clip of clips) {
-      const row = await measureQuality(model, join(MEDIA_DIR, `${clip}.mp4`), join(MEDIA_DIR, `${clip}.alpha.mkv`));
+      const row = await measureQuality(model, `${clipBase(clip)}.mp4`, `${clipBase(clip)}.alpha.mkv`);
       if (label === 'per-frame selfie') baseline.set(clip, row.dtssd);
       if (label === 'original' && clip === 'portrait-pan') originalOnPortrait = row;
-      rows.push([label, clip, row.frames, row.iou, row.mad, row.dtssd, row.msPerFrame, qualityGoal(label, clip, row.iou, row.dtssd, baseline.get(clip))]);
+      rows.push([label, isAbsolute(clip) ? basename(clip) : clip, row.frames, row.iou, row.mad, row.dtssd, row.msPerFrame, qualityGoal(label, clip, row.iou, row.dtssd, baseline.get(clip))]);
     }
   }
   console.log('\n## Quality (every frame; IoU at 0.5, MAD and dtSSD x1e-3; ms = segment() per frame, single stream)\n');
