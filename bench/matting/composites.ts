@@ -59,16 +59,19 @@ function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Array, a: 
       const x0 = Math.floor(sx);
       const x1 = Math.min(W - 1, x0 + 1);
       const fx = sx - x0;
-      const weights = [(1 - fx) * (1 - fy), fx * (1 - fy), (1 - fx) * fy, fx * fy];
-      const at = [y0 * W + x0, y0 * W + x1, y1 * W + x0, y1 * W + x1];
-      let value = 0;
-      for (let k = 0; k < 4; k++) value += weights[k] * a[at[k]];
-      const w = value / 255;
+      const w00 = (1 - fx) * (1 - fy);
+      const w01 = fx * (1 - fy);
+      const w10 = (1 - fx) * fy;
+      const w11 = fx * fy;
+      const i00 = y0 * W + x0;
+      const i01 = y0 * W + x1;
+      const i10 = y1 * W + x0;
+      const i11 = y1 * W + x1;
+      const w = (w00 * a[i00] + w01 * a[i01] + w10 * a[i10] + w11 * a[i11]) / 255;
       if (w <= 0) continue;
       const p = y * W + x;
       for (let c = 0; c < 3; c++) {
-        let sample = 0;
-        for (let k = 0; k < 4; k++) sample += weights[k] * rgb[3 * at[k] + c];
+        const sample = w00 * rgb[3 * i00 + c] + w01 * rgb[3 * i01 + c] + w10 * rgb[3 * i10 + c] + w11 * rgb[3 * i11 + c];
         colour[3 * p + c] = w * sample + (1 - w) * colour[3 * p + c];
       }
       alpha[p] = w + (1 - w) * alpha[p];
@@ -76,10 +79,23 @@ function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Array, a: 
   }
 }
 
-export function writeComposite(name: string, dir: string): void {
-  const person = decode(['-i', join(MEDIA_DIR, 'portrait-pan.mp4'), '-pix_fmt', 'rgb24'], W * H * 3);
-  const truth = decode(['-i', join(MEDIA_DIR, 'portrait-pan.alpha.mkv'), '-pix_fmt', 'gray'], W * H);
-  const background = decode(['-f', 'lavfi', '-i', `mandelbrot=size=${W}x${H}:rate=25`, '-pix_fmt', 'rgb24'], W * H * 3);
+interface Sources {
+  person: Uint8Array[];
+  truth: Uint8Array[];
+  background: Uint8Array[];
+}
+
+/** the frames every composite is made of; `mediaDir` holds portrait-pan and its alpha */
+export function readSources(mediaDir = MEDIA_DIR): Sources {
+  return {
+    person: decode(['-i', join(mediaDir, 'portrait-pan.mp4'), '-pix_fmt', 'rgb24'], W * H * 3),
+    truth: decode(['-i', join(mediaDir, 'portrait-pan.alpha.mkv'), '-pix_fmt', 'gray'], W * H),
+    background: decode(['-f', 'lavfi', '-i', `mandelbrot=size=${W}x${H}:rate=25`, '-pix_fmt', 'rgb24'], W * H * 3),
+  };
+}
+
+/** writes `<dir>/<name>.mp4` and `<dir>/<name>.alpha.mkv` */
+export function writeComposite(name: string, dir: string, { person, truth, background }: Sources = readSources()): void {
   const count = Math.min(person.length, truth.length, background.length);
   const colourOut = Buffer.alloc(count * W * H * 3);
   const alphaOut = Buffer.alloc(count * W * H);
@@ -101,8 +117,9 @@ export function writeComposite(name: string, dir: string): void {
 if (require.main === module) {
   const dir = process.argv[2] ?? join(process.cwd(), '.cache', 'composites');
   mkdirSync(dir, { recursive: true });
+  const sources = readSources();
   for (const name of Object.keys(COMPOSITES)) {
-    writeComposite(name, dir);
+    writeComposite(name, dir, sources);
     console.log(`${join(dir, name)}.mp4 + .alpha.mkv`);
   }
 }
