@@ -32,6 +32,8 @@ export class RvmMatter {
   private nextId = 1;
   private nextStream = 1;
   private failure: Error | undefined;
+  /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
+  private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
 
   private constructor(
     private readonly worker: Worker,
@@ -72,7 +74,9 @@ export class RvmMatter {
 
   /** a fresh recurrent state for one video */
   stream(): RvmStream {
-    return new RvmStream(this, this.nextStream++);
+    const stream = new RvmStream(this, this.nextStream++);
+    this.unclosed.register(stream, stream.id, stream);
+    return stream;
   }
 
   /** @internal one frame of one stream, in the order of the calls */
@@ -89,7 +93,8 @@ export class RvmMatter {
   }
 
   /** @internal */
-  end(stream: number): void {
+  end(stream: number, owner?: RvmStream): void {
+    if (owner) this.unclosed.unregister(owner);
     if (!this.failure) this.worker.postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
   }
 
@@ -121,7 +126,7 @@ export class RvmStream {
 
   constructor(
     private readonly matter: RvmMatter,
-    private readonly id: number,
+    readonly id: number,
   ) {}
 
   /** forget the past frames (after a scene cut) */
@@ -140,6 +145,6 @@ export class RvmStream {
 
   /** the state is no longer needed */
   close(): void {
-    this.matter.end(this.id);
+    this.matter.end(this.id, this);
   }
 }
