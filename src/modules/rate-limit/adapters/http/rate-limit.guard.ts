@@ -55,12 +55,13 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const path = req.path;
-    if (!path.startsWith('/v1/') || path.startsWith('/v1/admin/')) return true;
+    const keyed = path.startsWith('/v1/') && !path.startsWith('/v1/admin/');
+    const startsJob = Boolean(this.reflector.get<JobStartPredicate | undefined>(JOB_START, context.getHandler())?.(req));
+    if (!keyed && !startsJob) return true;
     const res = context.switchToHttp().getResponse<Response>();
     const tracker = trackerOf(req);
-    await this.apply(this.requests, tracker, res);
-    const startsJob = this.reflector.get<JobStartPredicate | undefined>(JOB_START, context.getHandler());
-    if (startsJob?.(req)) await this.apply(this.starts, tracker, res);
+    if (keyed) await this.apply(this.requests, tracker, res);
+    if (startsJob) await this.apply(this.starts, tracker, res);
     return true;
   }
 
