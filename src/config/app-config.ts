@@ -134,6 +134,14 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(10) @Max(60000)
   WORKER_RETRY_BASE_DELAY_MS = 500;
 
+  /** a remote worker that took a job may go unanswering this long (a restart: its durable queue keeps the job) before the job fails with worker_failed */
+  @Type(() => Number) @IsInt() @Min(0)
+  WORKER_UNREACHABLE_GRACE_SECONDS = 120;
+
+  /** a remote run that FAILED for a reason a new attempt may cure is retried on its worker (POST /retry) this many times */
+  @Type(() => Number) @IsInt() @Min(0) @Max(10)
+  WORKER_RUN_RETRIES = 1;
+
   /** a remote worker whose /health or /run failed is tried last for this long */
   @Type(() => Number) @IsInt() @Min(1)
   WORKER_HEALTH_COOLDOWN_SECONDS = 30;

@@ -2,6 +2,7 @@
  * `npm run worker:serve`: the standalone worker server for GPU machines, speaking the RunPod
  * serverless protocol to the API's RemoteHttpWorkerGateway (README: "Remote GPU workers").
  */
+import 'reflect-metadata'; // src/config's environment classes carry class-transformer decorators
 import { mediaBinariesFromEnvironment, processEnvironment } from '../config/environment';
 import { useMediaBinaries } from '../engine/media/binaries';
 import { loadWorkerConfig } from './worker-config';
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   useMediaBinaries(mediaBinariesFromEnvironment());
   const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const worker = await startWorker(config, undefined, log);
-  process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize})\n`);
+  process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize}, ${config.durableQueue ? `durable on ${config.durableQueue.redisUrl ? 'Redis' : 'Postgres'}` : 'in memory: a restart loses its jobs'})\n`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -20,7 +20,39 @@ export interface WorkerServerConfig {
   maxInputBytes: number;
   /** idle timeout of input downloads, output uploads and webhooks */
   transferTimeoutMs: number;
+  /** where the jobs are kept (durable queue); absent: in memory, lost on restart */
+  durableQueue?: DurableQueueConfig;
 }
+
+// ---- durable queue (issue #17, part 2) ----
+
+/** BullMQ on Redis (WORKER_REDIS_URL) or on Postgres (WORKER_DATABASE_URL), as the API's queue. */
+export interface DurableQueueConfig {
+  redisUrl?: string;
+  databaseUrl?: string;
+  /** BullMQ prefix (Redis) or schema (Postgres); several worker servers sharing it share the jobs */
+  namespace: string;
+  /** a job whose process died is picked up again once its lock, renewed every half of this, has lapsed */
+  lockDurationMs: number;
+  /** how often stalled jobs (their process died) are looked for */
+  stalledIntervalMs: number;
+}
+
+function durableQueueOf(env: NodeJS.ProcessEnv): DurableQueueConfig | undefined {
+  const redisUrl = env.WORKER_REDIS_URL || undefined;
+  const databaseUrl = env.WORKER_DATABASE_URL || undefined;
+  if (!redisUrl && !databaseUrl) return undefined;
+  const namespace = env.WORKER_QUEUE_NAMESPACE || 'backdrop_worker';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(namespace)) throw new WorkerConfigError('WORKER_QUEUE_NAMESPACE', 'must be letters, digits and _');
+  return {
+    redisUrl,
+    databaseUrl: redisUrl ? undefined : databaseUrl,
+    namespace,
+    lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1000),
+    stalledIntervalMs: integer(env, 'WORKER_STALLED_INTERVAL_MS', 30_000, 500),
+  };
+}
+// ---- end durable queue ----
 
 export class WorkerConfigError extends Error {
   constructor(
@@ -54,5 +86,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv): WorkerServerConfig {
     workDir: path.resolve(env.WORKER_WORK_DIR || tmpdir()),
     maxInputBytes: integer(env, 'WORKER_MAX_INPUT_BYTES', 500 * 1024 * 1024, 1),
     transferTimeoutMs: integer(env, 'WORKER_TRANSFER_TIMEOUT_MS', 30_000, 100),
+    durableQueue: durableQueueOf(env),
   };
 }

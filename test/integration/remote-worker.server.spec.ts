@@ -179,7 +179,7 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
     const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 300 } }));
     const done = await finalStatus(json.id as string);
     expect(done).toMatchObject({ status: 'TIMED_OUT', error: 'Processing took longer than 300 ms' });
-    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined));
+    await eventually(async () => ((await worker.queue.health()).workers.running === 0 ? true : undefined));
     expect(await workFiles()).toEqual([]);
   });
 
@@ -191,14 +191,14 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
     expect((await call('POST', `/retry/${json.id}`)).json).toEqual({ id: json.id, status: 'IN_QUEUE' });
     expect(await finalStatus(json.id as string)).toMatchObject({ status: 'COMPLETED' });
     expect((await call('POST', `/retry/${json.id}`)).status).toBe(409);
-    expect(worker.queue.health().jobs.retried).toBe(1);
+    expect((await worker.queue.health()).jobs.retried).toBe(1);
   });
 
   it('cancels a run stuck fetching its input at once', async () => {
     const { json } = await call('POST', '/run', runRequest({ input_url: `${files.url}/stall` }));
     await eventually(async () => ((await call('GET', `/status/${json.id}`)).json.status === 'IN_PROGRESS' ? true : undefined));
     await call('POST', `/cancel/${json.id}`);
-    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined), 2000, 20);
+    await eventually(async () => ((await worker.queue.health()).workers.running === 0 ? true : undefined), 2000, 20);
     expect(await workFiles()).toEqual([]);
   });
 
