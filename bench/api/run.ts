@@ -188,6 +188,10 @@ async function main(): Promise<void> {
       if (ONLY && !`${method} ${rate ? 'fixed' : 'max'}`.includes(ONLY)) continue;
       await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: 1 }); // warm-up
       const appResult = await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
+      if (process.env.BENCH_APP_ONLY) {
+        console.log(`${label}, ${mode}: Backdrop alone (BENCH_APP_ONLY, for profiling) ${Math.round(appResult.throughput)}/s, p99 ${appResult.p99} ms`);
+        continue;
+      }
       const baseResult = await measure(`${baseUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
       results[`${method} ${rate ? 'fixed' : 'max'}`] = { app: appResult, base: baseResult };
       rows.push(
