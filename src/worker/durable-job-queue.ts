@@ -116,7 +116,13 @@ export class DurableWorkerJobQueue implements WorkerQueue {
 
   async status(id: string): Promise<RemoteStatus | null> {
     const job = await this.queue.getJob(id);
-    return job ? this.view(job as Job<RunData>, await job.getState()) : null;
+    if (!job) return null;
+    // BullMQ removes finished jobs past their age only when others finish; a status past it is gone all the same.
+    if (job.finishedOn && Date.now() - job.finishedOn > this.options.resultTtlMs) {
+      await job.remove().catch(() => undefined);
+      return null;
+    }
+    return this.view(job as Job<RunData>, await job.getState());
   }
 
   async cancel(id: string): Promise<RemoteStatus | null> {
