@@ -71,7 +71,10 @@ async function workerHealth(url: string): Promise<{ jobs: { completed: number; f
 describe('remote worker server with a durable queue: faults', () => {
   const namespace = () => `durable_${Math.random().toString(36).slice(2, 10)}`;
 
-  it('kill -9 of the worker server mid-job, then a restart: the job is run again and completes, charged once', async () => {
+  it.each([
+    ['kill -9', 'SIGKILL'],
+    ['SIGTERM', 'SIGTERM'],
+  ] as const)('%s of the worker server mid-job, then a restart: the job is run again and completes, charged once', async (label, signal) => {
     ensureBuilt();
     const port = randomPort();
     const workerUrl = `http://127.0.0.1:${port}`;
@@ -98,12 +101,13 @@ describe('remote worker server with a durable queue: faults', () => {
       const id = await createJob(api);
       await eventually(async () => ((await workerHealth(workerUrl))?.jobs.inProgress ? true : undefined), 60_000, 50);
       await new Promise((resolve) => setTimeout(resolve, 1500)); // well into the run: input fetched, engine going
-      killHard(server);
+      if (signal === 'SIGKILL') killHard(server);
+      else expect(await server.stop('SIGTERM')).toBe(0); // hands its running job back to the queue and exits
       await new Promise((resolve) => setTimeout(resolve, 1000));
       server = await startServer();
       const outcome = await waitForAll(api.t.config.env.DATABASE_URL!, [id], 180_000);
       const health = await workerHealth(workerUrl);
-      record('worker server kill -9 mid-job, restarted', outcome, (health?.jobs.completed ?? 0) + (health?.jobs.failed ?? 0));
+      record(`worker server ${label} mid-job, restarted`, outcome, (health?.jobs.completed ?? 0) + (health?.jobs.failed ?? 0));
       expect(health?.jobs).toMatchObject({ completed: 1, failed: 0 }); // run again by the restarted server, from the queue
       const job = (await api.t.http.get(`/v1/jobs/${id}`).set('X-Api-Key', api.key)).body;
       expect(job).toMatchObject({ status: 'completed', error_code: null });

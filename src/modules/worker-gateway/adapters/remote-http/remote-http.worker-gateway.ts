@@ -149,7 +149,9 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
           await this.cancelQuietly(run);
           throw new WorkerFailure('worker_timeout', `Processing took longer than ${Math.round(this.options.jobTimeoutMs / 1000)} s`);
         }
-        const status: RemoteStatus | 'gone' | null = pushed ?? (await this.poll(run, signal));
+        // A callback is trusted when it says COMPLETED; any other news only wakes the loop to poll, since a
+        // FAILED callback may be older than the /retry that followed it.
+        const status: RemoteStatus | 'gone' | null = pushed?.status === 'COMPLETED' ? pushed : await this.poll(run, signal);
         pushed = null;
         if (status === 'gone') throw new WorkerFailure('worker_failed', 'The remote worker lost the job');
         if (status === null) {
