@@ -41,6 +41,8 @@ export class RateLimitGuard implements CanActivate {
   private readonly log = new Logger('RateLimit');
   private readonly requests: Limit;
   private readonly starts: Limit;
+  /** each handler's job-start predicate, read once (metadata does not change) */
+  private readonly startPredicates = new Map<object, JobStartPredicate | null>();
 
   constructor(
     private readonly store: RateLimitStore,
@@ -56,13 +58,22 @@ export class RateLimitGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const path = req.path;
     const keyed = path.startsWith('/v1/') && !path.startsWith('/v1/admin/');
-    const startsJob = Boolean(this.reflector.get<JobStartPredicate | undefined>(JOB_START, context.getHandler())?.(req));
+    const startsJob = Boolean(this.startPredicateOf(context.getHandler())?.(req));
     if (!keyed && !startsJob) return true;
     const res = context.switchToHttp().getResponse<Response>();
     const tracker = trackerOf(req);
     if (keyed) await this.apply(this.requests, tracker, res);
     if (startsJob) await this.apply(this.starts, tracker, res);
     return true;
+  }
+
+  private startPredicateOf(handler: object): JobStartPredicate | null {
+    let predicate = this.startPredicates.get(handler);
+    if (predicate === undefined) {
+      predicate = this.reflector.get<JobStartPredicate | undefined>(JOB_START, handler as () => void) ?? null;
+      this.startPredicates.set(handler, predicate);
+    }
+    return predicate;
   }
 
   private async apply(limit: Limit, tracker: string, res: Response): Promise<void> {

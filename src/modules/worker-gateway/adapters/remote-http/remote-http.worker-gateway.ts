@@ -151,7 +151,8 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
         }
         // A callback is trusted when it says COMPLETED; any other news only wakes the loop to poll, since a
         // FAILED callback may be older than the /retry that followed it.
-        const status: RemoteStatus | 'gone' | null = pushed?.status === 'COMPLETED' ? pushed : await this.poll(run, signal);
+        const news = pushed as RemoteStatus | null; // set by the callback subscription
+        const status: RemoteStatus | 'gone' | null = news?.status === 'COMPLETED' ? news : await this.poll(run, signal);
         pushed = null;
         if (status === 'gone') throw new WorkerFailure('worker_failed', 'The remote worker lost the job');
         if (status === null) {
