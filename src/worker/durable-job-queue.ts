@@ -1,7 +1,7 @@
 import { createPostgresBackend, DelayedError, Job, Queue, QueueOptions, setDefaultBackendFactory, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
 import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RunRequest } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, JobQueueOptions, WorkerQueue } from './job-queue';
-import { DurableQueueConfig } from './worker-config';
+import { DurableQueueConfig } from '../config/worker-server-config';
 
 const QUEUE_NAME = 'runs';
 /** how often a running job's cancel flag is read back (cancel may land on another worker server) */

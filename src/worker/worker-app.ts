@@ -4,7 +4,7 @@ import { EnginePool } from '../common/worker-protocol/engine-request';
 import { engineProcessor } from './engine-processor';
 import { DurableWorkerJobQueue } from './durable-job-queue';
 import { JobProcessor, JobQueueOptions, WorkerJobQueue, WorkerQueue } from './job-queue';
-import { WorkerServerConfig } from './worker-config';
+import { WorkerServerConfig } from '../config/worker-server-config';
 import { createWorkerServer } from './worker-server';
 import { webhookSender } from './webhook-sender';
 

@@ -11,7 +11,7 @@ import { EngineProcessPool } from '../../src/engine/runner/engine-process-pool';
 import { engineProcessor } from '../../src/worker/engine-processor';
 import { JobFailure, JobProcessor } from '../../src/worker/job-queue';
 import { RunningWorker, startWorker } from '../../src/worker/worker-app';
-import { loadWorkerConfig } from '../../src/worker/worker-config';
+import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 import { killHard, Tally, waitForAll } from '../support/cluster';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, SHARED_MODEL_CACHE, startProcess } from '../support/processes';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
@@ -120,7 +120,7 @@ describe('remote worker server with a durable queue: faults', () => {
 
   it('a run that fails once is retried through /retry on the same worker and completes, charged once', async () => {
     const workDir = mkdtempSync(path.join(tmpdir(), 'backdrop-durable-worker-'));
-    const config = loadWorkerConfig({
+    const config = loadWorkerServerConfig({
       WORKER_API_KEY: WORKER_KEY,
       WORKER_HOST: '127.0.0.1',
       WORKER_PORT: '0',
