@@ -114,7 +114,7 @@ function startBaseline(pool: Pool, templateId: string): Promise<Server> {
 
 const ms = (value: number) => `${value.toFixed(2)} ms`.padStart(10);
 const rps = (value: number) => `${Math.round(value)}/s`.padStart(8);
-const ratio = (app: number, base: number) => `${(app / base).toFixed(2)}x`.padStart(7);
+const ratio = (app: number, base: number) => (base > 0 ? `${(app / base).toFixed(2)}x` : 'n/a').padStart(7); // autocannon rounds latencies to whole ms
 
 function goalTable(results: Record<string, { app: Measured; base: Measured }>): string {
   const check = (met: boolean) => (met ? 'met' : 'NOT MET');
