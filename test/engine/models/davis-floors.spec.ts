@@ -50,7 +50,7 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
 
   /**
    * Issue 15 asks 0.80 over the whole clips; this is not reached yet (bench:davis, whole clips:
-   * 0.747, up from 0.614 with ISNet alone; these prefixes: 0.768). The floor holds what was
+   * 0.753, up from 0.614 with ISNet alone; these prefixes: 0.783). The floor holds what was
    * reached, so that a change that loses the main subject again fails here.
    */
   it('original: mean IoU >= 0.75 over the first frames of the seven sequences (people, riders, a dog, a car)', async () => {
