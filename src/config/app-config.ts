@@ -168,6 +168,25 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(0)
   WORKER_SHUTDOWN_GRACE_MS = 30000;
 
+  /**
+   * a job whose processed video lasts longer than this is cut into chunks of about this length
+   * (equal lengths), processed in parallel by any workers and joined (0: never cut)
+   */
+  @Type(() => Number) @IsNumber() @Min(0)
+  CHUNK_SECONDS = 15;
+
+  /** seconds decoded before each chunk to warm the model's temporal state, then discarded */
+  @Type(() => Number) @IsNumber() @Min(0) @Max(10)
+  CHUNK_PREROLL_SECONDS = 1;
+
+  /** attempts of each chunk (a failed chunk is retried alone) */
+  @Type(() => Number) @IsInt() @Min(1) @Max(10)
+  CHUNK_ATTEMPTS = 3;
+
+  /** the module the engine's children load models from (a benchmark's fake engine); absent: the real models */
+  @IsOptional() @IsString()
+  ENGINE_MODEL_MODULE?: string;
+
   /** BullMQ: how often active jobs of dead workers are detected and re-run */
   @Type(() => Number) @IsInt() @Min(500)
   QUEUE_STALLED_INTERVAL_MS = 30000;
@@ -280,6 +299,8 @@ export interface AppConfig {
   /** what the input gate accepts (the engine's MediaLimits) */
   mediaLimits: { maxVideoWidth: number; maxVideoHeight: number; maxVideoPixels: number; maxImagePixels: number };
   http: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number };
+  /** long jobs in chunks: chunkSeconds 0 never cuts */
+  chunking: { chunkSeconds: number; prerollSeconds: number; attempts: number };
 }
 
 export interface S3StorageConfig {
@@ -382,6 +403,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     storage: storageConfigOf(env, dataDir),
     mediaLimits: { maxVideoWidth: env.MAX_VIDEO_WIDTH, maxVideoHeight: env.MAX_VIDEO_HEIGHT, maxVideoPixels: env.MAX_VIDEO_PIXELS, maxImagePixels: env.MAX_IMAGE_PIXELS },
     http: httpTimeoutsOf(env),
+    chunking: { chunkSeconds: env.CHUNK_SECONDS, prerollSeconds: env.CHUNK_PREROLL_SECONDS, attempts: env.CHUNK_ATTEMPTS },
   };
 }
 
