@@ -12,9 +12,16 @@ const COMMON_ARGS = ['-v', 'error', '-nostdin'];
 /** The demuxer of each chunk container. */
 const CHUNK_DEMUXER: Readonly<Record<string, string>> = { webm: 'matroska', mp4: 'mov', mov: 'mov' };
 
-/** The concat demuxer's list: one `file` line per chunk, quoted as the demuxer reads it. */
-export function concatList(chunkPaths: readonly string[]): string {
-  return chunkPaths.map((chunkPath) => `file '${chunkPath.replace(/'/g, "'\\''")}'\n`).join('');
+/**
+ * The concat demuxer's list: one `file` line per chunk, quoted as the demuxer reads it, with the
+ * chunk's exact duration when known. Without it the demuxer places each chunk after the previous
+ * one's container duration, which webm rounds to the millisecond: at 24 fps the chunks would drift
+ * a millisecond earlier at every seam.
+ */
+export function concatList(chunkPaths: readonly string[], durations?: readonly number[]): string {
+  return chunkPaths
+    .map((chunkPath, i) => `file '${chunkPath.replace(/'/g, "'\\''")}'\n` + (durations?.[i] !== undefined ? `duration ${formatNumber(durations[i])}\n` : ''))
+    .join('');
 }
 
 /** The chunks, one after the other, as one input (`-safe 0`: the list holds absolute paths we wrote). */

@@ -24,6 +24,8 @@ export interface JoinRequest {
   sourcePath: string;
   /** the chunks' outputs, in order */
   chunkPaths: readonly string[];
+  /** each chunk's exact duration (frames / fps), as its engine run reported it */
+  chunkDurations?: readonly number[];
   outputFormat: OutputFormat;
   outputPath: string;
   limits?: MediaLimits;
@@ -41,7 +43,7 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
   const partialPath = partialOutputPath(request.outputPath);
   try {
     const listPath = join(scratch, 'chunks.txt');
-    await writeFile(listPath, concatList(request.chunkPaths));
+    await writeFile(listPath, concatList(request.chunkPaths, request.chunkDurations));
     const preview = request.previewDuration !== undefined && request.previewDuration < source.durationSeconds ? request.previewDuration : undefined;
     const audio: SourceAudio | undefined = source.hasAudio && preset.audioArgs ? { path: request.sourcePath, pin: source.pin, durationLimit: preview } : undefined;
     const run = (args: string[]) => runToCompletion(ffmpegPath(), args, signal);

@@ -108,7 +108,7 @@ export class ChunkedJobHandler {
     const stop = new AbortController();
     const watcher = watchWhileProcessing(this.jobs, job.id, stop);
     try {
-      await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, outputKey, settings: job.settings, mediaLimits: this.config.mediaLimits }, stop.signal);
+      await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, chunkDurations: done.map((outcome) => outcome.durationSeconds), outputKey, settings: job.settings, mediaLimits: this.config.mediaLimits }, stop.signal);
     } catch (error) {
       if (stop.signal.aborted) return this.cleanUp(task);
       throw error;

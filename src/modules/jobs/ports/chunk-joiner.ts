@@ -6,6 +6,8 @@ export interface JoinChunksRequest {
   inputKey: string;
   /** the chunks' outputs, in order */
   chunkKeys: string[];
+  /** each chunk's duration, seconds (frames / fps), in the same order */
+  chunkDurations: number[];
   outputKey: string;
   settings: JobSettings;
   mediaLimits?: MediaLimits;

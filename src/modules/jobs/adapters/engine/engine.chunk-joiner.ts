@@ -26,6 +26,7 @@ export class EngineChunkJoiner extends ChunkJoiner {
             {
               sourcePath,
               chunkPaths,
+              chunkDurations: request.chunkDurations,
               outputFormat: request.settings.outputFormat,
               outputPath,
               limits: request.mediaLimits,
