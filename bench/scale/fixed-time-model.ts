@@ -1,11 +1,12 @@
 /**
  * bench:scale's fake engine: a model module (ENGINE_MODEL_MODULE) whose every frame takes a fixed
- * FRAME_MS and no CPU (a timer), so the wall time of a job measures the scheduling (chunks, queue,
+ * time (FRAME_MS) and no CPU (a timer), so the wall time of a job measures the scheduling (chunks, queue,
  * join) and not the two cores the benchmark machine has. Mattes: a still ellipse at 160x90.
  */
 import { Matte, ModelName, SegmentationModel, SegmentationSession } from '../../src/engine/types';
 
-export const FRAME_MS = 20;
+/** milliseconds a frame (BENCH_FRAME_MS; default 40: a 25 fps model, the class of `light` on a small GPU) */
+export const FRAME_MS = Number(process.env.BENCH_FRAME_MS ?? 40);
 const SIZE = { width: 160, height: 90 };
 
 function ellipse(): Uint8Array {

@@ -10,6 +10,7 @@
  *    in the 10 frames around each seam within 10% of the rest of the clip.
  *
  *   npm run bench:scale          BENCH_CHUNK_SECONDS=10,15,20,30 (chunk lengths to compare in part 1)
+ *                                BENCH_FRAME_MS=40 (the fake engine's time per frame)
  *   BENCH_SKIP_QUALITY=1 / BENCH_SKIP_SCALING=1 run one part only
  */
 import 'reflect-metadata';
@@ -62,8 +63,8 @@ async function scaling(deployment: Deployment, dir: string): Promise<void> {
   ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25:duration=120', '-f', 'lavfi', '-i', 'anoisesrc=d=120:c=pink:a=0.3', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '50', '-c:a', 'aac', '-shortest', '-y', clip]);
   const { frames } = countFrames(clip);
   const videoUrl = await deployment.upload(clip);
-  const request = { video_url: videoUrl, model: 'light', output_format: 'mp4' };
-  const fake = { ENGINE_MODEL_MODULE: FAKE_MODEL_MODULE };
+  const request = { video_url: videoUrl, model: 'light', output_format: 'mp4', bg_type: 'green' };
+  const fake = { ENGINE_MODEL_MODULE: FAKE_MODEL_MODULE, BENCH_FRAME_MS: String(FRAME_MS) };
 
   console.log(`\n## 1. Scheduling: a 2-minute clip (${frames} frames, 320x180), fake engine at ${FRAME_MS} ms a frame (inference floor ${((frames * FRAME_MS) / 1000).toFixed(1)} s on one worker)`);
   await deployment.startWorkers(1, { ...fake, CHUNK_SECONDS: '0' });
