@@ -24,14 +24,17 @@ const base = {
   testTimeout: 60000,
 };
 
-const tier = (displayName, testMatch, testPathIgnorePatterns = []) => ({ ...base, displayName, testMatch, testPathIgnorePatterns: ['/node_modules/', ...testPathIgnorePatterns] });
+const tier = (displayName, testMatch, testPathIgnorePatterns = [], extra = {}) => ({ ...base, displayName, testMatch, testPathIgnorePatterns: ['/node_modules/', ...testPathIgnorePatterns], ...extra });
 
 const FAULTS = ['<rootDir>/test/faults/', '<rootDir>/test/integration/remote-worker\\.faults\\.spec\\.ts$'];
 
 module.exports = {
   testTimeout: 60000,
   projects: [
-    tier('unit', ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts', '<rootDir>/test/engine/unit/**/*.spec.ts', '<rootDir>/test/security/address-policy.spec.ts', '<rootDir>/test/cli/cli-options.spec.ts']),
+    // the unit tier refuses any connection to Postgres or Redis (test/support/unit-tier.setup.ts)
+    tier('unit', ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts', '<rootDir>/test/engine/unit/**/*.spec.ts', '<rootDir>/test/security/address-policy.spec.ts', '<rootDir>/test/cli/cli-options.spec.ts'], [], {
+      setupFilesAfterEnv: ['<rootDir>/test/support/unit-tier.setup.ts'],
+    }),
     tier('contract', ['<rootDir>/test/contract/**/*.spec.ts']),
     tier(
       'integration',

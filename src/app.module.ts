@@ -25,7 +25,8 @@ import { WorkerCallbacksModule } from './modules/worker-gateway/adapters/http/wo
 
 export interface AppModuleOptions {
   config: AppConfig;
-  databaseUrl: string;
+  /** the Postgres of the data and (without REDIS_URL) of the queues; absent: no connection is made (test/support/in-memory-app.ts supplies every adapter that needs one) */
+  databaseUrl?: string;
   secrets: InstanceSecrets;
 }
 
@@ -39,8 +40,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, secrets),
-        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)),
-        QueueModule.forRoot(config, databaseUrl),
+        ...(databaseUrl ? [TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)), QueueModule.forRoot(config, databaseUrl)] : []),
         HealthModule,
         MetricsModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, ModelsModule, UsageModule, WebhooksModule, WebModule] : []),

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from './config/app-config';
-import { mediaBinariesFromEnvironment } from './config/environment';
 import { useMediaBinaries } from './engine/media/binaries';
 import { createApp } from './create-app';
 import { resolveDatabase } from './database-url';
@@ -30,7 +29,7 @@ function welcome(baseUrl: string, apiKey: string | null, adminToken: string | un
 
 export async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  useMediaBinaries(mediaBinariesFromEnvironment());
+  useMediaBinaries(config.mediaBinaries);
   const database = await resolveDatabase(config, (line) => logger.log(line));
   const migrations = await migrate(database.url);
   const secrets = await loadInstanceSecrets(migrations, config);

@@ -19,3 +19,31 @@ export const newJobId = (): string => `${ID_PREFIX.job}${randomBase62(ID_LENGTH.
 export const newUploadId = (): string => `${ID_PREFIX.upload}${randomBase62(ID_LENGTH.upload)}`;
 export const newRequestId = (): string => `${ID_PREFIX.request}${randomBase62(ID_LENGTH.request)}`;
 export const newWebhookMessageId = (): string => `${ID_PREFIX.webhookMessage}${randomBase62(ID_LENGTH.webhookMessage)}`;
+
+/** Ids as a port, so tests can make them predictable; every id still has the contract's shape. */
+export abstract class Ids {
+  abstract job(): string;
+  abstract upload(): string;
+  abstract webhookMessage(): string;
+}
+
+/** Unguessable random ids (the running service's). */
+export class RandomIds extends Ids {
+  job = newJobId;
+  upload = newUploadId;
+  webhookMessage = newWebhookMessageId;
+}
+
+/** Predictable ids for tests and development: `job_00000000000000000000000001`, then ...02; unique per instance. */
+export class SequentialIds extends Ids {
+  private count = 0;
+
+  job = (): string => this.next('job');
+  upload = (): string => this.next('upload');
+  webhookMessage = (): string => this.next('webhookMessage');
+
+  private next(kind: 'job' | 'upload' | 'webhookMessage'): string {
+    this.count += 1;
+    return `${ID_PREFIX[kind]}${String(this.count).padStart(ID_LENGTH[kind], '0')}`;
+  }
+}

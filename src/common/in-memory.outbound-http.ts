@@ -5,12 +5,15 @@ const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\
 
 /**
  * Outbound HTTP without a network: URLs answer what `serve` says; private hosts are refused as the
- * SSRF guard refuses them; every POST is kept (`posts`) and answered `postStatus`.
+ * SSRF guard refuses them; every POST is kept (`posts`) and answered `postStatus` (and
+ * `postRetryAfterSeconds`). test/contract/outbound-http.contract.spec.ts holds it to the real client's behaviour.
  */
 export class InMemoryOutboundHttp extends OutboundHttp {
   private readonly bodies = new Map<string, Buffer>();
   readonly posts: Array<{ url: string; body: string; headers: Record<string, string> }> = [];
   postStatus = 200;
+  /** what the POSTs' Retry-After says (seconds), null for none */
+  postRetryAfterSeconds: number | null = null;
 
   serve(url: string, body: Buffer | string): this {
     this.bodies.set(url, Buffer.from(body));
@@ -40,6 +43,6 @@ export class InMemoryOutboundHttp extends OutboundHttp {
   async post(raw: string, body: string, headers: Record<string, string>): Promise<{ status: number; retryAfterSeconds: number | null }> {
     await this.assertAllowed(raw);
     this.posts.push({ url: raw, body, headers });
-    return { status: this.postStatus, retryAfterSeconds: null };
+    return { status: this.postStatus, retryAfterSeconds: this.postRetryAfterSeconds };
   }
 }

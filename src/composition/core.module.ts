@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig, APP_CONFIG } from '../config/app-config';
 import { Clock, SystemClock } from '../common/clock';
+import { Ids, RandomIds } from '../common/ids';
 import { OutboundHttp } from '../common/outbound-http';
 import { UrlSigner } from '../modules/storage/application/url-signer';
 import { createObjectStorage } from '../modules/storage/object-storage.factory';
@@ -26,13 +27,14 @@ export class CoreModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: INSTANCE_SECRETS, useValue: secrets },
         { provide: Clock, useClass: SystemClock },
+        { provide: Ids, useClass: RandomIds },
         { provide: UnitOfWork, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => new TypeOrmUnitOfWork(dataSource, typeOrmScopeOf) },
         { provide: UrlSigner, useValue: signer },
         { provide: ObjectStorage, useValue: createObjectStorage(config, signer) },
         { provide: OutboundHttpClient, useValue: new OutboundHttpClient(new AddressPolicy(config.env.OUTBOUND_ALLOW_LIST)) },
         { provide: OutboundHttp, useExisting: OutboundHttpClient },
       ],
-      exports: [APP_CONFIG, INSTANCE_SECRETS, Clock, UnitOfWork, UrlSigner, ObjectStorage, OutboundHttpClient, OutboundHttp],
+      exports: [APP_CONFIG, INSTANCE_SECRETS, Clock, Ids, UnitOfWork, UrlSigner, ObjectStorage, OutboundHttpClient, OutboundHttp],
     };
   }
 }

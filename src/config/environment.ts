@@ -1,17 +1,12 @@
 /**
- * The one reader of the process environment. Entry points hand it to their typed configuration
- * (loadConfig, loadWorkerConfig) and set the engine's ffmpeg builds from it; nothing else reads it.
+ * The one reader of the process environment. Entry points hand it to their view of the one schema
+ * (loadConfig for the API and its workers, loadWorkerServerConfig for the worker server); nothing
+ * else reads it.
  */
-import type { MediaBinaries } from '../engine/media/binaries';
 import { AppConfig, loadConfig } from './app-config';
 
 export function processEnvironment(): NodeJS.ProcessEnv {
   return process.env;
-}
-
-/** FFMPEG_PATH / FFPROBE_PATH (README's configuration table); unset: the bundled npm builds */
-export function mediaBinariesFromEnvironment(env: NodeJS.ProcessEnv = process.env): MediaBinaries {
-  return { ffmpeg: env.FFMPEG_PATH || undefined, ffprobe: env.FFPROBE_PATH || undefined };
 }
 
 /** The admin CLI talks to the database only: it needs no admin token of its own. */

@@ -51,3 +51,53 @@ export interface UploadView {
   content_type: string;
   duration_seconds: number | null;
 }
+
+/** What a key used: the counters of one day, or of a window. */
+export interface UsageCounters {
+  total_jobs: number;
+  completed_jobs: number;
+  failed_jobs: number;
+  credits_used: number;
+  video_seconds: number;
+  requests: number;
+}
+
+export type DailyUsage = UsageCounters & { date: string };
+
+/** GET /v1/usage/summary: totals of the window and one row per UTC day, zeros included. */
+export interface UsageSummary extends UsageCounters {
+  days: number;
+  daily: DailyUsage[];
+}
+
+/** One recorded API call, as GET /v1/usage/events lists it. */
+export interface UsageEvent {
+  id: number;
+  created_at: string;
+  method: string;
+  path: string;
+  status_code: number;
+  job_id: string | null;
+  credits: number;
+  duration_ms: number;
+}
+
+/** GET /v1/usage/events. */
+export interface UsageEvents {
+  items: UsageEvent[];
+}
+
+/** A credit package of PRICING_PACKAGES. */
+export interface PricingPackage {
+  name: string;
+  credits: number;
+  price_cents: number;
+  currency: string;
+}
+
+/** GET /api/pricing (public). */
+export interface Pricing {
+  model_pricing_credits_per_minute: Record<string, number>;
+  price_per_second_cents: number;
+  packages: PricingPackage[];
+}

@@ -2,14 +2,14 @@
  * `npm run worker:serve`: the standalone worker server for GPU machines, speaking the RunPod
  * serverless protocol to the API's RemoteHttpWorkerGateway (README: "Remote GPU workers").
  */
-import { mediaBinariesFromEnvironment, processEnvironment } from '../config/environment';
+import { processEnvironment } from '../config/environment';
+import { loadWorkerServerConfig } from '../config/worker-server-config';
 import { useMediaBinaries } from '../engine/media/binaries';
-import { loadWorkerConfig } from './worker-config';
 import { startWorker } from './worker-app';
 
 async function main(): Promise<void> {
-  const config = loadWorkerConfig(processEnvironment());
-  useMediaBinaries(mediaBinariesFromEnvironment());
+  const config = loadWorkerServerConfig(processEnvironment());
+  useMediaBinaries(config.mediaBinaries);
   const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const worker = await startWorker(config, undefined, log);
   process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize})\n`);

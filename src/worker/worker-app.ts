@@ -3,7 +3,7 @@ import { EngineProcessPool } from '../engine/runner/engine-process-pool';
 import { EnginePool } from '../common/worker-protocol/engine-request';
 import { engineProcessor } from './engine-processor';
 import { JobProcessor, WorkerJobQueue } from './job-queue';
-import { WorkerServerConfig } from './worker-config';
+import { WorkerServerConfig } from '../config/worker-server-config';
 import { createWorkerServer } from './worker-server';
 import { webhookSender } from './webhook-sender';
 

@@ -7,6 +7,15 @@ import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { InMemoryIdempotencyStore } from '../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
+import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-event-log';
+import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
+import { describeIdempotencyStoreContract } from './idempotency-store.contract';
+import { describeUsageStoreContract } from './usage-store.contract';
+import { describeUploadRepositoryContract } from './upload-repository.contract';
+import { InMemoryUploadRepository } from '../../src/modules/uploads/adapters/in-memory/in-memory.upload.repository';
+import { describeRetentionStoreContract } from './retention-store.contract';
+import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
@@ -28,6 +37,32 @@ describe('in-memory adapters', () => {
   describeApiKeyRepositoryContract(() => keys);
   const outbox = new InMemoryWebhookOutbox();
   describeWebhookOutboxContract(() => outbox, harness.newOwner);
+  const retention = new InMemoryRetentionStore();
+  describeRetentionStoreContract({
+    store: () => retention,
+    addUpload: async (createdAt) => {
+      const id = `vid_${randomUUID()}`;
+      retention.addUpload(id, `uploads/${id}`, createdAt);
+      return { id, key: `uploads/${id}` };
+    },
+    addOutput: async (completedAt) => {
+      const id = `job_${randomUUID()}`;
+      retention.addOutput(id, `outputs/${id}.webm`, completedAt);
+      return { id, key: `outputs/${id}.webm` };
+    },
+  });
+  const uploadRows = new InMemoryUploadRepository();
+  describeUploadRepositoryContract(() => uploadRows, harness.newOwner);
+  const idempotency = new InMemoryIdempotencyStore();
+  describeIdempotencyStoreContract(() => idempotency, harness.newOwner);
+  const events = new InMemoryJobEventLog();
+  const usage = new InMemoryUsageStore(events, ledger);
+  describeUsageStoreContract({
+    store: () => usage,
+    newOwnerWithJob: async () => ({ owner: await harness.newOwner(), jobId: `job_${randomUUID()}` }),
+    events: () => events,
+    inTransaction: harness.inTransaction,
+  });
 
   it('a transaction that throws leaves the adapters as it found them', async () => {
     const owner = await harness.newOwner();

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
+import { InMemoryObjectStorage } from '../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
 import { LocalDiskObjectStorage } from '../../src/modules/storage/adapters/local/local-disk.object-storage';
 import { S3ObjectStorage } from '../../src/modules/storage/adapters/s3/s3.object-storage';
 import { UrlSigner } from '../../src/modules/storage/application/url-signer';
 import { ObjectNotFoundError, ObjectStorage } from '../../src/modules/storage/ports/object-storage';
+import { failingAfter, freshKey, readAll, streamOf, withFlippedSignature, withLaterExpiry } from './object-storage.helpers';
 import { startS3Server } from '../support/s3-server';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, swap } from '../support/test-app';
 
 /** One adapter under test, with a second instance of it that is misconfigured. */
 interface Harness {
@@ -37,6 +38,20 @@ async function localDisk(): Promise<Harness> {
   };
 }
 
+/** In memory, swapped into the real app, whose FilesController serves its signed URLs over HTTP. */
+async function inMemory(): Promise<Harness> {
+  const storage = new InMemoryObjectStorage();
+  const t = await startTestApp({}, { adapters: [swap(ObjectStorage, storage)] });
+  storage.serveAt(t.baseUrl, t.app.get(UrlSigner));
+  return {
+    storage,
+    misconfigured: new InMemoryObjectStorage(),
+    misconfiguredReason: /serveAt was not called/,
+    localFileIsCopy: true,
+    close: () => t.close(),
+  };
+}
+
 /** S3 against a real S3-compatible server on loopback. */
 async function s3(): Promise<Harness> {
   const server = await startS3Server();
@@ -55,49 +70,12 @@ async function s3(): Promise<Harness> {
   };
 }
 
-let counter = 0;
-const freshKey = (extension = '.bin'): string => `outputs/contract_${++counter}_${randomBytes(4).toString('hex')}${extension}`;
-
-/** A stream of `bytes` in 64 KiB chunks. */
-const streamOf = (bytes: Buffer): Readable => Readable.from((function* () {
-  for (let offset = 0; offset < bytes.length; offset += 65536) yield bytes.subarray(offset, offset + 65536);
-})());
-
-/** A stream that delivers `bytes`, then fails. */
-const failingAfter = (bytes: Buffer): Readable => Readable.from((async function* () {
-  yield* streamOf(bytes);
-  throw new Error('client went away');
-})());
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
-}
-
-/** Changes one character of the URL's 64-hex-digit signature. */
-function withFlippedSignature(url: string): string {
-  const parsed = new URL(url);
-  for (const [name, value] of parsed.searchParams) {
-    if (/^[0-9a-f]{64}$/.test(value)) parsed.searchParams.set(name, (value[0] === '0' ? '1' : '0') + value.slice(1));
-  }
-  return parsed.toString();
-}
-
-/** Pushes the URL's expiry (`expires` or `X-Amz-Expires`) later without re-signing. */
-function withLaterExpiry(url: string): string {
-  const parsed = new URL(url);
-  for (const [name, value] of parsed.searchParams) {
-    if (/^(x-amz-)?expires$/i.test(name)) parsed.searchParams.set(name, String(Number(value) + 1000));
-  }
-  return parsed.toString();
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each([
   ['local disk', localDisk],
   ['S3 (s3rver)', s3],
+  ['in memory', inMemory],
 ])('ObjectStorage contract: %s', (_name, start) => {
   let h: Harness;
   let storage: ObjectStorage;

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startWorker, RunningWorker } from '../../src/worker/worker-app';
-import { loadWorkerConfig } from '../../src/worker/worker-config';
+import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 import { probeStreams } from '../engine/support/media-tools';
 import { SHARED_MODEL_CACHE } from '../support/processes';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
@@ -24,7 +24,7 @@ describe('long jobs in chunks on RunPod-protocol workers', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'chunked-remote-'));
     await mkdir(path.join(dir, 'work'));
     worker = await startWorker(
-      loadWorkerConfig({
+      loadWorkerServerConfig({
         WORKER_API_KEY: WORKER_KEY,
         WORKER_HOST: '127.0.0.1',
         WORKER_PORT: '0',

@@ -12,7 +12,7 @@ import { retryDelayMs } from '../../src/modules/worker-gateway/adapters/remote-h
 import { WorkerCallbackHub } from '../../src/modules/worker-gateway/adapters/remote-http/worker-callback-hub';
 import { WorkerEndpoints } from '../../src/modules/worker-gateway/adapters/remote-http/worker-endpoints';
 import { createWorkerGateway } from '../../src/modules/worker-gateway/worker-gateway.module';
-import { loadWorkerConfig, WorkerConfigError } from '../../src/worker/worker-config';
+import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 
 const remote = { WORKER_GATEWAY: 'remote', WORKER_URLS: 'http://10.0.0.5:8000, https://gpu.example.com/v2/abc', WORKER_API_KEY: 'k'.repeat(16) };
 
@@ -56,9 +56,9 @@ describe('remote worker configuration', () => {
   });
 
   it('the worker server names its bad variable too', () => {
-    expect(() => loadWorkerConfig({})).toThrow(new WorkerConfigError('WORKER_API_KEY', 'is required (at least 16 characters)'));
-    expect(() => loadWorkerConfig({ WORKER_API_KEY: 'k'.repeat(16), WORKER_CONCURRENCY: '0' })).toThrow(/WORKER_CONCURRENCY/);
-    expect(loadWorkerConfig({ WORKER_API_KEY: 'k'.repeat(16) })).toMatchObject({ port: 8000, concurrency: 1, queueSize: 16, resultTtlMs: 1_800_000 });
+    expect(() => loadWorkerServerConfig({})).toThrow(new ConfigError([{ variable: 'WORKER_API_KEY', message: 'is required (at least 16 characters)' }]));
+    expect(() => loadWorkerServerConfig({ WORKER_API_KEY: 'k'.repeat(16), WORKER_CONCURRENCY: '0' })).toThrow(/WORKER_CONCURRENCY/);
+    expect(loadWorkerServerConfig({ WORKER_API_KEY: 'k'.repeat(16) })).toMatchObject({ port: 8000, concurrency: 1, queueSize: 16, resultTtlMs: 1_800_000 });
   });
 });
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ffmpegPath, ffprobePath } from '../../src/engine/media/binaries';
 import { startWorker, RunningWorker } from '../../src/worker/worker-app';
-import { loadWorkerConfig } from '../../src/worker/worker-config';
+import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
@@ -27,7 +27,7 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
     dir = await mkdtemp(path.join(tmpdir(), 'remote-worker-e2e-'));
     await mkdir(path.join(dir, 'work'));
     worker = await startWorker(
-      loadWorkerConfig({
+      loadWorkerServerConfig({
         WORKER_API_KEY: WORKER_KEY,
         WORKER_HOST: '127.0.0.1',
         WORKER_PORT: '0',

@@ -14,7 +14,7 @@ import { EnginePool } from '../../src/common/worker-protocol/engine-request';
 import { RemoteStatus, RunRequest } from '../../src/common/worker-protocol/runpod-protocol';
 import { engineProcessor } from '../../src/worker/engine-processor';
 import { RunningWorker, startWorker } from '../../src/worker/worker-app';
-import { loadWorkerConfig } from '../../src/worker/worker-config';
+import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 import { eventually, MEDIA_DIR } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
@@ -86,7 +86,7 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
     await mkdir(path.join(dir, 'work'));
     files = await startFileServer();
     pool = new ScriptedPool();
-    const config = loadWorkerConfig({
+    const config = loadWorkerServerConfig({
       WORKER_API_KEY: KEY,
       WORKER_HOST: '127.0.0.1',
       WORKER_PORT: '0',
@@ -94,7 +94,7 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
       WORKER_QUEUE_SIZE: '1',
       WORKER_RESULT_TTL_SECONDS: '2',
       WORKER_WORK_DIR: path.join(dir, 'work'),
-      WORKER_MAX_INPUT_BYTES: '2000000',
+      MAX_UPLOAD_BYTES: '2000000',
       WORKER_TRANSFER_TIMEOUT_MS: '5000',
     });
     worker = await startWorker(config, engineProcessor(pool, config));
@@ -203,7 +203,7 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
   });
 
   it.each([
-    ['an input over WORKER_MAX_INPUT_BYTES', { input_url: 'SELF/big' }, 'worker_failed', /larger than 2000000 bytes/],
+    ['an input over MAX_UPLOAD_BYTES', { input_url: 'SELF/big' }, 'worker_failed', /larger than 2000000 bytes/],
     ['an unreachable input', { input_url: 'SELF/missing' }, 'worker_failed', /The input video could not be fetched: answered HTTP 404/],
     ['a refused upload', { output_upload_url: 'SELF/refused' }, 'output_failed', /The output could not be uploaded: answered HTTP 403/],
   ])('fails a run with %s', async (_label, overrides, errorCode, message) => {

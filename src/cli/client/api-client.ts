@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { JobView } from '../../contract/api-types';
-import type { DailyUsage, UsageCounters } from '../../modules/usage/domain/usage-summary';
+import type { UsageSummary } from '../../contract/api-types';
 import { ApiError, NetworkError } from './errors';
 
 /** The API's own shapes (type-only imports: the CLI runs none of the server's code). */
@@ -17,10 +17,7 @@ export interface JobsPage {
   offset: number;
 }
 
-export interface UsageSummary extends UsageCounters {
-  days: number;
-  daily: DailyUsage[];
-}
+export type { UsageSummary };
 
 interface Envelope {
   error?: { code?: string; message?: string; request_id?: string };

@@ -1,8 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { ObjectStorage } from '../storage/ports/object-storage';
 import { WorkerGateway } from '../worker-gateway/ports/worker-gateway';
+import { DatabaseProbe } from './database-probe';
 import { QueueProbe } from './queue-probe';
 
 export type CheckName = 'api' | 'worker_configured' | 'storage_configured' | 'database' | 'queue';
@@ -26,7 +25,7 @@ async function within(check: () => Promise<string>): Promise<string> {
 @Injectable()
 export class HealthService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly database: DatabaseProbe,
     private readonly storage: ObjectStorage,
     private readonly queue: QueueProbe,
     @Optional() private readonly gateway?: WorkerGateway,
@@ -36,7 +35,7 @@ export class HealthService {
     const [worker_configured, storage_configured, database, queue] = await Promise.all([
       within(() => (this.gateway ? this.gateway.check() : Promise.resolve('no worker gateway configured'))),
       within(() => this.storage.check()),
-      within(async () => (await this.db.query('SELECT 1'), 'ok')),
+      within(() => this.database.check()),
       within(() => this.queue.check()),
     ]);
     return { api: 'ok', worker_configured, storage_configured, database, queue };

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import type { Pricing } from '../../contract/api-types';
 
 @ApiTags('pricing')
 @Controller('api/pricing')
@@ -9,7 +10,7 @@ export class PricingController {
 
   @Get()
   @ApiOperation({ summary: 'Credits per minute of video for each model, and the credit packages (public)' })
-  pricing() {
+  pricing(): Pricing & { success: true } {
     return {
       success: true,
       model_pricing_credits_per_minute: this.config.creditsPerMinute,

@@ -35,8 +35,8 @@ function eventsTable(events: UsageEvents): HTMLElement {
       h('td', { 'data-label': 'Call' }, h('code', {}, `${event.method} ${event.path}`)),
       h('td', { 'data-label': 'Status' }, String(event.status_code)),
       h('td', { 'data-label': 'Job' }, event.job_id ? h('a', { href: `#/jobs/${event.job_id}` }, h('code', {}, event.job_id)) : '—'),
-      h('td', { 'data-label': 'Credits' }, event.credits === null ? '—' : String(event.credits)),
-      h('td', { 'data-label': 'Duration' }, event.duration_ms === null ? '—' : `${Math.round(event.duration_ms)} ms`),
+      h('td', { 'data-label': 'Credits' }, String(event.credits)),
+      h('td', { 'data-label': 'Duration' }, `${Math.round(event.duration_ms)} ms`),
     ),
   );
   return h('div', { class: 'table-wrap' }, h('table', { class: 'events-table stack-on-phone' }, header, h('tbody', {}, ...rows)));

@@ -1,3 +1,9 @@
+import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
+import { OutboundHttp } from '../../../src/common/outbound-http';
+import { InMemoryVideoProbe } from '../../../src/modules/uploads/adapters/in-memory/in-memory.video-probe';
+import { VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
+import { startInMemoryApp } from '../../support/in-memory-app';
+import { eventually, swap } from '../../support/test-app';
 import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
 import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
 import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
@@ -113,5 +119,28 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     await world.service.cancel(KEY, job.id);
     expect(await world.chunked.runChunk(flow!.chunks[0])).toBeNull();
     expect(world.gateway.tasks).toEqual([]);
+  });
+});
+
+describe('long jobs in chunks through the whole API in memory', () => {
+  it('splits, runs every chunk on the worker, joins and completes the job once', async () => {
+    const clip = Buffer.from('the bytes of a 30-second clip');
+    const internet = new InMemoryOutboundHttp().serve('https://videos.example.com/long.mp4', clip);
+    const probe = new InMemoryVideoProbe().knowVideo(clip, { durationSeconds: 30, width: 640, height: 360 });
+    const t = await startInMemoryApp({ CHUNK_SECONDS: '10' }, { adapters: [swap(OutboundHttp, internet), swap(VideoProbe, probe)] });
+    try {
+      const key = await t.createKey(100);
+      const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: 'https://videos.example.com/long.mp4', model: 'light' });
+      const job = await eventually(async () => {
+        const read = (await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).body;
+        return read.status === 'completed' ? read : undefined;
+      }, 5000, 5);
+      expect(t.fake.tasks.map((task) => task.segment?.startSeconds)).toEqual([0, 10, 20]);
+      expect(job).toMatchObject({ progress: 100, duration_seconds: 12, billing_status: 'charged' });
+      const download = await fetch(job.output_url);
+      expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.concat([clip, clip, clip]))).toBe(true);
+    } finally {
+      await t.close();
+    }
   });
 });

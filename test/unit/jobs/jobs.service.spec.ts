@@ -22,7 +22,7 @@ describe('JobsService on in-memory adapters', () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: false });
     expect((await world.jobs.findById(job.id))?.status).toBe('created');
-    expect(world.events.events).toEqual([{ apiKeyId: KEY, jobId: job.id, kind: 'created' }]);
+    expect(world.events.events).toMatchObject([{ apiKeyId: KEY, jobId: job.id, kind: 'created' }]);
     expect(world.dispatcher.dispatched).toEqual([]);
   });
 

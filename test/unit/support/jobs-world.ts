@@ -1,4 +1,5 @@
 import { FixedClock } from '../../../src/common/clock';
+import { SequentialIds } from '../../../src/common/ids';
 import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
 import { InMemoryUnitOfWork } from '../../../src/common/in-memory.unit-of-work';
 import { PortToken } from '../../../src/common/unit-of-work';
@@ -40,6 +41,7 @@ export class TenSecondProbe extends VideoProbe {
 export function jobsWorld(env: Record<string, string> = {}) {
   const config = loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test', ...env });
   const clock = FixedClock.at('2026-01-01T00:00:00Z');
+  const ids = new SequentialIds();
   const jobs = new InMemoryJobRepository();
   const ledger = new InMemoryCreditLedger();
   const events = new InMemoryJobEventLog();
@@ -56,10 +58,10 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const dispatcher = new InMemoryJobDispatcher();
   const metrics = new InMemoryServiceMetrics();
   const outbound = new InMemoryOutboundHttp();
-  const uploads = new UploadsService(storage, new InMemoryUploadRepository(), new TenSecondProbe(), config);
+  const uploads = new UploadsService(storage, new InMemoryUploadRepository(), new TenSecondProbe(), config, ids);
   const presenter = new JobPresenter(storage, config);
   const dispatchRelay = new JobDispatchRelay(jobs, dispatcher, clock, config);
-  const lifecycle = new JobLifecycle(unitOfWork, presenter, new WebhookAnnouncer(clock), deliveries, dispatchRelay, clock, metrics, config);
-  const service = new JobsService(jobs, lifecycle, uploads, outbound, clock);
-  return { config, clock, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, presenter, dispatchRelay, lifecycle, service };
+  const lifecycle = new JobLifecycle(unitOfWork, presenter, new WebhookAnnouncer(clock, ids), deliveries, dispatchRelay, clock, metrics, config);
+  const service = new JobsService(jobs, lifecycle, uploads, outbound, clock, ids);
+  return { config, clock, ids, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, presenter, dispatchRelay, lifecycle, service };
 }

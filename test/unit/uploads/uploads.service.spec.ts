@@ -1,3 +1,4 @@
+import { SequentialIds } from '../../../src/common/ids';
 import { Readable } from 'node:stream';
 import { DomainError } from '../../../src/common/errors/domain-error';
 import { loadConfig } from '../../../src/config/app-config';
@@ -20,7 +21,7 @@ class ScriptedProbe extends VideoProbe {
 
 function uploadsWith(probe: ProbedVideo | MediaRefusal) {
   const storage = new InMemoryObjectStorage();
-  return { storage, uploads: new UploadsService(storage, new InMemoryUploadRepository(), new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' })) };
+  return { storage, uploads: new UploadsService(storage, new InMemoryUploadRepository(), new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds()) };
 }
 
 describe('UploadsService', () => {

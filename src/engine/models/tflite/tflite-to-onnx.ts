@@ -1,7 +1,7 @@
 import { onnx } from 'onnx-proto';
-import { OnnxGraphBuilder } from '../onnx/graph-builder';
-import { TfliteGraph, TfliteOperator, TfliteTensor } from './tflite-model';
-import { constantAsFloat32, constantAsInt32, transpose4d } from './tensor-data';
+import { TfliteGraph, TfliteOperator } from './tflite-model';
+import { constantAsInt32, transpose4d } from './tensor-data';
+import { ACTIVATION, BINARY_OPTIONS, CONCAT_OPTIONS, CONV_OPTIONS, DEPTHWISE_OPTIONS, NHWC_TO_NCHW_AXIS, PADDING_SAME, POOL_OPTIONS, REDUCER_OPTIONS, RESIZE_OPTIONS, TfliteConversionState } from './tflite-conversion-state';
 
 /**
  * Converts a float TFLite graph (NHWC) to ONNX. Activations are NCHW inside the ONNX graph (the
@@ -21,33 +21,11 @@ export interface ConversionOptions {
 
 export const ONNX_OPSET = 14;
 
-const PADDING_SAME = 0; // schema.fbs Padding enum
-const ACTIVATION = { NONE: 0, RELU: 1, RELU6: 3 } as const;
-
-// Field numbers of the builtin option tables (schema.fbs).
-const CONV_OPTIONS = { padding: 0, strideW: 1, strideH: 2, activation: 3, dilationW: 4, dilationH: 5 };
-const DEPTHWISE_OPTIONS = { padding: 0, strideW: 1, strideH: 2, multiplier: 3, activation: 4, dilationW: 5, dilationH: 6 };
-const POOL_OPTIONS = { padding: 0, strideW: 1, strideH: 2, filterW: 3, filterH: 4, activation: 5 };
-const BINARY_OPTIONS = { activation: 0 };
-const RESIZE_OPTIONS = { alignCorners: 2, halfPixelCenters: 3 };
-const REDUCER_OPTIONS = { keepDims: 0 };
-const CONCAT_OPTIONS = { axis: 0, activation: 1 };
-
-/** NHWC axis -> NCHW axis */
-const NHWC_TO_NCHW_AXIS = [0, 2, 3, 1];
-
 export function convertTfliteToOnnx(graph: TfliteGraph, options: ConversionOptions = {}): Uint8Array {
   return new TfliteToOnnxConverter(graph).convert(options);
 }
 
-class TfliteToOnnxConverter {
-  private readonly builder = new OnnxGraphBuilder();
-  /** ONNX name of each converted activation tensor (NCHW) */
-  private readonly activations = new Map<number, string>();
-  /** float values of constant tensors, DEQUANTIZE outputs included */
-  private readonly constants = new Map<number, Float32Array>();
-
-  constructor(private readonly graph: TfliteGraph) {}
+class TfliteToOnnxConverter extends TfliteConversionState {
 
   convert(options: ConversionOptions): Uint8Array {
     const { graph, builder } = this;
@@ -121,62 +99,6 @@ class TfliteToOnnxConverter {
       default:
         throw new Error(`TFLite op ${op.opName} is not supported by the converter`);
     }
-  }
-
-  private tensor(index: number): TfliteTensor {
-    return this.graph.tensors[index];
-  }
-
-  private outName(op: TfliteOperator): string {
-    return this.tensor(op.outputs[0]).name;
-  }
-
-  private setOutput(op: TfliteOperator, name: string): void {
-    this.activations.set(op.outputs[0], name);
-  }
-
-  private activation(index: number): string {
-    const name = this.activations.get(index);
-    if (name !== undefined) return name;
-    throw new Error(`tensor ${this.tensor(index).name} is used before it is produced (or is a constant)`);
-  }
-
-  private constant(index: number): Float32Array {
-    const known = this.constants.get(index);
-    if (known) return known;
-    const values = constantAsFloat32(this.tensor(index));
-    this.constants.set(index, values);
-    return values;
-  }
-
-  private isConstant(index: number): boolean {
-    return this.constants.has(index) || this.tensor(index).data !== undefined;
-  }
-
-  private foldDequantize(op: TfliteOperator): void {
-    this.constants.set(op.outputs[0], this.constant(op.inputs[0]));
-  }
-
-  private emitUnary(op: TfliteOperator, onnxOp: string): void {
-    this.setOutput(op, this.builder.addNode(onnxOp, [this.activation(op.inputs[0])], this.outName(op)));
-  }
-
-  private applyActivation(input: string, activation: number, outputBase: string): string {
-    if (activation === ACTIVATION.NONE) return input;
-    if (activation === ACTIVATION.RELU) return this.builder.addNode('Relu', [input], `${outputBase}_relu`);
-    if (activation === ACTIVATION.RELU6) {
-      const low = this.builder.addFloatInitializer('relu6_min', [], Float32Array.of(0));
-      const high = this.builder.addFloatInitializer('relu6_max', [], Float32Array.of(6));
-      return this.builder.addNode('Clip', [input, low, high], `${outputBase}_relu6`);
-    }
-    throw new Error(`fused activation ${activation} is not supported`);
-  }
-
-  /** the op's bias input, or a zero bias */
-  private biasFor(op: TfliteOperator, channels: number): string {
-    const biasIndex = op.inputs[2];
-    const values = biasIndex !== undefined && biasIndex >= 0 ? this.constant(biasIndex) : new Float32Array(channels);
-    return this.builder.addFloatInitializer(`${this.outName(op)}_bias`, [channels], values);
   }
 
   private convertConv(op: TfliteOperator): void {
@@ -281,17 +203,6 @@ class TfliteToOnnxConverter {
     const operands = op.inputs.slice(0, 2).map((index) => (this.isConstant(index) ? this.constantOperand(index) : this.activation(index)));
     const result = this.builder.addNode(onnxOp, operands, this.outName(op));
     this.setOutput(op, this.applyActivation(result, op.options?.int8(BINARY_OPTIONS.activation) ?? 0, this.outName(op)));
-  }
-
-  /** a constant broadcast operand laid out for NCHW activations */
-  private constantOperand(index: number): string {
-    const shape = this.tensor(index).shape;
-    const values = this.constant(index);
-    const base = `${this.tensor(index).name}_const`;
-    if (shape.length === 4) return this.builder.addFloatInitializer(base, [shape[0], shape[3], shape[1], shape[2]], transpose4d(values, shape, [0, 3, 1, 2]));
-    if (shape.length === 1) return this.builder.addFloatInitializer(base, [1, shape[0], 1, 1], values); // per-channel
-    if (shape.length === 0) return this.builder.addFloatInitializer(base, [], values);
-    throw new Error(`constant operand of rank ${shape.length} is not supported`);
   }
 
   /** Resize by the graph's scale factor, so the converted model also runs at other input sizes. */

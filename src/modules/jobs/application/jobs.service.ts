@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../common/clock';
 import { DomainError } from '../../../common/errors/domain-error';
 import { isJobId } from '../../../contract/ids';
-import { newJobId } from '../../../common/ids';
+import { Ids } from '../../../common/ids';
 import { OutboundHttp, OutboundRequestRefused } from '../../../common/outbound-http';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { draftJob, Job } from '../domain/job';
@@ -34,6 +34,7 @@ export class JobsService {
     private readonly uploads: UploadedVideos,
     private readonly outbound: OutboundHttp,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   async create(command: CreateJobCommand): Promise<Job> {
@@ -41,7 +42,7 @@ export class JobsService {
     await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
     await this.assertUrls(command.request, command.webhookUrl);
     const job = draftJob({
-      id: newJobId(),
+      id: this.ids.job(),
       apiKeyId: command.apiKeyId,
       videoUrl: command.videoUrl,
       request: command.request,

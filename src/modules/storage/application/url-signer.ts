@@ -31,6 +31,27 @@ export class UrlSigner {
   }
 }
 
+/** The API's `/files` URLs (FilesController) for an object: what every adapter without presigned URLs of its own hands out. */
+export class FilesUrls {
+  constructor(
+    private readonly publicBaseUrl: string,
+    private readonly signer: UrlSigner,
+  ) {}
+
+  download(key: string, ttlSeconds: number, downloadName = ''): string {
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(key, expires, downloadName) });
+    if (downloadName) query.set('name', downloadName);
+    return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
+  }
+
+  upload(key: string, ttlSeconds: number): string {
+    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.signUpload(key, expires) });
+    return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
+  }
+}
+
 function checkSignature(sign: (expiresAt: number) => string, expires: string | undefined, signature: string | undefined, nowSeconds: number): SignatureCheck {
   if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
   const expected = Buffer.from(sign(Number(expires)), 'hex');

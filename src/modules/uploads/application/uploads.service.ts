@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UploadView } from '../../../contract/api-types';
 import { isUploadId } from '../../../contract/ids';
-import { newUploadId } from '../../../common/ids';
+import { Ids } from '../../../common/ids';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { Upload, uploadStorageKey } from '../domain/upload';
 import { UploadedVideos } from '../ports/uploaded-videos';
@@ -27,13 +27,14 @@ export class UploadsService extends UploadedVideos {
     private readonly uploads: UploadRepository,
     private readonly probe: VideoProbe,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ids: Ids,
   ) {
     super();
   }
 
   /** Streams the body into storage under a fresh id; the caller has already checked the signature. */
   async storeBody(body: Readable, contentType: SupportedVideoType): Promise<StoredUploadBody> {
-    const uploadId = newUploadId();
+    const uploadId = this.ids.upload();
     const storageKey = uploadStorageKey(uploadId);
     const stored = await this.storage.put(storageKey, body);
     return { uploadId, storageKey, contentType, size: stored.size };

@@ -1,13 +1,6 @@
-export interface UsageCounters {
-  total_jobs: number;
-  completed_jobs: number;
-  failed_jobs: number;
-  credits_used: number;
-  video_seconds: number;
-  requests: number;
-}
+import type { DailyUsage, UsageCounters } from '../../../contract/api-types';
 
-export type DailyUsage = UsageCounters & { date: string };
+export type { DailyUsage, UsageCounters } from '../../../contract/api-types';
 
 export const ZERO_COUNTERS: UsageCounters = { total_jobs: 0, completed_jobs: 0, failed_jobs: 0, credits_used: 0, video_seconds: 0, requests: 0 };
 

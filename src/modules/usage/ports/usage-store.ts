@@ -1,3 +1,4 @@
+import type { UsageEvent } from '../../../contract/api-types';
 import { UsageCounters } from '../domain/usage-summary';
 
 export interface RequestRecord {
@@ -11,16 +12,8 @@ export interface RequestRecord {
   at: Date;
 }
 
-export interface UsageEventView {
-  id: number;
-  created_at: string;
-  method: string;
-  path: string;
-  status_code: number;
-  job_id: string | null;
-  credits: number;
-  duration_ms: number;
-}
+/** A recorded call as the API lists it (the contract's UsageEvent). */
+export type UsageEventView = UsageEvent;
 
 export abstract class UsageStore {
   abstract insertRequests(records: readonly RequestRecord[]): Promise<void>;

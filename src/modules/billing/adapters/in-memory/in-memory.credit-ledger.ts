@@ -4,7 +4,7 @@ import { CreditLedger } from '../../ports/credit-ledger';
 
 /** The append-only ledger in memory, with the TypeORM adapter's rules: never negative, settle and release idempotent. */
 export class InMemoryCreditLedger extends CreditLedger implements Snapshottable {
-  private entries: Array<LedgerEntry & { apiKeyId: string }> = [];
+  private entries: Array<LedgerEntry & { apiKeyId: string; at: Date }> = [];
 
   snapshot(): () => void {
     const saved = [...this.entries];
@@ -44,6 +44,11 @@ export class InMemoryCreditLedger extends CreditLedger implements Snapshottable 
     return balanceOf(this.entries.filter((entry) => entry.apiKeyId === apiKeyId));
   }
 
+  /** The charges of a key (what usage reports as credits used), each with its time. */
+  charges(apiKeyId: string): Array<{ amount: number; at: Date }> {
+    return this.entries.filter((entry) => entry.apiKeyId === apiKeyId && entry.kind === 'charge').map((entry) => ({ amount: 0 - entry.amount, at: entry.at }));
+  }
+
   private openHold(jobId: string): number | null {
     const ofJob = this.entries.filter((entry) => entry.jobId === jobId);
     const reserve = ofJob.find((entry) => entry.kind === 'reserve');
@@ -52,6 +57,6 @@ export class InMemoryCreditLedger extends CreditLedger implements Snapshottable 
   }
 
   private append(apiKeyId: string, jobId: string | null, kind: LedgerEntry['kind'], amount: number): void {
-    this.entries.push({ apiKeyId, jobId, kind, amount });
+    this.entries.push({ apiKeyId, jobId, kind, amount, at: new Date() });
   }
 }

@@ -1,12 +1,33 @@
 import { JobDispatcher } from '../../ports/job-dispatcher';
 
-/** The queue hand-off in memory: idempotent per job id, as BullMQ's job id makes it; `failNext` simulates a queue that is down. */
+/**
+ * The queue hand-off in memory: idempotent per job id, as BullMQ's job id makes it; `failNext`
+ * simulates a queue that is down. With a consumer (`consumeWith`, the all-in-memory app gives it
+ * ProcessJobHandler) each job queued is handed to it once, off the caller's path, as a worker would take it.
+ */
 export class InMemoryJobDispatcher extends JobDispatcher {
   readonly dispatched: string[] = [];
   private failures = 0;
+  private consumer?: (jobId: string) => Promise<void>;
+  private readonly running = new Set<Promise<void>>();
+  private readonly tally = { waiting: 0, active: 0, completed: 0, failed: 0 };
+
+  /** The queue's depth by state, as BullMQ's getJobCounts answers it (metrics, health). */
+  counts(): Record<'waiting' | 'active' | 'completed' | 'failed', number> {
+    return { ...this.tally };
+  }
 
   failNext(times = 1): void {
     this.failures += times;
+  }
+
+  consumeWith(consumer: (jobId: string) => Promise<void>): void {
+    this.consumer = consumer;
+  }
+
+  /** Waits for the jobs handed to the consumer so far (the app waits for them before it closes). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
   async dispatch(jobId: string): Promise<void> {
@@ -14,6 +35,25 @@ export class InMemoryJobDispatcher extends JobDispatcher {
       this.failures -= 1;
       throw new Error('the queue is down');
     }
-    if (!this.dispatched.includes(jobId)) this.dispatched.push(jobId);
+    if (this.dispatched.includes(jobId)) return;
+    this.dispatched.push(jobId);
+    const consumer = this.consumer;
+    if (!consumer) return;
+    this.tally.waiting += 1;
+    const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        this.tally.waiting -= 1;
+        this.tally.active += 1;
+        return consumer(jobId);
+      })
+      .then(
+        () => void (this.tally.completed += 1),
+        () => void (this.tally.failed += 1),
+      )
+      .finally(() => {
+        this.tally.active -= 1;
+        this.running.delete(run);
+      });
+    this.running.add(run);
   }
 }

@@ -7,6 +7,8 @@ export interface RecordedJobEvent {
   kind: JobEventKind;
   seconds?: number | null;
   credits?: number | null;
+  /** when it was recorded (the database's now() for the TypeORM log) */
+  at?: Date;
 }
 
 /** Job events in an array, readable by tests (`events`). */
@@ -21,6 +23,6 @@ export class InMemoryJobEventLog extends JobEventLog implements Snapshottable {
   }
 
   async record(event: RecordedJobEvent): Promise<void> {
-    this.events.push({ ...event });
+    this.events.push({ ...event, at: new Date() });
   }
 }

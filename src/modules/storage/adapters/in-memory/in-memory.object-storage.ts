@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
+import { FilesUrls, UrlSigner } from '../../application/url-signer';
 import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
 
 async function bytesOf(body: Readable): Promise<Buffer> {
@@ -12,11 +13,19 @@ async function bytesOf(body: Readable): Promise<Buffer> {
 
 /**
  * Objects in a Map, with the port's rules: unsafe keys refused, a failed stream leaves the earlier
- * object, ranges inclusive, withLocalFile on a temporary copy. Signed URLs are `memory://` names
- * (nothing serves them): for use cases that only pass URLs on.
+ * object, ranges inclusive, withLocalFile on a temporary copy. Once `serveAt` names the API that
+ * serves it (the app's FilesController reads through this port), signed URLs are the API's `/files`
+ * URLs, as local disk's are; before that they are `memory://` names nothing serves, and check() says so.
  */
 export class InMemoryObjectStorage extends ObjectStorage {
   private readonly objects = new Map<string, Buffer>();
+  private urls?: FilesUrls;
+
+  /** Signs URLs served by the API at `publicBaseUrl` (its FilesController, with the app's signer). */
+  serveAt(publicBaseUrl: string, signer: UrlSigner): this {
+    this.urls = new FilesUrls(publicBaseUrl, signer);
+    return this;
+  }
 
   async put(key: string, body: Readable): Promise<StoredObject> {
     assertSafeKey(key);
@@ -62,16 +71,18 @@ export class InMemoryObjectStorage extends ObjectStorage {
 
   async signedDownloadUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {
     assertSafeKey(key);
+    if (this.urls) return this.urls.download(key, ttlSeconds, downloadName);
     return `memory://download/${key}?ttl=${ttlSeconds}${downloadName ? `&name=${encodeURIComponent(downloadName)}` : ''}`;
   }
 
   async signedUploadUrl(key: string, ttlSeconds: number): Promise<string> {
     assertSafeKey(key);
+    if (this.urls) return this.urls.upload(key, ttlSeconds);
     return `memory://upload/${key}?ttl=${ttlSeconds}`;
   }
 
   async check(): Promise<string> {
-    return 'ok';
+    return this.urls ? 'ok' : 'signed URLs are memory:// names nothing serves (serveAt was not called)';
   }
 
   private bytes(key: string): Buffer {

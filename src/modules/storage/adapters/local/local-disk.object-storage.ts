@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBase62 } from '../../../../common/ids';
-import { UrlSigner } from '../../application/url-signer';
+import { FilesUrls, UrlSigner } from '../../application/url-signer';
 import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
 
 /** Objects as files under one root directory; signed downloads and uploads are HMAC-signed URLs served by the API (FilesController). */
@@ -70,17 +70,12 @@ export class LocalDiskObjectStorage extends ObjectStorage {
 
   async signedDownloadUrl(key: string, ttlSeconds: number, downloadName = ''): Promise<string> {
     assertSafeKey(key);
-    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(key, expires, downloadName) });
-    if (downloadName) query.set('name', downloadName);
-    return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
+    return new FilesUrls(this.publicBaseUrl, this.signer).download(key, ttlSeconds, downloadName);
   }
 
   async signedUploadUrl(key: string, ttlSeconds: number): Promise<string> {
     assertSafeKey(key);
-    const expires = Math.floor(Date.now() / 1000) + ttlSeconds;
-    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.signUpload(key, expires) });
-    return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
+    return new FilesUrls(this.publicBaseUrl, this.signer).upload(key, ttlSeconds);
   }
 
   async check(): Promise<string> {

@@ -7,7 +7,7 @@ export class InMemoryUploadRepository extends UploadRepository {
 
   async insert(upload: Upload): Promise<void> {
     if (this.uploads.has(upload.id)) throw new Error(`duplicate upload id ${upload.id}`);
-    this.uploads.set(upload.id, { ...upload });
+    this.uploads.set(upload.id, { ...upload, deletedAt: upload.deletedAt ?? null });
   }
 
   async findOwned(id: string, apiKeyId: string): Promise<Upload | null> {

@@ -1,3 +1,4 @@
+import type { UsageEvents, UsageSummary } from '../../../../contract/api-types';
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Clock } from '../../../../common/clock';
@@ -21,7 +22,7 @@ export class UsageController {
   @Get('summary')
   @ApiOperation({ summary: 'Totals and one row per UTC day (zeros included) of the last `days` days' })
   @ApiQuery({ name: 'days', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 7 } })
-  async summary(@CurrentKey() key: AuthenticatedKey, @Query('days') daysParam?: string) {
+  async summary(@CurrentKey() key: AuthenticatedKey, @Query('days') daysParam?: string): Promise<UsageSummary & { success: true }> {
     const days = integerParam(daysParam, 'days', { min: 1, max: 90, default: 7 });
     await this.recorder.flush();
     const window = windowDays(this.clock.now(), days);
@@ -32,7 +33,7 @@ export class UsageController {
   @Get('events')
   @ApiOperation({ summary: 'Recent API calls of this key, newest first' })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  async events(@CurrentKey() key: AuthenticatedKey, @Query('limit') limitParam?: string) {
+  async events(@CurrentKey() key: AuthenticatedKey, @Query('limit') limitParam?: string): Promise<UsageEvents & { success: true }> {
     const limit = integerParam(limitParam, 'limit', { min: 1, max: 100, default: 20 });
     await this.recorder.flush();
     return { success: true, items: await this.store.recentRequests(key.id, limit) };

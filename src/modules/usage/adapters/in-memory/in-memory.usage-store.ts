@@ -1,18 +1,35 @@
 import { UsageCounters } from '../../domain/usage-summary';
 import { RequestRecord, UsageEventView, UsageStore } from '../../ports/usage-store';
 
+type Day = Partial<UsageCounters> & { date: string };
+
+/** What the in-memory job event log holds (the jobs module's InMemoryJobEventLog fits). */
+export interface JobEventSource {
+  readonly events: ReadonlyArray<{ apiKeyId: string; kind: string; seconds?: number | null; at?: Date }>;
+}
+
+/** What the in-memory ledger tells of charges (the billing module's InMemoryCreditLedger fits). */
+export interface ChargeSource {
+  charges(apiKeyId: string): Array<{ amount: number; at: Date }>;
+}
+
+const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
+
 /**
- * API requests in memory: counted per UTC day and listed newest first. The job counters (jobs,
- * credits, seconds) come from the job events in Postgres; here they are whatever `recordJobDay` adds.
+ * API requests in memory, counted per UTC day and listed newest first; the job counters and credits
+ * used come from the in-memory job event log and ledger it is given (the composition passes them),
+ * as the TypeORM store reads job_events and credit_ledger.
  */
 export class InMemoryUsageStore extends UsageStore {
   readonly requests: Array<RequestRecord & { id: number }> = [];
-  private readonly jobDays: Array<Partial<UsageCounters> & { apiKeyId: string; date: string }> = [];
   /** when set, inserts fail (a database that is down) */
   failing = false;
 
-  recordJobDay(apiKeyId: string, date: string, counters: Partial<UsageCounters>): void {
-    this.jobDays.push({ apiKeyId, date, ...counters });
+  constructor(
+    private readonly events: JobEventSource = { events: [] },
+    private readonly ledger: ChargeSource = { charges: () => [] },
+  ) {
+    super();
   }
 
   async insertRequests(records: readonly RequestRecord[]): Promise<void> {
@@ -20,16 +37,26 @@ export class InMemoryUsageStore extends UsageStore {
     for (const record of records) this.requests.push({ ...record, id: this.requests.length + 1 });
   }
 
-  async dailyCounters(apiKeyId: string, from: Date): Promise<Array<Partial<UsageCounters> & { date: string }>> {
-    const days = new Map<string, Partial<UsageCounters> & { date: string }>();
-    for (const request of this.requests.filter((r) => r.apiKeyId === apiKeyId && r.at >= from)) {
-      const date = request.at.toISOString().slice(0, 10);
-      const day = days.get(date) ?? { date, requests: 0 };
-      day.requests = (day.requests ?? 0) + 1;
-      days.set(date, day);
+  async dailyCounters(apiKeyId: string, from: Date): Promise<Day[]> {
+    const days = new Map<string, Day>();
+    const add = (at: Date, counter: keyof UsageCounters, amount: number): void => {
+      if (at < from) return;
+      const day = days.get(dayOf(at)) ?? { date: dayOf(at) };
+      day[counter] = (day[counter] ?? 0) + amount;
+      days.set(day.date, day);
+    };
+    for (const request of this.requests.filter((r) => r.apiKeyId === apiKeyId)) add(request.at, 'requests', 1);
+    for (const event of this.events.events.filter((e) => e.apiKeyId === apiKeyId && e.at)) {
+      const at = event.at as Date;
+      if (event.kind === 'created') add(at, 'total_jobs', 1);
+      if (event.kind === 'completed') {
+        add(at, 'completed_jobs', 1);
+        add(at, 'video_seconds', event.seconds ?? 0);
+      }
+      if (event.kind === 'failed') add(at, 'failed_jobs', 1);
     }
-    const jobDays = this.jobDays.filter((day) => day.apiKeyId === apiKeyId).map(({ apiKeyId: _owner, ...day }) => day);
-    return [...days.values(), ...jobDays];
+    for (const charge of this.ledger.charges(apiKeyId)) add(charge.at, 'credits_used', charge.amount);
+    return [...days.values()];
   }
 
   async recentRequests(apiKeyId: string, limit: number): Promise<UsageEventView[]> {
@@ -37,6 +64,6 @@ export class InMemoryUsageStore extends UsageStore {
       .filter((request) => request.apiKeyId === apiKeyId)
       .sort((a, b) => b.at.getTime() - a.at.getTime() || b.id - a.id)
       .slice(0, limit)
-      .map((r) => ({ id: r.id, created_at: r.at.toISOString(), method: r.method, path: r.path, status_code: r.statusCode, job_id: r.jobId, credits: r.credits, duration_ms: r.durationMs }));
+      .map((r) => ({ id: r.id, created_at: r.at.toISOString(), method: r.method, path: r.path, status_code: r.statusCode, job_id: r.jobId, credits: r.credits, duration_ms: Math.round(r.durationMs * 100) / 100 }));
   }
 }

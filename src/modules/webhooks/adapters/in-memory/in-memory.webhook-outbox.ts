@@ -53,11 +53,48 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
   }
 }
 
-/** The delivery queue in memory: what was handed over, with its delay, in order. */
+/**
+ * The delivery queue in memory: `enqueued` is every hand-off, with its delay, in order; `queued()`
+ * is what the queue holds, one message per delivery attempt as BullMQ's job id makes it.
+ */
 export class InMemoryWebhookDeliveryQueue extends WebhookDeliveryQueue {
   readonly enqueued: Array<QueuedDelivery & { delayMs: number }> = [];
+  private consumer?: (deliveryId: string) => Promise<void>;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  /** Hands each queued attempt to `consumer` after its delay (the all-in-memory app gives it DeliverWebhookHandler). */
+  consumeWith(consumer: (deliveryId: string) => Promise<void>): void {
+    this.consumer = consumer;
+  }
+
+  /** Drops the attempts still waiting for their delay. */
+  stop(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
 
   async enqueue(deliveries: ReadonlyArray<QueuedDelivery>, delayMs = 0): Promise<void> {
-    for (const delivery of deliveries) this.enqueued.push({ ...delivery, delayMs });
+    for (const delivery of deliveries) {
+      const fresh = !this.enqueued.some((queued) => queued.id === delivery.id && queued.attempts === delivery.attempts);
+      this.enqueued.push({ ...delivery, delayMs });
+      const consumer = this.consumer;
+      if (!fresh || !consumer) continue;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void consumer(delivery.id).catch(() => undefined);
+      }, delayMs);
+      timer.unref();
+      this.timers.add(timer);
+    }
+  }
+
+  queued(): Array<QueuedDelivery & { delayMs: number }> {
+    const seen = new Set<string>();
+    return this.enqueued.filter((delivery) => {
+      const id = `${delivery.id}-a${delivery.attempts}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
   }
 }

@@ -1,0 +1,47 @@
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { MediaBinaries } from '../engine/media/binaries';
+import { mediaBinariesOf } from './app-config';
+import { ConfigCheck, readEnvironment } from './config-error';
+
+/** The worker server's view of the one configuration (`npm run worker:serve`, README "Remote GPU workers"). */
+export interface WorkerServerConfig {
+  /** expected in `authorization` on every request */
+  apiKey: string;
+  host: string;
+  port: number;
+  /** jobs processed at once (engine child processes) */
+  concurrency: number;
+  /** jobs that may wait beyond those; more are refused with 429 */
+  queueSize: number;
+  /** how long a finished job's status stays readable, then 404 */
+  resultTtlMs: number;
+  modelCacheDir: string;
+  /** parent of each job's temporary directory */
+  workDir: string;
+  /** the input video (and background image) may not be larger: MAX_UPLOAD_BYTES, the API's cap */
+  maxInputBytes: number;
+  /** idle timeout of input downloads, output uploads and webhooks */
+  transferTimeoutMs: number;
+  mediaBinaries: MediaBinaries;
+}
+
+const WORKER_SERVER_CHECKS: readonly ConfigCheck[] = [(env) => (env.WORKER_API_KEY ? undefined : { variable: 'WORKER_API_KEY', message: 'is required (at least 16 characters)' })];
+
+/** Validates the environment through the same schema as the API; throws one ConfigError naming every bad variable. */
+export function loadWorkerServerConfig(source: NodeJS.ProcessEnv): WorkerServerConfig {
+  const env = readEnvironment(source, WORKER_SERVER_CHECKS);
+  return {
+    apiKey: env.WORKER_API_KEY ?? '',
+    host: env.WORKER_HOST,
+    port: env.WORKER_PORT,
+    concurrency: env.WORKER_CONCURRENCY,
+    queueSize: env.WORKER_QUEUE_SIZE,
+    resultTtlMs: env.WORKER_RESULT_TTL_SECONDS * 1000,
+    modelCacheDir: path.resolve(env.MODEL_CACHE_DIR ?? path.join(env.DATA_DIR, 'models')),
+    workDir: path.resolve(env.WORKER_WORK_DIR ?? tmpdir()),
+    maxInputBytes: env.MAX_UPLOAD_BYTES,
+    transferTimeoutMs: env.WORKER_TRANSFER_TIMEOUT_MS,
+    mediaBinaries: mediaBinariesOf(env),
+  };
+}

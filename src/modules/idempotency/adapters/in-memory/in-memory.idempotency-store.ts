@@ -1,0 +1,49 @@
+import { Clock, SystemClock } from '../../../../common/clock';
+import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { ABANDONED_AFTER_SECONDS } from '../postgres/postgres.idempotency-store';
+
+interface Entry {
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  response?: { status: number; body: unknown };
+  claimedAt: number;
+  expiresAt: number;
+}
+
+/**
+ * Idempotency keys in a Map, with the Postgres store's rules: one claim wins, the same request while
+ * it runs is in progress, another request under the key is a mismatch, an expired key or a claim
+ * abandoned for ABANDONED_AFTER_SECONDS starts over; a stored body comes back as JSON would.
+ */
+export class InMemoryIdempotencyStore extends IdempotencyStore {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly clock: Clock = new SystemClock()) {
+    super();
+  }
+
+  async claim(scope: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<IdempotencyClaim> {
+    const now = this.clock.now().getTime();
+    const id = idOf(scope);
+    const entry = this.entries.get(id);
+    const abandoned = entry?.status === 'in_progress' && entry.fingerprint === fingerprint && entry.claimedAt < now - ABANDONED_AFTER_SECONDS * 1000;
+    if (!entry || entry.expiresAt <= now || abandoned) {
+      this.entries.set(id, { fingerprint, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000 });
+      return { kind: 'claimed' };
+    }
+    if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (entry.status === 'in_progress' || !entry.response) return { kind: 'in_progress' };
+    return { kind: 'completed', status: entry.response.status, body: JSON.parse(JSON.stringify(entry.response.body ?? null)) };
+  }
+
+  async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+    const entry = this.entries.get(idOf(scope));
+    if (entry) Object.assign(entry, { status: 'completed', response: { status, body: JSON.parse(JSON.stringify(body ?? null)) } });
+  }
+
+  async release(scope: IdempotencyScope): Promise<void> {
+    if (this.entries.get(idOf(scope))?.status === 'in_progress') this.entries.delete(idOf(scope));
+  }
+}
+
+const idOf = (scope: IdempotencyScope): string => `${scope.apiKeyId}\n${scope.key}`;

@@ -1,0 +1,58 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { IdempotencyStore } from '../../src/modules/idempotency/ports/idempotency-store';
+
+/** What every IdempotencyStore must do (on Postgres in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
+export function describeIdempotencyStoreContract(store: () => IdempotencyStore, newOwner: () => Promise<string>): void {
+  /** A request fingerprint as the interceptor makes them (SHA-256 hex). */
+  const fp = (name: string): string => createHash('sha256').update(name).digest('hex');
+
+  describe('IdempotencyStore contract', () => {
+    const scopeOf = async () => ({ apiKeyId: await newOwner(), key: `idem-${randomUUID()}` });
+
+    it('the first claim wins; the same request while it runs is in progress, another is a mismatch', async () => {
+      const scope = await scopeOf();
+      expect(await store().claim(scope, fp('fp-a'), 3600)).toEqual({ kind: 'claimed' });
+      expect(await store().claim(scope, fp('fp-a'), 3600)).toEqual({ kind: 'in_progress' });
+      expect(await store().claim(scope, fp('fp-b'), 3600)).toEqual({ kind: 'mismatch' });
+    });
+
+    it('of concurrent identical claims exactly one wins', async () => {
+      const scope = await scopeOf();
+      const claims = await Promise.all([1, 2, 3, 4, 5].map(() => store().claim(scope, fp('fp'), 3600)));
+      expect(claims.filter((claim) => claim.kind === 'claimed')).toHaveLength(1);
+      expect(claims.filter((claim) => claim.kind === 'in_progress')).toHaveLength(4);
+    });
+
+    it('a completed key replays its status and body (as JSON); a different request still mismatches', async () => {
+      const scope = await scopeOf();
+      await store().claim(scope, fp('fp'), 3600);
+      await store().complete(scope, 201, { id: 'job_1', at: new Date('2026-01-01T00:00:00Z'), nested: [1, null] });
+      expect(await store().claim(scope, fp('fp'), 3600)).toEqual({ kind: 'completed', status: 201, body: { id: 'job_1', at: '2026-01-01T00:00:00.000Z', nested: [1, null] } });
+      expect(await store().claim(scope, fp('other'), 3600)).toEqual({ kind: 'mismatch' });
+    });
+
+    it('a released key is claimed afresh; releasing a completed key keeps it', async () => {
+      const scope = await scopeOf();
+      await store().claim(scope, fp('fp'), 3600);
+      await store().release(scope);
+      expect(await store().claim(scope, fp('fp-new'), 3600)).toEqual({ kind: 'claimed' });
+      await store().complete(scope, 200, { ok: true });
+      await store().release(scope);
+      expect((await store().claim(scope, fp('fp-new'), 3600)).kind).toBe('completed');
+    });
+
+    it('keys are per API key: the same key under another API key is its own', async () => {
+      const scope = await scopeOf();
+      await store().claim(scope, fp('fp'), 3600);
+      expect(await store().claim({ apiKeyId: await newOwner(), key: scope.key }, fp('other'), 3600)).toEqual({ kind: 'claimed' });
+    });
+
+    it('an expired key starts over', async () => {
+      const scope = await scopeOf();
+      await store().claim(scope, fp('fp'), 1);
+      await store().complete(scope, 200, { first: true });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await store().claim(scope, fp('fp-later'), 3600)).toEqual({ kind: 'claimed' });
+    });
+  });
+}

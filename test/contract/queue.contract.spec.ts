@@ -1,0 +1,95 @@
+import { Queue } from 'bullmq';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/config/app-config';
+import { bullRootOptions, JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../src/infrastructure/queue/queue-connection';
+import { BullMqJobDispatcher } from '../../src/modules/jobs/adapters/bullmq/bullmq.job-dispatcher';
+import { InMemoryJobDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-dispatcher';
+import { JobDispatcher } from '../../src/modules/jobs/ports/job-dispatcher';
+import { BullMqWebhookDeliveryQueue } from '../../src/modules/webhooks/adapters/bullmq/bullmq.webhook-delivery-queue';
+import { InMemoryWebhookDeliveryQueue } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { WebhookDeliveryQueue } from '../../src/modules/webhooks/ports/webhook-announcements';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+/** What a queue holds, however it holds it: the message ids, and which of them wait for a delay. */
+interface Queued {
+  id: string;
+  delayed: boolean;
+}
+
+interface Harness {
+  jobs: JobDispatcher;
+  webhooks: WebhookDeliveryQueue;
+  queuedJobs(): Promise<Queued[]>;
+  queuedDeliveries(): Promise<Queued[]>;
+  close(): Promise<void>;
+}
+
+async function bullMq(env: Record<string, string>, database?: TestDatabase): Promise<Harness> {
+  const config = loadConfig({ ...env, QUEUE_NAMESPACE: `contract_${randomBytes(4).toString('hex')}` });
+  const options = bullRootOptions(config, database?.url ?? '');
+  const jobsQueue = new Queue(JOBS_QUEUE, options);
+  const webhooksQueue = new Queue(WEBHOOKS_QUEUE, options);
+  const contents = async (queue: Queue): Promise<Queued[]> => {
+    const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized']);
+    return Promise.all(jobs.map(async (job) => ({ id: String(job.id), delayed: (await job.getState()) === 'delayed' })));
+  };
+  return {
+    jobs: new BullMqJobDispatcher(jobsQueue as never),
+    webhooks: new BullMqWebhookDeliveryQueue(webhooksQueue as never),
+    queuedJobs: () => contents(jobsQueue),
+    queuedDeliveries: () => contents(webhooksQueue),
+    close: async () => {
+      await jobsQueue.obliterate({ force: true }).catch(() => undefined);
+      await webhooksQueue.obliterate({ force: true }).catch(() => undefined);
+      await jobsQueue.close();
+      await webhooksQueue.close();
+      await database?.drop();
+    },
+  };
+}
+
+function inMemory(): Harness {
+  const jobs = new InMemoryJobDispatcher();
+  const webhooks = new InMemoryWebhookDeliveryQueue();
+  return {
+    jobs,
+    webhooks,
+    queuedJobs: async () => jobs.dispatched.map((id) => ({ id, delayed: false })),
+    queuedDeliveries: async () => webhooks.queued().map((delivery) => ({ id: `${delivery.id}-a${delivery.attempts}`, delayed: delivery.delayMs > 0 })),
+    close: async () => undefined,
+  };
+}
+
+const ids = (queued: Queued[]): string[] => queued.map((entry) => entry.id).sort();
+
+describe.each([
+  ['BullMQ on Redis', () => bullMq({ REDIS_URL: 'redis://127.0.0.1:6379' })],
+  ['BullMQ on Postgres', async () => bullMq({}, await createTestDatabase())],
+  ['in memory', async () => inMemory()],
+])('queue contract: %s', (_name, start) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await start();
+  }, 60000);
+  afterAll(() => h?.close());
+
+  describe('JobDispatcher', () => {
+    it('queues a job under its id; dispatching it again queues nothing more', async () => {
+      await h.jobs.dispatch('job_contract_a');
+      await h.jobs.dispatch('job_contract_a');
+      await h.jobs.dispatch('job_contract_b');
+      expect(ids(await h.queuedJobs())).toEqual(['job_contract_a', 'job_contract_b']);
+    });
+  });
+
+  describe('WebhookDeliveryQueue', () => {
+    it('queues each attempt of a delivery once, whoever enqueues it (the relay and the sweeper)', async () => {
+      await h.webhooks.enqueue([{ id: 'whd_1', attempts: 0 }, { id: 'whd_2', attempts: 0 }]);
+      await h.webhooks.enqueue([{ id: 'whd_1', attempts: 0 }]);
+      await h.webhooks.enqueue([{ id: 'whd_1', attempts: 1 }], 60_000);
+      const queued = await h.queuedDeliveries();
+      expect(ids(queued)).toEqual(['whd_1-a0', 'whd_1-a1', 'whd_2-a0']);
+      expect(queued.filter((entry) => entry.delayed).map((entry) => entry.id)).toEqual(['whd_1-a1']);
+    });
+  });
+});

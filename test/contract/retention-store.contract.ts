@@ -1,0 +1,40 @@
+import { RetentionStore } from '../../src/modules/retention/ports/retention-store';
+
+export interface RetentionHarness {
+  store(): RetentionStore;
+  /** an upload whose file was stored at `createdAt` */
+  addUpload(createdAt: Date): Promise<{ id: string; key: string }>;
+  /** a job whose output was stored when it completed, at `completedAt` */
+  addOutput(completedAt: Date): Promise<{ id: string; key: string }>;
+}
+
+/** What every RetentionStore must do (on Postgres in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
+export function describeRetentionStoreContract(h: RetentionHarness): void {
+  describe('RetentionStore contract', () => {
+    const mine = <T extends { id: string }>(found: T[], ids: string[]) => found.filter((file) => ids.includes(file.id));
+
+    it('finds uploads older than the cutoff, not yet deleted, until marked deleted', async () => {
+      const old = await h.addUpload(new Date('2000-01-01T00:00:00Z'));
+      const newer = await h.addUpload(new Date('2000-06-01T00:00:00Z'));
+      const cutoff = new Date('2000-03-01T00:00:00Z');
+      expect(mine(await h.store().expiredUploads(cutoff, 1000), [old.id, newer.id])).toEqual([old]);
+      await h.store().markUploadDeleted(old.id);
+      expect(mine(await h.store().expiredUploads(cutoff, 1000), [old.id, newer.id])).toEqual([]);
+      expect(mine(await h.store().expiredUploads(new Date('2001-01-01T00:00:00Z'), 1000), [old.id, newer.id])).toEqual([newer]);
+    });
+
+    it('finds outputs of jobs completed before the cutoff, until marked deleted', async () => {
+      const old = await h.addOutput(new Date('2000-01-01T00:00:00Z'));
+      const newer = await h.addOutput(new Date('2000-06-01T00:00:00Z'));
+      const cutoff = new Date('2000-03-01T00:00:00Z');
+      expect(mine(await h.store().expiredOutputs(cutoff, 1000), [old.id, newer.id])).toEqual([old]);
+      await h.store().markOutputDeleted(old.id);
+      expect(mine(await h.store().expiredOutputs(cutoff, 1000), [old.id, newer.id])).toEqual([]);
+    });
+
+    it('answers at most `limit` files', async () => {
+      for (let i = 0; i < 3; i += 1) await h.addUpload(new Date('1999-01-01T00:00:00Z'));
+      expect(await h.store().expiredUploads(new Date('1999-06-01T00:00:00Z'), 2)).toHaveLength(2);
+    });
+  });
+}

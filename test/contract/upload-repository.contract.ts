@@ -1,0 +1,29 @@
+import { newUploadId } from '../../src/common/ids';
+import { Upload } from '../../src/modules/uploads/domain/upload';
+import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
+
+/** What every UploadRepository must do (on Postgres in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
+export function describeUploadRepositoryContract(uploads: () => UploadRepository, newOwner: () => Promise<string>): void {
+  describe('UploadRepository contract', () => {
+    const anUpload = (apiKeyId: string): Upload => {
+      const id = newUploadId();
+      return { id, apiKeyId, storageKey: `uploads/${id}`, filename: 'a.mp4', size: 123, contentType: 'video/mp4', durationSeconds: 4.5, createdAt: new Date('2026-02-03T04:05:06.789Z') };
+    };
+
+    it('reads every field of an upload back, scoped to its owner', async () => {
+      const [owner, stranger] = [await newOwner(), await newOwner()];
+      const upload = anUpload(owner);
+      await uploads().insert(upload);
+      expect(await uploads().findOwned(upload.id, owner)).toMatchObject({ ...upload, deletedAt: null });
+      expect(await uploads().findOwned(upload.id, stranger)).toBeNull();
+      expect(await uploads().findOwned(newUploadId(), owner)).toBeNull();
+    });
+
+    it('refuses a second upload under the same id', async () => {
+      const upload = anUpload(await newOwner());
+      await uploads().insert(upload);
+      await expect(uploads().insert({ ...upload, filename: 'b.mp4' })).rejects.toThrow();
+      expect((await uploads().findOwned(upload.id, upload.apiKeyId))?.filename).toBe('a.mp4');
+    });
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * The engine end to end with the test-double model, continued from formats.spec.ts: composition and
+ * backgrounds, frame alignment (variable frame rate, rotation), refusals and cancel.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { runEngine } from '../../src/engine/engine';
+import { EngineResult } from '../../src/engine/types';
+import { createFakeModel } from './support/fake-model';
+import { formatRunner, PREVIEW_FRAMES } from './support/format-run';
+import { MEDIA } from './support/media';
+import {
+  decodePngRgba,
+  decodeVideoRgba,
+  ffmpeg,
+  probeStreams,
+  readZipEntries,
+  rgbAt,
+} from './support/media-tools';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'engine-formats-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+const run = formatRunner(() => dir);
+
+describe('composition and backgrounds', () => {
+  it('places a scaled foreground at its anchor and offset on a transparent canvas', async () => {
+    const { result, outputPath } = await run(
+      'png_sequence',
+      { previewDuration: 0.1, composition: { canvas: { width: 400, height: 400 }, foreground: { anchor: 'bottom-right', scale: 0.5, offset: { x: -10, y: -10 } } } },
+      { kind: 'full' },
+    );
+    expect([result.width, result.height]).toEqual([400, 400]);
+    // fit 400/640 = 0.625, half of it: 200 x 112.5 -> 113; bottom-right, 10 px in: x 190..389, y 277..389
+    const image = await decodePngRgba([...(await readZipEntries(outputPath)).values()][0]);
+    const alpha = (x: number, y: number) => image.data[(y * 400 + x) * 4 + 3];
+    expect([alpha(190, 277), alpha(389, 389), alpha(300, 330)]).toEqual([255, 255, 255]);
+    expect([alpha(188, 300), alpha(300, 275), alpha(391, 300), alpha(300, 391), alpha(5, 5)]).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('covers the canvas with an image background (scaled, cropped, repeated on every frame)', async () => {
+    const imagePath = join(dir, 'blue.png');
+    await sharp({ create: { width: 300, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toFile(imagePath);
+    const { result, outputPath } = await run('mp4', {
+      background: { type: 'image', imagePath },
+      composition: { canvas: { width: 320, height: 320 }, foreground: { anchor: 'center', scale: 0.5, offset: { x: 0, y: 0 } } },
+    });
+    expect([result.frames, result.width, result.height]).toEqual([PREVIEW_FRAMES, 320, 320]);
+    const decoded = await decodeVideoRgba(outputPath, 320, 320);
+    expect(decoded.frames).toHaveLength(PREVIEW_FRAMES);
+    for (const frame of [0, 12]) {
+      const [r, g, b] = rgbAt(decoded, frame, 5, 5);
+      expect([r < 30, g < 30, b > 220]).toEqual([true, true, true]);
+    }
+  });
+
+  it('handles odd sizes: grown to even for H.264, kept for VP9', async () => {
+    const odd = join(dir, 'odd.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=201x113:r=25:d=0.4', '-c:v', 'libx264', '-pix_fmt', 'yuv444p', '-y', odd]);
+    const mp4 = await run('mp4', { inputPath: odd, previewDuration: undefined, background: { type: 'color', rgb: [255, 0, 0] } });
+    expect([mp4.result.width, mp4.result.height, mp4.result.frames]).toEqual([202, 114, 10]);
+    expect((await probeStreams(mp4.outputPath)).streams[0]).toMatchObject({ width: 202, height: 114 });
+    const webm = await run('webm', { inputPath: odd, previewDuration: undefined });
+    expect((await probeStreams(webm.outputPath)).streams[0]).toMatchObject({ width: 201, height: 113, nb_read_frames: '10' });
+  });
+});
+
+describe('frame alignment', () => {
+  /** A bright box moving over black; `bright` mattes follow the content, so alpha must match luma. */
+  async function movingBox(name: string, extraFilter = '', extraArgs: string[] = []): Promise<string> {
+    const path = join(dir, name);
+    await ffmpeg([
+      '-f', 'lavfi', '-i', 'color=black:s=160x96:r=25:d=1.2',
+      '-f', 'lavfi', '-i', 'color=white:s=24x24:r=25:d=1.2',
+      '-filter_complex', `[0:v][1:v]overlay=x=4+t*100:y=36:shortest=1${extraFilter}`,
+      ...extraArgs, '-c:v', 'libx264', '-pix_fmt', 'yuv444p', '-y', path,
+    ]);
+    return path;
+  }
+
+  async function expectAlphaFollowsContent(inputPath: string, width: number, height: number): Promise<EngineResult> {
+    const { result, outputPath } = await run('png_sequence', { inputPath, previewDuration: undefined }, { kind: 'bright', input: { width, height } });
+    const entries = [...(await readZipEntries(outputPath)).values()];
+    expect(entries).toHaveLength(result.frames);
+    for (const png of entries) {
+      const image = await decodePngRgba(png);
+      expect([image.width, image.height]).toEqual([width, height]);
+      let mismatched = 0;
+      for (let i = 0; i < width * height; i++) {
+        const luma = (image.data[i * 4] + image.data[i * 4 + 1] + image.data[i * 4 + 2]) / 3;
+        if ((luma > 128) !== (image.data[i * 4 + 3] > 128)) mismatched++;
+      }
+      expect(mismatched).toBeLessThan(width * 2); // edge pixels only; one frame off would be ~2 x 24 x 4
+    }
+    return result;
+  }
+
+  it('keeps mattes on their frames for variable frame rate input', async () => {
+    // every third frame dropped: gaps in the timestamps, an average rate of 16.7 fps
+    const vfr = await movingBox('vfr.mp4', ',select=not(eq(mod(n\\,3)\\,2))', ['-vsync', 'vfr']);
+    const { streams } = await probeStreams(vfr);
+    expect(streams[0].nb_read_frames).toBe('20');
+    const result = await expectAlphaFollowsContent(vfr, 160, 96);
+    expect(result.frames).toBeGreaterThan(15);
+  });
+
+  it('honours rotation metadata: output upright at the display size, mattes aligned', async () => {
+    const upright = await movingBox('upright.mp4');
+    const rotated = join(dir, 'rotated.mp4');
+    await ffmpeg(['-i', upright, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', '-y', rotated]);
+    const result = await expectAlphaFollowsContent(rotated, 96, 160);
+    expect([result.width, result.height]).toEqual([96, 160]);
+    expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
+  });
+});
+
+describe('refusals and cancel', () => {
+  it('input_too_long, from the probe, before any model is loaded', async () => {
+    const loadModel = jest.fn();
+    const outputPath = join(dir, 'long.webm');
+    await expect(
+      runEngine({ inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, maxDurationSeconds: 3 }, { loadModel, cacheDir: dir }),
+    ).rejects.toMatchObject({ code: 'input_too_long' });
+    expect(loadModel).not.toHaveBeenCalled();
+    expect(existsSync(outputPath)).toBe(false);
+  });
+
+  it('input_invalid for bytes that are not a video, and for a truncated file', async () => {
+    const text = join(dir, 'text.mp4');
+    await writeFile(text, 'not a video at all');
+    const truncated = join(dir, 'truncated.mp4');
+    await writeFile(truncated, (await readFile(MEDIA.portraitPan)).subarray(0, 4096));
+    for (const inputPath of [text, truncated]) {
+      await expect(
+        runEngine({ inputPath, outputPath: join(dir, 'x.webm'), model: 'light', outputFormat: 'webm', background: { type: 'transparent' } }, { loadModel: jest.fn(), cacheDir: dir }),
+      ).rejects.toMatchObject({ code: 'input_invalid' });
+    }
+  });
+
+  it('cancel: aborting kills the pipeline and leaves no output', async () => {
+    const controller = new AbortController();
+    const outputPath = join(dir, 'aborted.webm');
+    const fake = createFakeModel({ kind: 'ellipse', delayMs: 20 });
+    const run = runEngine(
+      { inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' } },
+      { loadModel: async () => fake, cacheDir: dir },
+      (progress) => progress.framesDone === 3 && controller.abort(),
+      controller.signal,
+    );
+    await expect(run).rejects.toMatchObject({ code: 'canceled' });
+    expect(fake.sessions[0].framesSeen.length).toBeLessThan(10);
+    expect(fake.sessions[0].closed).toBe(true);
+    expect((await readdir(dir)).filter((name) => name.includes('aborted'))).toEqual([]);
+  });
+});

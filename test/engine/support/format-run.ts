@@ -1,0 +1,49 @@
+/** The harness shared by the output-format specs (formats.spec.ts, formats-composition.spec.ts). */
+import { EngineProgress, EngineRequest, EngineResult, OutputFormat } from '../../../src/engine/types';
+import { join } from 'node:path';
+import { runEngine } from '../../../src/engine/engine';
+import { createFakeModel, ellipseAt, FakeModelOptions } from './fake-model';
+import { MEDIA } from './media';
+import { alphaAt, DecodedFrames } from './media-tools';
+
+export const PREVIEW_SECONDS = 0.5;
+export const PREVIEW_FRAMES = 13; // 25 fps, t = 0 .. 0.48
+export const STEP = 4; // matte pixels per frame: 16 output pixels
+export const MATTE = { width: 160, height: 90 };
+export const OUTPUT_SCALE = 640 / MATTE.width;
+
+export interface Run {
+  result: EngineResult;
+  outputPath: string;
+  progress: EngineProgress[];
+}
+
+/** Runs the engine on 0.5 s of portrait-pan.mp4 with the test-double model, writing under `dir()`. */
+export function formatRunner(dir: () => string) {
+  return async function run(format: OutputFormat, overrides: Partial<EngineRequest> = {}, model: FakeModelOptions = { kind: 'ellipse', step: STEP }): Promise<Run> {
+    const extension = format === 'png_sequence' ? 'zip' : format;
+    const outputPath = join(dir(), `${format}-${Math.random().toString(36).slice(2)}.${extension}`);
+    const progress: EngineProgress[] = [];
+    const fake = createFakeModel(model);
+    const result = await runEngine(
+      { inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: format, background: { type: 'transparent' }, previewDuration: PREVIEW_SECONDS, ...overrides },
+      { loadModel: async () => fake, cacheDir: dir(), workDir: dir() },
+      (p) => progress.push(p),
+    );
+    expect(fake.sessions.every((session) => session.closed)).toBe(true);
+    return { result, outputPath, progress };
+  };
+}
+
+/** The moving ellipse is opaque at its centre, transparent in the far corner and just left of it. */
+export function expectEllipseAlpha(decoded: DecodedFrames, frame: number): void {
+  const { centerX, centerY, radiusX } = ellipseAt(frame, MATTE, STEP, OUTPUT_SCALE);
+  expect(alphaAt(decoded, frame, Math.round(centerX), Math.round(centerY))).toBeGreaterThan(230);
+  expect(alphaAt(decoded, frame, 630, 10)).toBeLessThan(25);
+  if (centerX - radiusX - 8 >= 0) expect(alphaAt(decoded, frame, Math.round(centerX - radiusX - 8), Math.round(centerY))).toBeLessThan(25);
+}
+
+export function expectPreviewResult(result: EngineResult, format: OutputFormat, size = { width: 640, height: 360 }): void {
+  expect(result).toMatchObject({ frames: PREVIEW_FRAMES, ...size, outputFormat: format, modelUsed: 'light' });
+  expect(result.durationSeconds).toBeCloseTo(PREVIEW_FRAMES / 25, 5);
+}

@@ -1,0 +1,192 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { AddressInfo } from 'node:net';
+import request from 'supertest';
+import TestAgent from 'supertest/lib/agent';
+import { AppModule } from '../../src/app.module';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { configureHttp } from '../../src/create-app';
+import { ENTITIES } from '../../src/composition/typeorm.transaction-scope';
+import { InMemoryUnitOfWork } from '../../src/common/in-memory.unit-of-work';
+import { PortToken, UnitOfWork } from '../../src/common/unit-of-work';
+import { JOBS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE } from '../../src/infrastructure/queue/queue-connection';
+import { hashToken, InstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
+import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
+import { ApiKeyRepository } from '../../src/modules/auth/ports/api-key.repository';
+import { InMemoryCreditLedger } from '../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
+import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { DatabaseProbe, InMemoryDatabaseProbe } from '../../src/modules/health/database-probe';
+import { InMemoryIdempotencyStore } from '../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
+import { IdempotencyStore } from '../../src/modules/idempotency/ports/idempotency-store';
+import { ProcessJobProcessor } from '../../src/modules/jobs/adapters/bullmq/process-job.processor';
+import { InMemoryJobDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-dispatcher';
+import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-event-log';
+import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory/in-memory.job.repository';
+import { ProcessJobHandler } from '../../src/modules/jobs/application/process-job.handler';
+import { JobDispatcher } from '../../src/modules/jobs/ports/job-dispatcher';
+import { ChunkDispatcher } from '../../src/modules/jobs/ports/chunk-dispatcher';
+import { ChunkJoiner } from '../../src/modules/jobs/ports/chunk-joiner';
+import { InMemoryChunkJoiner } from '../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
+import { ChunkedJobHandler } from '../../src/modules/jobs/application/chunked-job.handler';
+import { InMemoryChunkDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
+import { JobEventLog } from '../../src/modules/jobs/ports/job-event-log';
+import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
+import { RATE_LIMIT_STORE } from '../../src/modules/rate-limit/rate-limit.module';
+import { RetentionProcessor } from '../../src/modules/retention/adapters/bullmq/retention.processor';
+import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
+import { RetentionStore } from '../../src/modules/retention/ports/retention-store';
+import { InMemoryObjectStorage } from '../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
+import { UrlSigner } from '../../src/modules/storage/application/url-signer';
+import { ObjectStorage } from '../../src/modules/storage/ports/object-storage';
+import { InMemoryUploadRepository } from '../../src/modules/uploads/adapters/in-memory/in-memory.upload.repository';
+import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
+import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
+import { UsageStore } from '../../src/modules/usage/ports/usage-store';
+import { InMemoryWebhookDeliveryQueue, InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+import { DeliverWebhookHandler } from '../../src/modules/webhooks/application/deliver-webhook.handler';
+import { WebhookDeliveryQueue } from '../../src/modules/webhooks/ports/webhook-announcements';
+import { WebhookOutbox } from '../../src/modules/webhooks/ports/webhook-outbox';
+import { WorkerGateway } from '../../src/modules/worker-gateway/ports/worker-gateway';
+import { FakeWorkerGateway } from './fake-worker-gateway';
+import { randomPort } from './processes';
+import { AdapterSwap, ADMIN_TOKEN } from './test-app';
+
+/** The in-memory adapters the app runs on, for a test to look into. */
+export interface InMemoryAdapters {
+  keys: InMemoryApiKeyRepository;
+  jobs: InMemoryJobRepository;
+  ledger: InMemoryCreditLedger;
+  events: InMemoryJobEventLog;
+  outbox: InMemoryWebhookOutbox;
+  uploads: InMemoryUploadRepository;
+  storage: InMemoryObjectStorage;
+  idempotency: InMemoryIdempotencyStore;
+  usage: InMemoryUsageStore;
+  dispatcher: InMemoryJobDispatcher;
+  deliveries: InMemoryWebhookDeliveryQueue;
+  retention: InMemoryRetentionStore;
+}
+
+export interface InMemoryApp {
+  app: NestExpressApplication;
+  http: TestAgent;
+  baseUrl: string;
+  config: AppConfig;
+  fake: FakeWorkerGateway;
+  adapters: InMemoryAdapters;
+  createKey(credits?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * What BullMQ's queues answer the metrics and the health probe (depth by state), read from the
+ * in-memory queue: the queues the app's code injects when no queue backend is connected.
+ */
+function queueView(name: string, dispatcher?: InMemoryJobDispatcher) {
+  return { name, getJobCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...dispatcher?.counts() }) };
+}
+
+function inMemoryQueues(dispatcher: InMemoryJobDispatcher) {
+  const providers = [
+    { provide: getQueueToken(JOBS_QUEUE), useValue: queueView(JOBS_QUEUE, dispatcher) },
+    { provide: getQueueToken(WEBHOOKS_QUEUE), useValue: queueView(WEBHOOKS_QUEUE) },
+    { provide: getQueueToken(MAINTENANCE_QUEUE), useValue: queueView(MAINTENANCE_QUEUE) },
+  ];
+  @Global()
+  @Module({ providers, exports: providers.map((provider) => provider.provide) })
+  class InMemoryQueuesModule {}
+  return InMemoryQueuesModule;
+}
+
+/**
+ * The whole API (every module, every controller, guards, interceptors) on in-memory adapters only:
+ * no Postgres, no Redis, no disk for the data, the scriptable fake worker. Jobs dispatched run through
+ * ProcessJobHandler at once, webhook attempts through DeliverWebhookHandler after their delay;
+ * retention is not scheduled (RetentionService.purge runs it). `options.adapters` swaps any port
+ * further (docs/testing.md), e.g. the clock or outbound HTTP.
+ */
+export async function startInMemoryApp(env: Record<string, string> = {}, options: { adapters?: readonly AdapterSwap[] } = {}): Promise<InMemoryApp> {
+  const port = randomPort();
+  // long jobs stay whole unless a test sets CHUNK_SECONDS (the fake worker does not cut its output)
+  const config = loadConfig({ ADMIN_TOKEN, PORT: String(port), HOST: '127.0.0.1', CHUNK_SECONDS: '0', ...env });
+  const secrets: InstanceSecrets = { urlSigningSecret: randomBytes(32).toString('hex'), adminTokenHash: hashToken(config.env.ADMIN_TOKEN ?? ADMIN_TOKEN) };
+  const keys = new InMemoryApiKeyRepository();
+  const jobs = new InMemoryJobRepository();
+  const ledger = new InMemoryCreditLedger();
+  const events = new InMemoryJobEventLog();
+  const outbox = new InMemoryWebhookOutbox();
+  const adapters: InMemoryAdapters = {
+    keys,
+    jobs,
+    ledger,
+    events,
+    outbox,
+    uploads: new InMemoryUploadRepository(),
+    storage: new InMemoryObjectStorage(),
+    idempotency: new InMemoryIdempotencyStore(),
+    usage: new InMemoryUsageStore(events, ledger),
+    dispatcher: new InMemoryJobDispatcher(),
+    deliveries: new InMemoryWebhookDeliveryQueue(),
+    retention: new InMemoryRetentionStore(),
+  };
+  const transactional: Array<[PortToken<unknown>, unknown]> = [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox]];
+  const fake = new FakeWorkerGateway(adapters.storage);
+  const chunkFlows = new InMemoryChunkDispatcher(config.chunking.attempts);
+  const swaps: Array<readonly [unknown, unknown]> = [
+    ...transactional,
+    [UnitOfWork, new InMemoryUnitOfWork(new Map(transactional))],
+    [UploadRepository, adapters.uploads],
+    [ObjectStorage, adapters.storage],
+    [IdempotencyStore, adapters.idempotency],
+    [UsageStore, adapters.usage],
+    [JobDispatcher, adapters.dispatcher],
+    [ChunkDispatcher, chunkFlows],
+    [ChunkJoiner, new InMemoryChunkJoiner(adapters.storage)],
+    [WebhookDeliveryQueue, adapters.deliveries],
+    [RetentionStore, adapters.retention],
+    [DatabaseProbe, new InMemoryDatabaseProbe()],
+    [RATE_LIMIT_STORE, new ThrottlerStorageService()],
+    [WorkerGateway, fake],
+    // The TypeORM repositories of the entities are never used: every adapter that would read them is swapped above.
+    ...ENTITIES.map((entity): [unknown, unknown] => [getRepositoryToken(entity), null]),
+    // The queue consumers: the in-memory queues hand their messages to the handlers themselves.
+    [ProcessJobProcessor, {}],
+    [RetentionProcessor, {}],
+    ...(options.adapters ?? []),
+  ];
+
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, secrets }), inMemoryQueues(adapters.dispatcher)] });
+  for (const [token, adapter] of swaps) builder.overrideProvider(token).useValue(adapter);
+  const app = (await builder.compile()).createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+  configureHttp(app, config.env.JSON_BODY_LIMIT);
+  await app.listen(port, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  adapters.storage.serveAt(baseUrl, app.get(UrlSigner));
+  const processJob = app.get(ProcessJobHandler);
+  adapters.dispatcher.consumeWith((jobId) => processJob.handle(jobId));
+  chunkFlows.consumeWith(app.get(ChunkedJobHandler));
+  const deliverWebhook = app.get(DeliverWebhookHandler);
+  adapters.deliveries.consumeWith((deliveryId) => deliverWebhook.handle(deliveryId));
+  const apiKeys = app.get(ApiKeysService);
+  return {
+    app,
+    http: request(baseUrl),
+    baseUrl,
+    config,
+    fake,
+    adapters,
+    createKey: async (credits = 1000) => (await apiKeys.create('test-client', null, credits)).apiKey,
+    close: async () => {
+      adapters.deliveries.stop();
+      await adapters.dispatcher.drain();
+      await chunkFlows.drain();
+      await app.close();
+    },
+  };
+}
