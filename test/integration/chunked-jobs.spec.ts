@@ -66,7 +66,7 @@ describe.each([
     await runToCompletion(ffmpegPath(), ['-v', 'error', '-i', path.join(MEDIA_DIR, 'portrait-pan.mp4'), '-f', 'lavfi', '-i', 'anoisesrc=d=4:c=pink:a=0.5', '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', '-shortest', '-y', clip]);
     hooks = await webhookReceiver();
     t = await startTestApp(
-      { ...backendEnv, CHUNK_SECONDS: '1', CHUNK_PREROLL_SECONDS: '0.5', WORKER_CONCURRENCY: '2', OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_SWEEP_INTERVAL_MS: '500' },
+      { ...backendEnv, CHUNK_SECONDS: '1', CHUNK_PREROLL_SECONDS: '0.5', CHUNK_ATTEMPTS: '2', WORKER_CONCURRENCY: '2', OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_SWEEP_INTERVAL_MS: '500' },
       { realWorkerGateway: true, adapters: [swap(WorkerGateway, gateway)] },
     );
     pool = new EngineProcessPool({ concurrency: 2, cacheDir: SHARED_MODEL_CACHE, workDir: work });
@@ -152,6 +152,21 @@ describe.each([
     expect(Number(streams.find((stream) => stream.codec_type === 'video')?.nb_read_frames)).toBe(100);
     expect((await ledger(id)).filter((row) => row.kind === 'charge')).toHaveLength(1);
   }, 180000);
+
+  it('a chunk that keeps failing fails the job once, after its attempts; nothing is charged', async () => {
+    gateway.failEveryAttemptOf(1);
+    try {
+      const id = await create({ webhook_url: hooks.url });
+      expect(await finished(id)).toMatchObject({ status: 'failed', error_code: 'worker_failed' });
+      expect(gateway.tasksOf(id).filter((task) => gateway.chunkIndexOf(task) === 1)).toHaveLength(2);
+      expect((await ledger(id)).map((row) => row.kind).sort()).toEqual(['release', 'reserve']);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(hooks.events.filter((event) => event.job === id && event.event === 'job.failed')).toHaveLength(1);
+      await eventually(async () => (chunksLeft(id).length === 0 ? true : undefined), 15000, 200);
+    } finally {
+      gateway.failEveryAttemptOf(null);
+    }
+  }, 120000);
 
   it('cancel stops every chunk: running ones are aborted, waiting ones never start; nothing is charged', async () => {
     gateway.holdChunks(true);

@@ -9,10 +9,16 @@ export class ChunkWatchingGateway extends WorkerGateway {
   readonly tasks: WorkerTask[] = [];
   readonly aborted: WorkerTask[] = [];
   private failOnce = new Set<number>();
+  private failAlways = new Set<number>();
   private holding = false;
 
   failFirstAttemptOf(chunkIndex: number): void {
     this.failOnce.add(chunkIndex);
+  }
+
+  failEveryAttemptOf(chunkIndex: number | null): void {
+    this.failAlways.clear();
+    if (chunkIndex !== null) this.failAlways.add(chunkIndex);
   }
 
   holdChunks(hold: boolean): void {
@@ -22,6 +28,7 @@ export class ChunkWatchingGateway extends WorkerGateway {
   async process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
     this.tasks.push(task);
     const index = this.chunkIndexOf(task);
+    if (index !== null && this.failAlways.has(index)) throw new WorkerFailure('worker_failed', `chunk ${index} keeps failing`);
     if (index !== null && this.failOnce.delete(index)) throw new WorkerFailure('worker_failed', `chunk ${index} failed on purpose`);
     if (index !== null && this.holding) {
       onProgress(50);

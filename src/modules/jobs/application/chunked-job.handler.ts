@@ -43,16 +43,18 @@ export class ChunkedJobHandler {
   /** Queues the chunks and their join; the inputs now belong to the join, which deletes them. */
   async split(job: Job, inputKey: string, backgroundImageKey: string | null, ranges: ChunkRange[]): Promise<void> {
     const format = chunkFormatOf(job.settings.outputFormat);
+    const chunkKeys = ranges.map((_, index) => `chunks/${job.id}/${index}.${OUTPUT_EXTENSIONS[format]}`);
     const chunks: ChunkTask[] = ranges.map(({ share, ...segment }, index) => ({
       jobId: job.id,
       index,
       inputKey,
       backgroundImageKey,
-      chunkKey: `chunks/${job.id}/${index}.${OUTPUT_EXTENSIONS[format]}`,
+      chunkKey: chunkKeys[index],
       segment,
       share,
+      flowChunkKeys: chunkKeys,
     }));
-    await this.dispatcher.dispatch({ jobId: job.id, inputKey, backgroundImageKey, chunkKeys: chunks.map((chunk) => chunk.chunkKey) }, chunks);
+    await this.dispatcher.dispatch({ jobId: job.id, inputKey, backgroundImageKey, chunkKeys }, chunks);
     this.logger.log(`job ${job.id} split into ${chunks.length} chunks`);
   }
 
@@ -80,6 +82,10 @@ export class ChunkedJobHandler {
         stop.signal,
       );
       await progress.finish();
+      if ((await this.jobs.findById(job.id))?.status !== 'processing') {
+        await this.storage.delete(task.chunkKey); // the job ended while this chunk ran: nobody joins it
+        return null;
+      }
       return { index: task.index, frames: outcome.frames, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
     } catch (error) {
       await progress.undo();
@@ -128,6 +134,7 @@ export class ChunkedJobHandler {
     const message = error instanceof WorkerFailure ? error.message : `Processing failed: chunk ${task.index + 1} kept failing`;
     this.logger.error(`chunk ${task.index} of job ${task.jobId} gave up: ${error.message}`);
     await this.failJob(task.jobId, code, message);
+    await this.cleanUp({ jobId: task.jobId, inputKey: task.inputKey, backgroundImageKey: task.backgroundImageKey, chunkKeys: task.flowChunkKeys });
   }
 
   /** The join ran out of attempts (or its chunks failed it): the job must not stay processing. */

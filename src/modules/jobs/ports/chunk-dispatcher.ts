@@ -11,6 +11,8 @@ export interface ChunkTask {
   segment: SegmentRange;
   /** this chunk's share of the job's progress, percent */
   share: number;
+  /** every chunk's key in the flow: the chunk that fails the job removes them all */
+  flowChunkKeys: string[];
 }
 
 /** What a chunk hands to the join: null when it found the job ended (canceled or failed) and did nothing. */

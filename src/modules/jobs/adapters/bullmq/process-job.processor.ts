@@ -50,8 +50,13 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
   /** BullMQ gave up on a message (it stalled too often, or the handler threw): the job must not stay open. */
   @OnWorkerEvent('failed')
   async onFailed(message: JobsQueueMessage | undefined, error: Error): Promise<void> {
-    if (!message || message.attemptsMade < (message.opts.attempts ?? 1)) return;
-    if (message.name === CHUNK_MESSAGE) return this.chunked.chunkGaveUp((message as QueueJob<ChunkTask>).data, error).catch(() => undefined);
+    if (!message) return;
+    // a chunk is over when the queue left it failed (out of attempts, or stalled too often), not retrying
+    if (message.name === CHUNK_MESSAGE) {
+      if ((await message.getState().catch(() => 'unknown')) !== 'failed') return;
+      return this.chunked.chunkGaveUp((message as QueueJob<ChunkTask>).data, error).catch(() => undefined);
+    }
+    if (message.attemptsMade < (message.opts.attempts ?? 1)) return;
     if (message.name === JOIN_MESSAGE) return this.chunked.joinGaveUp((message as QueueJob<JoinTask>).data, error).catch(() => undefined);
     this.logger.error(`queue gave up on job ${message.data.jobId}: ${error.message}`);
     await this.handler.abandon(message.data.jobId, error.message).catch(() => undefined);
