@@ -10,7 +10,7 @@
  *    in the 10 frames around each seam within 10% of the rest of the clip.
  *
  *   npm run bench:scale          BENCH_CHUNK_SECONDS=10,15,20,30 (chunk lengths to compare in part 1)
- *                                BENCH_FRAME_MS=40 (the fake engine's time per frame)
+ *                                BENCH_FRAME_MS=40 (the fake engine's time per frame), BENCH_WORKERS=1,2,4
  *   BENCH_SKIP_QUALITY=1 / BENCH_SKIP_SCALING=1 run one part only
  */
 import 'reflect-metadata';
@@ -78,7 +78,7 @@ async function scaling(deployment: Deployment, dir: string): Promise<void> {
   row(widths.map((width) => '-'.repeat(width)), widths);
   for (const chunkSeconds of chunkLengths) {
     const chunks = planChunks(120, null, chunkSeconds, DEFAULTS.prerollSeconds)?.length ?? 1;
-    for (const workers of [1, 2, 4]) {
+    for (const workers of (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number)) {
       await deployment.startWorkers(workers, { ...fake, CHUNK_SECONDS: String(chunkSeconds) });
       const run = await deployment.runJob(request);
       const ratio = run.seconds / (t1 / workers);
