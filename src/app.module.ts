@@ -44,7 +44,7 @@ export class AppModule {
         HealthModule,
         MetricsModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, ModelsModule, UsageModule, WebhooksModule, WebModule] : []),
-        ...(serveApi ? [RateLimitModule.forRoot(), IdempotencyModule, WorkerCallbacksModule] : []),
+        ...(serveApi ? [RateLimitModule, IdempotencyModule, WorkerCallbacksModule] : []),
         ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule, RetentionModule] : []),
       ],
     };

@@ -109,6 +109,8 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(requestIdMiddleware);
   if (options.accessLog) app.use(accessLogMiddleware(options.accessLog));
   app.disable('x-powered-by');
+  // JSON answers are not cached by clients (job state changes); Express would hash every body for an ETag.
+  app.set('etag', false);
   answerUnparsableRequests(app.getHttpServer() as Server);
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   applyServerTimeouts(app.getHttpServer() as Server, config.http);

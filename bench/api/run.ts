@@ -6,8 +6,12 @@
  * The ratio is the framework's (and the product's per-request bookkeeping's) overhead. A fixed rate
  * below both servers' capacity gives comparable latencies; the `max` runs give each one's throughput.
  *
- *   npm run bench:api                      (BENCH_RATE=100 BENCH_SECONDS=10 BENCH_CONNECTIONS=10)
- *   BENCH_DATABASE_URL=postgres://... REDIS_URL=redis://...  (rate-limit store on Redis instead of Postgres)
+ *   npm run bench:api                      (BENCH_RATE=500 BENCH_SECONDS=10 BENCH_CONNECTIONS=10)
+ *   BENCH_DATABASE_URL=postgres://...  BENCH_REDIS_URL=redis://...  (default redis://127.0.0.1:6379)
+ *   BENCH_REDIS_URL=none                   (no Redis: rate limits and the queue on Postgres)
+ *
+ * Goals (issue #17), checked in the same run: GET throughput >= 0.5x the baseline's, POST >= 0.7x,
+ * p99 < 25 ms at a fixed 500 requests/s.
  */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
@@ -26,7 +30,11 @@ import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-s
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const RATE = Number(process.env.BENCH_RATE ?? 100);
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** e.g. BENCH_ONLY="GET max": run only the cases whose name contains it (profiling one case; no goals then) */
+const ONLY = process.env.BENCH_ONLY;
+const GOALS = { getThroughput: 0.5, postThroughput: 0.7, p99Ms: 25, p99Rate: 500 };
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const VIDEO_URL = 'http://93.184.216.34/video.mp4';
@@ -106,7 +114,29 @@ function startBaseline(pool: Pool, templateId: string): Promise<Server> {
 
 const ms = (value: number) => `${value.toFixed(2)} ms`.padStart(10);
 const rps = (value: number) => `${Math.round(value)}/s`.padStart(8);
-const ratio = (app: number, base: number) => `${(app / base).toFixed(2)}x`.padStart(7);
+const ratio = (app: number, base: number) => (base > 0 ? `${(app / base).toFixed(2)}x` : 'n/a').padStart(7); // autocannon rounds latencies to whole ms
+
+function goalTable(results: Record<string, { app: Measured; base: Measured }>): string {
+  const check = (met: boolean) => (met ? 'met' : 'NOT MET');
+  const lines = ['| goal | measured | target | |', '|---|---|---|---|'];
+  const getMax = results['GET max'];
+  const postMax = results['POST max'];
+  if (getMax) {
+    const value = getMax.app.throughput / getMax.base.throughput;
+    lines.push(`| GET /v1/jobs/{id} throughput / baseline | ${value.toFixed(2)}x | >= ${GOALS.getThroughput}x | ${check(value >= GOALS.getThroughput)} |`);
+  }
+  if (postMax) {
+    const value = postMax.app.throughput / postMax.base.throughput;
+    lines.push(`| POST /v1/jobs throughput / baseline | ${value.toFixed(2)}x | >= ${GOALS.postThroughput}x | ${check(value >= GOALS.postThroughput)} |`);
+  }
+  for (const method of ['GET', 'POST']) {
+    const fixed = results[`${method} fixed`];
+    if (!fixed) continue;
+    const target = RATE === GOALS.p99Rate ? `< ${GOALS.p99Ms} ms` : `< ${GOALS.p99Ms} ms (goal is at ${GOALS.p99Rate}/s; this run: ${RATE}/s)`;
+    lines.push(`| ${method} p99 at a fixed ${RATE}/s | ${fixed.app.p99.toFixed(1)} ms | ${target} | ${check(fixed.app.p99 < GOALS.p99Ms && fixed.app.non2xx + fixed.app.errors === 0)} |`);
+  }
+  return lines.join('\n');
+}
 
 async function main(): Promise<void> {
   const cpus = os.cpus();
@@ -126,8 +156,9 @@ async function main(): Promise<void> {
     RATE_LIMIT_PER_MINUTE: '1000000000',
     RATE_LIMIT_STARTS_PER_MINUTE: '1000000000',
     QUEUE_NAMESPACE: name,
+    REDIS_URL: REDIS_URL === 'none' ? '' : REDIS_URL,
   });
-  console.log(`Postgres ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}; rate-limit store: ${config.redisUrl ? 'Redis' : 'Postgres'}; ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
+  console.log(`Postgres ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}; rate-limit store and queue: ${config.redisUrl ? `Redis (${REDIS_URL})` : 'Postgres'}; ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
   const migrations = await migrate(databaseUrl);
   const secrets = await loadInstanceSecrets(migrations, config);
   await migrations.destroy();
@@ -140,19 +171,29 @@ async function main(): Promise<void> {
   const jobId = ((await created.json()) as { id: string }).id;
 
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle client's error (a connection the server ended, e.g. by DROP DATABASE ... WITH (FORCE) while the
+  // pool still ends) is an 'error' event on the pool: without a listener it took the whole run down at teardown.
+  pool.on('error', (error) => console.error(`baseline pool: ${error.message}`));
   const baseline = await startBaseline(pool, jobId);
   const baseUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}`;
 
   const rows: string[] = [];
+  const results: Record<string, { app: Measured; base: Measured }> = {};
   const header = `| case | server | p50 | p99 | throughput | non-2xx |`;
   for (const [label, method, route, payload] of [
     ['GET /v1/jobs/{id}', 'GET', `/v1/jobs/${jobId}`, undefined],
     ['POST /v1/jobs', 'POST', '/v1/jobs', body],
   ] as const) {
     for (const [mode, rate] of [[`fixed ${RATE}/s`, RATE], ['max', undefined]] as const) {
+      if (ONLY && !`${method} ${rate ? 'fixed' : 'max'}`.includes(ONLY)) continue;
       await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: 1 }); // warm-up
       const appResult = await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
+      if (process.env.BENCH_APP_ONLY) {
+        console.log(`${label}, ${mode}: Backdrop alone (BENCH_APP_ONLY, for profiling) ${Math.round(appResult.throughput)}/s, p99 ${appResult.p99} ms`);
+        continue;
+      }
       const baseResult = await measure(`${baseUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
+      results[`${method} ${rate ? 'fixed' : 'max'}`] = { app: appResult, base: baseResult };
       rows.push(
         `| ${label}, ${mode} | Backdrop | ${ms(appResult.p50)} | ${ms(appResult.p99)} | ${rps(appResult.throughput)} | ${appResult.non2xx + appResult.errors} |`,
         `| ${label}, ${mode} | baseline (node:http + pg) | ${ms(baseResult.p50)} | ${ms(baseResult.p99)} | ${rps(baseResult.throughput)} | ${baseResult.non2xx + baseResult.errors} |`,
@@ -162,8 +203,9 @@ async function main(): Promise<void> {
     }
   }
   console.log(`\n${header}\n|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+  console.log(goalTable(results));
 
-  baseline.close();
+  await new Promise<void>((resolve) => baseline.close(() => resolve()));
   await pool.end();
   await app.close();
   await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

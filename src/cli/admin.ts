@@ -6,6 +6,7 @@ import { resolveDatabase } from '../database-url';
 import { migrate } from '../composition/data-source';
 import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
 import { typeOrmScopeOf } from '../composition/typeorm.transaction-scope';
+import { ApiKeyCache } from '../modules/auth/application/api-key-cache';
 import { ApiKeysService } from '../modules/auth/application/api-keys.service';
 import { keyView } from '../modules/auth/adapters/http/admin.controller';
 import { ApiKeyRecord } from '../modules/auth/adapters/typeorm/api-key.record';
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
   try {
     dataSource = await migrate(database.url);
     const db = dataSource;
-    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), new TypeOrmUnitOfWork(db, typeOrmScopeOf));
+    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), new TypeOrmUnitOfWork(db, typeOrmScopeOf), ApiKeyCache.uncached());
     process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], values), null, 2)}\n`);
   } finally {
     await dataSource?.destroy();

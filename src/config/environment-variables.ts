@@ -134,6 +134,14 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1)
   WORKER_HEALTH_COOLDOWN_SECONDS = 30;
 
+  /** a remote worker that took a job may go unanswering this long (a restart: its durable queue keeps the job) before the job fails with worker_failed */
+  @Type(() => Number) @IsInt() @Min(0)
+  WORKER_UNREACHABLE_GRACE_SECONDS = 120;
+
+  /** a remote run that FAILED for a reason a new attempt may cure is retried on its worker (POST /retry) this many times */
+  @Type(() => Number) @IsInt() @Min(0) @Max(10)
+  WORKER_RUN_RETRIES = 1;
+
   /** the worker server's listen address (`npm run worker:serve`) */
   @IsString() @MinLength(1)
   WORKER_HOST = '0.0.0.0';
@@ -157,6 +165,26 @@ export class EnvironmentVariables {
   /** the worker server: connect and idle timeout of input downloads, output uploads and webhooks */
   @Type(() => Number) @IsInt() @Min(100)
   WORKER_TRANSFER_TIMEOUT_MS = 30_000;
+
+  /** the worker server keeps its jobs in BullMQ on this Redis (durable across restarts) */
+  @IsOptional() @IsString() @MinLength(1)
+  WORKER_REDIS_URL?: string;
+
+  /** or in BullMQ's Postgres backend on this database (when WORKER_REDIS_URL is unset) */
+  @IsOptional() @IsString() @MinLength(1)
+  WORKER_DATABASE_URL?: string;
+
+  /** the worker server's BullMQ prefix (Redis) or schema (Postgres); worker servers sharing it share the jobs */
+  @IsString() @MinLength(1)
+  WORKER_QUEUE_NAMESPACE = 'backdrop_worker';
+
+  /** the worker server: a running job's lock, renewed every half of it; a job whose process died runs again once it lapses */
+  @Type(() => Number) @IsInt() @Min(1000)
+  WORKER_LOCK_DURATION_MS = 30_000;
+
+  /** the worker server: how often jobs whose process died are looked for */
+  @Type(() => Number) @IsInt() @Min(500)
+  WORKER_STALLED_INTERVAL_MS = 30_000;
 
   @IsOptional() @IsString()
   MODEL_CACHE_DIR?: string;

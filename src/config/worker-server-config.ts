@@ -24,9 +24,26 @@ export interface WorkerServerConfig {
   /** idle timeout of input downloads, output uploads and webhooks */
   transferTimeoutMs: number;
   mediaBinaries: MediaBinaries;
+  /** where the jobs are kept (durable queue); absent: in memory, lost on restart */
+  durableQueue?: DurableQueueConfig;
 }
 
-const WORKER_SERVER_CHECKS: readonly ConfigCheck[] = [(env) => (env.WORKER_API_KEY ? undefined : { variable: 'WORKER_API_KEY', message: 'is required (at least 16 characters)' })];
+/** BullMQ on Redis (WORKER_REDIS_URL) or on Postgres (WORKER_DATABASE_URL), as the API's queue. */
+export interface DurableQueueConfig {
+  redisUrl?: string;
+  databaseUrl?: string;
+  /** BullMQ prefix (Redis) or schema (Postgres); several worker servers sharing it share the jobs */
+  namespace: string;
+  /** a job whose process died is picked up again once its lock, renewed every half of this, has lapsed */
+  lockDurationMs: number;
+  /** how often stalled jobs (their process died) are looked for */
+  stalledIntervalMs: number;
+}
+
+const WORKER_SERVER_CHECKS: readonly ConfigCheck[] = [
+  (env) => (env.WORKER_API_KEY ? undefined : { variable: 'WORKER_API_KEY', message: 'is required (at least 16 characters)' }),
+  (env) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(env.WORKER_QUEUE_NAMESPACE) ? undefined : { variable: 'WORKER_QUEUE_NAMESPACE', message: 'must be letters, digits and _' }),
+];
 
 /** Validates the environment through the same schema as the API; throws one ConfigError naming every bad variable. */
 export function loadWorkerServerConfig(source: NodeJS.ProcessEnv): WorkerServerConfig {
@@ -43,5 +60,15 @@ export function loadWorkerServerConfig(source: NodeJS.ProcessEnv): WorkerServerC
     maxInputBytes: env.MAX_UPLOAD_BYTES,
     transferTimeoutMs: env.WORKER_TRANSFER_TIMEOUT_MS,
     mediaBinaries: mediaBinariesOf(env),
+    durableQueue:
+      env.WORKER_REDIS_URL || env.WORKER_DATABASE_URL
+        ? {
+            redisUrl: env.WORKER_REDIS_URL,
+            databaseUrl: env.WORKER_REDIS_URL ? undefined : env.WORKER_DATABASE_URL,
+            namespace: env.WORKER_QUEUE_NAMESPACE,
+            lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+            stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+          }
+        : undefined,
   };
 }

@@ -89,6 +89,8 @@ interface EncodeContext {
 /** Streams the video into the format's encoder and finishes the format; returns the frame count. */
 async function encode(plan: JobPlan, session: SegmentationSession, context: EncodeContext): Promise<number> {
   const { scratch, partialPath, signal } = context;
+  // GIF is excluded: its render pass re-reads recorded mattes, and a 256-colour palette hides the edge
+  const decontaminate = session.predictsForeground === true && plan.background.type !== 'transparent' && plan.preset.format !== 'gif';
   const spec = (matte: Size): CompositeSpec => ({
     source: plan.source,
     matte,
@@ -96,10 +98,11 @@ async function encode(plan: JobPlan, session: SegmentationSession, context: Enco
     background: plan.background,
     preset: plan.preset,
     keepAudio: plan.keepAudio,
+    decontaminate,
   });
-  const startEncoder = (args: string[]) => new MediaProcess(ffmpegPath(), args, { extraInputPipes: 1, signal });
+  const startEncoder = (args: string[]) => new MediaProcess(ffmpegPath(), args, { extraInputPipes: decontaminate ? 2 : 1, signal });
   const stream = (encoderArgs: (matte: Size) => string[]) =>
-    streamMattes({ source: plan.source, session, startEncoder: (matte) => startEncoder(encoderArgs(matte)), onFrame: context.reportFrame, signal });
+    streamMattes({ source: plan.source, session, startEncoder: (matte) => startEncoder(encoderArgs(matte)), onFrame: context.reportFrame, signal, withForeground: decontaminate });
 
   switch (plan.preset.format) {
     case 'png_sequence': {

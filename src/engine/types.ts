@@ -131,6 +131,12 @@ export interface Matte {
   width: number;
   height: number;
   data: Uint8Array;
+  /**
+   * the subject's own colour, packed RGB24 at the matte's size, from sessions that predict it
+   * (`predictsForeground`): over colour and image backgrounds it replaces the source's pixels in
+   * the matte's soft edge, where they still carry the old background
+   */
+  foreground?: Uint8Array;
 }
 
 /** A per-video, stateful segmenter (it may keep temporal state between frames). */
@@ -145,6 +151,8 @@ export interface SegmentationSession {
   readonly matteSize?: { width: number; height: number };
   /** notes for the job's details (fallbacks, unknown prompt words...) */
   readonly notes: string[];
+  /** every matte carries `foreground` */
+  readonly predictsForeground?: boolean;
   /** frames must be fed in order; the returned matte belongs to the frame passed */
   segment(frame: RgbFrame): Promise<Matte>;
   close(): Promise<void>;

@@ -30,6 +30,18 @@ export interface JobQueueOptions {
   now?: () => number;
 }
 
+type MaybePromise<T> = T | Promise<T>;
+
+/** What the HTTP server asks of a queue: this in-memory one, or the durable one (durable-job-queue.ts). */
+export interface WorkerQueue {
+  submit(request: RunRequest): MaybePromise<RemoteStatus | 'full'>;
+  status(id: string): MaybePromise<RemoteStatus | null>;
+  cancel(id: string): MaybePromise<RemoteStatus | null>;
+  retry(id: string): MaybePromise<RemoteStatus | null | 'refused' | 'full'>;
+  health(): MaybePromise<RemoteHealth>;
+  close(graceMs?: number): Promise<void>;
+}
+
 interface WorkerJob {
   id: string;
   request: RunRequest;
@@ -52,7 +64,7 @@ const FINISHED: readonly RemoteStatusName[] = ['COMPLETED', 'FAILED', 'CANCELLED
  * `resultTtlMs` after it finished (then unknown: 404). Cancel and the execution timeout abort a
  * running job's processor; its status changes at once, its slot frees when the processor returns.
  */
-export class WorkerJobQueue {
+export class WorkerJobQueue implements WorkerQueue {
   private readonly jobs = new Map<string, WorkerJob>();
   private readonly waiting: WorkerJob[] = [];
   private running = 0;

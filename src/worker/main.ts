@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   useMediaBinaries(config.mediaBinaries);
   const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const worker = await startWorker(config, undefined, log);
-  process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize})\n`);
+  process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize}, ${config.durableQueue ? `durable on ${config.durableQueue.redisUrl ? 'Redis' : 'Postgres'}` : 'in memory: a restart loses its jobs'})\n`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

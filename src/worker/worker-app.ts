@@ -2,14 +2,15 @@ import { AddressInfo } from 'node:net';
 import { EngineProcessPool } from '../engine/runner/engine-process-pool';
 import { EnginePool } from '../common/worker-protocol/engine-request';
 import { engineProcessor } from './engine-processor';
-import { JobProcessor, WorkerJobQueue } from './job-queue';
+import { DurableWorkerJobQueue } from './durable-job-queue';
+import { JobProcessor, JobQueueOptions, WorkerJobQueue, WorkerQueue } from './job-queue';
 import { WorkerServerConfig } from '../config/worker-server-config';
 import { createWorkerServer } from './worker-server';
 import { webhookSender } from './webhook-sender';
 
 export interface RunningWorker {
   url: string;
-  queue: WorkerJobQueue;
+  queue: WorkerQueue;
   close(): Promise<void>;
 }
 
@@ -23,12 +24,14 @@ export async function startWorker(config: WorkerServerConfig, processor?: JobPro
     pool = new EngineProcessPool({ concurrency: config.concurrency, cacheDir: config.modelCacheDir, workDir: config.workDir });
     processor = engineProcessor(pool, config);
   }
-  const queue = new WorkerJobQueue(processor, {
+  const queueOptions: JobQueueOptions = {
     concurrency: config.concurrency,
     queueSize: config.queueSize,
     resultTtlMs: config.resultTtlMs,
     onFinished: webhookSender({ timeoutMs: config.transferTimeoutMs, log }),
-  });
+  };
+  // Durable when WORKER_REDIS_URL or WORKER_DATABASE_URL is set; in memory (a restart loses its jobs) otherwise.
+  const queue: WorkerQueue = config.durableQueue ? await DurableWorkerJobQueue.open(processor, queueOptions, config.durableQueue) : new WorkerJobQueue(processor, queueOptions);
   const server = createWorkerServer(queue, config.apiKey);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

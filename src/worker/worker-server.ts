@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import { RunRequest } from '../common/worker-protocol/runpod-protocol';
-import { WorkerJobQueue } from './job-queue';
+import { WorkerQueue } from './job-queue';
 import { RunRequestInvalid, validateRunRequest } from './run-request';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -52,7 +52,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
  * POST /cancel/:id, POST /retry/:id, GET /health, every one behind the API key. A plain Node
  * server, so a GPU box runs no web framework.
  */
-export function createWorkerServer(queue: WorkerJobQueue, apiKey: string): http.Server {
+export function createWorkerServer(queue: WorkerQueue, apiKey: string): http.Server {
   const server = http.createServer((req, res) => {
     handle(queue, apiKey, req, res).catch((error: Error) => {
       const status = error instanceof HttpProblem || error instanceof RunRequestInvalid ? error.status : 500;
@@ -65,7 +65,7 @@ export function createWorkerServer(queue: WorkerJobQueue, apiKey: string): http.
   return server;
 }
 
-async function handle(queue: WorkerJobQueue, apiKey: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function handle(queue: WorkerQueue, apiKey: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   if (!authorized(req.headers.authorization, apiKey)) {
     req.resume();
     return send(res, 401, { error: 'missing or wrong authorization' });
@@ -77,29 +77,29 @@ async function handle(queue: WorkerJobQueue, apiKey: string, req: http.IncomingM
   switch (route) {
     case 'POST /run': {
       const request: RunRequest = validateRunRequest(await readJson(req));
-      const accepted = queue.submit(request);
+      const accepted = await queue.submit(request);
       if (accepted === 'full') return send(res, 429, { error: 'the queue is full' }, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
       return send(res, 200, { id: accepted.id, status: accepted.status });
     }
     case 'GET /status/:id': {
-      const status = queue.status(decodeURIComponent(id));
+      const status = await queue.status(decodeURIComponent(id));
       return status ? send(res, 200, status) : send(res, 404, { error: 'no such job (or its result expired)' });
     }
     case 'POST /cancel/:id': {
       req.resume();
-      const status = queue.cancel(decodeURIComponent(id));
+      const status = await queue.cancel(decodeURIComponent(id));
       return status ? send(res, 200, { id: status.id, status: status.status }) : send(res, 404, { error: 'no such job' });
     }
     case 'POST /retry/:id': {
       req.resume();
-      const status = queue.retry(decodeURIComponent(id));
+      const status = await queue.retry(decodeURIComponent(id));
       if (status === null) return send(res, 404, { error: 'no such job' });
       if (status === 'refused') return send(res, 409, { error: 'only FAILED and TIMED_OUT jobs can be retried' });
       if (status === 'full') return send(res, 429, { error: 'the queue is full' }, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
       return send(res, 200, { id: status.id, status: status.status });
     }
     case 'GET /health':
-      return send(res, 200, queue.health());
+      return send(res, 200, await queue.health());
     default:
       req.resume();
       throw new HttpProblem(404, 'no such route');

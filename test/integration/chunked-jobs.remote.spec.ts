@@ -67,7 +67,7 @@ describe('long jobs in chunks on RunPod-protocol workers', () => {
       return ['completed', 'failed'].includes(res.body.status) ? res.body : undefined;
     }, 100_000, 200);
     expect(job).toMatchObject({ status: 'completed', duration_seconds: 4 });
-    expect(worker.queue.health().jobs).toMatchObject({ completed: 3, failed: 0 });
+    expect((await worker.queue.health()).jobs).toMatchObject({ completed: 3, failed: 0 });
 
     const output = new URL(job.output_url);
     const download = await fetch(`${t.baseUrl}${output.pathname}${output.search}`);

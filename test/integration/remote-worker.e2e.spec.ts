@@ -98,7 +98,7 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
     expect(await readdir(path.join(dir, 'work'))).toEqual([]);
     const health = await t.http.get('/health');
     expect(health.body.checks.worker_configured).toBe('ok');
-    expect(worker.queue.health()).toEqual({ jobs: { completed: 1, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: { idle: 1, running: 0 } });
+    expect((await worker.queue.health())).toEqual({ jobs: { completed: 1, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: { idle: 1, running: 0 } });
   }, 120_000);
 
   it('cancels a job running on the worker: the engine is aborted and its temp files removed', async () => {
@@ -115,9 +115,9 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
     const canceledAt = Date.now();
     const cancel = await t.http.post(`/v1/jobs/${created.body.id}/cancel`).set('X-Api-Key', key);
     expect(cancel.status).toBe(200);
-    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined), 10_000, 50);
+    await eventually(async () => ((await worker.queue.health()).workers.running === 0 ? true : undefined), 10_000, 50);
     const stoppedAfter = Date.now() - canceledAt;
-    expect(worker.queue.health().jobs).toMatchObject({ completed: 1, inProgress: 0, inQueue: 0 });
+    expect((await worker.queue.health()).jobs).toMatchObject({ completed: 1, inProgress: 0, inQueue: 0 });
     const job = (await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).body;
     expect(job).toMatchObject({ status: 'failed', error_code: 'canceled', output_url: null });
     await eventually(async () => ((await readdir(path.join(dir, 'work'))).length === 0 ? true : undefined), 5000, 50);

@@ -153,7 +153,7 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
     let api: Api;
     beforeAll(async () => {
       [worker, gone] = await Promise.all([FakeRunpodServer.start(WORKER_KEY), refusedUrl()]);
-      api = await startApi([gone, worker.url]);
+      api = await startApi([gone, worker.url], { WORKER_UNREACHABLE_GRACE_SECONDS: '0' }); // no grace: a silent worker fails its job at once
     });
     afterAll(async () => {
       await api.t.close();

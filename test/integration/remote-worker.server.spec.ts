@@ -16,6 +16,7 @@ import { engineProcessor } from '../../src/worker/engine-processor';
 import { RunningWorker, startWorker } from '../../src/worker/worker-app';
 import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 import { eventually, MEDIA_DIR } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
 const KEY = 'server-spec-key-0123456789abcdef';
@@ -74,7 +75,15 @@ async function startFileServer(): Promise<{ url: string; uploads: Buffer[]; webh
   };
 }
 
-describe('worker server (real HTTP and transfers, scripted engine)', () => {
+/** The same behaviour whichever queue keeps the jobs: in memory, or durable in BullMQ on Redis or Postgres. */
+const QUEUES: Array<[string, Record<string, string>]> = [
+  ['jobs in memory', {}],
+  ['jobs in BullMQ on Redis', { WORKER_REDIS_URL: 'redis://127.0.0.1:6379' }],
+  ['jobs in BullMQ on Postgres', { WORKER_DATABASE_URL: 'postgres' }],
+];
+
+describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine), %s', (_queue, queueEnv) => {
+  let database: TestDatabase | undefined;
   let dir: string;
   let files: Awaited<ReturnType<typeof startFileServer>>;
   let pool: ScriptedPool;
@@ -84,6 +93,8 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'worker-server-'));
     await mkdir(path.join(dir, 'work'));
+    if (queueEnv.WORKER_DATABASE_URL) database = await createTestDatabase();
+    const durable = queueEnv.WORKER_REDIS_URL || database ? { WORKER_QUEUE_NAMESPACE: `wsrv_${path.basename(dir).replace(/[^A-Za-z0-9]/g, '')}`, ...queueEnv, ...(database ? { WORKER_DATABASE_URL: database.url } : {}) } : {};
     files = await startFileServer();
     pool = new ScriptedPool();
     const config = loadWorkerServerConfig({
@@ -96,12 +107,14 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
       WORKER_WORK_DIR: path.join(dir, 'work'),
       MAX_UPLOAD_BYTES: '2000000',
       WORKER_TRANSFER_TIMEOUT_MS: '5000',
+      ...durable,
     });
     worker = await startWorker(config, engineProcessor(pool, config));
   });
   afterAll(async () => {
     await worker.close();
     await files.close();
+    await database?.drop();
     await rm(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
@@ -179,7 +192,7 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
     const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 300 } }));
     const done = await finalStatus(json.id as string);
     expect(done).toMatchObject({ status: 'TIMED_OUT', error: 'Processing took longer than 300 ms' });
-    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined));
+    await eventually(async () => ((await worker.queue.health()).workers.running === 0 ? true : undefined));
     expect(await workFiles()).toEqual([]);
   });
 
@@ -191,14 +204,14 @@ describe('worker server (real HTTP and transfers, scripted engine)', () => {
     expect((await call('POST', `/retry/${json.id}`)).json).toEqual({ id: json.id, status: 'IN_QUEUE' });
     expect(await finalStatus(json.id as string)).toMatchObject({ status: 'COMPLETED' });
     expect((await call('POST', `/retry/${json.id}`)).status).toBe(409);
-    expect(worker.queue.health().jobs.retried).toBe(1);
+    expect((await worker.queue.health()).jobs.retried).toBe(1);
   });
 
   it('cancels a run stuck fetching its input at once', async () => {
     const { json } = await call('POST', '/run', runRequest({ input_url: `${files.url}/stall` }));
     await eventually(async () => ((await call('GET', `/status/${json.id}`)).json.status === 'IN_PROGRESS' ? true : undefined));
     await call('POST', `/cancel/${json.id}`);
-    await eventually(async () => (worker.queue.health().workers.running === 0 ? true : undefined), 2000, 20);
+    await eventually(async () => ((await worker.queue.health()).workers.running === 0 ? true : undefined), 2000, 20);
     expect(await workFiles()).toEqual([]);
   });
 

@@ -2,7 +2,6 @@ import { getQueueToken } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import { ThrottlerStorageService } from '@nestjs/throttler';
 import { getRepositoryToken } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
@@ -37,7 +36,9 @@ import { ChunkedJobHandler } from '../../src/modules/jobs/application/chunked-jo
 import { InMemoryChunkDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
 import { JobEventLog } from '../../src/modules/jobs/ports/job-event-log';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
-import { RATE_LIMIT_STORE } from '../../src/modules/rate-limit/rate-limit.module';
+import { InMemoryRateLimitStore } from '../../src/modules/rate-limit/adapters/in-memory/in-memory.rate-limit-store';
+import { RateLimitStore } from '../../src/modules/rate-limit/ports/rate-limit-store';
+import { ApiKeyChanges } from '../../src/modules/auth/ports/api-key-changes';
 import { RetentionProcessor } from '../../src/modules/retention/adapters/bullmq/retention.processor';
 import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
 import { RetentionStore } from '../../src/modules/retention/ports/retention-store';
@@ -151,7 +152,8 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     [WebhookDeliveryQueue, adapters.deliveries],
     [RetentionStore, adapters.retention],
     [DatabaseProbe, new InMemoryDatabaseProbe()],
-    [RATE_LIMIT_STORE, new ThrottlerStorageService()],
+    [RateLimitStore, new InMemoryRateLimitStore()],
+    [ApiKeyChanges, keys.changes],
     [WorkerGateway, fake],
     // The TypeORM repositories of the entities are never used: every adapter that would read them is swapped above.
     ...ENTITIES.map((entity): [unknown, unknown] => [getRepositoryToken(entity), null]),

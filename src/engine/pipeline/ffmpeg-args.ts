@@ -21,6 +21,14 @@ import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './enc
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 
 export const MATTE_PIPE_FD = 3;
+/** the subject's colour (RGB24, at the mattes' size), when the session predicts it */
+export const FOREGROUND_PIPE_FD = 4;
+/**
+ * Decontamination: where the matte is below this (out of 255), the foreground's colour is the
+ * model's predicted foreground instead of the source pixel, which there still holds some of the
+ * old background. Opaque pixels keep the source's own (sharper, exact) colour.
+ */
+export const FOREGROUND_COLOUR_BELOW = 250;
 
 /** Frames `start` (inclusive) to `end` (exclusive; undefined: the last) of the constant-rate sequence. */
 export interface FrameWindow {
@@ -59,6 +67,8 @@ export interface CompositeSpec {
   preset: EncoderPreset;
   /** keep the input's first audio track (only honoured by formats that carry audio) */
   keepAudio: boolean;
+  /** the predicted foreground colour comes on FOREGROUND_PIPE_FD and colours the matte's soft edge */
+  decontaminate?: boolean;
 }
 
 const COMMON_ARGS = ['-v', 'error', '-nostdin'];
@@ -115,11 +125,20 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
   const foreground = layout.foreground;
   const resizeTo = (from: Size) =>
     from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
-  const parts = [
-    `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
-    `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
-    '[fgcolor][fgalpha]alphamerge[fg]',
-  ];
+  const parts = spec.decontaminate
+    ? [
+        `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=gbrp[sourcecolor]`,
+        `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
+        `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
+        `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
+        `[sourcecolor][predictedcolor][edge]maskedmerge,format=${preset.workingPixelFormat}[fgcolor]`,
+        '[fgcolor][fgalpha]alphamerge[fg]',
+      ]
+    : [
+        `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
+        `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
+        '[fgcolor][fgalpha]alphamerge[fg]',
+      ];
   const toOutput = `format=${preset.outputPixelFormat}[out]`;
 
   if (background.type === 'transparent' && foregroundFillsCanvas(layout)) {
@@ -165,7 +184,17 @@ function compositeInputArgs(spec: CompositeSpec, matteInput: string[]): string[]
     ...buildSourceInputArgs(spec.source),
     ...matteInput,
     ...(spec.background.type === 'image' ? [...pinArgs(spec.background.pin), '-i', spec.background.imagePath] : []),
+    ...(spec.decontaminate ? buildForegroundInputArgs(spec.matte, spec.source.fps) : []),
   ];
+}
+
+/** the predicted foreground colour: raw RGB24 at the mattes' size, after the other inputs */
+function buildForegroundInputArgs(size: Size, fps: number): string[] {
+  return [...pinArgs(RAW_PIN), '-pix_fmt', 'rgb24', '-video_size', `${size.width}x${size.height}`, '-framerate', formatNumber(fps), '-i', `pipe:${FOREGROUND_PIPE_FD}`];
+}
+
+function foregroundInputIndex(spec: CompositeSpec): number {
+  return spec.background.type === 'image' ? 3 : 2;
 }
 
 function audioOutputArgs(spec: CompositeSpec): string[] {

@@ -4,10 +4,10 @@
  * bounded by a few frames: the FrameReader pauses the decoder's pipe, the PipeWriter waits for the
  * encoder to drain. Nothing here depends on the output format: the caller starts the encoder.
  */
-import { EngineError, SegmentationSession } from '../types';
+import { EngineError, Matte, SegmentationSession } from '../types';
 import { ffmpegPath } from '../media/binaries';
 import { MediaProcess } from '../media/process';
-import { buildDecodeArgs, MATTE_PIPE_FD, SourceSpec } from './ffmpeg-args';
+import { buildDecodeArgs, FOREGROUND_PIPE_FD, MATTE_PIPE_FD, SourceSpec } from './ffmpeg-args';
 import { FrameReader } from './frame-reader';
 import { Size } from './geometry';
 import { matteBytes } from './matte';
@@ -20,6 +20,8 @@ export interface StreamMattesJob {
   startEncoder: (matte: Size) => MediaProcess;
   onFrame?: (framesDone: number) => void;
   signal?: AbortSignal;
+  /** the encoder also reads each matte's predicted foreground colour (RGB24) on FOREGROUND_PIPE_FD */
+  withForeground?: boolean;
 }
 
 export interface StreamMattesResult {
@@ -42,7 +44,9 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
   const openOutput = (size: Size): MatteOutput => {
     const matteSize = { width: size.width, height: size.height };
     const encoder = job.startEncoder(matteSize);
-    return { encoder, matteSize, writer: new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), ENCODE_BEHIND_MATTES * matteSize.width * matteSize.height) };
+    const pixels = matteSize.width * matteSize.height;
+    const foreground = job.withForeground ? new PipeWriter(encoder.inputPipe(FOREGROUND_PIPE_FD), ENCODE_BEHIND_MATTES * 3 * pixels) : undefined;
+    return { encoder, matteSize, writer: new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), ENCODE_BEHIND_MATTES * pixels), foreground };
   };
 
   try {
@@ -54,13 +58,17 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
       const matte = await session.segment({ index: frames, width: input.width, height: input.height, data });
       throwIfAborted(signal);
       output ??= openOutput(matte);
-      await writeOrExplain(output.writer, matteBytes(matte, output.matteSize), output.encoder);
+      const colour = output.foreground && foregroundBytes(matte, output.matteSize);
+      await Promise.all([
+        writeOrExplain(output.writer, matteBytes(matte, output.matteSize), output.encoder),
+        output.foreground && writeOrExplain(output.foreground, colour, output.encoder),
+      ]);
       frames += 1;
       job.onFrame?.(frames);
     }
     await decoderFinished(decoder);
     if (!output || frames === 0) throw new EngineError('input_invalid', 'the video has no decodable frames');
-    await writeOrExplain(output.writer, undefined, output.encoder);
+    await Promise.all([writeOrExplain(output.writer, undefined, output.encoder), output.foreground && writeOrExplain(output.foreground, undefined, output.encoder)]);
     await encoderFinished(output.encoder);
     return { frames, matte: output.matteSize };
   } catch (error) {
@@ -74,6 +82,16 @@ interface MatteOutput {
   encoder: MediaProcess;
   writer: PipeWriter;
   matteSize: Size;
+  foreground?: PipeWriter;
+}
+
+/** the matte's foreground colour for its pipe (a copy: the session may reuse its buffers) */
+function foregroundBytes(matte: Matte, pipeSize: Size): Buffer {
+  const expected = pipeSize.width * pipeSize.height * 3;
+  if (!matte.foreground || matte.width !== pipeSize.width || matte.height !== pipeSize.height || matte.foreground.length !== expected) {
+    throw new EngineError('output_failed', 'the session promised a foreground colour with every matte and did not give one');
+  }
+  return Buffer.from(matte.foreground);
 }
 
 async function nextFrame(reader: FrameReader, decoder: MediaProcess): Promise<Buffer | undefined> {

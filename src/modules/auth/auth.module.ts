@@ -1,5 +1,11 @@
-import { Module } from '@nestjs/common';
+import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+import { Clock } from '../../common/clock';
+import { PgNotifyApiKeyChanges } from './adapters/postgres/pg-notify.api-key-changes';
+import { ApiKeyCache } from './application/api-key-cache';
+import { ApiKeyChanges } from './ports/api-key-changes';
 import { AdminTokenGuard } from './adapters/http/admin-token.guard';
 import { AdminController } from './adapters/http/admin.controller';
 import { ApiKeyAuthenticator, ApiKeyGuard } from '../../common/http/api-key-auth';
@@ -12,7 +18,24 @@ import { ApiKeyRepository } from './ports/api-key.repository';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyRecord])],
   controllers: [AdminController, WebhookSecretController],
-  providers: [ApiKeysService, { provide: ApiKeyAuthenticator, useExisting: ApiKeysService }, ApiKeyGuard, AdminTokenGuard, { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository }],
+  providers: [ApiKeysService, { provide: ApiKeyAuthenticator, useExisting: ApiKeysService }, ApiKeyGuard, AdminTokenGuard, { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
+    {
+      provide: ApiKeyChanges,
+      inject: [DataSource],
+      useFactory: async (dataSource: DataSource): Promise<ApiKeyChanges> => {
+        const changes = new PgNotifyApiKeyChanges((dataSource.options as { url: string }).url);
+        await changes.start();
+        return changes;
+      },
+    },
+    { provide: ApiKeyCache, inject: [ApiKeyChanges, Clock], useFactory: (changes: ApiKeyChanges, clock: Clock) => new ApiKeyCache(changes, clock) },
+  ],
   exports: [ApiKeysService, ApiKeyAuthenticator, ApiKeyGuard, ApiKeyRepository],
 })
-export class AuthModule {}
+export class AuthModule implements OnApplicationShutdown {
+  constructor(private readonly changes: ApiKeyChanges) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.changes.close();
+  }
+}

@@ -35,6 +35,8 @@ function remoteGateway(config: AppConfig, storage: ObjectStorage, signer: Callba
     pollIntervalMs: env.WORKER_POLL_INTERVAL_MS,
     jobTimeoutMs: env.WORKER_JOB_TIMEOUT_SECONDS * 1000,
     publicBaseUrl: config.publicBaseUrl,
+    unreachableGraceMs: env.WORKER_UNREACHABLE_GRACE_SECONDS * 1000,
+    runRetries: env.WORKER_RUN_RETRIES,
   });
 }
 

@@ -67,9 +67,10 @@ describe('segmentation quality on the test clips', () => {
     expect(keyframes).toBeLessThanOrEqual(Math.ceil(scores.frames / 3));
   }, 5 * MINUTES);
 
-  it('original: car-slide IoU >= 0.93', async () => {
+  // measured 0.957 (MAD 3.9, dtSSD 2.8): the issue's floor for `original` is 0.95 on both composites
+  it('original: car-slide IoU >= 0.95', async () => {
     const { scores } = await evaluate('original', 'car-slide');
-    expect(scores.iou).toBeGreaterThanOrEqual(0.93);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.95);
   }, 5 * MINUTES);
 
   it("human: portrait-pan IoU >= 0.97, MAD <= 5, and less flicker than a per-frame model's", async () => {

@@ -137,6 +137,21 @@ describe('buildEncodeArgs', () => {
     ]);
   });
 
+  it('mov over an image with the predicted foreground: its RGB24 on pipe:4 after the image, merged into the soft edge only', () => {
+    const args = buildEncodeArgs(spec('mov', { background: BG_JPEG, decontaminate: true }), '/out/o.mov');
+    const inputs = args.slice(0, args.indexOf('-filter_complex'));
+    expect(inputs.slice(-14)).toEqual([...pinned('rawvideo'), '-pix_fmt', 'rgb24', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:4']);
+    expect(inputs.indexOf('/in/bg.jpg')).toBeLessThan(inputs.indexOf('pipe:4'));
+    expect(args[args.indexOf('-filter_complex') + 1]).toContain(
+      '[0:v]setpts=PTS-STARTPTS,fps=25,format=gbrp[sourcecolor];' +
+        '[3:v]scale=640:360:flags=bilinear,format=gbrp[predictedcolor];' +
+        '[1:v]scale=640:360:flags=bilinear,format=gray,split=2[fgalpha][edgesource];' +
+        "[edgesource]lut=c0='if(lt(val,250),255,0)',format=gbrp[edge];" +
+        '[sourcecolor][predictedcolor][edge]maskedmerge,format=yuva444p[fgcolor];' +
+        '[fgcolor][fgalpha]alphamerge[fg];',
+    );
+  });
+
   it('webp, transparent, composed at the top-left of a larger canvas: padded, no audio', () => {
     const layout = computeLayout(source.size, { canvas: { width: 800, height: 800 }, foreground: { anchor: 'top-left', scale: 0.5, offset: { x: 0, y: 0 } } }, false);
     const args = buildEncodeArgs(spec('webp', { layout, keepAudio: true }), '/out/o.webp');

@@ -2,7 +2,9 @@ import { DomainError } from '../../../src/common/errors/domain-error';
 import { InMemoryUnitOfWork } from '../../../src/common/in-memory.unit-of-work';
 import { PortToken } from '../../../src/common/unit-of-work';
 import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { ApiKeyCache } from '../../../src/modules/auth/application/api-key-cache';
 import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
+import { FixedClock } from '../../../src/common/clock';
 import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
 import { InMemoryCreditLedger } from '../../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
 import { CreditLedger } from '../../../src/modules/billing/ports/credit-ledger';
@@ -11,7 +13,9 @@ function service() {
   const keys = new InMemoryApiKeyRepository();
   const ledger = new InMemoryCreditLedger();
   const unitOfWork = new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[ApiKeyRepository, keys], [CreditLedger, ledger]]));
-  return { keys, ledger, service: new ApiKeysService(keys, unitOfWork) };
+  const clock = FixedClock.at('2026-01-01T00:00:00Z');
+  const cache = new ApiKeyCache(keys.changes, clock, { maxAgeMs: 30_000 });
+  return { keys, ledger, clock, cache, service: new ApiKeysService(keys, unitOfWork, cache) };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {

@@ -1,28 +1,67 @@
-import * as ort from 'onnxruntime-node';
-import { openOnnxSession } from '../runtime/onnx-session';
+import { Worker } from 'node:worker_threads';
+import { EngineError } from '../../types';
+import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
+import { startWorkerThread } from '../runtime/worker-thread';
 import { prepareRvmModel, RvmGeometry } from './rvm-model-file';
-
-const STATE_NAMES = ['r1', 'r2', 'r3', 'r4'] as const;
+import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
 
 export interface RvmOutput {
   /** alpha 0..1, width x height */
   alpha: Float32Array;
+  /** the same alpha as bytes 0..255 (computed on the inference thread) */
+  alphaBytes: Uint8Array;
   /** foreground colour 0..1, packed RGB, width x height x 3 */
   foreground: Float32Array;
+  /** the same colour as RGB24 bytes */
+  foregroundBytes: Uint8Array;
+}
+
+interface Pending {
+  resolve: (output: RvmOutput) => void;
+  reject: (error: Error) => void;
 }
 
 /**
- * One onnxruntime session of Robust Video Matting at a fixed geometry. The recurrent state is
- * not kept here (sessions are shared by videos): each RvmStream carries its own.
+ * Robust Video Matting at a fixed geometry, run by onnxruntime on an inference thread of its own
+ * (rvm-worker-main.ts) so the engine's event loop keeps the decoder and encoder pipes moving
+ * during inference. Sessions are shared by videos: each RvmStream is one video's recurrent state,
+ * kept on the inference thread.
  */
 export class RvmMatter {
-  private constructor(
-    private readonly session: ort.InferenceSession,
-    readonly geometry: RvmGeometry,
-  ) {}
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private nextStream = 1;
+  private failure: Error | undefined;
+  /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
+  private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
 
-  static async open(geometry: RvmGeometry, cacheDir: string, threads?: number): Promise<RvmMatter> {
-    return new RvmMatter(await openOnnxSession(prepareRvmModel(geometry, cacheDir), threads), geometry);
+  private constructor(
+    private readonly worker: Worker,
+    readonly geometry: RvmGeometry,
+  ) {
+    worker.on('message', (message: RvmWorkerReply) => this.settle(message));
+    worker.on('error', (error) => this.fail(new EngineError('model_unavailable', `RVM's inference thread failed: ${error.message}`)));
+    worker.on('exit', () => this.fail(new EngineError('model_unavailable', "RVM's inference thread has stopped")));
+    worker.unref(); // referenced only while frames are in flight (see run)
+  }
+
+  static async open(geometry: RvmGeometry, cacheDir: string, threads = DEFAULT_INTRA_OP_THREADS): Promise<RvmMatter> {
+    const data: RvmWorkerData = { modelPath: prepareRvmModel(geometry, cacheDir), threads, width: geometry.width, height: geometry.height };
+    const worker = startWorkerThread(__dirname, 'rvm-worker-main', data as unknown as Record<string, unknown>);
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (message: RvmWorkerReply) => {
+        worker.off('error', onError);
+        if (message.kind === 'ready') resolve();
+        else reject(new EngineError('model_unavailable', `onnxruntime could not load RVM: ${message.kind === 'failed' ? message.message : message.kind}`));
+      };
+      const onError = (error: Error) => reject(new EngineError('model_unavailable', `RVM's inference thread failed to start: ${error.message}`));
+      worker.once('message', onMessage);
+      worker.once('error', onError);
+    }).catch(async (error: Error) => {
+      await worker.terminate();
+      throw error;
+    });
+    return new RvmMatter(worker, geometry);
   }
 
   get width(): number {
@@ -35,45 +74,77 @@ export class RvmMatter {
 
   /** a fresh recurrent state for one video */
   stream(): RvmStream {
-    return new RvmStream(this.session, this.geometry);
+    const stream = new RvmStream(this, this.nextStream++);
+    this.unclosed.register(stream, stream.id, stream);
+    return stream;
   }
 
-  close(): Promise<void> {
-    return this.session.release();
+  /** @internal one frame of one stream, in the order of the calls */
+  run(stream: number, reset: boolean, rgb: Uint8Array): Promise<RvmOutput> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    const copy = new Uint8Array(rgb); // the caller keeps its frame; the copy is moved to the thread
+    const request: RvmWorkerRequest = { kind: 'run', id, stream, reset, rgb: copy };
+    return new Promise<RvmOutput>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      if (this.pending.size === 1) this.worker.ref();
+      this.worker.postMessage(request, [copy.buffer]);
+    });
+  }
+
+  /** @internal */
+  end(stream: number, owner?: RvmStream): void {
+    if (owner) this.unclosed.unregister(owner);
+    if (!this.failure) this.worker.postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
+  }
+
+  async close(): Promise<void> {
+    this.failure ??= new EngineError('model_unavailable', 'RVM was closed');
+    await this.worker.terminate();
+  }
+
+  private settle(message: RvmWorkerReply): void {
+    if (message.kind !== 'result' && message.kind !== 'error') return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `RVM inference failed: ${message.message}`));
+    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, foregroundBytes: message.foregroundBytes });
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const pending of this.pending.values()) pending.reject(this.failure);
+    this.pending.clear();
   }
 }
 
 /** RVM over one video: frames in order, the recurrent state carried from each to the next. */
 export class RvmStream {
-  private state: Record<string, ort.Tensor> | undefined;
+  private resetNext = true;
 
   constructor(
-    private readonly session: ort.InferenceSession,
-    private readonly geometry: RvmGeometry,
+    private readonly matter: RvmMatter,
+    readonly id: number,
   ) {}
 
   /** forget the past frames (after a scene cut) */
   reset(): void {
-    this.state = undefined;
+    this.resetNext = true;
   }
 
   /** `rgb`: packed RGB24 of exactly the geometry's width x height */
-  async next(rgb: Uint8Array): Promise<RvmOutput> {
-    const { width, height } = this.geometry;
-    if (rgb.length !== width * height * 3) throw new RangeError(`RVM input must be ${width}x${height} RGB24`);
-    const feeds: Record<string, ort.Tensor> = { src: new ort.Tensor('uint8', rgb, [1, height, width, 3]), ...(this.state ?? this.zeroState()) };
-    const result = await this.session.run(feeds);
-    this.state = Object.fromEntries(STATE_NAMES.map((name) => [`${name}i`, result[`${name}o`]]));
-    return { alpha: result.pha.data as Float32Array, foreground: result.fgr.data as Float32Array };
+  next(rgb: Uint8Array): Promise<RvmOutput> {
+    const { width, height } = this.matter.geometry;
+    if (rgb.length !== width * height * 3) return Promise.reject(new RangeError(`RVM input must be ${width}x${height} RGB24`));
+    const reset = this.resetNext;
+    this.resetNext = false;
+    return this.matter.run(this.id, reset, rgb);
   }
 
-  private zeroState(): Record<string, ort.Tensor> {
-    const feeds: Record<string, ort.Tensor> = {};
-    for (const meta of this.session.inputMetadata) {
-      if (meta.name === 'src' || !meta.isTensor) continue;
-      const shape = meta.shape.map(Number);
-      feeds[meta.name] = new ort.Tensor('float32', new Float32Array(shape.reduce((a, b) => a * b, 1)), shape);
-    }
-    return feeds;
+  /** the state is no longer needed */
+  close(): void {
+    this.matter.end(this.id, this);
   }
 }

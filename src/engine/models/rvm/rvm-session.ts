@@ -1,5 +1,4 @@
 import { Matte, RgbFrame, SegmentationSession } from '../../types';
-import { toAlphaBytes } from '../image/resample';
 import { RvmMatter, RvmOutput, RvmStream } from './rvm-matter';
 import { SceneCutDetector } from './scene-cut';
 
@@ -9,6 +8,12 @@ import { SceneCutDetector } from './scene-cut';
  */
 export class RvmSession implements SegmentationSession {
   readonly notes: string[] = [];
+  /**
+   * RVM's foreground colour rides along with every matte, but the engine does not composite with
+   * it: on a clip with an exact foreground (bench/matting/edge-colour.ts) it left more of the old
+   * background in the soft edge than the source's own pixels did (see the README's model table).
+   */
+  readonly predictsForeground = false;
   /** scene cuts seen (the state was reset at each) */
   cuts = 0;
   /** the last frame's RVM output, alpha and foreground colour (for decontaminated compositing) */
@@ -38,8 +43,10 @@ export class RvmSession implements SegmentationSession {
       this.cuts++;
     }
     this.last = await this.stream.next(frame.data);
-    return { width: this.inputWidth, height: this.inputHeight, data: toAlphaBytes(this.last.alpha) };
+    return { width: this.inputWidth, height: this.inputHeight, data: this.last.alphaBytes, foreground: this.last.foregroundBytes };
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.stream.close();
+  }
 }

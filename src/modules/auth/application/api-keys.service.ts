@@ -5,6 +5,7 @@ import { newWebhookSecret } from '../../../common/webhook-secret';
 import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey } from '../domain/api-key';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { ApiKeyRepository } from '../ports/api-key.repository';
+import { ApiKeyCache, AuthenticatedApiKey } from './api-key-cache';
 
 export interface CreatedKey {
   apiKey: string;
@@ -17,6 +18,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeyRepository,
     private readonly unitOfWork: UnitOfWork,
+    private readonly cache: ApiKeyCache,
   ) {}
 
   async create(clientId: string, note: string | null, credits: number): Promise<CreatedKey> {
@@ -29,10 +31,10 @@ export class ApiKeysService {
     return { apiKey: issued.plaintext, key };
   }
 
-  /** One answer for unknown, malformed and disabled keys. */
-  async authenticate(presented: string | undefined): Promise<ApiKey> {
+  /** One answer for unknown, malformed and disabled keys. Served from the cache (ApiKeyCache) when it can. */
+  async authenticate(presented: string | undefined): Promise<AuthenticatedApiKey> {
     if (!presented) throw new DomainError('missing_api_key', 'Missing API key: send it in the X-Api-Key header');
-    const key = looksLikeApiKey(presented) ? await this.keys.findByHash(hashApiKey(presented)) : null;
+    const key = looksLikeApiKey(presented) ? await this.cache.get(hashApiKey(presented), (keyHash) => this.keys.findByHash(keyHash)) : null;
     if (!key || !key.enabled) throw new DomainError('invalid_api_key', 'Invalid API key');
     return key;
   }
@@ -44,6 +46,7 @@ export class ApiKeysService {
   async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey> {
     const key = await this.keys.setEnabled(fingerprint, enabled);
     if (!key) throw DomainError.notFound('API key');
+    this.cache.forget(key.keyHash); // at once here; other processes hear it from the change feed
     return key;
   }
 
@@ -57,13 +60,14 @@ export class ApiKeysService {
     });
   }
 
-  /** The key's webhook signing secret (created if it has none yet). */
-  async webhookSecret(key: ApiKey): Promise<string> {
-    if (key.webhookSecret) return key.webhookSecret;
+  /** The key's webhook signing secret (created if it has none yet), read afresh: the cache keeps no secrets. */
+  async webhookSecret(key: Pick<ApiKey, 'id'>): Promise<string> {
+    const stored = await this.keys.findById(key.id);
+    if (stored?.webhookSecret) return stored.webhookSecret;
     return this.rotateWebhookSecret(key);
   }
 
-  async rotateWebhookSecret(key: ApiKey): Promise<string> {
+  async rotateWebhookSecret(key: Pick<ApiKey, 'id'>): Promise<string> {
     const secret = newWebhookSecret();
     await this.keys.setWebhookSecret(key.id, secret);
     return secret;

@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKey } from '../../domain/api-key';
 import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
+import { InMemoryApiKeyChanges } from './in-memory.api-key-changes';
 
-/** API keys in a Map. `credits` stays 0 here: balances are the ledger's (the Postgres column is only its projection). */
+/**
+ * API keys in a Map. `credits` stays 0 here: balances are the ledger's (the Postgres column is only its projection).
+ * Changes to a key are announced on `changes`, as the Postgres triggers announce them.
+ */
 export class InMemoryApiKeyRepository extends ApiKeyRepository {
   private readonly keys = new Map<string, ApiKey>();
 
-  constructor(private readonly now: () => Date = () => new Date()) {
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    readonly changes = new InMemoryApiKeyChanges(),
+  ) {
     super();
   }
 
@@ -35,17 +42,28 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
   async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null> {
     const key = [...this.keys.values()].find((candidate) => candidate.fingerprint === fingerprint);
     if (!key) return null;
+    if (key.enabled !== enabled) this.changes.announce(key.keyHash);
     key.enabled = enabled;
     return { ...key };
   }
 
   async setWebhookSecret(id: string, secret: string): Promise<void> {
     const key = this.keys.get(id);
-    if (key) key.webhookSecret = secret;
+    if (!key) return;
+    key.webhookSecret = secret;
+    this.changes.announce(key.keyHash);
   }
 
   async count(): Promise<number> {
     return this.keys.size;
+  }
+
+  /** Deletes a key (the port has no delete; administrators delete rows by hand, and the triggers announce it). */
+  delete(id: string): void {
+    const key = this.keys.get(id);
+    if (!key) return;
+    this.keys.delete(id);
+    this.changes.announce(key.keyHash);
   }
 
   private copyOf(key: ApiKey | undefined): ApiKey | null {

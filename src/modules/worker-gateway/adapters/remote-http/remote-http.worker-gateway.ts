@@ -14,7 +14,14 @@ export interface RemoteGatewayOptions {
   jobTimeoutMs: number;
   /** base of the callback URL given to workers (the API's PUBLIC_BASE_URL) */
   publicBaseUrl: string;
+  /** how long the worker that took a job may not answer (it may be restarting) before the job fails */
+  unreachableGraceMs: number;
+  /** POST /retry of a run that FAILED with a code a new attempt may cure, at most this many times */
+  runRetries: number;
 }
+
+/** Failures that another attempt on the same worker may cure; input and settings problems never are. */
+const RETRYABLE_FAILURES: readonly string[] = ['worker_failed', 'output_failed'];
 
 interface AcceptedRun {
   endpoint: string;
@@ -23,7 +30,7 @@ interface AcceptedRun {
 
 /** Signed URLs outlive the job's own timeout by this much (queueing, upload, clock skew). */
 const URL_TTL_MARGIN_SECONDS = 15 * 60;
-/** Status polls that failed (after their retries) in a row before the worker counts as gone. */
+/** Status polls that failed (after their retries) in a row before the worker may count as gone (and the grace has passed). */
 const MAX_FAILED_POLLS = 3;
 /** Failure messages from workers are shown on the job; keep them short. */
 const MAX_MESSAGE_LENGTH = 500;
@@ -34,7 +41,10 @@ const canceled = (): WorkerFailure => new WorkerFailure('canceled', 'processing 
  * Runs jobs on RunPod-protocol workers over HTTP. A job is POSTed to /run on the first endpoint that
  * accepts it (healthy endpoints first, failing over on errors), then followed on that same endpoint
  * through GET /status polls, cut short by the worker's authenticated callback when it lands here.
- * Past WORKER_JOB_TIMEOUT_SECONDS, or when the job is canceled, the run is canceled on the worker.
+ * Past WORKER_JOB_TIMEOUT_SECONDS, or when the job is canceled, the run is canceled on the worker
+ * (POST /cancel). A run that FAILED for a reason another attempt may cure is retried there (POST
+ * /retry, WORKER_RUN_RETRIES times). A worker that stops answering is given WORKER_UNREACHABLE_GRACE_SECONDS
+ * to come back (a worker server with a durable queue keeps its jobs across a restart).
  */
 export class RemoteHttpWorkerGateway extends WorkerGateway {
   private readonly logger = new Logger(RemoteHttpWorkerGateway.name);
@@ -127,6 +137,8 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     signal?.addEventListener('abort', wake, { once: true });
     const deadlineTimer = setTimeout(wake, Math.max(0, deadline - Date.now()));
     let failedPolls = 0;
+    let lastAnswerAt = Date.now();
+    let retriesLeft = this.options.runRetries;
     try {
       for (;;) {
         if (signal?.aborted) {
@@ -137,16 +149,25 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
           await this.cancelQuietly(run);
           throw new WorkerFailure('worker_timeout', `Processing took longer than ${Math.round(this.options.jobTimeoutMs / 1000)} s`);
         }
-        const status: RemoteStatus | 'gone' | null = pushed ?? (await this.poll(run, signal));
+        // A callback is trusted when it says COMPLETED; any other news only wakes the loop to poll, since a
+        // FAILED callback may be older than the /retry that followed it.
+        const news = pushed as RemoteStatus | null; // set by the callback subscription
+        const status: RemoteStatus | 'gone' | null = news?.status === 'COMPLETED' ? news : await this.poll(run, signal);
         pushed = null;
         if (status === 'gone') throw new WorkerFailure('worker_failed', 'The remote worker lost the job');
         if (status === null) {
           failedPolls += 1;
-          if (failedPolls >= MAX_FAILED_POLLS && !signal?.aborted) throw new WorkerFailure('worker_failed', 'The remote worker stopped answering');
+          const silentFor = Date.now() - lastAnswerAt;
+          if (failedPolls >= MAX_FAILED_POLLS && silentFor >= this.options.unreachableGraceMs && !signal?.aborted) throw new WorkerFailure('worker_failed', 'The remote worker stopped answering');
         } else {
           failedPolls = 0;
-          const outcome = await this.settle(task, status, onProgress);
-          if (outcome) return outcome;
+          lastAnswerAt = Date.now();
+          if (retriesLeft > 0 && status.status === 'FAILED' && RETRYABLE_FAILURES.includes(status.errorCode ?? 'worker_failed') && (await this.retried(run, status, signal))) {
+            retriesLeft -= 1;
+          } else {
+            const outcome = await this.settle(task, status, onProgress);
+            if (outcome) return outcome;
+          }
         }
         await wakeup.sleep(Math.min(this.options.pollIntervalMs, deadline - Date.now()));
       }
@@ -198,6 +219,19 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     if (!output) throw new WorkerFailure('worker_failed', 'The remote worker reported no usable output');
     if (!(await this.storage.stat(task.outputKey))) throw new WorkerFailure('output_failed', 'The remote worker finished but its output was not stored');
     return { durationSeconds: output.duration_seconds, frames: output.frames, notes: output.notes };
+  }
+
+  /** Asks the worker to run a failed run again; false when it would not (the failure then stands). */
+  private async retried(run: AcceptedRun, status: RemoteStatus, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.api.retry(run.endpoint, run.id, signal);
+      this.logger.warn(`run ${run.id} on ${run.endpoint} failed (${status.errorCode ?? 'no code'}: ${shorten(status.error ?? '')}); retried there`);
+      return true;
+    } catch (error) {
+      if (!(error instanceof WorkerCallFailed)) throw error;
+      this.logger.warn(`worker ${run.endpoint} retry of ${run.id}: ${error.message}`);
+      return false;
+    }
   }
 
   private async cancelQuietly(run: AcceptedRun): Promise<void> {

@@ -88,6 +88,14 @@ export class WorkerApiClient {
     if (status >= 300 && status !== 404) throw new WorkerCallFailed(`POST /cancel answered HTTP ${status}`, false, status);
   }
 
+  /** Queues a FAILED or TIMED_OUT run again on its worker; the answer is its status ({id, status: 'IN_QUEUE'}). */
+  async retry(endpoint: string, id: string, signal?: AbortSignal): Promise<RemoteStatus> {
+    const { status, json } = await this.call(endpoint, 'POST', `/retry/${encodeURIComponent(id)}`, '{}', signal);
+    const accepted = parseRemoteStatus(json);
+    if (status >= 300 || !accepted) throw new WorkerCallFailed(`POST /retry answered HTTP ${status}`, false, status);
+    return accepted;
+  }
+
   /** One attempt: health checks report how things are now. */
   async health(endpoint: string): Promise<RemoteHealth> {
     const { status, json } = await this.attempt(endpoint, 'GET', '/health');

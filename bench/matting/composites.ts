@@ -1,0 +1,125 @@
+/**
+ * Composites with exact alpha for the cases the shared clips lack (`npm run media:composites`):
+ *   approach      the person grows from 0.55x to 1.25x, anchored at the bottom (walking toward the camera)
+ *   out-of-frame  the person slides right until 45% of the frame width is past the edge
+ *   two-people    the person twice at 0.7x, left and right, the second mirrored and half a clip later
+ * Each is portrait-pan's person (its frames and exact alpha: rembg's example cutout, MIT) moved and
+ * scaled in the same way in colour and alpha, laid over a background ffmpeg generates (its
+ * `mandelbrot` source, zooming: no third-party pixels), 640x360, 25 fps, 4 s. Written to
+ * `<dir>/<name>.mp4` (H.264 CRF 14) and `<dir>/<name>.alpha.mkv` (FFV1 gray: the exact alpha).
+ * DAVIS is never used. Usage: node dist/bench/matting/composites.js [dir] (default .cache/composites).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ffmpegPath } from '../../src/engine/media/binaries';
+import { MEDIA_DIR } from '../engine/options';
+
+const W = 640;
+const H = 360;
+const FRAMES = 100;
+
+interface Placement {
+  scale: number;
+  /** horizontal shift of the person's centre from the frame's centre, in pixels */
+  dx: number;
+  mirror: boolean;
+  /** which of the clip's frames this instance shows at frame i */
+  frameOffset: number;
+}
+
+export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
+  approach: (t) => [{ scale: 0.55 + 0.7 * t, dx: 0, mirror: false, frameOffset: 0 }],
+  'out-of-frame': (t) => [{ scale: 1, dx: 0.45 * W * t, mirror: false, frameOffset: 0 }],
+  'two-people': () => [
+    { scale: 0.7, dx: -0.22 * W, mirror: false, frameOffset: 0 },
+    { scale: 0.7, dx: 0.22 * W, mirror: true, frameOffset: FRAMES / 2 },
+  ],
+};
+
+function decode(args: string[], frameBytes: number): Uint8Array[] {
+  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(FRAMES), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
+  return Array.from({ length: Math.floor(bytes.length / frameBytes) }, (_, i) => bytes.subarray(i * frameBytes, (i + 1) * frameBytes));
+}
+
+/** lays one placed instance over `colour`/`alpha` (bilinear sampling, the same for colour and alpha) */
+function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Array, a: Uint8Array, place: Placement): void {
+  const left = W / 2 - (place.scale * W) / 2 + place.dx;
+  const top = H - place.scale * H;
+  for (let y = 0; y < H; y++) {
+    const sy = (y + 0.5 - top) / place.scale - 0.5;
+    if (sy < 0 || sy > H - 1) continue;
+    const y0 = Math.floor(sy);
+    const y1 = Math.min(H - 1, y0 + 1);
+    const fy = sy - y0;
+    for (let x = 0; x < W; x++) {
+      let sx = (x + 0.5 - left) / place.scale - 0.5;
+      if (sx < 0 || sx > W - 1) continue;
+      if (place.mirror) sx = W - 1 - sx;
+      const x0 = Math.floor(sx);
+      const x1 = Math.min(W - 1, x0 + 1);
+      const fx = sx - x0;
+      const w00 = (1 - fx) * (1 - fy);
+      const w01 = fx * (1 - fy);
+      const w10 = (1 - fx) * fy;
+      const w11 = fx * fy;
+      const i00 = y0 * W + x0;
+      const i01 = y0 * W + x1;
+      const i10 = y1 * W + x0;
+      const i11 = y1 * W + x1;
+      const w = (w00 * a[i00] + w01 * a[i01] + w10 * a[i10] + w11 * a[i11]) / 255;
+      if (w <= 0) continue;
+      const p = y * W + x;
+      for (let c = 0; c < 3; c++) {
+        const sample = w00 * rgb[3 * i00 + c] + w01 * rgb[3 * i01 + c] + w10 * rgb[3 * i10 + c] + w11 * rgb[3 * i11 + c];
+        colour[3 * p + c] = w * sample + (1 - w) * colour[3 * p + c];
+      }
+      alpha[p] = w + (1 - w) * alpha[p];
+    }
+  }
+}
+
+interface Sources {
+  person: Uint8Array[];
+  truth: Uint8Array[];
+  background: Uint8Array[];
+}
+
+/** the frames every composite is made of; `mediaDir` holds portrait-pan and its alpha */
+export function readSources(mediaDir = MEDIA_DIR): Sources {
+  return {
+    person: decode(['-i', join(mediaDir, 'portrait-pan.mp4'), '-pix_fmt', 'rgb24'], W * H * 3),
+    truth: decode(['-i', join(mediaDir, 'portrait-pan.alpha.mkv'), '-pix_fmt', 'gray'], W * H),
+    background: decode(['-f', 'lavfi', '-i', `mandelbrot=size=${W}x${H}:rate=25`, '-pix_fmt', 'rgb24'], W * H * 3),
+  };
+}
+
+/** writes `<dir>/<name>.mp4` and `<dir>/<name>.alpha.mkv` */
+export function writeComposite(name: string, dir: string, { person, truth, background }: Sources = readSources()): void {
+  const count = Math.min(person.length, truth.length, background.length);
+  const colourOut = Buffer.alloc(count * W * H * 3);
+  const alphaOut = Buffer.alloc(count * W * H);
+  for (let i = 0; i < count; i++) {
+    const colour = Float32Array.from(background[i]);
+    const alpha = new Float32Array(W * H);
+    for (const place of COMPOSITES[name](i / (count - 1))) {
+      const source = (i + place.frameOffset) % count;
+      layOver(colour, alpha, person[source], truth[source], place);
+    }
+    for (let p = 0; p < colour.length; p++) colourOut[i * W * H * 3 + p] = Math.round(colour[p]);
+    for (let p = 0; p < alpha.length; p++) alphaOut[i * W * H + p] = Math.round(alpha[p] * 255);
+  }
+  const raw = (pixFmt: string) => ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-video_size', `${W}x${H}`, '-framerate', '25', '-i', '-'];
+  execFileSync(ffmpegPath(), [...raw('rgb24'), '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p', join(dir, `${name}.mp4`)], { input: colourOut });
+  execFileSync(ffmpegPath(), [...raw('gray'), '-c:v', 'ffv1', join(dir, `${name}.alpha.mkv`)], { input: alphaOut });
+}
+
+if (require.main === module) {
+  const dir = process.argv[2] ?? join(process.cwd(), '.cache', 'composites');
+  mkdirSync(dir, { recursive: true });
+  const sources = readSources();
+  for (const name of Object.keys(COMPOSITES)) {
+    writeComposite(name, dir, sources);
+    console.log(`${join(dir, name)}.mp4 + .alpha.mkv`);
+  }
+}

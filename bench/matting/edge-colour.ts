@@ -1,0 +1,113 @@
+/**
+ * Colour in the matte's soft edge, measured against an exact answer. portrait-pan's own soft edge
+ * mixes the person with the street, so its true foreground colour there is unknown. This builds a
+ * clip whose foreground colour is known everywhere: portrait-pan's exact alpha, made binary (>= 250), eroded
+ * 8 px and blurred (sigma 2), so every pixel it covers lies where portrait-pan's person is fully
+ * opaque; those pixels (the true foreground F) are laid over a saturated green G:
+ * C = a F + (1 - a) G. Over a new colour K the true result is T = a F + (1 - a) K, and the edge error
+ * is the mean |output - T| (RGB, 0..255) over the pixels with 0.03 < a < 0.97.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { runEngine } from '../../src/engine/engine';
+import { ffmpegPath } from '../../src/engine/media/binaries';
+import { Rgb, SegmentationModel, SegmentationSession } from '../../src/engine/types';
+
+export const EDGE_GREEN: Rgb = [20, 200, 60];
+export const EDGE_TARGET: Rgb = [40, 60, 220];
+const FPS = 25;
+
+export interface EdgeClip {
+  path: string;
+  width: number;
+  height: number;
+  frames: number;
+  /** per frame: the exact alpha (gray) and the true composite over EDGE_TARGET (RGB24) */
+  alpha: Uint8Array[];
+  truth: Uint8Array[];
+}
+
+function raw(args: string[]): Buffer {
+  return execFileSync(ffmpegPath(), ['-v', 'error', ...args], { maxBuffer: 1 << 30 });
+}
+
+function split(bytes: Buffer, size: number, frames: number): Uint8Array[] {
+  return Array.from({ length: Math.min(frames, Math.floor(bytes.length / size)) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+}
+
+/** writes the clip (H.264, CRF 10) under `dir`; `mediaDir` holds portrait-pan and its alpha */
+export function buildEdgeClip(mediaDir: string, dir: string, frames: number): EdgeClip {
+  const width = 640;
+  const height = 360;
+  const pixels = width * height;
+  const erode = Array.from({ length: 8 }, () => 'erosion').join(',');
+  const alpha = split(raw(['-i', join(mediaDir, 'portrait-pan.alpha.mkv'), '-frames:v', String(frames), '-vf', `format=gray,lut=c0='if(gte(val,250),255,0)',${erode},gblur=sigma=2`, '-f', 'rawvideo', '-pix_fmt', 'gray', '-']), pixels, frames);
+  const colour = split(raw(['-i', join(mediaDir, 'portrait-pan.mp4'), '-frames:v', String(frames), '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']), pixels * 3, frames);
+  const mix = (a: Uint8Array, f: Uint8Array, background: Rgb) => {
+    const out = new Uint8Array(pixels * 3);
+    for (let p = 0; p < pixels; p++) {
+      const w = a[p] / 255;
+      for (let c = 0; c < 3; c++) out[3 * p + c] = Math.round(w * f[3 * p + c] + (1 - w) * background[c]);
+    }
+    return out;
+  };
+  const composite = Buffer.concat(alpha.map((a, i) => mix(a, colour[i], EDGE_GREEN)));
+  const path = join(dir, 'edge-clip.mp4');
+  execFileSync(ffmpegPath(), ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-video_size', `${width}x${height}`, '-framerate', String(FPS), '-i', '-', '-c:v', 'libx264', '-crf', '10', '-pix_fmt', 'yuv444p', path], { input: composite });
+  return { path, width, height, frames: alpha.length, alpha, truth: alpha.map((a, i) => mix(a, colour[i], EDGE_TARGET)) };
+}
+
+/** the same sessions, their predicted foreground composited in the matte's soft edge */
+export function withPredictedForeground(model: SegmentationModel): SegmentationModel {
+  return {
+    name: model.name,
+    async createSession(options) {
+      const session = await model.createSession(options);
+      const predicting: SegmentationSession = {
+        get inputWidth() { return session.inputWidth; },
+        get inputHeight() { return session.inputHeight; },
+        get matteSize() { return session.matteSize; },
+        get notes() { return session.notes; },
+        predictsForeground: true,
+        segment: (frame) => session.segment(frame),
+        close: () => session.close(),
+      };
+      return predicting;
+    },
+  };
+}
+
+export interface EdgeColourScores {
+  /** mean |output - truth| over the edge band, RGB levels 0..255 */
+  sourcePixels: number;
+  predictedForeground: number;
+  bandPixels: number;
+}
+
+/** runs the engine over EDGE_TARGET twice (as it is: source pixels; then with the predicted foreground) and scores the edge band */
+export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip, dir: string, cacheDir: string): Promise<EdgeColourScores> {
+  const run = async (variant: SegmentationModel, name: string) => {
+    const outputPath = join(dir, `edge-${name}.mov`);
+    await runEngine(
+      { inputPath: clip.path, outputPath, model: model.name, outputFormat: 'mov', background: { type: 'color', rgb: EDGE_TARGET }, previewDuration: clip.frames / FPS },
+      { loadModel: async () => variant, cacheDir, workDir: dir },
+    );
+    return split(raw(['-i', outputPath, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']), clip.width * clip.height * 3, clip.frames);
+  };
+  const score = (frames: Uint8Array[]) => {
+    let sum = 0;
+    let count = 0;
+    frames.forEach((frame, i) => {
+      const alpha = clip.alpha[i];
+      for (let p = 0; p < alpha.length; p++) {
+        if (alpha[p] <= 8 || alpha[p] >= 247) continue;
+        for (let c = 0; c < 3; c++) sum += Math.abs(frame[3 * p + c] - clip.truth[i][3 * p + c]);
+        count++;
+      }
+    });
+    return { error: sum / (3 * count), count };
+  };
+  const source = score(await run(model, 'source'));
+  const predicted = score(await run(withPredictedForeground(model), 'predicted'));
+  return { sourcePixels: source.error, predictedForeground: predicted.error, bandPixels: source.count };
+}

@@ -1,0 +1,37 @@
+import { admits, slide, WindowCounts, windowStartOf } from '../../domain/sliding-window';
+import { RateLimitStore } from '../../ports/rate-limit-store';
+
+interface Counts {
+  start: number;
+  previous: number;
+  current: number;
+  windowMs: number;
+}
+
+/** Counts in this process only: for tests, and for a single API process without Redis. */
+export class InMemoryRateLimitStore extends RateLimitStore {
+  private readonly counts = new Map<string, Counts>();
+  private lastSweep = 0;
+
+  async consume(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowCounts> {
+    this.sweep(nowMs);
+    const start = windowStartOf(nowMs, windowMs);
+    const { previous, current } = slide(this.counts.get(key), start, windowMs);
+    const elapsedMs = nowMs - start;
+    const admitted = admits(previous, current, elapsedMs, windowMs, limit);
+    const counted = current + (admitted ? 1 : 0);
+    this.counts.set(key, { start, previous, current: counted, windowMs });
+    return { previous, current: counted, elapsedMs, admitted };
+  }
+
+  async close(): Promise<void> {
+    this.counts.clear();
+  }
+
+  /** Forgets keys whose counts have slid out entirely (two windows old), at most once a second. */
+  private sweep(nowMs: number): void {
+    if (nowMs - this.lastSweep < 1000) return;
+    this.lastSweep = nowMs;
+    for (const [key, counts] of this.counts) if (counts.start + 2 * counts.windowMs <= nowMs) this.counts.delete(key);
+  }
+}

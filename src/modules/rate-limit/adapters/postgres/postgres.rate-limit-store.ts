@@ -1,0 +1,30 @@
+import type { DataSource } from 'typeorm';
+import { Sweeper } from '../../../../common/sweeper';
+import type { WindowCounts } from '../../domain/sliding-window';
+import { RateLimitStore } from '../../ports/rate-limit-store';
+
+/**
+ * Rate-limit counts in Postgres (REDIS_URL unset), shared by every API process: one call per request
+ * of the function rate_limit_consume (migration SlidingWindowRateLimits), which applies the sliding
+ * window under the key's row lock.
+ */
+export class PostgresRateLimitStore extends RateLimitStore {
+  private readonly sweeper = new Sweeper(60_000, () => this.dataSource.query(`DELETE FROM rate_limit_windows WHERE expires_at < now()`));
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async consume(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowCounts> {
+    this.sweeper.maybeSweep();
+    const rows: Array<{ previous_hits: number; current_hits: number; elapsed_ms: string; admitted: boolean }> = await this.dataSource.query(
+      `SELECT previous_hits, current_hits, elapsed_ms, admitted FROM rate_limit_consume($1, $2, $3, $4)`,
+      [key, limit, Math.round(windowMs), Math.round(nowMs)],
+    );
+    const row = rows[0];
+    return { previous: Number(row.previous_hits), current: Number(row.current_hits), elapsedMs: Number(row.elapsed_ms), admitted: row.admitted };
+  }
+
+  /** The DataSource is the application's; nothing of its own to close. */
+  async close(): Promise<void> {}
+}

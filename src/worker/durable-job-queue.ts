@@ -1,0 +1,265 @@
+import { createPostgresBackend, DelayedError, Job, Queue, QueueOptions, setDefaultBackendFactory, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
+import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RunRequest } from '../common/worker-protocol/runpod-protocol';
+import { JobFailure, JobProcessor, JobQueueOptions, WorkerQueue } from './job-queue';
+import { DurableQueueConfig } from '../config/worker-server-config';
+
+const QUEUE_NAME = 'runs';
+/** how often a running job's cancel flag is read back (cancel may land on another worker server) */
+const CANCEL_CHECK_MS = 1000;
+/** progress is written at most this often */
+const PROGRESS_WRITE_MS = 500;
+/** a job may outlive this many restarts of the process running it */
+const MAX_STALLED = 20;
+
+interface RunData {
+  request: RunRequest;
+  cancelled?: boolean;
+}
+
+type Ending = 'CANCELLED' | 'TIMED_OUT' | 'SHUTDOWN';
+
+/** A final status other than COMPLETED, carried in the BullMQ failure reason. */
+interface FailureRecord {
+  status: 'FAILED' | 'CANCELLED' | 'TIMED_OUT';
+  error?: string;
+  errorCode?: string;
+}
+
+interface LocalRun {
+  controller: AbortController;
+  ending?: Ending;
+}
+
+const runIdOf = (apiJobId: string): string => `run_${apiJobId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+
+function connectionOptions(config: DurableQueueConfig): QueueOptions {
+  if (config.redisUrl) {
+    setDefaultBackendFactory(undefined);
+    const url = new URL(config.redisUrl);
+    return {
+      prefix: config.namespace,
+      connection: {
+        host: url.hostname,
+        port: Number(url.port || 6379),
+        username: url.username ? decodeURIComponent(url.username) : undefined,
+        password: url.password ? decodeURIComponent(url.password) : undefined,
+        db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+        tls: url.protocol === 'rediss:' ? {} : undefined,
+        maxRetriesPerRequest: null,
+      },
+    } as QueueOptions;
+  }
+  setDefaultBackendFactory(createPostgresBackend);
+  return { connection: { connectionString: config.databaseUrl, schema: config.namespace, migrate: true, max: 5 } } as unknown as QueueOptions;
+}
+
+/**
+ * The worker server's jobs in BullMQ (Redis or Postgres, as the API's queue), so a restart loses
+ * nothing: a job whose process died is "stalled" once its lock lapses, and is run again by whichever
+ * worker server sharing the queue looks first; SIGTERM hands running jobs straight back. The RunPod
+ * id of a run is derived from the API's job id, so a /run sent again gets the same run.
+ *
+ * Final statuses: COMPLETED is BullMQ's completed (the output is its return value); FAILED,
+ * CANCELLED and TIMED_OUT are BullMQ's failed, told apart by the failure record in its reason.
+ * /retry moves a FAILED or TIMED_OUT job back to waiting.
+ */
+export class DurableWorkerJobQueue implements WorkerQueue {
+  private readonly queue: Queue<RunData>;
+  private readonly worker: Worker<RunData, RemoteOutput>;
+  private readonly local = new Map<string, LocalRun>();
+  private readonly counts = { retried: 0 };
+  private readonly cancelChecker: NodeJS.Timeout;
+  private closing = false;
+
+  private constructor(
+    private readonly process: JobProcessor,
+    private readonly options: JobQueueOptions,
+    config: DurableQueueConfig,
+  ) {
+    const connection = connectionOptions(config);
+    this.queue = new Queue<RunData>(QUEUE_NAME, connection);
+    const workerOptions: WorkerOptions = {
+      ...(connection as WorkerOptions),
+      concurrency: options.concurrency,
+      lockDuration: config.lockDurationMs,
+      stalledInterval: config.stalledIntervalMs,
+      maxStalledCount: MAX_STALLED,
+    };
+    this.worker = new Worker<RunData, RemoteOutput>(QUEUE_NAME, (job, token) => this.run(job, token), workerOptions);
+    this.worker.on('completed', (job) => this.announce(job));
+    this.worker.on('failed', (job) => job && this.announce(job));
+    this.worker.on('error', () => undefined); // connection trouble: BullMQ reconnects by itself
+    this.cancelChecker = setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS);
+    this.cancelChecker.unref();
+  }
+
+  static async open(process: JobProcessor, options: JobQueueOptions, config: DurableQueueConfig): Promise<DurableWorkerJobQueue> {
+    const queue = new DurableWorkerJobQueue(process, options, config);
+    await queue.worker.waitUntilReady();
+    await queue.queue.waitUntilReady();
+    return queue;
+  }
+
+  async submit(request: RunRequest): Promise<RemoteStatus | 'full'> {
+    const id = runIdOf(request.input.job_id);
+    const existing = await this.queue.getJob(id);
+    if (existing) {
+      const state = await existing.getState();
+      if (state !== 'completed' && state !== 'failed') return this.view(existing as Job<RunData>, state);
+      await existing.remove();
+    }
+    if (!(await this.hasRoom())) return 'full';
+    const removeAfter = { age: Math.ceil(this.options.resultTtlMs / 1000) };
+    const job = await this.queue.add('run', { request }, { jobId: id, attempts: 1, removeOnComplete: removeAfter, removeOnFail: removeAfter });
+    return this.view(job, 'waiting');
+  }
+
+  async status(id: string): Promise<RemoteStatus | null> {
+    const job = await this.queue.getJob(id);
+    if (!job) return null;
+    // BullMQ removes finished jobs past their age only when others finish; a status past it is gone all the same.
+    if (job.finishedOn && Date.now() - job.finishedOn > this.options.resultTtlMs) {
+      await job.remove().catch(() => undefined);
+      return null;
+    }
+    return this.view(job as Job<RunData>, await job.getState());
+  }
+
+  async cancel(id: string): Promise<RemoteStatus | null> {
+    const job = (await this.queue.getJob(id)) as Job<RunData> | undefined;
+    if (!job) return null;
+    const state = await job.getState();
+    if (state === 'completed' || state === 'failed') return this.view(job, state);
+    await job.updateData({ ...job.data, cancelled: true });
+    this.end(id, 'CANCELLED');
+    return { ...this.view(job, state), status: 'CANCELLED' };
+  }
+
+  async retry(id: string): Promise<RemoteStatus | null | 'refused' | 'full'> {
+    const job = (await this.queue.getJob(id)) as Job<RunData> | undefined;
+    if (!job) return null;
+    const view = this.view(job, await job.getState());
+    if (view.status !== 'FAILED' && view.status !== 'TIMED_OUT') return 'refused';
+    if (!(await this.hasRoom())) return 'full';
+    await job.retry('failed');
+    this.counts.retried += 1;
+    return { id, status: 'IN_QUEUE' };
+  }
+
+  async health(): Promise<RemoteHealth> {
+    const counts = await this.queue.getJobCounts('completed', 'failed', 'active', 'waiting', 'delayed', 'prioritized');
+    const running = this.local.size;
+    return {
+      jobs: { completed: counts.completed ?? 0, failed: counts.failed ?? 0, inProgress: counts.active ?? 0, inQueue: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0), retried: this.counts.retried },
+      workers: { idle: Math.max(0, this.options.concurrency - running), running },
+    };
+  }
+
+  /** Stops taking jobs and hands the running ones back to the queue (another worker server, or this one restarted, runs them). */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.cancelChecker);
+    for (const id of this.local.keys()) this.end(id, 'SHUTDOWN');
+    await this.worker.close();
+    await this.queue.close();
+  }
+
+  private async run(job: Job<RunData>, token?: string): Promise<RemoteOutput> {
+    const { request } = job.data;
+    if (job.data.cancelled) throw failure({ status: 'CANCELLED' });
+    const ttl = request.policy?.ttl;
+    if (ttl && Date.now() - job.timestamp > ttl) throw failure({ status: 'TIMED_OUT', error: 'The job waited in the queue past its ttl' });
+    const localRun: LocalRun = { controller: new AbortController() };
+    this.local.set(job.id!, localRun);
+    const executionTimeout = request.policy?.executionTimeout;
+    const timer = executionTimeout ? setTimeout(() => this.end(job.id!, 'TIMED_OUT'), executionTimeout) : undefined;
+    let lastProgressAt = 0;
+    try {
+      return await this.process(request.input, {
+        signal: localRun.controller.signal,
+        onProgress: (percent) => {
+          if (Date.now() - lastProgressAt < PROGRESS_WRITE_MS) return;
+          lastProgressAt = Date.now();
+          job.updateProgress(Math.round(Math.min(100, Math.max(0, percent)) * 10) / 10).catch(() => undefined);
+        },
+      });
+    } catch (error) {
+      if (localRun.ending === 'SHUTDOWN') {
+        // Back to the queue as it was: not a failure, no attempt used.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      if (localRun.ending === 'CANCELLED') throw failure({ status: 'CANCELLED' });
+      if (localRun.ending === 'TIMED_OUT') throw failure({ status: 'TIMED_OUT', error: `Processing took longer than ${executionTimeout} ms` });
+      throw failure({ status: 'FAILED', error: (error as Error).message || 'Processing failed', errorCode: error instanceof JobFailure ? error.code : undefined });
+    } finally {
+      clearTimeout(timer);
+      this.local.delete(job.id!);
+    }
+  }
+
+  private end(id: string, ending: Ending): void {
+    const run = this.local.get(id);
+    if (!run || run.ending) return;
+    run.ending = ending;
+    run.controller.abort();
+  }
+
+  /** Cancels the jobs running here whose cancel flag another worker server set. */
+  private async checkCancelled(): Promise<void> {
+    for (const id of this.local.keys()) {
+      const job = (await this.queue.getJob(id).catch(() => undefined)) as Job<RunData> | undefined;
+      if (job?.data.cancelled) this.end(id, 'CANCELLED');
+    }
+  }
+
+  private announce(job: Job<RunData>): void {
+    if (this.closing && !job.finishedOn) return;
+    const webhook = job.data.request.webhook;
+    if (!webhook) return;
+    void job.getState().then((state) => this.options.onFinished(webhook, this.view(job, state)), () => undefined);
+  }
+
+  private async hasRoom(): Promise<boolean> {
+    if (this.closing) return false;
+    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+    const waiting = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
+    return waiting < this.options.queueSize + Math.max(0, this.options.concurrency - (counts.active ?? 0));
+  }
+
+  private view(job: Job<RunData>, state: string): RemoteStatus {
+    const now = Date.now();
+    let status: RemoteStatusName = state === 'active' ? 'IN_PROGRESS' : state === 'completed' ? 'COMPLETED' : 'IN_QUEUE';
+    let record: FailureRecord | null = null;
+    if (state === 'failed') {
+      record = parseFailure(job.failedReason);
+      status = record.status;
+    } else if (job.data.cancelled && state !== 'completed') status = 'CANCELLED';
+    const started = job.processedOn ?? job.finishedOn;
+    const view: RemoteStatus = {
+      id: job.id!,
+      status,
+      delayTime: (started ?? now) - job.timestamp,
+      executionTime: job.processedOn ? (job.finishedOn ?? now) - job.processedOn : 0,
+    };
+    if (status === 'IN_PROGRESS' || status === 'IN_QUEUE') view.progress = typeof job.progress === 'number' ? job.progress : 0;
+    if (status === 'COMPLETED' && job.returnvalue) view.output = job.returnvalue as unknown as RemoteOutput;
+    if (record?.error) view.error = record.error;
+    if (record?.errorCode) view.errorCode = record.errorCode;
+    return view;
+  }
+}
+
+function failure(record: FailureRecord): UnrecoverableError {
+  return new UnrecoverableError(JSON.stringify(record));
+}
+
+function parseFailure(reason: string | undefined): FailureRecord {
+  try {
+    const parsed = JSON.parse(reason ?? '') as FailureRecord;
+    if (parsed && (parsed.status === 'FAILED' || parsed.status === 'CANCELLED' || parsed.status === 'TIMED_OUT')) return parsed;
+  } catch {
+    // a failure BullMQ itself recorded (e.g. stalled too many times)
+  }
+  return { status: 'FAILED', error: reason || 'Processing failed' };
+}

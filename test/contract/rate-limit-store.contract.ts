@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { outcomeOf } from '../../src/modules/rate-limit/domain/sliding-window';
+import { RateLimitStore } from '../../src/modules/rate-limit/ports/rate-limit-store';
+
+const WINDOW = 1000;
+/** the start of a window: every test pins its own times from here */
+const T0 = 1_900_000_000_000;
+
+/** What every RateLimitStore must do (run on Redis, Postgres and in memory by rate-limit-stores.contract.spec.ts). */
+export function describeRateLimitStoreContract(store: () => RateLimitStore): void {
+  describe('RateLimitStore contract (sliding window)', () => {
+    const key = () => `contract:${randomUUID()}`;
+
+    it('admits exactly `limit` requests in a window and counts only admitted ones', async () => {
+      const k = key();
+      for (let i = 1; i <= 5; i += 1) expect(await store().consume(k, 5, WINDOW, T0 + 10 * i)).toEqual({ previous: 0, current: i, elapsedMs: 10 * i, admitted: true });
+      expect(await store().consume(k, 5, WINDOW, T0 + 100)).toEqual({ previous: 0, current: 5, elapsedMs: 100, admitted: false });
+      expect(await store().consume(k, 5, WINDOW, T0 + 999)).toMatchObject({ current: 5, admitted: false });
+    });
+
+    it('keeps each key apart', async () => {
+      const [busy, quiet] = [key(), key()];
+      await store().consume(busy, 1, WINDOW, T0);
+      expect((await store().consume(busy, 1, WINDOW, T0 + 1)).admitted).toBe(false);
+      expect(await store().consume(quiet, 1, WINDOW, T0 + 2)).toMatchObject({ current: 1, admitted: true });
+    });
+
+    it('at the window boundary the count slides: the previous window weighs (window - elapsed) / window', async () => {
+      const k = key();
+      for (let i = 0; i < 4; i += 1) await store().consume(k, 4, WINDOW, T0 + WINDOW - 4 + i); // the last 4 ms of the window
+      expect((await store().consume(k, 4, WINDOW, T0 + WINDOW - 1)).admitted).toBe(false);
+      // next window: 4 * (1000 - e) / 1000 + 0 + 1 <= 4 from e = 250 on
+      expect(await store().consume(k, 4, WINDOW, T0 + WINDOW)).toEqual({ previous: 4, current: 0, elapsedMs: 0, admitted: false });
+      expect(await store().consume(k, 4, WINDOW, T0 + WINDOW + 249)).toEqual({ previous: 4, current: 0, elapsedMs: 249, admitted: false });
+      expect(await store().consume(k, 4, WINDOW, T0 + WINDOW + 250)).toEqual({ previous: 4, current: 1, elapsedMs: 250, admitted: true });
+      // 4 * 0.5 + 1 + 1 <= 4 at e = 500; a third one only at e = 750
+      expect((await store().consume(k, 4, WINDOW, T0 + WINDOW + 500)).admitted).toBe(true);
+      expect((await store().consume(k, 4, WINDOW, T0 + WINDOW + 749)).admitted).toBe(false);
+      expect(await store().consume(k, 4, WINDOW, T0 + WINDOW + 750)).toEqual({ previous: 4, current: 3, elapsedMs: 750, admitted: true });
+    });
+
+    it('forgets a window two windows on: the count starts afresh', async () => {
+      const k = key();
+      for (let i = 0; i < 3; i += 1) await store().consume(k, 3, WINDOW, T0 + i);
+      expect(await store().consume(k, 3, WINDOW, T0 + 2 * WINDOW)).toEqual({ previous: 0, current: 1, elapsedMs: 0, admitted: true });
+    });
+
+    it('Retry-After is exact: refused one millisecond before it, admitted at it', async () => {
+      const k = key();
+      for (let i = 0; i < 6; i += 1) await store().consume(k, 6, WINDOW, T0 + 100);
+      const refused = await store().consume(k, 6, WINDOW, T0 + 100);
+      const { retryAfterMs } = outcomeOf(refused, WINDOW, 6);
+      expect(retryAfterMs).toBeGreaterThan(WINDOW - 100);
+      expect((await store().consume(k, 6, WINDOW, T0 + 100 + retryAfterMs - 1)).admitted).toBe(false);
+      expect((await store().consume(k, 6, WINDOW, T0 + 100 + retryAfterMs)).admitted).toBe(true);
+    });
+
+    it('concurrent requests of one key: exactly `limit` are admitted', async () => {
+      const k = key();
+      const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => store().consume(k, 15, WINDOW, T0 + 300 + (i % 5))));
+      expect(outcomes.filter((outcome) => outcome.admitted)).toHaveLength(15);
+      expect((await store().consume(k, 15, WINDOW, T0 + 310)).current).toBe(15);
+    });
+  });
+}
