@@ -4,6 +4,8 @@ import { AppConfig } from '../../config/app-config';
 export const JOBS_QUEUE = 'jobs';
 export const WEBHOOKS_QUEUE = 'webhooks';
 export const MAINTENANCE_QUEUE = 'maintenance';
+/** the FlowProducer that adds long jobs' chunks and their join to the jobs queue */
+export const JOBS_FLOW_PRODUCER = 'jobs-flow';
 
 export type QueueBackendName = 'redis' | 'postgres';
 
