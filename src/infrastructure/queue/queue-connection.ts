@@ -13,7 +13,8 @@ export function queueBackendOf(config: AppConfig): QueueBackendName {
   return config.redisUrl ? 'redis' : 'postgres';
 }
 
-function redisConnection(redisUrl: string) {
+/** ioredis options for BullMQ from a redis:// or rediss:// URL (the API's queues and the worker server's). */
+export function redisConnection(redisUrl: string) {
   const url = new URL(redisUrl);
   return {
     host: url.hostname,
