@@ -224,6 +224,22 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(0)
   WORKER_SHUTDOWN_GRACE_MS = 30000;
 
+  /** a job processing a longer video is cut into equal chunks of at most this length, run in parallel (0: never) */
+  @Type(() => Number) @IsNumber() @Min(0)
+  CHUNK_SECONDS = 15;
+
+  /** seconds decoded before each chunk to warm the model's temporal state, then discarded */
+  @Type(() => Number) @IsNumber() @Min(0) @Max(10)
+  CHUNK_PREROLL_SECONDS = 1;
+
+  /** attempts of each chunk (a failed chunk is retried alone) */
+  @Type(() => Number) @IsInt() @Min(1) @Max(10)
+  CHUNK_ATTEMPTS = 3;
+
+  /** the module the engine's children load models from (a benchmark's fake engine); absent: the real models */
+  @IsOptional() @IsString()
+  ENGINE_MODEL_MODULE?: string;
+
   /** BullMQ: how often active jobs of dead workers are detected and re-run */
   @Type(() => Number) @IsInt() @Min(500)
   QUEUE_STALLED_INTERVAL_MS = 30000;

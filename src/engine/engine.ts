@@ -19,6 +19,7 @@ import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, buildWebmEnc
 import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
+import { planSegment, warmUpSession } from './chunks/segment';
 import { EngineError, EngineProgress, EngineRequest, EngineResult, ModelName, SegmentationModel, SegmentationSession } from './types';
 
 export interface EngineDeps {
@@ -40,7 +41,8 @@ export async function runEngine(
   // the input gate: sniffed, pinned, sized; nothing below opens a file the gate has not admitted
   const video = await admitVideo(request.inputPath, request.limits, signal);
   const image = request.background.type === 'image' ? await admitImage(request.background.imagePath, request.limits, signal) : undefined;
-  const plan = planJob(request, video, image);
+  const whole = planJob(request, video, image);
+  const plan = request.segment ? planSegment(whole, request.segment) : whole;
   // undecodable input is refused before any model runs; the check overlaps the model's loading
   const decodes = proveItDecodes(request.inputPath, video, signal);
   decodes.catch(() => undefined); // awaited below, unless the model fails to load first
@@ -52,6 +54,7 @@ export async function runEngine(
   const partialPath = partialOutputPath(request.outputPath);
   let scratch: string | undefined;
   try {
+    if (request.segment) await warmUpSession(session, plan.source, request.segment, signal);
     scratch = await mkdtemp(join(deps.workDir ?? tmpdir(), 'backdrop-engine-'));
     const reportFrame = (framesDone: number) =>
       onProgress?.({ framesDone, framesTotal: Math.max(plan.framesExpected, framesDone) });

@@ -12,3 +12,6 @@ export { isSupportedVideo, detectVideoType, sniffImageType, sniffVideoType, SNIF
 export type { SupportedImageType, SupportedVideoType } from './media/sniff';
 export { EngineProcessPool } from './runner/engine-process-pool';
 export type { EngineProcessPoolOptions } from './runner/engine-process-pool';
+export { joinSegments } from './chunks/join-segments';
+export type { JoinRequest } from './chunks/join-segments';
+export { segmentFormatFor } from './chunks/segment';

@@ -53,6 +53,19 @@ export interface EngineRequest {
   maxDurationSeconds?: number;
   /** frame and image size limits (default DEFAULT_MEDIA_LIMITS) */
   limits?: MediaLimits;
+  /** process only this time range of the input: one chunk of a long job (chunks/segment.ts) */
+  segment?: SegmentRange;
+}
+
+/**
+ * A chunk of a long job: the frames from round(startSeconds * fps) up to round(endSeconds * fps)
+ * (to the end when endSeconds is absent), after `prerollSeconds` of earlier frames that only warm
+ * the model's temporal state and are discarded. A segment's output has no audio: the join adds it.
+ */
+export interface SegmentRange {
+  startSeconds: number;
+  endSeconds?: number;
+  prerollSeconds: number;
 }
 
 export interface EngineProgress {

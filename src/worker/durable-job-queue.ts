@@ -2,6 +2,7 @@ import { createPostgresBackend, DelayedError, Job, Queue, QueueOptions, setDefau
 import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RunRequest } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, JobQueueOptions, WorkerQueue } from './job-queue';
 import { DurableQueueConfig } from '../config/worker-server-config';
+import { redisConnection } from '../infrastructure/queue/queue-connection';
 
 const QUEUE_NAME = 'runs';
 /** how often a running job's cancel flag is read back (cancel may land on another worker server) */
@@ -35,19 +36,7 @@ const runIdOf = (apiJobId: string): string => `run_${apiJobId.replace(/[^A-Za-z0
 function connectionOptions(config: DurableQueueConfig): QueueOptions {
   if (config.redisUrl) {
     setDefaultBackendFactory(undefined);
-    const url = new URL(config.redisUrl);
-    return {
-      prefix: config.namespace,
-      connection: {
-        host: url.hostname,
-        port: Number(url.port || 6379),
-        username: url.username ? decodeURIComponent(url.username) : undefined,
-        password: url.password ? decodeURIComponent(url.password) : undefined,
-        db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-        tls: url.protocol === 'rediss:' ? {} : undefined,
-        maxRetriesPerRequest: null,
-      },
-    } as QueueOptions;
+    return { prefix: config.namespace, connection: redisConnection(config.redisUrl) } as QueueOptions;
   }
   setDefaultBackendFactory(createPostgresBackend);
   return { connection: { connectionString: config.databaseUrl, schema: config.namespace, migrate: true, max: 5 } } as unknown as QueueOptions;

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { MediaLimits } from '../engine/media/limits';
 import { OUTPUT_EXTENSIONS } from '../contract/job-settings';
-import { EngineError } from '../engine/types';
+import { EngineError, SegmentRange } from '../engine/types';
 import { EnginePool, engineRequestOf } from '../common/worker-protocol/engine-request';
 import { RemoteOutput, RemoteTaskInput } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, ProcessContext } from './job-queue';
@@ -31,7 +31,7 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
       if (input.background_image_url && backgroundPath) await fetchInput(input.background_image_url, backgroundPath, 'background image', options, signal);
       const outputPath = path.join(dir, `output.${OUTPUT_EXTENSIONS[input.settings.outputFormat] ?? 'bin'}`);
       // The engine request is built exactly as the API's local gateway builds it; keys are this run's local paths.
-      const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds, mediaLimits: mediaLimitsOf(input) };
+      const task = { jobId: input.job_id, inputKey: inputPath, outputKey: outputPath, backgroundImageKey: backgroundPath, settings: input.settings, maxDurationSeconds: input.max_duration_seconds, mediaLimits: mediaLimitsOf(input), segment: segmentOf(input) };
       const result = await pool.run(
         engineRequestOf(task, inputPath, outputPath, backgroundPath),
         (progress) => onProgress(progress.framesTotal > 0 ? (100 * progress.framesDone) / progress.framesTotal : 0),
@@ -56,6 +56,11 @@ export function engineProcessor(pool: EnginePool, options: EngineProcessorOption
       await rm(dir, { recursive: true, force: true });
     }
   };
+}
+
+function segmentOf(input: RemoteTaskInput): SegmentRange | undefined {
+  const segment = input.segment;
+  return segment && { startSeconds: segment.start_seconds, endSeconds: segment.end_seconds, prerollSeconds: segment.preroll_seconds };
 }
 
 function mediaLimitsOf(input: RemoteTaskInput): MediaLimits | undefined {

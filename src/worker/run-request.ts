@@ -25,6 +25,20 @@ function positive(value: unknown, field: string): number | undefined {
   return value;
 }
 
+function validateSegment(value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'object') throw new RunRequestInvalid('input.segment must be an object');
+  const segment = value as Record<string, unknown>;
+  const seconds = (field: string, optional: boolean) => {
+    const given = segment[field];
+    if (optional && given === undefined) return;
+    if (typeof given !== 'number' || !Number.isFinite(given) || given < 0) throw new RunRequestInvalid(`input.segment.${field} must be a number of seconds, 0 or more`);
+  };
+  seconds('start_seconds', false);
+  seconds('end_seconds', true);
+  seconds('preroll_seconds', false);
+}
+
 /**
  * Checks the shape of a /run body (the API built it; this catches other callers and version skew).
  * The settings' finer rules were applied by the API; the engine refuses what it cannot do.
@@ -50,6 +64,7 @@ export function validateRunRequest(body: unknown): RunRequest {
       if (positive(limits[name], `input.media_limits.${name}`) === undefined) throw new RunRequestInvalid(`input.media_limits.${name} is required`);
     }
   }
+  validateSegment(input.segment);
   if (request.webhook !== undefined) httpUrl(request.webhook, 'webhook');
   positive(request.policy?.executionTimeout, 'policy.executionTimeout');
   positive(request.policy?.ttl, 'policy.ttl');

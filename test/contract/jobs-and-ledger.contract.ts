@@ -53,6 +53,19 @@ export function describeJobRepositoryContract(harness: Harness): void {
       expect(await harness.jobs().updateProgress(job.id, 50)).toBe(false);
     });
 
+    it('adds chunks\' progress atomically, kept within 0..99, only while processing', async () => {
+      const job = aJob(await harness.newOwner(), { status: 'processing' });
+      await harness.jobs().insert(job);
+      await Promise.all([10, 20, 12.5].map((delta) => harness.jobs().addProgress(job.id, delta)));
+      expect((await harness.jobs().findById(job.id))?.progress).toBeCloseTo(42.5, 5);
+      expect(await harness.jobs().addProgress(job.id, -50)).toBe(true);
+      expect((await harness.jobs().findById(job.id))?.progress).toBe(0);
+      await harness.jobs().addProgress(job.id, 150);
+      expect((await harness.jobs().findById(job.id))?.progress).toBe(99);
+      await harness.jobs().transition(job.id, 'processing', { status: 'failed' });
+      expect(await harness.jobs().addProgress(job.id, 1)).toBe(false);
+    });
+
     it('lists newest first with limit, offset, status and a total', async () => {
       const owner = await harness.newOwner();
       const base = Date.now();

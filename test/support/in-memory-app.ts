@@ -29,6 +29,11 @@ import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/i
 import { InMemoryJobRepository } from '../../src/modules/jobs/adapters/in-memory/in-memory.job.repository';
 import { ProcessJobHandler } from '../../src/modules/jobs/application/process-job.handler';
 import { JobDispatcher } from '../../src/modules/jobs/ports/job-dispatcher';
+import { ChunkDispatcher } from '../../src/modules/jobs/ports/chunk-dispatcher';
+import { ChunkJoiner } from '../../src/modules/jobs/ports/chunk-joiner';
+import { InMemoryChunkJoiner } from '../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
+import { ChunkedJobHandler } from '../../src/modules/jobs/application/chunked-job.handler';
+import { InMemoryChunkDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
 import { JobEventLog } from '../../src/modules/jobs/ports/job-event-log';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { InMemoryRateLimitStore } from '../../src/modules/rate-limit/adapters/in-memory/in-memory.rate-limit-store';
@@ -109,7 +114,8 @@ function inMemoryQueues(dispatcher: InMemoryJobDispatcher) {
  */
 export async function startInMemoryApp(env: Record<string, string> = {}, options: { adapters?: readonly AdapterSwap[] } = {}): Promise<InMemoryApp> {
   const port = randomPort();
-  const config = loadConfig({ ADMIN_TOKEN, PORT: String(port), HOST: '127.0.0.1', ...env });
+  // long jobs stay whole unless a test sets CHUNK_SECONDS (the fake worker does not cut its output)
+  const config = loadConfig({ ADMIN_TOKEN, PORT: String(port), HOST: '127.0.0.1', CHUNK_SECONDS: '0', ...env });
   const secrets: InstanceSecrets = { urlSigningSecret: randomBytes(32).toString('hex'), adminTokenHash: hashToken(config.env.ADMIN_TOKEN ?? ADMIN_TOKEN) };
   const keys = new InMemoryApiKeyRepository();
   const jobs = new InMemoryJobRepository();
@@ -132,6 +138,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   };
   const transactional: Array<[PortToken<unknown>, unknown]> = [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox]];
   const fake = new FakeWorkerGateway(adapters.storage);
+  const chunkFlows = new InMemoryChunkDispatcher(config.chunking.attempts);
   const swaps: Array<readonly [unknown, unknown]> = [
     ...transactional,
     [UnitOfWork, new InMemoryUnitOfWork(new Map(transactional))],
@@ -140,6 +147,8 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     [IdempotencyStore, adapters.idempotency],
     [UsageStore, adapters.usage],
     [JobDispatcher, adapters.dispatcher],
+    [ChunkDispatcher, chunkFlows],
+    [ChunkJoiner, new InMemoryChunkJoiner(adapters.storage)],
     [WebhookDeliveryQueue, adapters.deliveries],
     [RetentionStore, adapters.retention],
     [DatabaseProbe, new InMemoryDatabaseProbe()],
@@ -163,6 +172,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   adapters.storage.serveAt(baseUrl, app.get(UrlSigner));
   const processJob = app.get(ProcessJobHandler);
   adapters.dispatcher.consumeWith((jobId) => processJob.handle(jobId));
+  chunkFlows.consumeWith(app.get(ChunkedJobHandler));
   const deliverWebhook = app.get(DeliverWebhookHandler);
   adapters.deliveries.consumeWith((deliveryId) => deliverWebhook.handle(deliveryId));
   const apiKeys = app.get(ApiKeysService);
@@ -177,6 +187,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     close: async () => {
       adapters.deliveries.stop();
       await adapters.dispatcher.drain();
+      await chunkFlows.drain();
       await app.close();
     },
   };

@@ -1,6 +1,6 @@
 import type { JobSettings } from '../../contract/job-settings';
 import type { MediaLimits } from '../../engine/media/limits';
-import type { EngineProgress, EngineRequest, EngineResult } from '../../engine/types';
+import type { EngineProgress, EngineRequest, EngineResult, SegmentRange } from '../../engine/types';
 
 /**
  * The one mapping from a job's settings to the engine's request, used by the in-process
@@ -11,6 +11,8 @@ export interface EngineTask {
   maxDurationSeconds?: number;
   /** the input gate's frame and image size limits; absent: the engine's defaults */
   mediaLimits?: MediaLimits;
+  /** one chunk of a long job: its time range and pre-roll; absent: the whole video */
+  segment?: SegmentRange;
 }
 
 /** What the gateway needs of the engine's process pool. */
@@ -42,5 +44,6 @@ export function engineRequestOf(task: EngineTask, inputPath: string, outputPath:
     previewDuration: settings.previewDuration ?? undefined,
     maxDurationSeconds: task.maxDurationSeconds,
     limits: task.mediaLimits,
+    segment: task.segment,
   };
 }

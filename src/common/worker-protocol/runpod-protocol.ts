@@ -31,6 +31,8 @@ export interface RemoteTaskInput {
   max_duration_seconds: number;
   /** the API's frame and image size limits (MAX_VIDEO_WIDTH...); absent: the engine's defaults */
   media_limits?: { max_video_width: number; max_video_height: number; max_video_pixels: number; max_image_pixels: number };
+  /** one chunk of a long job: process only this time range, after a discarded pre-roll; absent: the whole video */
+  segment?: { start_seconds: number; end_seconds?: number; preroll_seconds: number };
 }
 
 export interface RunRequest {

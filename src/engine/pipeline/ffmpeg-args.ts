@@ -30,6 +30,12 @@ export const FOREGROUND_PIPE_FD = 4;
  */
 export const FOREGROUND_COLOUR_BELOW = 250;
 
+/** Frames `start` (inclusive) to `end` (exclusive; undefined: the last) of the constant-rate sequence. */
+export interface FrameWindow {
+  start: number;
+  end?: number;
+}
+
 /** What both the decoder and the encoder need to read the source identically. */
 export interface SourceSpec {
   inputPath: string;
@@ -39,6 +45,8 @@ export interface SourceSpec {
   needsLibvpxDecoder: boolean;
   /** seconds to read from the start (previews); undefined reads it all */
   durationLimit?: number;
+  /** only these frames of the constant-rate sequence (a chunk of a long job); undefined: all */
+  frames?: FrameWindow;
   fps: number;
   /** display size (after rotation) */
   size: Size;
@@ -79,9 +87,15 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
   ];
 }
 
-/** The chain both sides apply first to the source's video: a constant-rate sequence from t=0. */
-export function sourceChain(fps: number): string {
-  return `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}`;
+/**
+ * The chain both sides apply first to the source's video: a constant-rate sequence from t=0 (cut to
+ * `frames` for a chunk, whose first frame is then t=0 again).
+ */
+export function sourceChain(fps: number, frames?: FrameWindow): string {
+  const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}`;
+  if (!frames) return chain;
+  const end = frames.end !== undefined ? `:end_frame=${frames.end}` : '';
+  return `${chain},trim=start_frame=${frames.start}${end},setpts=PTS-STARTPTS`;
 }
 
 /** Decoder: the source as packed RGB frames at the model's input size, on stdout. */
@@ -90,7 +104,7 @@ export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] 
     ...COMMON_ARGS,
     ...buildSourceInputArgs(source),
     '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-vf', `${sourceChain(source.fps)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,format=rgb24`,
+    '-vf', `${sourceChain(source.fps, source.frames)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,format=rgb24`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ];
@@ -113,7 +127,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
     from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
   const parts = spec.decontaminate
     ? [
-        `[0:v]${sourceChain(source.fps)},${resizeTo(source.size)}format=gbrp[sourcecolor]`,
+        `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
@@ -121,7 +135,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `[0:v]${sourceChain(source.fps)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
+        `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];

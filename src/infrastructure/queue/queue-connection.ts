@@ -4,6 +4,8 @@ import { AppConfig } from '../../config/app-config';
 export const JOBS_QUEUE = 'jobs';
 export const WEBHOOKS_QUEUE = 'webhooks';
 export const MAINTENANCE_QUEUE = 'maintenance';
+/** the FlowProducer that adds long jobs' chunks and their join to the jobs queue */
+export const JOBS_FLOW_PRODUCER = 'jobs-flow';
 
 export type QueueBackendName = 'redis' | 'postgres';
 
@@ -11,7 +13,8 @@ export function queueBackendOf(config: AppConfig): QueueBackendName {
   return config.redisUrl ? 'redis' : 'postgres';
 }
 
-function redisConnection(redisUrl: string) {
+/** ioredis options for BullMQ from a redis:// or rediss:// URL (the API's queues and the worker server's). */
+export function redisConnection(redisUrl: string) {
   const url = new URL(redisUrl);
   return {
     host: url.hostname,

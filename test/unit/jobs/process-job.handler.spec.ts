@@ -1,4 +1,7 @@
 import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
+import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
+import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
+import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
 import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
 import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
 
@@ -9,7 +12,8 @@ const VIDEO = 'https://videos.example.com/clip.mp4';
 function processing() {
   const world = jobsWorld();
   const gateway = new FakeWorkerGateway(world.storage);
-  const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, world.config);
+  const chunked = new ChunkedJobHandler(world.jobs, world.lifecycle, gateway, new InMemoryChunkJoiner(world.storage), new InMemoryChunkDispatcher(), world.storage, world.config);
+  const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, chunked, world.config);
   world.outbound.serve(VIDEO, 'the bytes of a video');
   const queued = (request = {}) => world.service.create({ apiKeyId: KEY, videoUrl: VIDEO, request: { model: 'light', ...request }, autoStart: true });
   return { ...world, gateway, handler, queued };

@@ -11,6 +11,8 @@ import { JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
+import { planChunks } from '../domain/chunk-plan';
+import { ChunkedJobHandler } from './chunked-job.handler';
 
 const PROGRESS_WRITE_INTERVAL_MS = 500;
 const CANCEL_POLL_MS = 1000;
@@ -36,6 +38,7 @@ export class ProcessJobHandler {
     private readonly storage: ObjectStorage,
     private readonly uploads: UploadedVideos,
     private readonly outbound: OutboundHttp,
+    private readonly chunked: ChunkedJobHandler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -94,10 +97,14 @@ export class ProcessJobHandler {
     return timer;
   }
 
-  /** Null when the job ended before processing (its input could not be paid for). */
+  /**
+   * Null when the job ended before processing (its input could not be paid for) or was split into
+   * chunks (the join completes it).
+   */
   private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null> {
     const inputKey = await this.resolveInput(job);
-    if (!(await this.admitInput(job, inputKey))) return null;
+    const admitted = await this.admitInput(job, inputKey);
+    if (admitted === null) return null;
     let backgroundImageKey: string | null;
     try {
       backgroundImageKey = await this.fetchBackgroundImage(job);
@@ -105,6 +112,7 @@ export class ProcessJobHandler {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
     }
+    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted)) return null;
     const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
@@ -123,22 +131,37 @@ export class ProcessJobHandler {
   }
 
   /**
-   * A fetched input passes the input gate before anything else reads it (uploads passed it when they
-   * were uploaded), and its cost is reserved once its duration is known; false when the job failed
-   * for lack of credit.
+   * A job longer than the chunk length goes out as chunks any worker may take (the reserve covers the
+   * whole job already); true when it did. `durationSeconds` is the probe's when it was probed.
    */
-  private async admitInput(job: Job, inputKey: string): Promise<boolean> {
-    if (!inputKey.startsWith('inputs/') && job.reservedCredits !== null) return true;
+  private async splitWhenLong(job: Job, inputKey: string, backgroundImageKey: string | null, durationSeconds: number | undefined): Promise<boolean> {
+    const { chunkSeconds, prerollSeconds } = this.config.chunking;
+    if (!(chunkSeconds > 0)) return false;
+    const duration = durationSeconds ?? (await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path)));
+    const seconds = typeof duration === 'number' ? duration : isRefusal(duration) ? null : duration.durationSeconds;
+    const ranges = seconds === null ? null : planChunks(seconds, job.settings.previewDuration, chunkSeconds, prerollSeconds);
+    if (!ranges) return false;
+    await this.chunked.split(job, inputKey, backgroundImageKey, ranges);
+    return true;
+  }
+
+  /**
+   * A fetched input passes the input gate before anything else reads it (uploads passed it when they
+   * were uploaded), and its cost is reserved once its duration is known; null when the job failed
+   * for lack of credit, else the probed duration when it was probed here.
+   */
+  private async admitInput(job: Job, inputKey: string): Promise<number | undefined | null> {
+    if (!inputKey.startsWith('inputs/') && job.reservedCredits !== null) return undefined;
     const probed = await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path));
     const fetched = inputKey.startsWith('inputs/');
     if (isRefusal(probed)) {
       if (fetched) await this.storage.delete(inputKey);
       throw new InputFailure('input_invalid', `The video was refused: ${probed.reason}`);
     }
-    if (job.reservedCredits !== null) return true;
+    if (job.reservedCredits !== null) return probed.durationSeconds;
     const reserved = await this.lifecycle.reserveFetchedInput(job, probed.durationSeconds);
     if (!reserved && fetched) await this.storage.delete(inputKey);
-    return reserved !== null;
+    return reserved === null ? null : probed.durationSeconds;
   }
 
   /** An upload of this server is read from storage; any other URL is fetched through the SSRF-guarded client. */

@@ -26,6 +26,11 @@ export abstract class JobRepository {
   abstract transition(id: string, expectedStatus: JobStatus, changes: Partial<Job>): Promise<Job | null>;
   /** Writes progress while the job is processing; false once it is not (canceled or ended elsewhere). */
   abstract updateProgress(id: string, progress: number): Promise<boolean>;
+  /**
+   * Adds `delta` percent to the progress in one atomic step, kept within 0..99, while the job is
+   * processing: the chunks of a long job each add their share from whichever worker runs them.
+   */
+  abstract addProgress(id: string, delta: number): Promise<boolean>;
   abstract markDispatched(id: string): Promise<void>;
   /** Started jobs the relay has not handed to the queue since before `startedBefore` (the outbox). */
   abstract undispatched(startedBefore: Date, limit: number): Promise<string[]>;

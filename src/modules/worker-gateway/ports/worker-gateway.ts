@@ -1,6 +1,7 @@
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { JobSettings } from '../../../contract/job-settings';
 import type { MediaLimits } from '../../../engine/media/limits';
+import type { SegmentRange } from '../../../engine/types';
 
 /** Everything a worker needs to process one job; storage keys, never credentials. */
 export interface WorkerTask {
@@ -13,6 +14,8 @@ export interface WorkerTask {
   maxDurationSeconds: number;
   /** the input gate's frame and image size limits; absent: the engine's defaults */
   mediaLimits?: MediaLimits;
+  /** one chunk of a long job (its time range and pre-roll): the output is that chunk, without audio */
+  segment?: SegmentRange;
 }
 
 export interface WorkerOutcome {

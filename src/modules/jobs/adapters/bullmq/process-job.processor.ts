@@ -5,6 +5,11 @@ import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
 import { ProcessJobHandler } from '../../application/process-job.handler';
 import { ProcessJobMessage } from './bullmq.job-dispatcher';
+import { ChunkedJobHandler } from '../../application/chunked-job.handler';
+import { ChunkOutcome, ChunkTask, JoinTask } from '../../ports/chunk-dispatcher';
+import { CHUNK_MESSAGE, JOIN_MESSAGE } from './bullmq.chunk-dispatcher';
+
+type JobsQueueMessage = QueueJob<ProcessJobMessage> | QueueJob<ChunkTask> | QueueJob<JoinTask>;
 
 /**
  * The worker side of the jobs queue: each message runs ProcessJobHandler. Delivery is at least once
@@ -16,6 +21,7 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
 
   constructor(
     private readonly handler: ProcessJobHandler,
+    private readonly chunked: ChunkedJobHandler,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
@@ -27,17 +33,31 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.handler.beginShutdown(this.config.env.WORKER_SHUTDOWN_GRACE_MS);
+    this.chunked.beginShutdown(this.config.env.WORKER_SHUTDOWN_GRACE_MS);
     await this.worker.close();
   }
 
-  async process(message: QueueJob<ProcessJobMessage>): Promise<void> {
-    await this.handler.handle(message.data.jobId);
+  /** `process` runs a job (or splits a long one); a long job's `chunk` and `join` messages come from its flow. */
+  async process(message: JobsQueueMessage): Promise<ChunkOutcome | null | void> {
+    if (message.name === CHUNK_MESSAGE) return this.chunked.runChunk((message as QueueJob<ChunkTask>).data);
+    if (message.name === JOIN_MESSAGE) {
+      const outcomes = Object.values(await message.getChildrenValues<ChunkOutcome | null>());
+      return this.chunked.join((message as QueueJob<JoinTask>).data, outcomes);
+    }
+    await this.handler.handle((message as QueueJob<ProcessJobMessage>).data.jobId);
   }
 
   /** BullMQ gave up on a message (it stalled too often, or the handler threw): the job must not stay open. */
   @OnWorkerEvent('failed')
-  async onFailed(message: QueueJob<ProcessJobMessage> | undefined, error: Error): Promise<void> {
-    if (!message || message.attemptsMade < (message.opts.attempts ?? 1)) return;
+  async onFailed(message: JobsQueueMessage | undefined, error: Error): Promise<void> {
+    if (!message) return;
+    // a chunk is over when the queue left it failed (out of attempts, or stalled too often), not retrying
+    if (message.name === CHUNK_MESSAGE) {
+      if ((await message.getState().catch(() => 'unknown')) !== 'failed') return;
+      return this.chunked.chunkGaveUp((message as QueueJob<ChunkTask>).data, error).catch(() => undefined);
+    }
+    if (message.attemptsMade < (message.opts.attempts ?? 1)) return;
+    if (message.name === JOIN_MESSAGE) return this.chunked.joinGaveUp((message as QueueJob<JoinTask>).data, error).catch(() => undefined);
     this.logger.error(`queue gave up on job ${message.data.jobId}: ${error.message}`);
     await this.handler.abandon(message.data.jobId, error.message).catch(() => undefined);
   }

@@ -53,6 +53,13 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
     return true;
   }
 
+  async addProgress(id: string, delta: number): Promise<boolean> {
+    const job = this.jobs.get(id);
+    if (!job || job.status !== 'processing') return false;
+    job.progress = Math.min(99, Math.max(0, job.progress + delta));
+    return true;
+  }
+
   async markDispatched(id: string): Promise<void> {
     const job = this.jobs.get(id);
     if (job && !job.dispatchedAt) job.dispatchedAt = new Date();

@@ -87,6 +87,17 @@ export class TypeOrmJobRepository extends JobRepository {
     return Boolean(result.affected);
   }
 
+  async addProgress(id: string, delta: number): Promise<boolean> {
+    const result = await this.records
+      .createQueryBuilder()
+      .update()
+      .set({ progress: () => 'LEAST(99, GREATEST(0, progress + :delta))' })
+      .where('id = :id AND status = :status', { id, status: 'processing' })
+      .setParameter('delta', delta)
+      .execute();
+    return Boolean(result.affected);
+  }
+
   async markDispatched(id: string): Promise<void> {
     await this.records.update({ id, dispatchedAt: IsNull() }, { dispatchedAt: new Date() });
   }

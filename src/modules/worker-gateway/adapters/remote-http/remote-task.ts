@@ -20,5 +20,6 @@ export async function remoteTaskInput(task: WorkerTask, storage: ObjectStorage, 
       max_video_pixels: task.mediaLimits.maxVideoPixels,
       max_image_pixels: task.mediaLimits.maxImagePixels,
     },
+    ...(task.segment && { segment: { start_seconds: task.segment.startSeconds, end_seconds: task.segment.endSeconds, preroll_seconds: task.segment.prerollSeconds } }),
   };
 }

@@ -1,0 +1,64 @@
+/**
+ * One chunk of a long job (EngineRequest.segment): the plan is cut to the chunk's frames, and the
+ * session is warmed on the frames just before them (the pre-roll), whose mattes are thrown away. The
+ * recurrent state of the video-matting model and the motion smoothing then enter the chunk as they
+ * would have in one run over the whole video, so the seam does not show.
+ *
+ * Frame numbers come from seconds with the probed frame rate: every chunk of a job rounds the same
+ * boundaries the same way, so neighbouring chunks meet without a gap or an overlap.
+ */
+import { ffmpegPath } from '../media/binaries';
+import { MediaProcess } from '../media/process';
+import { buildDecodeArgs, FrameWindow, SourceSpec } from '../pipeline/ffmpeg-args';
+import { FrameReader } from '../pipeline/frame-reader';
+import { JobPlan } from '../pipeline/plan';
+import { EngineError, OutputFormat, SegmentationSession, SegmentRange } from '../types';
+
+/** The frames a segment covers, and those of its pre-roll. */
+export function segmentFrames(segment: SegmentRange, fps: number): { window: FrameWindow; preroll: FrameWindow } {
+  if (!(segment.startSeconds >= 0) || !(segment.prerollSeconds >= 0)) throw new EngineError('input_invalid', 'a segment starts at or after 0 s, with a pre-roll of 0 s or more');
+  const start = Math.round(segment.startSeconds * fps);
+  const end = segment.endSeconds === undefined ? undefined : Math.round(segment.endSeconds * fps);
+  if (end !== undefined && end <= start) throw new EngineError('input_invalid', `segment ${segment.startSeconds}-${segment.endSeconds} s holds no frame`);
+  return { window: { start, end }, preroll: { start: Math.max(0, start - Math.round(segment.prerollSeconds * fps)), end: start } };
+}
+
+/** The plan of a segment: its frames only, no audio (the join takes it from the source once). */
+export function planSegment(plan: JobPlan, segment: SegmentRange): JobPlan {
+  const { window } = segmentFrames(segment, plan.source.fps);
+  const framesExpected = Math.max(1, (window.end ?? plan.framesExpected) - window.start);
+  return { ...plan, source: { ...plan.source, frames: window }, keepAudio: false, framesExpected };
+}
+
+/** Feeds the pre-roll's frames to the session and drops their mattes. */
+export async function warmUpSession(session: SegmentationSession, source: SourceSpec, segment: SegmentRange, signal?: AbortSignal): Promise<number> {
+  const { preroll } = segmentFrames(segment, source.fps);
+  if (preroll.end === preroll.start) return 0;
+  const input = { width: session.inputWidth, height: session.inputHeight };
+  const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs({ ...source, frames: preroll }, input), { readStdout: true, signal });
+  const reader = new FrameReader(decoder.stdout, input.width * input.height * 3, 3);
+  let frames = 0;
+  try {
+    for (let data = await reader.next(); data; data = await reader.next()) {
+      if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
+      await session.segment({ index: frames, width: input.width, height: input.height, data });
+      frames += 1;
+    }
+    await decoder.exited;
+    return frames;
+  } catch (error) {
+    decoder.kill();
+    if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
+    if (error instanceof EngineError) throw error;
+    throw new EngineError('input_invalid', `decoding the pre-roll failed: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The format a chunk is written in. webm, mp4 and mov chunks are joined by stream copy; GIF, WebP
+ * and PNG frames cannot be, so their chunks are ProRes 4444 (alpha kept, visually lossless) and the
+ * join encodes the whole clip once: one GIF palette, one animation, one numbering of the frames.
+ */
+export function segmentFormatFor(format: OutputFormat): OutputFormat {
+  return format === 'webm' || format === 'mp4' || format === 'mov' ? format : 'mov';
+}

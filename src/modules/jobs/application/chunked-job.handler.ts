@@ -1,0 +1,186 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/app-config';
+import { JobFailureCode } from '../../../common/errors/error-codes';
+import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
+import { ObjectStorage } from '../../storage/ports/object-storage';
+import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
+import { ChunkRange, chunkFormatOf } from '../domain/chunk-plan';
+import { Job } from '../domain/job';
+import { ChunkDispatcher, ChunkOutcome, ChunkTask, JoinTask } from '../ports/chunk-dispatcher';
+import { ChunkJoiner } from '../ports/chunk-joiner';
+import { JobRepository } from '../ports/job.repository';
+import { JobLifecycle } from './job-lifecycle';
+import { watchWhileProcessing } from './job-watch';
+
+const PROGRESS_WRITE_INTERVAL_MS = 500;
+/** A chunk failing for these would fail again: the job fails at once, the chunk is not retried. */
+const FINAL_FAILURES: readonly JobFailureCode[] = ['input_invalid', 'input_too_long', 'input_unreachable', 'canceled'];
+
+/**
+ * A long job in chunks: dispatched as a flow (the chunks, then the join that waits on them), each
+ * chunk run through the WorkerGateway by whichever worker takes it (local engine or remote workers),
+ * then joined into the one output. The job itself moves once: credits were reserved for the whole job
+ * before the split, and the join completes it (one charge, one `completed` webhook); a chunk that runs
+ * out of attempts fails it (one `failed` webhook). A canceled job stops every chunk: each one watches
+ * the job's status, and those not yet started find it ended and do nothing.
+ */
+@Injectable()
+export class ChunkedJobHandler {
+  private readonly logger = new Logger(ChunkedJobHandler.name);
+  private readonly running = new Set<AbortController>();
+  private shuttingDown = false;
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly lifecycle: JobLifecycle,
+    private readonly gateway: WorkerGateway,
+    private readonly joiner: ChunkJoiner,
+    private readonly dispatcher: ChunkDispatcher,
+    private readonly storage: ObjectStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Queues the chunks and their join; the inputs now belong to the join, which deletes them. */
+  async split(job: Job, inputKey: string, backgroundImageKey: string | null, ranges: ChunkRange[]): Promise<void> {
+    const format = chunkFormatOf(job.settings.outputFormat);
+    const chunkKeys = ranges.map((_, index) => `chunks/${job.id}/${index}.${OUTPUT_EXTENSIONS[format]}`);
+    const chunks: ChunkTask[] = ranges.map(({ share, ...segment }, index) => ({
+      jobId: job.id,
+      index,
+      inputKey,
+      backgroundImageKey,
+      chunkKey: chunkKeys[index],
+      segment,
+      share,
+      flowChunkKeys: chunkKeys,
+    }));
+    await this.dispatcher.dispatch({ jobId: job.id, inputKey, backgroundImageKey, chunkKeys }, chunks);
+    this.logger.log(`job ${job.id} split into ${chunks.length} chunks`);
+  }
+
+  /** Runs one chunk; null when the job had ended (nothing to do). Throws for the queue to retry it. */
+  async runChunk(task: ChunkTask): Promise<ChunkOutcome | null> {
+    const job = await this.jobs.findById(task.jobId);
+    if (!job || job.status !== 'processing') return null;
+    const stop = new AbortController();
+    const watcher = watchWhileProcessing(this.jobs, job.id, stop);
+    this.running.add(stop);
+    const progress = this.progressShare(job.id, task.share);
+    try {
+      const outcome = await this.gateway.process(
+        {
+          jobId: job.id,
+          inputKey: task.inputKey,
+          outputKey: task.chunkKey,
+          backgroundImageKey: task.backgroundImageKey,
+          settings: { ...job.settings, outputFormat: chunkFormatOf(job.settings.outputFormat) },
+          maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS,
+          mediaLimits: this.config.mediaLimits,
+          segment: task.segment,
+        },
+        progress.report,
+        stop.signal,
+      );
+      await progress.finish();
+      if ((await this.jobs.findById(job.id))?.status !== 'processing') {
+        await this.storage.delete(task.chunkKey); // the job ended while this chunk ran: nobody joins it
+        return null;
+      }
+      return { index: task.index, frames: outcome.frames, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
+    } catch (error) {
+      await progress.undo();
+      if (this.shuttingDown) throw new Error(`chunk ${task.index} of job ${job.id} handed back: the worker is shutting down`);
+      if (stop.signal.aborted) return null; // the job was canceled or ended elsewhere
+      if (error instanceof WorkerFailure && FINAL_FAILURES.includes(error.code)) {
+        await this.failJob(job.id, error.code, error.message);
+        return null;
+      }
+      throw error;
+    } finally {
+      clearInterval(watcher);
+      this.running.delete(stop);
+    }
+  }
+
+  /** Every chunk succeeded (or found the job ended): join them into the output and complete the job. */
+  async join(task: JoinTask, outcomes: Array<ChunkOutcome | null>): Promise<void> {
+    const job = await this.jobs.findById(task.jobId);
+    const done = outcomes.filter((outcome): outcome is ChunkOutcome => outcome !== null).sort((a, b) => a.index - b.index);
+    if (!job || job.status !== 'processing' || done.length !== task.chunkKeys.length) {
+      await this.cleanUp(task);
+      return;
+    }
+    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
+    const stop = new AbortController();
+    const watcher = watchWhileProcessing(this.jobs, job.id, stop);
+    try {
+      await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, chunkDurations: done.map((outcome) => outcome.durationSeconds), outputKey, settings: job.settings, mediaLimits: this.config.mediaLimits }, stop.signal);
+    } catch (error) {
+      if (stop.signal.aborted) return this.cleanUp(task);
+      throw error;
+    } finally {
+      clearInterval(watcher);
+    }
+    const notes = [...new Set(done.flatMap((outcome) => outcome.notes))];
+    const frames = done.reduce((sum, outcome) => sum + outcome.frames, 0);
+    const durationSeconds = done.reduce((sum, outcome) => sum + outcome.durationSeconds, 0);
+    await this.lifecycle.complete((await this.jobs.findById(job.id)) ?? job, { outputKey, durationSeconds, frames, notes });
+    await this.cleanUp(task);
+  }
+
+  /** A chunk ran out of attempts: the job fails (its other chunks see that and stop). */
+  async chunkGaveUp(task: ChunkTask, error: Error): Promise<void> {
+    const code = error instanceof WorkerFailure ? error.code : 'worker_failed';
+    const message = error instanceof WorkerFailure ? error.message : `Processing failed: chunk ${task.index + 1} kept failing`;
+    this.logger.error(`chunk ${task.index} of job ${task.jobId} gave up: ${error.message}`);
+    await this.failJob(task.jobId, code, message);
+    await this.cleanUp({ jobId: task.jobId, inputKey: task.inputKey, backgroundImageKey: task.backgroundImageKey, chunkKeys: task.flowChunkKeys });
+  }
+
+  /** The join ran out of attempts (or its chunks failed it): the job must not stay processing. */
+  async joinGaveUp(task: JoinTask, error: Error): Promise<void> {
+    const code = error instanceof WorkerFailure ? error.code : 'worker_failed';
+    await this.failJob(task.jobId, code, `Joining the chunks failed: ${error.message}`);
+    await this.cleanUp(task);
+  }
+
+  beginShutdown(graceMs: number): void {
+    this.shuttingDown = true;
+    setTimeout(() => this.running.forEach((stop) => stop.abort()), graceMs).unref();
+  }
+
+  private async failJob(jobId: string, code: JobFailureCode, message: string): Promise<void> {
+    const job = await this.jobs.findById(jobId);
+    if (job && job.status === 'processing') await this.lifecycle.fail(job, code, message);
+  }
+
+  /** The chunks' outputs always go; the inputs too when they were fetched for this job (not an upload). */
+  private async cleanUp(task: JoinTask): Promise<void> {
+    const keys = [...task.chunkKeys, task.inputKey, task.backgroundImageKey].filter((key): key is string => !!key && !key.startsWith('uploads/'));
+    await Promise.all(keys.filter((key) => key.startsWith('chunks/') || key.startsWith('inputs/')).map((key) => this.storage.delete(key).catch(() => undefined)));
+  }
+
+  /**
+   * The chunk's share of the job's progress, added as it goes (throttled); what an attempt added is
+   * taken back when it fails, so a retried chunk is not counted twice.
+   */
+  private progressShare(jobId: string, share: number) {
+    let added = 0;
+    let lastWrite = 0;
+    const addUpTo = (target: number): Promise<unknown> => {
+      const delta = target - added;
+      added = target;
+      return delta === 0 ? Promise.resolve() : this.jobs.addProgress(jobId, delta).catch(() => undefined);
+    };
+    return {
+      report: (percent: number): void => {
+        const now = Date.now();
+        if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+        lastWrite = now;
+        void addUpTo((Math.min(100, Math.max(0, percent)) / 100) * share);
+      },
+      finish: () => addUpTo(share),
+      undo: () => addUpTo(0),
+    };
+  }
+}

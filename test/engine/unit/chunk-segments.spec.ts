@@ -1,0 +1,55 @@
+import { buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
+import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
+import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
+import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
+import { JobPlan } from '../../../src/engine/pipeline/plan';
+
+describe('a long job\'s segments', () => {
+  it('turn seconds into frames the same way on every worker, so neighbours meet without gap or overlap', () => {
+    const fps = 24;
+    const bounds = [0, 1.111, 2.222, 3.333];
+    const windows = bounds.map((start, i) => segmentFrames({ startSeconds: start, endSeconds: bounds[i + 1], prerollSeconds: 1 }, fps).window);
+    for (let i = 1; i < windows.length; i++) expect(windows[i].start).toBe(windows[i - 1].end);
+    expect(windows[windows.length - 1].end).toBeUndefined();
+    expect(segmentFrames({ startSeconds: 2, endSeconds: 3, prerollSeconds: 1 }, 25)).toEqual({ window: { start: 50, end: 75 }, preroll: { start: 25, end: 50 } });
+    expect(segmentFrames({ startSeconds: 0.4, prerollSeconds: 1 }, 25).preroll).toEqual({ start: 0, end: 10 });
+  });
+
+  it('refuse a range that holds no frame or starts before the video', () => {
+    expect(() => segmentFrames({ startSeconds: 2, endSeconds: 2.01, prerollSeconds: 0 }, 25)).toThrow('holds no frame');
+    expect(() => segmentFrames({ startSeconds: -1, prerollSeconds: 0 }, 25)).toThrow('at or after 0 s');
+  });
+
+  it('cut the plan to the window, without audio', () => {
+    const plan = { source: { fps: 25 }, keepAudio: true, framesExpected: 100 } as unknown as JobPlan;
+    expect(planSegment(plan, { startSeconds: 1, endSeconds: 2, prerollSeconds: 0.5 })).toMatchObject({ source: { fps: 25, frames: { start: 25, end: 50 } }, keepAudio: false, framesExpected: 25 });
+    expect(planSegment(plan, { startSeconds: 3, prerollSeconds: 0.5 }).framesExpected).toBe(25);
+  });
+
+  it('trim the constant-rate sequence after it is made, then restart its clock', () => {
+    expect(sourceChain(25)).toBe('setpts=PTS-STARTPTS,fps=25');
+    expect(sourceChain(25, { start: 25, end: 50 })).toBe('setpts=PTS-STARTPTS,fps=25,trim=start_frame=25:end_frame=50,setpts=PTS-STARTPTS');
+    expect(sourceChain(25, { start: 75 })).toBe('setpts=PTS-STARTPTS,fps=25,trim=start_frame=75,setpts=PTS-STARTPTS');
+  });
+
+  it('are written in the job\'s format when it can be stream-copied, else in ProRes for one final encode', () => {
+    expect(['webm', 'mp4', 'mov', 'gif', 'webp', 'png_sequence'].map((format) => segmentFormatFor(format as never))).toEqual(['webm', 'mp4', 'mov', 'mov', 'mov', 'mov']);
+  });
+});
+
+describe('the join\'s ffmpeg arguments', () => {
+  it('list each chunk quoted with its exact duration', () => {
+    expect(concatList(['/tmp/a/0.webm', "/tmp/it's/1.webm"], [1.5, 1 / 24])).toBe("file '/tmp/a/0.webm'\nduration 1.5\nfile '/tmp/it'\\''s/1.webm'\nduration 0.04166667\n");
+  });
+
+  it('let the concat demuxer open nothing but files of the chunks\' container', () => {
+    expect(concatInputArgs('/tmp/list.txt', 'webm')).toEqual(['-protocol_whitelist', 'file,pipe', '-format_whitelist', 'concat,matroska', '-f', 'concat', '-safe', '0', '-i', '/tmp/list.txt']);
+    expect(() => concatInputArgs('/tmp/list.txt', 'gif')).toThrow('cannot be joined');
+  });
+
+  it('copy the video and the already encoded audio', () => {
+    const args = buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.mp4, '/tmp/audio.mp4', '/tmp/out.mp4');
+    expect(args.join(' ')).toContain('-format_whitelist mov -f mov -i /tmp/audio.mp4 -map 0:v:0 -map 1:a:0 -c copy -movflags +faststart -f mp4 -y /tmp/out.mp4');
+    expect(buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.webm, undefined, '/tmp/out.webm').join(' ')).toContain('-map 0:v:0 -an -c copy -f webm');
+  });
+});

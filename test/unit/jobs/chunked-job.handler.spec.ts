@@ -1,0 +1,146 @@
+import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
+import { OutboundHttp } from '../../../src/common/outbound-http';
+import { InMemoryVideoProbe } from '../../../src/modules/uploads/adapters/in-memory/in-memory.video-probe';
+import { VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
+import { startInMemoryApp } from '../../support/in-memory-app';
+import { eventually, swap } from '../../support/test-app';
+import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
+import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
+import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
+import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
+import { planChunks } from '../../../src/modules/jobs/domain/chunk-plan';
+import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
+import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
+
+const KEY = 'key_a';
+const VIDEO = 'https://videos.example.com/clip.mp4';
+
+/** A 10 s input with 4 s chunks: 3 chunks of 3.333 s. */
+function chunking() {
+  const world = jobsWorld({ CHUNK_SECONDS: '4', CHUNK_PREROLL_SECONDS: '1' });
+  const gateway = new FakeWorkerGateway(world.storage);
+  const dispatcher = new InMemoryChunkDispatcher();
+  const joiner = new InMemoryChunkJoiner(world.storage);
+  const chunked = new ChunkedJobHandler(world.jobs, world.lifecycle, gateway, joiner, dispatcher, world.storage, world.config);
+  const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, chunked, world.config);
+  world.outbound.serve(VIDEO, 'the bytes of a video');
+  const split = async (request = {}) => {
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: VIDEO, request: { model: 'light', ...request }, autoStart: true });
+    await handler.handle(job.id);
+    return { job, flow: dispatcher.flows.get(job.id) };
+  };
+  return { ...world, gateway, dispatcher, joiner, chunked, handler, split };
+}
+
+describe('planChunks', () => {
+  it('cuts into as few equal chunks as keep each within the length; the first has no pre-roll, the last runs to the end', () => {
+    expect(planChunks(10, null, 4, 1)).toEqual([
+      { startSeconds: 0, endSeconds: 3.333, prerollSeconds: 0, share: 100 / 3 },
+      { startSeconds: 3.333, endSeconds: 6.667, prerollSeconds: 1, share: 100 / 3 },
+      { startSeconds: 6.667, endSeconds: undefined, prerollSeconds: 1, share: 100 / 3 },
+    ]);
+  });
+
+  it('keeps a job at or within the length whole, cuts one just over it in two, and plans a preview by its own length', () => {
+    expect(planChunks(4, null, 4, 1)).toBeNull();
+    expect(planChunks(4.01, null, 4, 1)).toHaveLength(2);
+    expect(planChunks(600, 3, 4, 1)).toBeNull();
+    expect(planChunks(600, 9, 4, 1)).toHaveLength(3);
+    expect(planChunks(600, null, 0, 1)).toBeNull();
+  });
+});
+
+describe('ChunkedJobHandler on in-memory adapters', () => {
+  it('splits a long job into a flow and leaves it processing, its input kept for the chunks', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    expect(flow?.chunks.map((chunk) => [chunk.index, chunk.segment.startSeconds, chunk.chunkKey])).toEqual([
+      [0, 0, `chunks/${job.id}/0.webm`],
+      [1, 3.333, `chunks/${job.id}/1.webm`],
+      [2, 6.667, `chunks/${job.id}/2.webm`],
+    ]);
+    expect(flow?.join.chunkKeys).toEqual(flow?.chunks.map((chunk) => chunk.chunkKey));
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', reservedCredits: 8 });
+    expect(world.gateway.tasks).toEqual([]);
+    expect(await world.storage.stat(`inputs/${job.id}`)).not.toBeNull();
+  });
+
+  it('runs the chunks, sums their progress, and the join completes the job once with one charge for all of it', async () => {
+    const world = chunking();
+    world.gateway.succeedWith(10 / 3);
+    const { job, flow } = await world.split({ output_format: 'gif' });
+    const outcomes = [];
+    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    expect(world.gateway.tasks.map((task) => [task.settings.outputFormat, task.segment?.prerollSeconds])).toEqual([
+      ['mov', 0],
+      ['mov', 1],
+      ['mov', 1],
+    ]);
+    expect((await world.jobs.findById(job.id))?.progress).toBe(99);
+    await world.chunked.join(flow!.join, outcomes.reverse());
+    expect(world.joiner.joined[0]).toMatchObject({ chunkKeys: flow!.join.chunkKeys, outputKey: `outputs/${job.id}.gif` });
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed', durationSeconds: 10, chargedCredits: 8, progress: 100 });
+    expect(await world.ledger.balance(KEY)).toBe(92);
+    await world.chunked.join(flow!.join, outcomes);
+    expect(world.joiner.joined).toHaveLength(1);
+    for (const key of [...flow!.join.chunkKeys, `inputs/${job.id}`]) expect(await world.storage.stat(key)).toBeNull();
+  });
+
+  it('a chunk failing for a reason that would not change fails the job at once; the other chunks and the join do nothing', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    world.gateway.failWith('input_invalid', 'broken frame');
+    expect(await world.chunked.runChunk(flow!.chunks[1])).toBeNull();
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_invalid', billingStatus: 'refunded' });
+    world.gateway.succeedWith(3);
+    expect(await world.chunked.runChunk(flow!.chunks[2])).toBeNull();
+    expect(world.gateway.tasks).toHaveLength(1);
+    await world.chunked.join(flow!.join, [null]);
+    expect(world.joiner.joined).toEqual([]);
+    expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
+  });
+
+  it('a chunk failing otherwise is handed back for a retry, its progress taken back; giving up fails the job once', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    world.gateway.failWith('worker_failed', 'engine crashed');
+    await expect(world.chunked.runChunk(flow!.chunks[0])).rejects.toThrow('engine crashed');
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: 0 });
+    await world.chunked.chunkGaveUp(flow!.chunks[0], new Error('engine crashed'));
+    await world.chunked.chunkGaveUp(flow!.chunks[0], new Error('engine crashed'));
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
+    expect(world.events.events.filter((event) => event.jobId === job.id && event.kind === 'failed')).toHaveLength(1);
+  });
+
+  it('a canceled job\'s chunks never reach a worker', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    await world.service.cancel(KEY, job.id);
+    expect(await world.chunked.runChunk(flow!.chunks[0])).toBeNull();
+    expect(world.gateway.tasks).toEqual([]);
+  });
+});
+
+describe('long jobs in chunks through the whole API in memory', () => {
+  it('splits, runs every chunk on the worker, joins and completes the job once', async () => {
+    const clip = Buffer.from('the bytes of a 30-second clip');
+    const internet = new InMemoryOutboundHttp().serve('https://videos.example.com/long.mp4', clip);
+    const probe = new InMemoryVideoProbe().knowVideo(clip, { durationSeconds: 30, width: 640, height: 360 });
+    const t = await startInMemoryApp({ CHUNK_SECONDS: '10' }, { adapters: [swap(OutboundHttp, internet), swap(VideoProbe, probe)] });
+    try {
+      const key = await t.createKey(100);
+      const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: 'https://videos.example.com/long.mp4', model: 'light' });
+      const job = await eventually(async () => {
+        const read = (await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).body;
+        return read.status === 'completed' ? read : undefined;
+      }, 5000, 5);
+      expect(t.fake.tasks.map((task) => task.segment?.startSeconds)).toEqual([0, 10, 20]);
+      expect(job).toMatchObject({ progress: 100, duration_seconds: 12, billing_status: 'charged' });
+      const download = await fetch(job.output_url);
+      expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.concat([clip, clip, clip]))).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
