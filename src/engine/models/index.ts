@@ -29,7 +29,7 @@ class SegmenterRegistry {
   rvm = (geometry: RvmGeometry): Promise<RvmMatter> =>
     memo(this.rvms, `${geometry.width}x${geometry.height}@${geometry.ratio}`, () => RvmMatter.open(geometry, this.cacheDir));
 
-  detector = (): Promise<NanodetDetector> => memo(this.detectors, 'nanodet', () => NanodetDetector.open());
+  detector = (): Promise<NanodetDetector> => memo(this.detectors, 'nanodet', () => NanodetDetector.open(this.cacheDir));
 }
 
 function memo<T>(cache: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {
@@ -50,7 +50,7 @@ function createModel(name: ModelName, registry: SegmenterRegistry): Segmentation
     case 'light':
       return new LightModel(registry.rvm);
     case 'original':
-      return new OriginalModel(registry.isnet);
+      return new OriginalModel({ isnet: registry.isnet, rvm: registry.rvm, detector: registry.detector });
     case 'human':
       return new HumanModel(registry.rvm);
     case 'pro':

@@ -59,9 +59,11 @@ describe('segmentation quality on the test clips', () => {
     expect(scores.iou).toBeGreaterThanOrEqual(0.85);
   }, 2 * MINUTES);
 
-  it('original: portrait-pan IoU >= 0.98 with ISNet on at most a third of the frames', async () => {
+  // person-aware since issue 15: the person's matte is RVM's (0.972 measured; ISNet alone gave
+  // 0.98 here, and 0.42-0.53 on real footage of people); the issue's floor is 0.95
+  it('original: portrait-pan IoU >= 0.95 with ISNet on at most a third of the frames', async () => {
     const { scores, keyframes } = await evaluate('original', 'portrait-pan');
-    expect(scores.iou).toBeGreaterThanOrEqual(0.98);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.95);
     // speed target ~0.6 s/frame on an idle 2-core machine (ISNet 1024 takes ~1.8 s there); wall
     // time on shared CI machines is too noisy to assert, so the cost is checked by its driver
     expect(keyframes).toBeLessThanOrEqual(Math.ceil(scores.frames / 3));
@@ -82,11 +84,11 @@ describe('segmentation quality on the test clips', () => {
     expect(scores.dtssd).toBeLessThan(perFrame.dtssd);
   }, 5 * MINUTES);
 
-  it("pro: without text_prompt keeps every supported subject and says so in the session's notes", async () => {
+  it("pro: without text_prompt keeps the main subject and says so in the session's notes", async () => {
     const model = await loadModel('pro', { cacheDir: CACHE_DIR });
     expect(model.name).toBe('pro');
     const session = await model.createSession(CLIP);
-    expect(session.notes.join(' ')).toMatch(/every supported subject/);
+    expect(session.notes.join(' ')).toMatch(/keeping the main subject/);
     const frame = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight)[0];
     const matte = await session.segment({ index: 0, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frame) });
     expect(matte.data.length).toBe(matte.width * matte.height);

@@ -55,3 +55,10 @@ describe('pro vocabulary', () => {
     expect(pluralsOf('wine glass')).toEqual(['wine glasses']);
   });
 });
+
+describe('"everyone" and "everybody" name every person', () => {
+  it('parses them as the person class', () => {
+    expect(parsePrompt('everyone').subjects).toEqual(['person']);
+    expect(parsePrompt('everybody and the dog').subjects).toEqual(['person', 'dog']);
+  });
+});

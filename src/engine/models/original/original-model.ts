@@ -1,9 +1,16 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
-import { toAlphaBytes } from '../image/resample';
+import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
+import { MainSubjectFinder } from '../pro/main-subjects';
+import { NanodetDetector } from '../pro/nanodet-detector';
+import { RvmMatter } from '../rvm/rvm-matter';
+import { RvmGeometry } from '../rvm/rvm-model-file';
+import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
+import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
+import { subjectMatte } from './subject-matte';
 
-/** ISNet runs on every `KEYFRAME_INTERVAL`-th frame; frames in between reuse the moved matte. */
+/** ISNet and the detector run on every `KEYFRAME_INTERVAL`-th frame; frames in between reuse the moved matte. */
 export const KEYFRAME_INTERVAL = 4;
 /**
  * weight of a new keyframe's ISNet matte against the previous keyframe's matte moved to it: an
@@ -14,6 +21,13 @@ const KEYFRAME_BLEND = 0.6;
 /** motion is estimated on luma at 1/4 of the ISNet input (256 px wide for 1024) */
 const MOTION_DOWNSAMPLING = 4;
 
+/**
+ * `original`, person-aware. ISNet (general salient objects) runs on keyframes and is moved with
+ * the subject in between; RVM (video matting trained on people) runs on every frame at the
+ * video's aspect ratio; on keyframes the detector and the subject selector decide what the video
+ * is about (see main-subjects.ts and subject-matte.ts): its people come from RVM, its other
+ * subjects, and what its people carry or ride, from ISNet. The matte is at RVM's size.
+ */
 export class OriginalSession implements SegmentationSession {
   readonly notes: string[] = [];
   /** how many frames ran ISNet (for benchmarks) */
@@ -21,7 +35,11 @@ export class OriginalSession implements SegmentationSession {
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
   private framesSinceKeyframe = 0;
 
-  constructor(private readonly isnet: IsnetSegmenter) {}
+  constructor(
+    private readonly isnet: IsnetSegmenter,
+    private readonly rvm: RvmSession,
+    private readonly subjects: MainSubjectFinder,
+  ) {}
 
   get inputWidth(): number {
     return this.isnet.width;
@@ -32,23 +50,30 @@ export class OriginalSession implements SegmentationSession {
   }
 
   get matteSize(): { width: number; height: number } {
-    return { width: this.inputWidth, height: this.inputHeight };
+    return { width: this.rvm.inputWidth, height: this.rvm.inputHeight };
   }
 
   async segment(frame: RgbFrame): Promise<Matte> {
     const { width, height } = this.isnet;
-    let matte: Float32Array;
+    const size = this.matteSize;
+    const small = Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
+    await this.rvm.segment({ index: frame.index, ...size, data: small });
+    let salient: Float32Array;
     if (!this.propagator.hasKeyframe || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
-      matte = await this.isnet.probabilities(frame.data);
-      if (this.propagator.hasKeyframe) blendInto(matte, this.propagator.propagate(frame.data, width, height), KEYFRAME_BLEND);
-      this.propagator.setKeyframe(frame.data, width, height, matte, width, height);
+      salient = await this.isnet.probabilities(frame.data);
+      if (this.propagator.hasKeyframe) blendInto(salient, this.propagator.propagate(frame.data, width, height), KEYFRAME_BLEND);
+      this.propagator.setKeyframe(frame.data, width, height, salient, width, height);
+      await this.subjects.observe(small, size.width, size.height, this.rvm.last!.alpha);
       this.framesSinceKeyframe = 0;
       this.keyframes++;
     } else {
-      matte = this.propagator.propagate(frame.data, width, height);
+      salient = this.propagator.propagate(frame.data, width, height);
       this.framesSinceKeyframe++;
+      // until a subject is found the detector looks on every frame (it is cheap beside ISNet)
+      if (this.subjects.subjects.chosen.length === 0) await this.subjects.observe(small, size.width, size.height, this.rvm.last!.alpha);
     }
-    return { width, height, data: toAlphaBytes(matte) };
+    const planes = { ...size, people: this.rvm.last!.alpha, salient: resizePlane({ width, height, data: salient }, size.width, size.height) };
+    return { ...size, data: toAlphaBytes(subjectMatte(planes, this.subjects.subjects)) };
   }
 
   async close(): Promise<void> {}
@@ -60,13 +85,24 @@ export function blendInto(target: Float32Array, other: Float32Array, weight: num
   return target;
 }
 
-/** `original`: ISNet (general subjects) on keyframes, motion-propagated in between. */
+export interface OriginalModelParts {
+  isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>;
+  rvm: (geometry: RvmGeometry) => Promise<RvmMatter>;
+  detector: () => Promise<NanodetDetector>;
+}
+
+/** `original`: the video's main subject, people from RVM, everything else from ISNet. */
 export class OriginalModel implements SegmentationModel {
   readonly name = 'original' as const;
 
-  constructor(private readonly isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>) {}
+  constructor(private readonly parts: OriginalModelParts) {}
 
-  async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    return new OriginalSession(await this.isnet(isnetInputSizeFor(options.width, options.height)));
+  async createSession(options: SessionOptions): Promise<OriginalSession> {
+    const [isnet, rvm, detector] = await Promise.all([
+      this.parts.isnet(isnetInputSizeFor(options.width, options.height)),
+      this.parts.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)),
+      this.parts.detector(),
+    ]);
+    return new OriginalSession(isnet, new RvmSession(rvm), new MainSubjectFinder(detector));
   }
 }

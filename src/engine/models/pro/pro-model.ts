@@ -13,6 +13,7 @@ import { Box, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
+import { distinctObjects, TrackChooser } from './track-chooser';
 import { cropRgb, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES, parsePrompt } from './vocabulary';
 
@@ -55,7 +56,8 @@ interface TrackState {
  * Between keyframes each track's matte moves with its own subject's estimated motion, so two
  * subjects moving differently stay apart. People are the exception: a person track keeps, inside
  * its box, the matte of RVM (a video-matting model for people) run on every frame.
- * The output is the union of the tracks' mattes.
+ * The output is the union of the tracks' mattes; without a prompt, of the main subjects' only
+ * (track-chooser.ts: what the video is about, not every object in sight).
  */
 export class ProSession implements SegmentationSession {
   readonly notes: string[] = [];
@@ -66,6 +68,9 @@ export class ProSession implements SegmentationSession {
   private readonly states = new Map<number, TrackState>();
   private framesSinceKeyframe = 0;
   private started = false;
+  /** without a prompt: the main subjects among the tracks (ids), chosen on keyframes */
+  private readonly chooser?: TrackChooser;
+  private chosen?: Set<number>;
 
   constructor(
     private readonly isnet: IsnetSegmenter,
@@ -75,7 +80,11 @@ export class ProSession implements SegmentationSession {
     private readonly aspect: number,
     /** RVM, when people are requested */
     private readonly people?: PeopleMatter,
-  ) {}
+    /** keep only the main subjects (no prompt) rather than every requested one */
+    mainSubjectsOnly = false,
+  ) {
+    if (mainSubjectsOnly) this.chooser = new TrackChooser();
+  }
 
   get inputWidth(): number {
     return this.isnet.width;
@@ -101,6 +110,7 @@ export class ProSession implements SegmentationSession {
     let mattes = moved;
     if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
       mattes = await this.keyframe(frame.data, moved);
+      if (this.chooser) this.chosen = this.chooser.choose(frame.data, width, height, distinctObjects(this.tracker.tracks), people);
       this.started = true;
       this.framesSinceKeyframe = 0;
     } else {
@@ -108,6 +118,7 @@ export class ProSession implements SegmentationSession {
     }
     const out = new Float32Array(width * height);
     for (const track of this.tracker.tracks) {
+      if (this.chosen && !this.chosen.has(track.id)) continue;
       const matte = people && track.cls === PERSON ? gated(people, boxGate(track.box, width, height)) : mattes.get(track.id);
       if (!matte) continue;
       for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], matte[i] * track.opacity);
@@ -195,7 +206,7 @@ function gated(matte: Float32Array, gate: Float32Array): Float32Array {
  * prompt keeps every class the detector knows; a prompt naming no known subject is refused.
  */
 export function resolvePrompt(textPrompt: string | undefined): { requested: Set<number>; notes: string[] } {
-  if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), notes: ['pro: no text_prompt, keeping every supported subject'] };
+  if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), notes: ['pro: no text_prompt, keeping the main subject (see the README: how a subject is chosen)'] };
   const { subjects, unknownWords } = parsePrompt(textPrompt);
   if (subjects.length === 0) {
     throw new EngineError('input_invalid', `text_prompt names no supported subject (${COCO_CLASSES.join(', ')})`);
@@ -218,7 +229,7 @@ export class ProModel implements SegmentationModel {
     const { requested, notes } = resolvePrompt(options.textPrompt);
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const people = requested.has(PERSON) ? new PeopleMatter(new RvmSession(await this.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)))) : undefined;
-    const session = new ProSession(isnet, detector, requested, options.width / options.height, people);
+    const session = new ProSession(isnet, detector, requested, options.width / options.height, people, options.textPrompt === undefined);
     session.notes.push(...notes);
     return session;
   }

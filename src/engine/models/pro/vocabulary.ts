@@ -18,7 +18,7 @@ export type CocoClass = (typeof COCO_CLASSES)[number];
 
 /** other names for a class, singular; plurals are derived (see `pluralsOf`) unless irregular */
 const SYNONYMS: Partial<Record<CocoClass, readonly string[]>> = {
-  person: ['people', 'human', 'humans', 'man', 'men', 'woman', 'women', 'boy', 'girl', 'child', 'children', 'kid', 'baby', 'babies', 'adult', 'guy', 'lady', 'ladies', 'pedestrian', 'player', 'dancer', 'runner', 'rider', 'someone', 'presenter', 'speaker'],
+  person: ['people', 'human', 'humans', 'man', 'men', 'woman', 'women', 'boy', 'girl', 'child', 'children', 'kid', 'baby', 'babies', 'adult', 'guy', 'lady', 'ladies', 'pedestrian', 'player', 'dancer', 'runner', 'rider', 'someone', 'everyone', 'everybody', 'presenter', 'speaker'],
   bicycle: ['bike', 'cycle'],
   car: ['automobile', 'auto', 'vehicle', 'sedan', 'suv', 'taxi', 'cab', 'jeep', 'van'],
   motorcycle: ['motorbike', 'scooter', 'moped'],

@@ -84,6 +84,11 @@ function decodeWeight(entry: WeightEntry, bytes: Buffer, offset: number): [Const
     }
     return [{ dtype: entry.dtype, shape: entry.shape, data }, count * width];
   }
+  if (q && q.dtype === 'float16') {
+    const data = new Float32Array(count);
+    for (let i = 0; i < count; i++) data[i] = halfToFloat(view.getUint16(2 * i, true));
+    return [{ dtype: 'float32', shape: entry.shape, data }, count * 2];
+  }
   if (q) throw new Error(`weight ${entry.name}: ${q.dtype} quantization is not supported`);
   if (entry.dtype === 'bool') {
     return [{ dtype: 'bool', shape: entry.shape, data: Int32Array.from(bytes.subarray(offset, offset + count)) }, count];
@@ -91,6 +96,16 @@ function decodeWeight(entry: WeightEntry, bytes: Buffer, offset: number): [Const
   const data = entry.dtype === 'int32' ? new Int32Array(count) : new Float32Array(count);
   for (let i = 0; i < count; i++) data[i] = entry.dtype === 'int32' ? view.getInt32(4 * i, true) : view.getFloat32(4 * i, true);
   return [{ dtype: entry.dtype, shape: entry.shape, data }, count * 4];
+}
+
+/** IEEE 754 half precision (as tfjs-converter stores float16-quantized weights) to a number */
+export function halfToFloat(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
+  if (exponent === 0x1f) return fraction ? NaN : sign * Infinity;
+  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }
 
 /** node attribute helpers (strings arrive base64-encoded in model.json) */

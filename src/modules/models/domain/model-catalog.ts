@@ -14,7 +14,7 @@ const DESCRIPTIONS: Record<Model, string> = {
   original: 'General subjects: ISNet segmentation on keyframes, motion-propagated in between.',
   light: 'People, fast: a small per-frame selfie segmentation model.',
   human: "People with ISNet's edges: ISNet gated by a per-frame person mask.",
-  pro: 'Only the subjects named in text_prompt (COCO classes, see vocabulary): an object detector and tracker select them in ISNet\'s segmentation. Without text_prompt, every supported subject is kept.',
+  pro: 'Only the subjects named in text_prompt (COCO classes, see vocabulary): an object detector and tracker select them in ISNet\'s segmentation. Without text_prompt, the main subject is kept (by size, position, focus, motion and persistence); "people" or "everyone" keeps every person.',
 };
 
 export function modelCatalog(creditsPerMinute: Record<Model, number>): ModelView[] {

@@ -1,0 +1,77 @@
+/**
+ * DAVIS benchmark (`npm run bench:davis`): each model on the DAVIS 2016 sequences in
+ * ../shared/media/davis (and the composites car-slide and portrait-pan), through the engine's own
+ * decoding; per sequence IoU at 0.5, MAD and dtSSD (x1e-3) and ms per frame, the means, and the
+ * floors of issue 15 beside them.
+ *
+ * BENCH_MODELS (default human,original), BENCH_CLIPS (default every DAVIS sequence and the two
+ * composites), BENCH_FRAMES (score only the first N frames of each clip), BENCH_CACHE_DIR.
+ */
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { ModelName, SegmentationModel } from '../../src/engine/types';
+import { loadModelsModule } from '../engine/models';
+import { MEDIA_DIR } from '../engine/options';
+import { Cell, renderTable } from '../engine/table';
+import { ClipScore, scoreClip } from './score-clip';
+import { COMPOSITES, DAVIS_SEQUENCES, FLOORS } from './sequences';
+
+const list = (value: string | undefined, fallback: readonly string[]) => (value ? value.split(',').map((v) => v.trim()) : [...fallback]);
+const models = list(process.env.BENCH_MODELS, ['human', 'original']) as ModelName[];
+const clips = list(process.env.BENCH_CLIPS, [...DAVIS_SEQUENCES, ...COMPOSITES]);
+const maxFrames = process.env.BENCH_FRAMES ? Number(process.env.BENCH_FRAMES) : Infinity;
+const cacheDir = process.env.BENCH_CACHE_DIR ?? join(process.cwd(), '.cache', 'models');
+
+export function clipPaths(clip: string): { video: string; truth: string } {
+  const base = (COMPOSITES as readonly string[]).includes(clip) ? join(MEDIA_DIR, clip) : join(MEDIA_DIR, 'davis', clip);
+  return { video: `${base}.mp4`, truth: `${base}.alpha.mkv` };
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** each floor of `model` over the clips measured: its figure and whether it holds */
+export function floorLines(model: string, scores: Map<string, ClipScore>): string[] {
+  const lines: string[] = [];
+  for (const floor of FLOORS[model] ?? []) {
+    const measured = floor.sequences.filter((s) => scores.has(s));
+    if (measured.length === 0) continue;
+    const ious = measured.map((s) => scores.get(s)!.iou);
+    const partial = measured.length < floor.sequences.length ? ` (${measured.length} of ${floor.sequences.length} clips)` : '';
+    if (floor.mean !== undefined) lines.push(`${model}: mean IoU over ${measured.join(', ')} ${mean(ious).toFixed(3)} (floor ${floor.mean}): ${mean(ious) >= floor.mean ? 'met' : 'MISSED'}${partial}`);
+    if (floor.each !== undefined) {
+      const lowest = Math.min(...ious);
+      lines.push(`${model}: lowest IoU over ${measured.join(', ')} ${lowest.toFixed(3)} (floor ${floor.each} each): ${lowest >= floor.each ? 'met' : 'MISSED'}${partial}`);
+    }
+  }
+  return lines;
+}
+
+export async function runDavis(load: (name: ModelName) => Promise<SegmentationModel>): Promise<void> {
+  console.log(`DAVIS benchmark: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
+  for (const name of models) {
+    const model = await load(name);
+    const scores = new Map<string, ClipScore>();
+    const rows: Cell[][] = [];
+    for (const clip of clips) {
+      const paths = clipPaths(clip);
+      const score = await scoreClip(model, paths.video, paths.truth, maxFrames);
+      scores.set(clip, score);
+      rows.push([name, clip, score.frames, score.iou, score.mad, score.dtssd, score.msPerFrame]);
+      console.log(`${name} ${clip}: IoU ${score.iou.toFixed(3)}, dtSSD ${score.dtssd.toFixed(2)}, ${score.msPerFrame.toFixed(0)} ms/frame`);
+    }
+    const davis = DAVIS_SEQUENCES.filter((s) => scores.has(s));
+    if (davis.length) rows.push([name, `mean of ${davis.length} DAVIS`, undefined, mean(davis.map((s) => scores.get(s)!.iou)), mean(davis.map((s) => scores.get(s)!.mad)), mean(davis.map((s) => scores.get(s)!.dtssd)), undefined]);
+    console.log(`\n${renderTable(['model', 'clip', 'frames', 'IoU', 'MAD x1e-3', 'dtSSD x1e-3', 'ms/frame'], rows, [0, 0, 0, 3, 1, 2, 0])}`);
+    for (const line of floorLines(name, scores)) console.log(line);
+    console.log('');
+  }
+}
+
+if (require.main === module) {
+  loadModelsModule()
+    .then((loadModel) => runDavis((name) => loadModel(name, { cacheDir })))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}

@@ -1,0 +1,111 @@
+import { resizePlane } from '../image/resample';
+import { Box, intersectionArea } from './boxes';
+
+/**
+ * Keeps the connected regions of a matte that belong to the chosen subjects: the matte is
+ * thresholded at a small size (long side at most 256 px: regions, not edges, are decided here),
+ * its 8-connected regions labelled, and a region kept when enough of it lies inside the boxes of
+ * the chosen subjects. Everything else (a spectator standing apart, a poster ISNet found salient)
+ * is cleared; the kept regions keep their soft edges.
+ */
+export const REGION_GATE_SIZE = 256;
+/** a pixel belongs to a region at this alpha */
+const REGION_THRESHOLD = 0.3;
+/** a region is kept when this share of its pixels lies inside a subject's box */
+export const REGION_INSIDE_SHARE = 0.3;
+/** low-resolution pixels the kept mask grows by, so soft edges are not cut */
+const EDGE_GROWTH = 1;
+
+export function gateSize(width: number, height: number): { width: number; height: number } {
+  const scale = Math.min(1, REGION_GATE_SIZE / Math.max(width, height));
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/** region label per pixel (0: background, 1..n) and the pixel count of each region */
+export function labelRegions(mask: Uint8Array, width: number, height: number): { labels: Int32Array; sizes: number[] } {
+  const labels = new Int32Array(width * height);
+  const sizes = [0];
+  const stack: number[] = [];
+  for (let start = 0; start < mask.length; start++) {
+    if (!mask[start] || labels[start]) continue;
+    const label = sizes.length;
+    let size = 0;
+    labels[start] = label;
+    stack.push(start);
+    while (stack.length) {
+      const p = stack.pop()!;
+      size++;
+      const x = p % width;
+      const y = (p - x) / width;
+      for (let dy = -1; dy <= 1; dy++) {
+        const ny = y + dy;
+        if (ny < 0 || ny >= height) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx;
+          if (nx < 0 || nx >= width) continue;
+          const q = ny * width + nx;
+          if (mask[q] && !labels[q]) {
+            labels[q] = label;
+            stack.push(q);
+          }
+        }
+      }
+    }
+    sizes.push(size);
+  }
+  return { labels, sizes };
+}
+
+/**
+ * 0/1 per pixel of a `width` x `height` plane: the regions of `matte` (same size) for which
+ * `wanted(x, y)` (small-size pixel coordinates) holds on at least `share` of their pixels, grown
+ * by a pixel, at the gate's small size, scaled back.
+ */
+export function regionsWhere(matte: Float32Array, width: number, height: number, share: number, wanted: (x: number, y: number, small: { width: number; height: number }) => boolean): Float32Array {
+  const small = gateSize(width, height);
+  const plane = resizePlane({ width, height, data: matte }, small.width, small.height);
+  const mask = new Uint8Array(plane.length);
+  for (let i = 0; i < plane.length; i++) mask[i] = plane[i] >= REGION_THRESHOLD ? 1 : 0;
+  const { labels, sizes } = labelRegions(mask, small.width, small.height);
+  const hits = new Array<number>(sizes.length).fill(0);
+  for (let y = 0; y < small.height; y++) {
+    for (let x = 0; x < small.width; x++) {
+      const label = labels[y * small.width + x];
+      if (label && wanted(x, y, small)) hits[label]++;
+    }
+  }
+  const kept = new Uint8Array(small.width * small.height);
+  for (let i = 0; i < kept.length; i++) kept[i] = labels[i] && hits[labels[i]] >= share * sizes[labels[i]] ? 1 : 0;
+  const grown = grow(kept, small.width, small.height, EDGE_GROWTH);
+  return resizePlane({ width: small.width, height: small.height, data: grown }, width, height);
+}
+
+/** the regions of `matte` lying enough inside `boxes` (normalised), see `regionsWhere` */
+export function regionKeepMask(matte: Float32Array, width: number, height: number, boxes: readonly Box[]): Float32Array {
+  return regionsWhere(matte, width, height, REGION_INSIDE_SHARE, (x, y, small) => {
+    const pixel: Box = { x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height };
+    return boxes.some((b) => intersectionArea(b, pixel) > 0);
+  });
+}
+
+function grow(mask: Uint8Array, width: number, height: number, radius: number): Float32Array {
+  const out = new Float32Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let on = 0;
+      for (let dy = -radius; dy <= radius && !on; dy++) {
+        const ny = y + dy;
+        if (ny < 0 || ny >= height) continue;
+        for (let dx = -radius; dx <= radius; dx++) {
+          const nx = x + dx;
+          if (nx >= 0 && nx < width && mask[ny * width + nx]) {
+            on = 1;
+            break;
+          }
+        }
+      }
+      out[y * width + x] = on;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+import { Box, boxArea } from './boxes';
+
+/**
+ * Which of the tracked objects the video is about (its main subject or subjects). The rule:
+ *
+ * 1. On every keyframe each live track is rated 0..1 by how prominent it is:
+ *    size .40 (its box area against the largest track's, or against a twentieth of the frame when
+ *    every track is smaller: a lone small box is not big; a box half as wide and half as tall as
+ *    the largest rates 0.25), centrality .20 (1 at the frame's centre, 0 at a corner), focus .15
+ *    (sharpness inside its box against the sharpest track's: the subject is the one in focus),
+ *    motion .15 (change inside its box since the last keyframe against the most-changing track's:
+ *    the subject is what moves, not a seated crowd) and detector confidence .10.
+ * 2. A track's prominence is that rating averaged over time (an exponential average over
+ *    keyframes, so one odd frame does not decide, yet someone walking in catches up in a few).
+ * 3. Only a track the detector is sure of (best score at least 0.5), or one a segmentation
+ *    model confirms (`supported`: for a person, RVM's matte fills a good part of its box), can be
+ *    chosen: a subject is not a guess. The chosen tracks are those at least 0.7 of the most prominent one's; a chosen track is
+ *    dropped only when it falls below 0.5 of it (hysteresis: a choice does not flip from frame
+ *    to frame). Someone walking into the shot is therefore chosen once they are about as
+ *    prominent as the subject, and no sooner.
+ *
+ * Pure: the caller measures focus and motion; this ranks.
+ */
+export const SELECTION_WEIGHTS = { size: 0.4, centrality: 0.2, focus: 0.15, motion: 0.15, confidence: 0.1 } as const;
+/** a track becomes a subject at this share of the best prominence */
+export const CHOOSE_RATIO = 0.7;
+/** a subject stays one down to this share */
+export const KEEP_RATIO = 0.5;
+/** weight of a keyframe's rating in the time average */
+export const PROMINENCE_RESPONSE = 0.5;
+/** a track's detector confidence must reach this for it to be chosen */
+export const SUBJECT_CONFIDENCE = 0.5;
+/** box area (share of the frame) that rates full size even when no track is larger */
+export const FULL_SIZE_AREA = 0.05;
+
+export interface TrackObservation {
+  id: number;
+  box: Box;
+  /** detector confidence (the track's last or best score), 0..1 */
+  confidence: number;
+  /** sharpness inside the box (any non-negative unit, compared across tracks of the same frame) */
+  focus: number;
+  /** change inside the box since the last keyframe (any non-negative unit, compared across tracks) */
+  motion: number;
+  /** a segmentation model confirms the object (see rule 3) */
+  supported?: boolean;
+}
+
+export interface SelectedTrack {
+  id: number;
+  /** the time-averaged prominence, 0..1 */
+  prominence: number;
+  chosen: boolean;
+}
+
+/** one keyframe's ratings, 0..1 each (no history) */
+export function rateObservations(observations: readonly TrackObservation[]): Map<number, number> {
+  const maxOf = (f: (o: TrackObservation) => number) => Math.max(1e-9, ...observations.map(f));
+  const largest = Math.max(FULL_SIZE_AREA, maxOf((o) => boxArea(o.box)));
+  const sharpest = maxOf((o) => o.focus);
+  const busiest = maxOf((o) => o.motion);
+  const w = SELECTION_WEIGHTS;
+  const ratings = new Map<number, number>();
+  for (const o of observations) {
+    const cx = (o.box.x0 + o.box.x1) / 2 - 0.5;
+    const cy = (o.box.y0 + o.box.y1) / 2 - 0.5;
+    const centrality = Math.max(0, 1 - Math.hypot(cx, cy) / Math.SQRT1_2);
+    const rating =
+      w.size * (boxArea(o.box) / largest) +
+      w.centrality * centrality +
+      w.focus * (o.focus / sharpest) +
+      w.motion * (o.motion / busiest) +
+      w.confidence * Math.min(1, Math.max(0, o.confidence));
+    ratings.set(o.id, rating);
+  }
+  return ratings;
+}
+
+export class SubjectSelector {
+  private readonly prominence = new Map<number, number>();
+  private readonly chosen = new Set<number>();
+
+  /** one keyframe: the live tracks observed; returns each with its prominence and whether it is a subject */
+  update(observations: readonly TrackObservation[]): SelectedTrack[] {
+    const live = new Set(observations.map((o) => o.id));
+    for (const id of [...this.prominence.keys()]) {
+      if (!live.has(id)) {
+        this.prominence.delete(id);
+        this.chosen.delete(id);
+      }
+    }
+    for (const [id, rating] of rateObservations(observations)) {
+      const previous = this.prominence.get(id);
+      this.prominence.set(id, previous === undefined ? rating : previous + PROMINENCE_RESPONSE * (rating - previous));
+    }
+    const sure = new Set(observations.filter((o) => o.confidence >= SUBJECT_CONFIDENCE || o.supported).map((o) => o.id));
+    const best = Math.max(0, ...[...sure].map((id) => this.prominence.get(id)!));
+    for (const [id, value] of this.prominence) {
+      if (!sure.has(id)) this.chosen.delete(id);
+      else if (value >= CHOOSE_RATIO * best) this.chosen.add(id);
+      else if (value < KEEP_RATIO * best) this.chosen.delete(id);
+    }
+    return observations.map((o) => ({ id: o.id, prominence: this.prominence.get(o.id)!, chosen: this.chosen.has(o.id) }));
+  }
+
+  /** ids of the tracks chosen at the last update */
+  get subjects(): ReadonlySet<number> {
+    return this.chosen;
+  }
+}

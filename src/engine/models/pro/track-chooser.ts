@@ -1,0 +1,91 @@
+import { downsampledLuma } from '../temporal/keyframe-propagator';
+import { Track } from './box-tracker';
+import { Box, iou } from './boxes';
+import { SubjectSelector } from './subject-selector';
+import { classIndex } from './vocabulary';
+
+export const PERSON = classIndex('person');
+/** focus and motion are measured on luma at 1/`MEASURE_DOWNSAMPLING` of the frame */
+const MEASURE_DOWNSAMPLING = 2;
+/** a person track is confirmed by RVM when its matte covers this share of the box (a standing person fills ~40-60%) */
+const PERSON_SUPPORT = 0.2;
+
+/** a box of another class overlapping a person's this much is the person again */
+const SAME_OBJECT_IOU = 0.6;
+
+/**
+ * The tracks that are distinct objects: a box of another class over a person's box is that person
+ * under a second label (NanoDet sometimes calls a dancer a dog), not a second subject.
+ */
+export function distinctObjects(tracks: readonly Track[]): Track[] {
+  return tracks.filter((t) => t.cls === PERSON || !tracks.some((p) => p.cls === PERSON && iou(p.box, t.box) >= SAME_OBJECT_IOU));
+}
+
+/**
+ * Measures each live track's focus and motion in the frame and lets the subject selector
+ * (subject-selector.ts) choose among them; one per video, called on keyframes.
+ */
+export class TrackChooser {
+  private readonly selector = new SubjectSelector();
+  private previousLuma?: { width: number; height: number; data: Float32Array };
+
+  /** `people`: RVM's alpha of the same frame (same size), which confirms a person track whose box it fills enough of */
+  choose(rgb: Uint8Array, width: number, height: number, tracks: readonly Track[], people?: Float32Array): Set<number> {
+    const luma = downsampledLuma(rgb, width, height, MEASURE_DOWNSAMPLING);
+    const previous = this.previousLuma;
+    this.previousLuma = luma;
+    const rated = this.selector.update(
+      tracks.map((track) => ({
+        id: track.id,
+        box: track.box,
+        confidence: track.bestScore,
+        focus: sharpnessIn(luma, track.box),
+        motion: previous && previous.data.length === luma.data.length ? changeIn(luma.data, previous.data, luma.width, luma.height, track.box) : 0,
+        supported: track.cls === PERSON && people !== undefined && fillIn(people, width, height, track.box) >= PERSON_SUPPORT,
+      })),
+    );
+    return new Set(rated.filter((r) => r.chosen).map((r) => r.id));
+  }
+}
+
+function pixelRange(box: Box, width: number, height: number) {
+  return {
+    x0: Math.max(1, Math.floor(box.x0 * width)),
+    x1: Math.min(width - 1, Math.ceil(box.x1 * width)),
+    y0: Math.max(1, Math.floor(box.y0 * height)),
+    y1: Math.min(height - 1, Math.ceil(box.y1 * height)),
+  };
+}
+
+/** mean absolute Laplacian inside the box: high where the picture is sharp (in focus) */
+export function sharpnessIn(luma: { width: number; height: number; data: Float32Array }, box: Box): number {
+  const { width, data } = luma;
+  const r = pixelRange(box, width, luma.height);
+  let sum = 0;
+  let count = 0;
+  for (let y = r.y0; y < r.y1; y++) {
+    for (let x = r.x0, i = y * width + r.x0; x < r.x1; x++, i++) {
+      sum += Math.abs(4 * data[i] - data[i - 1] - data[i + 1] - data[i - width] - data[i + width]);
+      count++;
+    }
+  }
+  return count ? sum / count : 0;
+}
+
+/** mean alpha inside the box */
+export function fillIn(alpha: Float32Array, width: number, height: number, box: Box): number {
+  const r = pixelRange(box, width, height);
+  let sum = 0;
+  let count = 0;
+  for (let y = r.y0; y < r.y1; y++) for (let x = r.x0, i = y * width + r.x0; x < r.x1; x++, i++, count++) sum += alpha[i];
+  return count ? sum / count : 0;
+}
+
+/** mean absolute luma change inside the box between two frames */
+export function changeIn(current: Float32Array, previous: Float32Array, width: number, height: number, box: Box): number {
+  const r = pixelRange(box, width, height);
+  let sum = 0;
+  let count = 0;
+  for (let y = r.y0; y < r.y1; y++) for (let x = r.x0, i = y * width + r.x0; x < r.x1; x++, i++, count++) sum += Math.abs(current[i] - previous[i]);
+  return count ? sum / count : 0;
+}

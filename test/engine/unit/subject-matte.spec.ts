@@ -1,0 +1,94 @@
+import { subjectMatte } from '../../../src/engine/models/original/subject-matte';
+import { Track } from '../../../src/engine/models/pro/box-tracker';
+import { Box } from '../../../src/engine/models/pro/boxes';
+import { MainSubjects } from '../../../src/engine/models/pro/main-subjects';
+import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
+import { classIndex } from '../../../src/engine/models/pro/vocabulary';
+
+/** How `original` builds its matte from RVM, ISNet and the chosen subjects, on synthetic planes. */
+const W = 160;
+const H = 90;
+const PERSON = classIndex('person');
+const BICYCLE = classIndex('bicycle');
+const DOG = classIndex('dog');
+
+const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
+let nextId = 1;
+const track = (cls: number, b: Box, bestScore = 0.8): Track => ({ id: nextId++, cls, box: b, bestScore, hits: 3, misses: 0, unsupportedMisses: 0, opacity: 1 });
+
+function plane(...rects: Box[]): Float32Array {
+  const out = new Float32Array(W * H);
+  for (const r of rects) for (let y = Math.floor(r.y0 * H); y < Math.ceil(r.y1 * H); y++) for (let x = Math.floor(r.x0 * W); x < Math.ceil(r.x1 * W); x++) out[y * W + x] = 1;
+  return out;
+}
+
+const at = (matte: Float32Array, x: number, y: number) => matte[Math.floor(y * H) * W + Math.floor(x * W)];
+const subjects = (chosen: Track[], attached: Track[] = []): MainSubjects => ({ chosen, attached, all: [...chosen, ...attached] });
+
+describe('original: the subject matte', () => {
+  const dancer = box(0.4, 0.2, 0.6, 0.9);
+  const spectator = box(0.05, 0.5, 0.15, 0.9);
+
+  it("a chosen person takes RVM's matte; a person not chosen is cleared; ISNet's background is not used", () => {
+    const people = plane(dancer, spectator);
+    const salient = plane(box(0.7, 0.1, 0.95, 0.4));
+    const matte = subjectMatte({ width: W, height: H, people, salient }, subjects([track(PERSON, dancer)]));
+    expect(at(matte, 0.5, 0.5)).toBe(1);
+    expect(at(matte, 0.1, 0.7)).toBe(0);
+    expect(at(matte, 0.8, 0.2)).toBe(0);
+  });
+
+  it('a rider keeps the bike under them (attached), from ISNet', () => {
+    const rider = box(0.4, 0.1, 0.6, 0.6);
+    const bike = box(0.35, 0.45, 0.65, 0.9);
+    const matte = subjectMatte({ width: W, height: H, people: plane(rider), salient: plane(bike) }, subjects([track(PERSON, rider)], [track(BICYCLE, bike)]));
+    expect(at(matte, 0.5, 0.3)).toBe(1);
+    expect(at(matte, 0.5, 0.8)).toBe(1);
+  });
+
+  it('a chosen animal comes from ISNet alone', () => {
+    const dog = box(0.2, 0.3, 0.7, 0.8);
+    const matte = subjectMatte({ width: W, height: H, people: plane(), salient: plane(dog, box(0.85, 0.05, 0.95, 0.2)) }, subjects([track(DOG, dog)]));
+    expect(at(matte, 0.45, 0.55)).toBe(1);
+    expect(at(matte, 0.9, 0.1)).toBe(0);
+  });
+
+  it("with no subject chosen yet: the people RVM sees, else ISNet's salient object", () => {
+    const salient = plane(box(0.1, 0.1, 0.3, 0.3));
+    const withPeople = subjectMatte({ width: W, height: H, people: plane(dancer), salient }, subjects([]));
+    expect(at(withPeople, 0.5, 0.5)).toBe(1);
+    expect(at(withPeople, 0.2, 0.2)).toBe(0);
+    const without = subjectMatte({ width: W, height: H, people: plane(), salient }, subjects([]));
+    expect(at(without, 0.2, 0.2)).toBe(1);
+  });
+});
+
+describe('TrackChooser', () => {
+  it('a box of another class over a person is that person again; one beside them is not', () => {
+    const person = track(PERSON, box(0.3, 0.2, 0.6, 0.9));
+    const sameDog = track(DOG, box(0.31, 0.22, 0.6, 0.88));
+    const realDog = track(DOG, box(0.6, 0.6, 0.8, 0.9));
+    expect(distinctObjects([person, sameDog, realDog]).map((t) => t.id)).toEqual([person.id, realDog.id]);
+  });
+
+  it('on real pixels: a sharp, moving subject in the middle is chosen over blurred still people at the edges', () => {
+    const chooser = new TrackChooser();
+    const subject = track(PERSON, box(0.35, 0.15, 0.65, 0.95));
+    const crowd = [track(PERSON, box(0, 0.6, 0.12, 1)), track(PERSON, box(0.88, 0.6, 1, 1))];
+    let chosen = new Set<number>();
+    for (let k = 0; k < 6; k++) {
+      const rgb = new Uint8Array(W * H * 3).fill(100);
+      for (let y = 0; y < H; y++) {
+        for (let x = 0; x < W; x++) {
+          const u = x / W;
+          const v = y / H;
+          // a checkerboard that moves with k inside the subject; flat grey over the crowd
+          if (u > 0.35 && u < 0.65 && v > 0.15) rgb.fill(((x + k) >> 1) % 2 === (y >> 1) % 2 ? 230 : 20, 3 * (y * W + x), 3 * (y * W + x) + 3);
+          else if ((u < 0.12 || u > 0.88) && v > 0.6) rgb.fill(140, 3 * (y * W + x), 3 * (y * W + x) + 3);
+        }
+      }
+      chosen = chooser.choose(rgb, W, H, [subject, ...crowd]);
+    }
+    expect([...chosen]).toEqual([subject.id]);
+  });
+});

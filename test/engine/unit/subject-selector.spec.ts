@@ -1,0 +1,104 @@
+import { Box } from '../../../src/engine/models/pro/boxes';
+import { labelRegions, regionKeepMask } from '../../../src/engine/models/pro/region-gate';
+import { CHOOSE_RATIO, KEEP_RATIO, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
+
+/** The main-subject rule on synthetic tracks: what a viewer would call the subject is chosen, and the choice holds. */
+const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
+const observe = (id: number, b: Box, extra: Partial<TrackObservation> = {}): TrackObservation => ({ id, box: b, confidence: 0.8, focus: 1, motion: 1, ...extra });
+const chosenIds = (selector: SubjectSelector) => [...selector.subjects].sort((a, b) => a - b);
+
+/** a seated crowd: small, sharp-less, still people along the bottom edge and the sides */
+const crowd = (firstId: number): TrackObservation[] =>
+  [box(0, 0.7, 0.08, 0.95), box(0.1, 0.72, 0.18, 0.97), box(0.82, 0.7, 0.9, 0.95), box(0.92, 0.3, 1, 0.55)].map((b, i) => observe(firstId + i, b, { focus: 0.3, motion: 0.05, confidence: 0.7 }));
+
+describe('SubjectSelector', () => {
+  it('a dancer in front of a seated crowd comes out alone, on every keyframe', () => {
+    const selector = new SubjectSelector();
+    for (let k = 0; k < 12; k++) {
+      const dancer = observe(1, box(0.35 + 0.01 * (k % 3), 0.2, 0.6, 0.9), { focus: 1, motion: 1, confidence: 0.75 });
+      selector.update([dancer, ...crowd(10)]);
+      expect(chosenIds(selector)).toEqual([1]);
+    }
+  });
+
+  it('keeps two subjects that are about as prominent as each other', () => {
+    const selector = new SubjectSelector();
+    selector.update([observe(1, box(0.15, 0.2, 0.45, 0.95)), observe(2, box(0.55, 0.22, 0.83, 0.95), { focus: 0.9 }), ...crowd(10)]);
+    expect(chosenIds(selector)).toEqual([1, 2]);
+  });
+
+  it('keeps someone walking in once they are as prominent as the subject, not before', () => {
+    const selector = new SubjectSelector();
+    const subject = observe(1, box(0.35, 0.2, 0.65, 0.95));
+    for (let k = 0; k < 5; k++) selector.update([subject]);
+    // enters small at the edge, then comes to the front beside the subject
+    const walker = (k: number) => observe(2, box(0.85 - 0.03 * k, 0.5 - 0.05 * k, 1 - 0.02 * k, 0.8 + 0.02 * k), { motion: 1, focus: 0.4 + 0.1 * k });
+    const chosenAt: boolean[] = [];
+    for (let k = 0; k < 6; k++) chosenAt.push(selector.update([subject, walker(k)]).find((t) => t.id === 2)!.chosen);
+    expect(chosenAt[0]).toBe(false);
+    for (let k = 0; k < 8; k++) selector.update([subject, observe(2, box(0.65, 0.2, 0.95, 0.95))]);
+    expect(chosenIds(selector)).toEqual([1, 2]);
+  });
+
+  it('holds a choice while its prominence dips (hysteresis), drops it below the keep ratio', () => {
+    const selector = new SubjectSelector();
+    const big = observe(1, box(0.3, 0.1, 0.7, 0.9));
+    const second = (b: Box) => observe(2, b);
+    selector.update([big, second(box(0.3, 0.1, 0.7, 0.9))]);
+    expect(chosenIds(selector)).toEqual([1, 2]);
+    // rated between the keep and choose ratios of the best: still chosen
+    const between = box(0.05, 0.3, 0.3, 0.8);
+    for (let k = 0; k < 10; k++) selector.update([big, second(between)]);
+    const ratings = rateObservations([big, second(between)]);
+    const ratio = ratings.get(2)! / ratings.get(1)!;
+    expect(ratio).toBeGreaterThan(KEEP_RATIO);
+    expect(ratio).toBeLessThan(CHOOSE_RATIO);
+    expect(chosenIds(selector)).toEqual([1, 2]);
+    // far smaller, out of focus, still and in a corner: dropped
+    for (let k = 0; k < 10; k++) selector.update([big, second(box(0, 0, 0.08, 0.1))].map((o) => (o.id === 2 ? { ...o, focus: 0.1, motion: 0 } : o)));
+    expect(chosenIds(selector)).toEqual([1]);
+  });
+
+  it('never chooses an unsure detection unless segmentation confirms it; forgets ended tracks', () => {
+    const selector = new SubjectSelector();
+    selector.update([observe(1, box(0.3, 0.1, 0.7, 0.9), { confidence: 0.4 }), observe(2, box(0.05, 0.6, 0.15, 0.9))]);
+    expect(chosenIds(selector)).toEqual([2]);
+    selector.update([observe(1, box(0.3, 0.1, 0.7, 0.9), { confidence: 0.4, supported: true }), observe(2, box(0.05, 0.6, 0.15, 0.9))]);
+    // confirmed, the big central track is chosen; the small one, chosen before, is held above the keep ratio
+    expect(chosenIds(selector)).toEqual([1, 2]);
+    selector.update([observe(2, box(0.05, 0.6, 0.15, 0.9))]);
+    expect(chosenIds(selector)).toEqual([2]);
+  });
+
+  it('rates size, centrality, focus, motion and confidence with the documented weights', () => {
+    const ratings = rateObservations([observe(1, box(0.25, 0.25, 0.75, 0.75), { confidence: 1 }), observe(2, box(0, 0, 0.25, 0.25), { focus: 0, motion: 0, confidence: 0 })]);
+    expect(ratings.get(1)).toBeCloseTo(1, 5);
+    // a quarter of the area (0.4 * 0.25), centre at (0.125, 0.125): centrality 1 - 0.53 / 0.707
+    expect(ratings.get(2)).toBeCloseTo(0.4 * 0.25 + 0.2 * (1 - Math.hypot(0.375, 0.375) / Math.SQRT1_2), 5);
+  });
+});
+
+describe('region gate', () => {
+  it('labels 8-connected regions', () => {
+    const mask = Uint8Array.from([1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1]);
+    const { sizes } = labelRegions(mask, 4, 4);
+    // the diagonal pair is one region
+    expect(sizes.slice(1).sort()).toEqual([1, 1, 2, 2]);
+  });
+
+  it('keeps the regions lying in the subjects boxes and clears the others, soft edges kept', () => {
+    const width = 200;
+    const height = 100;
+    const matte = new Float32Array(width * height);
+    const fill = (x0: number, y0: number, x1: number, y1: number, v: number) => {
+      for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) matte[y * width + x] = v;
+    };
+    fill(20, 20, 60, 90, 1); // the subject
+    fill(60, 20, 62, 90, 0.4); // its soft edge
+    fill(140, 30, 180, 80, 1); // someone apart
+    const keep = regionKeepMask(matte, width, height, [box(0.08, 0.15, 0.32, 0.95)]);
+    expect(keep[50 * width + 40]).toBe(1);
+    expect(keep[50 * width + 61]).toBeGreaterThan(0.5);
+    expect(keep[50 * width + 160]).toBe(0);
+  });
+});
