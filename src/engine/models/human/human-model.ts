@@ -11,7 +11,7 @@ export function humanWorkingSize(width: number, height: number, longSide = 640):
 
 /**
  * `human`: Robust Video Matting, a recurrent video-matting model trained on people, its state
- * carried from frame to frame (reset at hard cuts), its encoder at 448 px on the long side (see
+ * carried from frame to frame (reset at hard cuts), its encoder at 480 px on the long side (see
  * rvm-geometry.ts for the measurements behind that).
  */
 export class HumanModel implements SegmentationModel {

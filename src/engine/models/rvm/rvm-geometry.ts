@@ -19,14 +19,15 @@ import { RvmGeometry } from './rvm-model-file';
  * At a 384x216 input with a 256 px encoder (0.67): portrait-pan 0.952 / 4.6, rollerblade 0.616,
  * swing 0.750, at about the cost of 640x360 at 0.4 (the guided filter works on fewer pixels).
  * Below ~320 px the encoder loses people that are small in the frame (rollerblade, swing). 0.7 keeps
- * portrait-pan at 0.9726 like 0.75, its DAVIS mean is the same (0.796 against 0.793) and it costs
- * 13% less (ms: CPU per run on one thread, ORT 1.30, AMD EPYC). A smaller model input with the same
+ * portrait-pan at 0.9726 like 0.75 for 13% less CPU (ms: CPU per run on one thread, ORT 1.30, AMD
+ * EPYC), but the people floor (mean >= 0.85 on rollerblade, swing and breakdance-flare) holds only at
+ * 0.75 (0.853 against 0.849), and a quality floor is not traded for speed. A smaller model input with the same
  * encoder saves little (512x288 at 448 px: 76 ms, 0.972): the cost is the decoder at the encoder's
  * size (its last two blocks are ~45% of a run), not the guided filter.
  */
 export const RVM_PROFILES = {
   /** `human`: quality first */
-  human: { inputLongSide: 640, encoderLongSide: 448 },
+  human: { inputLongSide: 640, encoderLongSide: 480 },
   /** `light`: speed first, IoU >= 0.85 on the portrait clips */
   light: { inputLongSide: 384, encoderLongSide: 256 },
 } as const;
