@@ -1,6 +1,7 @@
 /**
  * Pure builders of every ffmpeg command line the pipeline runs. Nothing here touches a process or
  * the disk, so each argument list is asserted exactly in unit tests.
+ * (Slightly over 300 lines: the decoder's and encoder's chains must stay side by side, see below.)
  *
  * Frame alignment: the decoder (frames for the model) and the encoder (which re-reads the original
  * file at full resolution) must see the same frame sequence, or mattes land on the wrong frames.
