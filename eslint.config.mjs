@@ -24,7 +24,7 @@ export default tseslint.config(
   // separate program (BACKDROP_URL / BACKDROP_KEY), not the service's configuration.
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config/**', 'src/cli/backdrop.ts'],
+    ignores: ['src/config/**'],
     rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration from the injected AppConfig (src/config), not process.env.' }] },
   },
   { files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'], rules: { '@typescript-eslint/no-non-null-assertion': 'off' } },

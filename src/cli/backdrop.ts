@@ -4,6 +4,7 @@ import { listJobs, Output, removeBackground, showUsage } from './client/commands
 import { CliError, EXIT, UsageError } from './client/errors';
 import { MODELS, numberOption, oneOf, outputFormat, parseBackground, STATUSES } from './client/job-options';
 import { ProgressReporter } from './client/progress';
+import { ClientCliConfig, loadClientCliConfig } from '../config/client-cli-config';
 
 export const HELP = `backdrop: remove the background of videos with a Backdrop server
 
@@ -57,15 +58,15 @@ function parse(argv: string[]) {
   }
 }
 
-function connect(values: { url?: string; key?: string }, env: NodeJS.ProcessEnv): BackdropClient {
-  const base = values.url ?? env.BACKDROP_URL ?? 'http://localhost:3000';
-  const key = values.key ?? env.BACKDROP_KEY;
+function connect(values: { url?: string; key?: string }, config: ClientCliConfig): BackdropClient {
+  const base = values.url ?? config.url;
+  const key = values.key ?? config.key;
   if (!key) throw new UsageError('No API key: pass --key or set BACKDROP_KEY');
   if (!/^https?:\/\/[^/]+/i.test(base)) throw new UsageError(`--url must be an http(s) URL (got "${base}")`);
   return new BackdropClient(base, key);
 }
 
-async function dispatch(argv: string[], env: NodeJS.ProcessEnv, output: Output): Promise<void> {
+async function dispatch(argv: string[], config: ClientCliConfig, output: Output): Promise<void> {
   const { values, positionals } = parse(argv);
   const [command, ...rest] = positionals;
   if (values.help || command === 'help' || !command) return output.out(HELP);
@@ -79,7 +80,7 @@ async function dispatch(argv: string[], env: NodeJS.ProcessEnv, output: Output):
       background: values.bg === undefined ? undefined : parseBackground(values.bg),
       preview: numberOption(values.preview, 'preview', { min: 0.5, max: 30 }),
     };
-    return removeBackground(connect(values, env), options, output);
+    return removeBackground(connect(values, config), options, output);
   }
   if (command === 'jobs') {
     const query = {
@@ -87,17 +88,17 @@ async function dispatch(argv: string[], env: NodeJS.ProcessEnv, output: Output):
       limit: numberOption(values.limit, 'limit', { min: 1, max: 100, integer: true }),
       offset: numberOption(values.offset, 'offset', { min: 0, max: 1e9, integer: true }),
     };
-    return listJobs(connect(values, env), query, values.json ?? false, output);
+    return listJobs(connect(values, config), query, values.json ?? false, output);
   }
-  if (command === 'usage') return showUsage(connect(values, env), numberOption(values.days, 'days', { min: 1, max: 90, integer: true }), values.json ?? false, output);
+  if (command === 'usage') return showUsage(connect(values, config), numberOption(values.days, 'days', { min: 1, max: 90, integer: true }), values.json ?? false, output);
   throw new UsageError(`Unknown command "${command}"`);
 }
 
 /** Runs the CLI; resolves to the exit code. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], config: ClientCliConfig = loadClientCliConfig()): Promise<number> {
   const progress = new ProgressReporter(process.stderr);
   try {
-    await dispatch(argv, env, { out: (text) => process.stdout.write(text), progress });
+    await dispatch(argv, config, { out: (text) => process.stdout.write(text), progress });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof CliError) {
