@@ -1,8 +1,8 @@
-import { createPostgresBackend, DelayedError, Job, Queue, QueueOptions, setDefaultBackendFactory, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
+import { DelayedError, Job, Queue, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
 import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RunRequest } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, JobQueueOptions, WorkerQueue } from './job-queue';
 import { DurableQueueConfig } from '../config/worker-server-config';
-import { redisConnection } from '../infrastructure/queue/queue-connection';
+import { bullConnectionOptions } from '../infrastructure/queue/queue-connection';
 
 const QUEUE_NAME = 'runs';
 /** how often a running job's cancel flag is read back (cancel may land on another worker server) */
@@ -33,15 +33,6 @@ interface LocalRun {
 
 const runIdOf = (apiJobId: string): string => `run_${apiJobId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
-function connectionOptions(config: DurableQueueConfig): QueueOptions {
-  if (config.redisUrl) {
-    setDefaultBackendFactory(undefined);
-    return { prefix: config.namespace, connection: redisConnection(config.redisUrl) } as QueueOptions;
-  }
-  setDefaultBackendFactory(createPostgresBackend);
-  return { connection: { connectionString: config.databaseUrl, schema: config.namespace, migrate: true, max: 5 } } as unknown as QueueOptions;
-}
-
 /**
  * The worker server's jobs in BullMQ (Redis or Postgres, as the API's queue), so a restart loses
  * nothing: a job whose process died is "stalled" once its lock lapses, and is run again by whichever
@@ -65,7 +56,7 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     private readonly options: JobQueueOptions,
     config: DurableQueueConfig,
   ) {
-    const connection = connectionOptions(config);
+    const connection = bullConnectionOptions(config);
     this.queue = new Queue<RunData>(QUEUE_NAME, connection);
     const workerOptions: WorkerOptions = {
       ...(connection as WorkerOptions),

@@ -29,16 +29,20 @@ export function redisConnection(redisUrl: string) {
 }
 
 /**
- * BullMQ options for the configured backend: Redis when REDIS_URL is set, otherwise BullMQ's own
- * Postgres backend in a schema of the application database. Selecting Postgres sets BullMQ's
- * process-wide default backend, because @nestjs/bullmq constructs its queues and workers itself.
+ * BullMQ options for a backend: Redis when `redisUrl` is set, otherwise BullMQ's own Postgres
+ * backend in the schema `namespace` of that database. Selecting Postgres sets BullMQ's process-wide
+ * default backend, because @nestjs/bullmq constructs its queues and workers itself.
  */
-export function bullRootOptions(config: AppConfig, databaseUrl: string): QueueOptions {
-  const namespace = config.env.QUEUE_NAMESPACE;
-  if (config.redisUrl) {
+export function bullConnectionOptions(backend: { redisUrl?: string; databaseUrl?: string; namespace: string }): QueueOptions {
+  if (backend.redisUrl) {
     setDefaultBackendFactory(undefined);
-    return { connection: redisConnection(config.redisUrl), prefix: namespace } as QueueOptions;
+    return { connection: redisConnection(backend.redisUrl), prefix: backend.namespace } as QueueOptions;
   }
   setDefaultBackendFactory(createPostgresBackend);
-  return { connection: { connectionString: databaseUrl, schema: namespace, migrate: true, max: 5 } } as unknown as QueueOptions;
+  return { connection: { connectionString: backend.databaseUrl, schema: backend.namespace, migrate: true, max: 5 } } as unknown as QueueOptions;
+}
+
+/** The API's queues: REDIS_URL, or the application database; QUEUE_NAMESPACE either way. */
+export function bullRootOptions(config: AppConfig, databaseUrl: string): QueueOptions {
+  return bullConnectionOptions({ redisUrl: config.redisUrl, databaseUrl, namespace: config.env.QUEUE_NAMESPACE });
 }

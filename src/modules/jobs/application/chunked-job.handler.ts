@@ -156,8 +156,8 @@ export class ChunkedJobHandler {
 
   /** The chunks' outputs always go; the inputs too when they were fetched for this job (not an upload). */
   private async cleanUp(task: JoinTask): Promise<void> {
-    const keys = [...task.chunkKeys, task.inputKey, task.backgroundImageKey].filter((key): key is string => !!key && !key.startsWith('uploads/'));
-    await Promise.all(keys.filter((key) => key.startsWith('chunks/') || key.startsWith('inputs/')).map((key) => this.storage.delete(key).catch(() => undefined)));
+    const keys = [...task.chunkKeys, task.inputKey, task.backgroundImageKey].filter((key): key is string => !!key && (key.startsWith('chunks/') || key.startsWith('inputs/')));
+    await Promise.all(keys.map((key) => this.storage.delete(key).catch(() => undefined)));
   }
 
   /**

@@ -13,9 +13,9 @@ import { JobRepository } from '../ports/job.repository';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { planChunks } from '../domain/chunk-plan';
 import { ChunkedJobHandler } from './chunked-job.handler';
+import { watchWhileProcessing } from './job-watch';
 
 const PROGRESS_WRITE_INTERVAL_MS = 500;
-const CANCEL_POLL_MS = 1000;
 
 class InputFailure extends WorkerFailure {}
 
@@ -50,7 +50,7 @@ export class ProcessJobHandler {
     let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
     const stop = new AbortController();
     signal?.addEventListener('abort', () => stop.abort(), { once: true });
-    const watcher = this.watchForCancel(running.id, stop);
+    const watcher = watchWhileProcessing(this.jobs, running.id, stop);
     this.running.add(stop);
     try {
       outcome = await this.run(running, stop.signal);
@@ -81,20 +81,6 @@ export class ProcessJobHandler {
   async abandon(jobId: string, reason: string): Promise<void> {
     const job = await this.jobs.findById(jobId);
     if (job && !isTerminal(job.status)) await this.lifecycle.fail(job, 'worker_failed', `Processing was abandoned: ${reason}`);
-  }
-
-  /** A job canceled (or ended) elsewhere stops its worker: the status is checked while it runs. */
-  private watchForCancel(jobId: string, stop: AbortController): NodeJS.Timeout {
-    const timer = setInterval(() => {
-      this.jobs.findById(jobId).then(
-        (current) => {
-          if (current && current.status !== 'processing') stop.abort();
-        },
-        () => undefined,
-      );
-    }, CANCEL_POLL_MS);
-    timer.unref();
-    return timer;
   }
 
   /**
