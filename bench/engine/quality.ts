@@ -1,7 +1,7 @@
 /**
  * Matte quality of a model on a clip with ground truth: the clip is decoded exactly as the engine
  * decodes it for the model, the mattes are scaled to the video's size, and scored frame by frame
- * against the exact alpha the clip was composited with (IoU, MAD, dtSSD).
+ * against the exact alpha the clip was composited with (IoU, MAD, dtSSD). `maxFrames` scores a prefix.
  */
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
@@ -20,7 +20,7 @@ export function truthDecodeArgs(truthPath: string): string[] {
   return ['-v', 'error', '-nostdin', '-i', truthPath, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'];
 }
 
-export async function measureQuality(model: SegmentationModel, clipPath: string, truthPath: string): Promise<QualityRow> {
+export async function measureQuality(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames = Infinity): Promise<QualityRow> {
   const video = await probe(clipPath);
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps });
   const input = { width: session.inputWidth, height: session.inputHeight };
@@ -32,7 +32,7 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const scorer = new MatteScorer();
   let busyMs = 0;
   try {
-    for (let index = 0; ; index++) {
+    for (let index = 0; index < maxFrames; index++) {
       const [data, truth] = await Promise.all([frames.next(), truths.next()]);
       if (!data || !truth) break;
       const started = performance.now();

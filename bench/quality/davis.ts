@@ -13,7 +13,7 @@ import { ModelName, SegmentationModel } from '../../src/engine/types';
 import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
 import { Cell, renderTable } from '../engine/table';
-import { ClipScore, scoreClip } from './score-clip';
+import { measureQuality, QualityRow } from '../engine/quality';
 import { COMPOSITES, DAVIS_SEQUENCES, FLOORS } from './sequences';
 
 const list = (value: string | undefined, fallback: readonly string[]) => (value ? value.split(',').map((v) => v.trim()) : [...fallback]);
@@ -30,7 +30,7 @@ export function clipPaths(clip: string): { video: string; truth: string } {
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** each floor of `model` over the clips measured: its figure and whether it holds */
-export function floorLines(model: string, scores: Map<string, ClipScore>): string[] {
+export function floorLines(model: string, scores: Map<string, QualityRow>): string[] {
   const lines: string[] = [];
   for (const floor of FLOORS[model] ?? []) {
     const measured = floor.sequences.filter((s) => scores.has(s));
@@ -50,11 +50,11 @@ export async function runDavis(load: (name: ModelName) => Promise<SegmentationMo
   console.log(`DAVIS benchmark: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
   for (const name of models) {
     const model = await load(name);
-    const scores = new Map<string, ClipScore>();
+    const scores = new Map<string, QualityRow>();
     const rows: Cell[][] = [];
     for (const clip of clips) {
       const paths = clipPaths(clip);
-      const score = await scoreClip(model, paths.video, paths.truth, maxFrames);
+      const score = await measureQuality(model, paths.video, paths.truth, maxFrames);
       scores.set(clip, score);
       rows.push([name, clip, score.frames, score.iou, score.mad, score.dtssd, score.msPerFrame]);
       console.log(`${name} ${clip}: IoU ${score.iou.toFixed(3)}, dtSSD ${score.dtssd.toFixed(2)}, ${score.msPerFrame.toFixed(0)} ms/frame`);

@@ -26,5 +26,3 @@ export const FLOORS: Record<string, Floor[]> = {
   ],
 };
 
-/** `human`'s dtSSD (x1e-3) on the people sequences before issue 15 (RVM alone, bench:matting), to stay below */
-export const HUMAN_DTSSD_BEFORE: Partial<Record<DavisSequence, number>> = {};

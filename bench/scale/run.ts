@@ -22,10 +22,10 @@ import { loadConfig } from '../../src/config/app-config';
 import { ffmpegPath, ffprobePath } from '../../src/engine/media/binaries';
 import { audioOffsetSeconds, SeamScores, seamScores } from '../../src/engine/quality/seam-scores';
 import { planChunks } from '../../src/modules/jobs/domain/chunk-plan';
+import { MEDIA_DIR } from '../engine/options';
 import { Deployment } from './deployment';
 import { FRAME_MS } from './fixed-time-model';
 
-const MEDIA_DIR = path.resolve(__dirname, '../../../../shared/media');
 const FAKE_MODEL_MODULE = path.join(__dirname, 'fixed-time-model.js');
 const DEFAULTS = loadConfig({ DATA_DIR: os.tmpdir() }).chunking;
 const QUALITY_CHUNK_SECONDS = 1;

@@ -72,7 +72,15 @@ export class OriginalSession implements SegmentationSession {
       // until a subject is found the detector looks on every frame (it is cheap beside ISNet)
       if (this.subjects.subjects.chosen.length === 0) await this.subjects.observe(small, size.width, size.height, this.rvm.last!.alpha);
     }
-    const planes = { ...size, people: this.rvm.last!.alpha, salient: resizePlane({ width, height, data: salient }, size.width, size.height) };
+    // ISNet's plane is scaled to the matte's size only when the matte reads it (objects, or no subject)
+    let scaledSalient: Float32Array | undefined;
+    const planes = {
+      ...size,
+      people: this.rvm.last!.alpha,
+      get salient(): Float32Array {
+        return (scaledSalient ??= resizePlane({ width, height, data: salient }, size.width, size.height));
+      },
+    };
     return { ...size, data: toAlphaBytes(subjectMatte(planes, this.subjects.subjects)) };
   }
 

@@ -13,7 +13,7 @@ import { Box, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
-import { distinctObjects, TrackChooser } from './track-chooser';
+import { distinctObjects, PERSON, TrackChooser } from './track-chooser';
 import { cropRgb, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES, parsePrompt } from './vocabulary';
 
@@ -22,7 +22,6 @@ const KEYFRAME_BLEND = 0.6;
 const MOTION_DOWNSAMPLING = 4;
 /** a missed track is still "seen" while this share of its foreground remains in its box */
 const SUPPORT_RATIO = 0.4;
-const PERSON = classIndex('person');
 const FULL_FRAME: Box = { x0: 0, y0: 0, x1: 1, y1: 1 };
 /** detector regions overlap by this fraction of the frame when split */
 const REGION_OVERLAP = 0.1;

@@ -12,8 +12,6 @@ export interface RvmOutput {
   alphaBytes: Uint8Array;
   /** foreground colour 0..1, packed RGB, width x height x 3 */
   foreground: Float32Array;
-  /** the same colour as RGB24 bytes */
-  foregroundBytes: Uint8Array;
 }
 
 interface Pending {
@@ -110,7 +108,7 @@ export class RvmMatter {
     this.pending.delete(message.id);
     if (this.pending.size === 0) this.worker.unref();
     if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `RVM inference failed: ${message.message}`));
-    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, foregroundBytes: message.foregroundBytes });
+    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground });
   }
 
   private fail(error: Error): void {

@@ -1,6 +1,7 @@
 import { Matte, RgbFrame, SegmentationSession } from '../../types';
 import { RvmMatter, RvmOutput, RvmStream } from './rvm-matter';
 import { SceneCutDetector } from './scene-cut';
+import { toAlphaBytes } from '../image/resample';
 
 /**
  * Robust Video Matting over one video: the recurrent state goes from frame to frame and is reset
@@ -42,8 +43,17 @@ export class RvmSession implements SegmentationSession {
       this.stream.reset();
       this.cuts++;
     }
-    this.last = await this.stream.next(frame.data);
-    return { width: this.inputWidth, height: this.inputHeight, data: this.last.alphaBytes, foreground: this.last.foregroundBytes };
+    const last = (this.last = await this.stream.next(frame.data));
+    // the colour as RGB24 bytes only when a pipeline asks for it (colour decontamination)
+    let foregroundBytes: Uint8Array | undefined;
+    return {
+      width: this.inputWidth,
+      height: this.inputHeight,
+      data: last.alphaBytes,
+      get foreground(): Uint8Array {
+        return (foregroundBytes ??= toAlphaBytes(last.foreground));
+      },
+    };
   }
 
   async close(): Promise<void> {

@@ -51,9 +51,8 @@ async function main(): Promise<void> {
         const alpha = result.pha.data as Float32Array;
         const foreground = result.fgr.data as Float32Array;
         const alphaBytes = toAlphaBytes(alpha);
-        const foregroundBytes = toAlphaBytes(foreground); // the same 0..1 -> 0..255 rounding, per channel
-        const buffers = [alpha, alphaBytes, foreground, foregroundBytes].map((array) => array.buffer as ArrayBuffer);
-        reply({ kind: 'result', id: request.id, alpha, alphaBytes, foreground, foregroundBytes }, buffers);
+        const buffers = [alpha, alphaBytes, foreground].map((array) => array.buffer as ArrayBuffer);
+        reply({ kind: 'result', id: request.id, alpha, alphaBytes, foreground }, buffers);
       } catch (error) {
         reply({ kind: 'error', id: request.id, message: (error as Error).message });
       }

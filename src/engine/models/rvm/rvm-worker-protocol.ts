@@ -29,5 +29,5 @@ export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest;
 export type RvmWorkerReply =
   | { kind: 'ready' }
   | { kind: 'failed'; message: string }
-  | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground: Float32Array; foregroundBytes: Uint8Array }
+  | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground: Float32Array }
   | { kind: 'error'; id: number; message: string };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'fs';
 import { dirname, join } from 'path';
+import { halfToFloat } from '../tflite/tensor-data';
 
 export type DType = 'float32' | 'int32' | 'bool';
 
@@ -96,16 +97,6 @@ function decodeWeight(entry: WeightEntry, bytes: Buffer, offset: number): [Const
   const data = entry.dtype === 'int32' ? new Int32Array(count) : new Float32Array(count);
   for (let i = 0; i < count; i++) data[i] = entry.dtype === 'int32' ? view.getInt32(4 * i, true) : view.getFloat32(4 * i, true);
   return [{ dtype: entry.dtype, shape: entry.shape, data }, count * 4];
-}
-
-/** IEEE 754 half precision (as tfjs-converter stores float16-quantized weights) to a number */
-export function halfToFloat(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
-  if (exponent === 0x1f) return fraction ? NaN : sign * Infinity;
-  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }
 
 /** node attribute helpers (strings arrive base64-encoded in model.json) */
