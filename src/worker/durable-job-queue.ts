@@ -82,11 +82,10 @@ export class DurableWorkerJobQueue implements WorkerQueue {
 
   async submit(request: RunRequest): Promise<RemoteStatus | 'full'> {
     const id = runIdOf(request.input.job_id);
-    const existing = await this.queue.getJob(id);
+    const existing = await this.snapshot(id);
     if (existing) {
-      const state = await existing.getState();
-      if (state !== 'completed' && state !== 'failed') return this.view(existing as Job<RunData>, state);
-      await existing.remove();
+      if (existing.state !== 'completed' && existing.state !== 'failed') return this.view(existing.job, existing.state);
+      await existing.job.remove();
     }
     if (!(await this.hasRoom())) return 'full';
     const removeAfter = { age: Math.ceil(this.options.resultTtlMs / 1000) };
@@ -95,20 +94,21 @@ export class DurableWorkerJobQueue implements WorkerQueue {
   }
 
   async status(id: string): Promise<RemoteStatus | null> {
-    const job = await this.queue.getJob(id);
-    if (!job) return null;
+    const found = await this.snapshot(id);
+    if (!found) return null;
+    const { job, state } = found;
     // BullMQ removes finished jobs past their age only when others finish; a status past it is gone all the same.
     if (job.finishedOn && Date.now() - job.finishedOn > this.options.resultTtlMs) {
       await job.remove().catch(() => undefined);
       return null;
     }
-    return this.view(job as Job<RunData>, await job.getState());
+    return this.view(job, state);
   }
 
   async cancel(id: string): Promise<RemoteStatus | null> {
-    const job = (await this.queue.getJob(id)) as Job<RunData> | undefined;
-    if (!job) return null;
-    const state = await job.getState();
+    const found = await this.snapshot(id);
+    if (!found) return null;
+    const { job, state } = found;
     if (state === 'completed' || state === 'failed') return this.view(job, state);
     await job.updateData({ ...job.data, cancelled: true });
     this.end(id, 'CANCELLED');
@@ -116,9 +116,10 @@ export class DurableWorkerJobQueue implements WorkerQueue {
   }
 
   async retry(id: string): Promise<RemoteStatus | null | 'refused' | 'full'> {
-    const job = (await this.queue.getJob(id)) as Job<RunData> | undefined;
-    if (!job) return null;
-    const view = this.view(job, await job.getState());
+    const found = await this.snapshot(id);
+    if (!found) return null;
+    const { job } = found;
+    const view = this.view(job, found.state);
     if (view.status !== 'FAILED' && view.status !== 'TIMED_OUT') return 'refused';
     if (!(await this.hasRoom())) return 'full';
     await job.retry('failed');
@@ -198,6 +199,17 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     const webhook = job.data.request.webhook;
     if (!webhook) return;
     void job.getState().then((state) => this.options.onFinished(webhook, this.view(job, state)), () => undefined);
+  }
+
+  /**
+   * A job with its state. The state is read first: a job read before it could predate the state
+   * (read 'failed' after a copy taken while it was active, without its failure record).
+   */
+  private async snapshot(id: string): Promise<{ job: Job<RunData>; state: string } | null> {
+    const state = await this.queue.getJobState(id);
+    if (state === 'unknown') return null;
+    const job = (await this.queue.getJob(id)) as Job<RunData> | undefined;
+    return job ? { job, state } : null;
   }
 
   private async hasRoom(): Promise<boolean> {
