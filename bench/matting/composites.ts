@@ -19,7 +19,7 @@ const W = 640;
 const H = 360;
 const FRAMES = 100;
 
-interface Placement {
+export interface Placement {
   scale: number;
   /** horizontal shift of the person's centre from the frame's centre, in pixels */
   dx: number;
@@ -37,13 +37,13 @@ export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
   ],
 };
 
-function decode(args: string[], frameBytes: number): Uint8Array[] {
-  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(FRAMES), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
+export function decode(args: string[], frameBytes: number, frames = FRAMES): Uint8Array[] {
+  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(frames), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
   return Array.from({ length: Math.floor(bytes.length / frameBytes) }, (_, i) => bytes.subarray(i * frameBytes, (i + 1) * frameBytes));
 }
 
 /** lays one placed instance over `colour`/`alpha` (bilinear sampling, the same for colour and alpha) */
-function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Array, a: Uint8Array, place: Placement): void {
+export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Array, a: Uint8Array, place: Placement): void {
   const left = W / 2 - (place.scale * W) / 2 + place.dx;
   const top = H - place.scale * H;
   for (let y = 0; y < H; y++) {

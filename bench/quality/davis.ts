@@ -4,7 +4,8 @@
  * decoding; per sequence IoU at 0.5, MAD and dtSSD (x1e-3) and ms per frame, the means, and the
  * floors of issue 15 beside them.
  *
- * BENCH_MODELS (default human,original), BENCH_CLIPS (default every DAVIS sequence and the two
+ * BENCH_MODELS (default human,original; `per-frame-selfie` adds MediaPipe's selfie model run frame by
+ * frame with no memory, the flicker baseline `human` is held below), BENCH_CLIPS (default every DAVIS sequence and the two
  * composites), BENCH_FRAMES (score only the first N frames of each clip), BENCH_CACHE_DIR.
  */
 import { cpus } from 'node:os';
@@ -14,10 +15,12 @@ import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
 import { Cell, renderTable } from '../engine/table';
 import { measureQuality, QualityRow } from '../engine/quality';
+import { perFrameSelfie } from '../matting/per-frame-selfie';
 import { COMPOSITES, DAVIS_SEQUENCES, FLOORS } from './sequences';
 
 const list = (value: string | undefined, fallback: readonly string[]) => (value ? value.split(',').map((v) => v.trim()) : [...fallback]);
-const models = list(process.env.BENCH_MODELS, ['human', 'original']) as ModelName[];
+const PER_FRAME_SELFIE = 'per-frame-selfie';
+const models = list(process.env.BENCH_MODELS, ['human', 'original']);
 const clips = list(process.env.BENCH_CLIPS, [...DAVIS_SEQUENCES, ...COMPOSITES]);
 const maxFrames = process.env.BENCH_FRAMES ? Number(process.env.BENCH_FRAMES) : Infinity;
 const cacheDir = process.env.BENCH_CACHE_DIR ?? join(process.cwd(), '.cache', 'models');
@@ -46,7 +49,7 @@ export function floorLines(model: string, scores: Map<string, QualityRow>): stri
   return lines;
 }
 
-export async function runDavis(load: (name: ModelName) => Promise<SegmentationModel>): Promise<void> {
+export async function runDavis(load: (name: string) => Promise<SegmentationModel>): Promise<void> {
   console.log(`DAVIS benchmark: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
   for (const name of models) {
     const model = await load(name);
@@ -69,7 +72,7 @@ export async function runDavis(load: (name: ModelName) => Promise<SegmentationMo
 
 if (require.main === module) {
   loadModelsModule()
-    .then((loadModel) => runDavis((name) => loadModel(name, { cacheDir })))
+    .then((loadModel) => runDavis(async (name) => (name === PER_FRAME_SELFIE ? perFrameSelfie(cacheDir) : loadModel(name as ModelName, { cacheDir }))))
     .catch((error: unknown) => {
       console.error(error);
       process.exitCode = 1;

@@ -19,7 +19,7 @@ import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, buildWebmEnc
 import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
-import { planSegment, warmUpSession } from './chunks/segment';
+import { planSegment, surveySession, warmUpSession } from './chunks/segment';
 import { EngineError, EngineProgress, EngineRequest, EngineResult, ModelName, SegmentationModel, SegmentationSession } from './types';
 
 export interface EngineDeps {
@@ -54,6 +54,7 @@ export async function runEngine(
   const partialPath = partialOutputPath(request.outputPath);
   let scratch: string | undefined;
   try {
+    await surveySession(session, plan.source, request.segment, signal);
     if (request.segment) await warmUpSession(session, plan.source, request.segment, signal);
     scratch = await mkdtemp(join(deps.workDir ?? tmpdir(), 'backdrop-engine-'));
     const reportFrame = (framesDone: number) =>

@@ -153,6 +153,12 @@ export interface SegmentationSession {
   readonly notes: string[];
   /** every matte carries `foreground` */
   readonly predictsForeground?: boolean;
+  /**
+   * a session that decides from the whole clip first (pro's prompt attributes): the engine feeds
+   * it every frame `segment` will see, in order, then calls `finishSurvey`, then segments
+   */
+  surveyFrame?(frame: RgbFrame): Promise<void>;
+  finishSurvey?(): void;
   /** frames must be fed in order; the returned matte belongs to the frame passed */
   segment(frame: RgbFrame): Promise<Matte>;
   close(): Promise<void>;

@@ -12,7 +12,7 @@ import { MediaProcess } from '../media/process';
 import { buildDecodeArgs, FrameWindow, SourceSpec } from '../pipeline/ffmpeg-args';
 import { FrameReader } from '../pipeline/frame-reader';
 import { JobPlan } from '../pipeline/plan';
-import { EngineError, OutputFormat, SegmentationSession, SegmentRange } from '../types';
+import { EngineError, OutputFormat, RgbFrame, SegmentationSession, SegmentRange } from '../types';
 
 /** The frames a segment covers, and those of its pre-roll. */
 export function segmentFrames(segment: SegmentRange, fps: number): { window: FrameWindow; preroll: FrameWindow } {
@@ -34,14 +34,30 @@ export function planSegment(plan: JobPlan, segment: SegmentRange): JobPlan {
 export async function warmUpSession(session: SegmentationSession, source: SourceSpec, segment: SegmentRange, signal?: AbortSignal): Promise<number> {
   const { preroll } = segmentFrames(segment, source.fps);
   if (preroll.end === preroll.start) return 0;
+  return feedFrames(session, { ...source, frames: preroll }, (frame) => session.segment(frame), signal);
+}
+
+/**
+ * A surveying session (SegmentationSession.surveyFrame) is fed, before any matte is made, every
+ * frame it will segment: a chunk's pre-roll and frames, or the whole source. Each chunk of a
+ * chunked job therefore decides from its own frames.
+ */
+export async function surveySession(session: SegmentationSession, source: SourceSpec, segment: SegmentRange | undefined, signal?: AbortSignal): Promise<void> {
+  if (!session.surveyFrame) return;
+  const frames = segment ? (({ window, preroll }) => ({ start: preroll.start, end: window.end }))(segmentFrames(segment, source.fps)) : source.frames;
+  await feedFrames(session, { ...source, frames }, (frame) => session.surveyFrame!(frame), signal);
+  session.finishSurvey?.();
+}
+
+async function feedFrames(session: SegmentationSession, source: SourceSpec, feed: (frame: RgbFrame) => Promise<unknown>, signal?: AbortSignal): Promise<number> {
   const input = { width: session.inputWidth, height: session.inputHeight };
-  const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs({ ...source, frames: preroll }, input), { readStdout: true, signal });
+  const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true, signal });
   const reader = new FrameReader(decoder.stdout, input.width * input.height * 3, 3);
   let frames = 0;
   try {
     for (let data = await reader.next(); data; data = await reader.next()) {
       if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
-      await session.segment({ index: frames, width: input.width, height: input.height, data });
+      await feed({ index: frames, width: input.width, height: input.height, data });
       frames += 1;
     }
     await decoder.exited;
@@ -50,7 +66,7 @@ export async function warmUpSession(session: SegmentationSession, source: Source
     decoder.kill();
     if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
     if (error instanceof EngineError) throw error;
-    throw new EngineError('input_invalid', `decoding the pre-roll failed: ${(error as Error).message}`);
+    throw new EngineError('input_invalid', `decoding frames ahead of the matting failed: ${(error as Error).message}`);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { EngineError, VideoInfo } from '../types';
 import { ffmpegPath, ffprobePath } from './binaries';
+import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
 import { InputPin, pinArgs } from './input-pin';
 import { MediaProcessError, runToCompletion } from './process';
 
@@ -17,19 +18,23 @@ interface FfprobeStream {
   avg_frame_rate?: string;
   nb_frames?: string;
   duration?: string;
+  start_pts?: number;
+  time_base?: string;
   tags?: Record<string, string>;
   side_data_list?: { rotation?: number | string }[];
 }
 
 export interface FfprobeOutput {
   streams?: FfprobeStream[];
-  format?: { format_name?: string; duration?: string };
+  format?: { format_name?: string; duration?: string; start_time?: string };
 }
 
 /** What ffprobe tells about a video, plus what the ffmpeg argument builders need to decode it. */
 export interface ParsedVideo extends VideoInfo {
   /** VP9 with alpha only decodes its alpha through libvpx (`-c:v libvpx-vp9` before `-i`) */
   needsLibvpxDecoder: boolean;
+  /** the video stream's first timestamp; a chunk of a long job seeks its input with it */
+  videoStart?: VideoStart;
 }
 
 /** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
@@ -132,6 +137,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     videoCodec,
     formatName: json.format?.format_name ?? 'unknown',
     needsLibvpxDecoder: hasAlpha && videoCodec === 'vp9',
+    videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
   };
 }
 

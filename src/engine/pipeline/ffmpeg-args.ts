@@ -17,6 +17,7 @@
  */
 import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
+import { fromVideoStart, inputSeekSeconds, seekArgs, VideoStart } from './input-seek';
 import { Rgb } from '../types';
 import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
@@ -48,6 +49,8 @@ export interface SourceSpec {
   durationLimit?: number;
   /** only these frames of the constant-rate sequence (a chunk of a long job); undefined: all */
   frames?: FrameWindow;
+  /** the video stream's first timestamp, when the probe gave it: a window of frames then seeks its input (input-seek.ts) */
+  videoStart?: VideoStart;
   fps: number;
   /** display size (after rotation) */
   size: Size;
@@ -79,24 +82,41 @@ const RAW_PIN: InputPin = { demuxer: 'rawvideo' };
 const MATROSKA_PIN: InputPin = { demuxer: 'matroska' };
 const PNG_PIN: InputPin = { demuxer: 'png_pipe' };
 
+function seekOf(source: SourceSpec): number | null {
+  return source.frames ? inputSeekSeconds(source.frames.start, source.fps, source.videoStart, source.durationLimit) : null;
+}
+
 export function buildSourceInputArgs(source: SourceSpec): string[] {
+  const seek = seekOf(source);
   return [
     ...pinArgs(source.pin),
     ...(source.needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
     ...(source.durationLimit !== undefined ? ['-t', formatNumber(source.durationLimit)] : []),
+    ...(seek !== null && source.videoStart ? seekArgs(seek, source.videoStart) : []),
     '-i', source.inputPath,
   ];
 }
 
 /**
  * The chain both sides apply first to the source's video: a constant-rate sequence from t=0 (cut to
- * `frames` for a chunk, whose first frame is then t=0 again).
+ * `frames` for a chunk, whose first frame is then t=0 again). `seekedFrom`: the input was opened
+ * past its start with its timestamps kept (input-seek.ts), so the sequence is numbered from the
+ * video's first timestamp and cut on those numbers.
  */
-export function sourceChain(fps: number, frames?: FrameWindow): string {
+export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: VideoStart): string {
+  if (frames && seekedFrom) {
+    const end = frames.end !== undefined ? `:end_pts=${frames.end}` : '';
+    return `${fromVideoStart(seekedFrom)},fps=${formatNumber(fps)},trim=start_pts=${frames.start}${end},setpts=PTS-STARTPTS`;
+  }
   const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}`;
   if (!frames) return chain;
   const end = frames.end !== undefined ? `:end_frame=${frames.end}` : '';
   return `${chain},trim=start_frame=${frames.start}${end},setpts=PTS-STARTPTS`;
+}
+
+/** The source chain of `source`, seeking or not. */
+function chainOf(source: SourceSpec): string {
+  return sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined);
 }
 
 /** Decoder: the source as packed RGB frames at the model's input size, on stdout. */
@@ -105,7 +125,7 @@ export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] 
     ...COMMON_ARGS,
     ...buildSourceInputArgs(source),
     '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-vf', `${sourceChain(source.fps, source.frames)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,format=rgb24`,
+    '-vf', `${chainOf(source)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,format=rgb24`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ];
@@ -128,7 +148,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
     from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
   const parts = spec.decontaminate
     ? [
-        `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=gbrp[sourcecolor]`,
+        `[0:v]${chainOf(source)},${resizeTo(source.size)}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
@@ -136,7 +156,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `[0:v]${sourceChain(source.fps, source.frames)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
+        `[0:v]${chainOf(source)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];

@@ -55,6 +55,7 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
       inputPath: request.inputPath,
       pin: video.pin,
       needsLibvpxDecoder: video.needsLibvpxDecoder,
+      videoStart: video.videoStart,
       durationLimit: trimmed ? preview : undefined,
       fps: video.fps,
       size: { width: video.width, height: video.height },

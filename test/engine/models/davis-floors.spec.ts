@@ -36,22 +36,32 @@ async function score(model: ModelName, sequence: string, frameLimit = Infinity):
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 describe('the main subject on real footage (DAVIS 2016)', () => {
-  /** Measured 0.854 / 0.819 / 0.887, mean 0.853, with RVM's encoder at 480 px (rvm-geometry.ts). */
-  it('human: mean IoU >= 0.85 on rollerblade, swing and breakdance-flare, none below 0.75', async () => {
+  /**
+   * Measured 0.854 / 0.819 / 0.887, mean 0.853, with RVM's encoder at 480 px (rvm-geometry.ts).
+   * Flicker: dtSSD (x1e-3) 11.9 / 18.3 / 15.4; the issue's "today" was a per-frame model, whose
+   * flicker `npm run bench:davis` prints with BENCH_MODELS=per-frame-selfie: 53.1 / 27.2 / 31.9.
+   */
+  it('human: mean IoU >= 0.85 on rollerblade, swing and breakdance-flare, none below 0.75, and less flicker than a per-frame model', async () => {
+    const perFrameFlicker: Record<string, number> = { rollerblade: 53.1, swing: 27.2, 'breakdance-flare': 31.9 };
     const ious: number[] = [];
-    for (const sequence of ['rollerblade', 'swing', 'breakdance-flare']) ious.push((await score('human', sequence)).iou);
+    for (const [sequence, flicker] of Object.entries(perFrameFlicker)) {
+      const scores = await score('human', sequence);
+      ious.push(scores.iou);
+      expect(scores.dtssd).toBeLessThan(flicker);
+    }
     expect(mean(ious)).toBeGreaterThanOrEqual(0.85);
     expect(Math.min(...ious)).toBeGreaterThanOrEqual(0.75);
   }, 5 * MINUTES);
 
   /**
-   * Issue 15 asks 0.80 over the whole clips; this is not reached yet (bench:davis, whole clips:
-   * 0.753, up from 0.614 with ISNet alone; these prefixes: 0.783). The floor holds what was
-   * reached, so that a change that loses the main subject again fails here.
+   * Issue 15 asks 0.80 over the whole clips; bench:davis measures 0.780 there (0.747 before people
+   * kept RVM's regions that continue the previous frame's matte and ISNet ran on every 2nd frame
+   * where an object is kept); on these prefixes about 0.80. The floor holds what was reached, so
+   * that a change that loses the main subject again fails here.
    */
-  it('original: mean IoU >= 0.75 over the first frames of the seven sequences (people, riders, a dog, a car)', async () => {
+  it('original: mean IoU >= 0.78 over the first frames of the seven sequences (people, riders, a dog, a car)', async () => {
     const ious: number[] = [];
     for (const sequence of ['rollerblade', 'swing', 'breakdance-flare', 'kite-walk', 'bmx-trees', 'dog', 'car-roundabout']) ious.push((await score('original', sequence, ORIGINAL_FRAMES)).iou);
-    expect(mean(ious)).toBeGreaterThanOrEqual(0.75);
+    expect(mean(ious)).toBeGreaterThanOrEqual(0.78);
   }, 12 * MINUTES);
 });

@@ -78,6 +78,16 @@ const CASES: Record<string, Omit<GraphSpec, 'height' | 'width'>> = {
     ],
     outputs: ['split', 'splitv:1', 'slice'],
   },
+  'a convolution over an 11-channel ConcatV2 (split into one convolution per part), the concatenation also read as such': {
+    consts: { w8: floats([1, 1, 3, 8]), axis: ints([-1], []), w: floats([3, 3, 11, 5]), b: floats([5]) },
+    nodes: [
+      { name: 'features', op: 'Conv2D', input: ['x', 'w8'], attr: conv([1, 1, 1, 1], 'SAME') },
+      { name: 'cat', op: 'ConcatV2', input: ['features', 'x', 'axis'], attr: { N: attr.i(2) } },
+      { name: 'y', op: '_FusedConv2D', input: ['cat', 'w', 'b'], attr: conv([1, 1, 1, 1], 'SAME', ['BiasAdd', 'Relu']) },
+      { name: 'z', op: 'Relu', input: ['cat'] },
+    ],
+    outputs: ['y', 'z'],
+  },
   'elementwise ops with broadcast constants': {
     consts: { two: floats([], () => 2), perChannel: floats([3]), full: floats([1, H, W, 3]) },
     nodes: [

@@ -1,4 +1,5 @@
-import { classIndex, COCO_CLASSES, describeVocabulary, parsePrompt, pluralsOf } from '../../../src/engine/models/pro/vocabulary';
+import { classIndex, COCO_CLASSES, describeVocabulary, pluralsOf } from '../../../src/engine/models/pro/vocabulary';
+import { parsePrompt } from '../../../src/engine/models/pro/prompt-grammar';
 
 describe('pro vocabulary', () => {
   it('covers the 80 COCO classes, each once, in the detector order', () => {
@@ -41,10 +42,13 @@ describe('pro vocabulary', () => {
   });
 
   it('reports words that name no subject, once each, and ignores articles', () => {
-    expect(parsePrompt('the red car, a shiny unicorn, red')).toEqual({ subjects: ['car'], unknownWords: ['red', 'shiny', 'unicorn'] });
-    expect(parsePrompt('the, a, an')).toEqual({ subjects: [], unknownWords: [] });
-    expect(parsePrompt('sky and clouds')).toEqual({ subjects: [], unknownWords: ['sky', 'clouds'] });
-    expect(parsePrompt('')).toEqual({ subjects: [], unknownWords: [] });
+    // colours are attributes (prompt-grammar.ts), not unknown words
+    expect(parsePrompt('the red car, a shiny unicorn, red')).toMatchObject({ subjects: ['car'], unknownWords: ['shiny', 'unicorn'] });
+    expect(parsePrompt('the, a, an')).toMatchObject({ subjects: [], unknownWords: [] });
+    expect(parsePrompt('sky and clouds')).toMatchObject({ subjects: [], unknownWords: ['sky', 'clouds'] });
+    expect(parsePrompt('')).toMatchObject({ subjects: [], unknownWords: [] });
+    expect(parsePrompt('orange').subjects).toEqual(['orange']);
+    expect(parsePrompt('orange car').subjects).toEqual(['car']);
   });
 
   it('plurals follow English rules for the last word', () => {

@@ -2,6 +2,7 @@ import { buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../s
 import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
 import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
 import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
+import { fromVideoStart, inputSeekSeconds, parseVideoStart, seekArgs } from '../../../src/engine/pipeline/input-seek';
 import { JobPlan } from '../../../src/engine/pipeline/plan';
 
 describe('a long job\'s segments', () => {
@@ -30,6 +31,21 @@ describe('a long job\'s segments', () => {
     expect(sourceChain(25)).toBe('setpts=PTS-STARTPTS,fps=25');
     expect(sourceChain(25, { start: 25, end: 50 })).toBe('setpts=PTS-STARTPTS,fps=25,trim=start_frame=25:end_frame=50,setpts=PTS-STARTPTS');
     expect(sourceChain(25, { start: 75 })).toBe('setpts=PTS-STARTPTS,fps=25,trim=start_frame=75,setpts=PTS-STARTPTS');
+  });
+
+  it('seek their input a margin before their first frame, numbering the sequence from the video\'s first timestamp', () => {
+    const start = { pts: 9216, timeBase: [1, 12800] as const, fileStartMicros: 0 };
+    expect(sourceChain(25, { start: 75, end: 100 }, start)).toBe('setpts=PTS-(9216/12800)/TB,fps=25,trim=start_pts=75:end_pts=100,setpts=PTS-STARTPTS');
+    expect(fromVideoStart({ pts: 2500, timeBase: [1, 1000], fileStartMicros: 2_500_000 })).toBe('setpts=PTS-(2500/1000-2500000/1000000)/TB');
+    expect(inputSeekSeconds(75, 25, start, undefined)).toBe(2);
+    expect(inputSeekSeconds(75, 10, start, undefined)).toBeCloseTo(5.8); // 17 frames at 10 fps
+    expect(inputSeekSeconds(20, 25, start, undefined)).toBeNull(); // within the margin: from the start
+    expect(inputSeekSeconds(75, 25, start, 20)).toBeNull(); // a preview's -t counts from the first frame read
+    expect(inputSeekSeconds(75, 25, undefined, undefined)).toBeNull();
+    expect(seekArgs(2, { ...start, fileStartMicros: 1_400_000 })).toEqual(['-copyts', '-itsoffset', '-1.400000', '-ss', '2', '-noaccurate_seek']);
+    expect(parseVideoStart(9216, '1/12800', '0.000000')).toEqual(start);
+    expect(parseVideoStart(undefined, '1/12800', '0.000000')).toBeUndefined();
+    expect(parseVideoStart(0, '1/12800', undefined)).toBeUndefined();
   });
 
   it('are written in the job\'s format when it can be stream-copied, else in ProRes for one final encode', () => {

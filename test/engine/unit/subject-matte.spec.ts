@@ -1,4 +1,4 @@
-import { subjectMatte } from '../../../src/engine/models/original/subject-matte';
+import { salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box } from '../../../src/engine/models/pro/boxes';
 import { MainSubjects } from '../../../src/engine/models/pro/main-subjects';
@@ -38,6 +38,19 @@ describe('original: the subject matte', () => {
     expect(at(matte, 0.8, 0.2)).toBe(0);
   });
 
+  it("a chosen person who left their keyframe box keeps RVM's matte where it continues the previous frame's; a spectator stays cleared", () => {
+    const before = box(0.42, 0.2, 0.62, 0.9);
+    const now = box(0.5, 0.2, 0.7, 0.9);
+    const staleBox = box(0.3, 0.2, 0.45, 0.9);
+    const planes = { width: W, height: H, people: plane(now, spectator), salient: plane() };
+    const chosen = subjects([track(PERSON, staleBox)]);
+    const withoutHistory = subjectMatte(planes, chosen);
+    expect(at(withoutHistory, 0.65, 0.5)).toBe(0);
+    const matte = subjectMatte({ ...planes, previous: plane(before) }, chosen);
+    expect(at(matte, 0.65, 0.5)).toBe(1);
+    expect(at(matte, 0.1, 0.7)).toBe(0);
+  });
+
   it('a rider keeps the bike under them (attached), from ISNet', () => {
     const rider = box(0.4, 0.1, 0.6, 0.6);
     const bike = box(0.35, 0.45, 0.65, 0.9);
@@ -60,6 +73,33 @@ describe('original: the subject matte', () => {
     expect(at(withPeople, 0.2, 0.2)).toBe(0);
     const without = subjectMatte({ width: W, height: H, people: plane(), salient }, subjects([]));
     expect(at(without, 0.2, 0.2)).toBe(1);
+  });
+});
+
+describe('original: when ISNet runs, and on what', () => {
+  const rider = box(0.4, 0.1, 0.5, 0.5);
+  const bike = box(0.38, 0.4, 0.52, 0.6);
+
+  it('people alone come from RVM: ISNet is not run', () => {
+    expect(salientNeeds(subjects([track(PERSON, rider)]), plane(rider)).read).toBe(false);
+  });
+
+  it('a person with an object and others in sight: ISNet sees the region around the two, not the whole frame', () => {
+    const chosen = subjects([track(PERSON, rider)], [track(BICYCLE, bike)]);
+    const needs = salientNeeds({ ...chosen, all: [...chosen.all, track(PERSON, box(0.8, 0.3, 0.95, 0.9))] }, plane(rider));
+    expect(needs.read).toBe(true);
+    expect(needs.region!.x0).toBeLessThanOrEqual(0.38);
+    expect(needs.region!.y1).toBeGreaterThanOrEqual(0.6);
+    expect((needs.region!.x1 - needs.region!.x0) * (needs.region!.y1 - needs.region!.y0)).toBeLessThan(0.5);
+  });
+
+  it('a person with an object and nothing else in sight: ISNet sees the whole frame (more context)', () => {
+    expect(salientNeeds(subjects([track(PERSON, rider)], [track(BICYCLE, bike)]), plane(rider))).toEqual({ read: true, region: undefined });
+  });
+
+  it('no subject and no people in sight: ISNet on the whole frame', () => {
+    expect(salientNeeds(subjects([]), plane())).toEqual({ read: true });
+    expect(salientNeeds(subjects([]), plane(rider)).read).toBe(false);
   });
 });
 

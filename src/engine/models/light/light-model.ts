@@ -5,7 +5,8 @@ import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 
 /**
- * `light`: Robust Video Matting at a small size (long side 384, encoder at 256 px). MediaPipe's
+ * `light`: Robust Video Matting at a small size (long side 384, encoder at 256 px), its larger
+ * convolutions in int8 (rvm-int8.ts). MediaPipe's
  * selfie model, run per frame, was faster but collapsed on portraits the project had not seen
  * (IoU 0.47) and flickers (portrait-pan dtSSD 14.4 against RVM's 4.6); see rvm-geometry.ts.
  */
@@ -15,6 +16,6 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    return new RvmSession(await this.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.light)));
+    return new RvmSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: 'int8' }));
   }
 }

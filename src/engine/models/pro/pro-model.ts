@@ -7,15 +7,19 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
-import { boxGate, massInBox } from './box-gate';
+import { boxGate, DEFAULT_GATE, massInBox } from './box-gate';
 import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
-import { Box, translateBox } from './boxes';
+import { Box, expandBox, intersectionArea, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
 import { distinctObjects, PERSON, TrackChooser } from './track-chooser';
-import { cropRgb, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
-import { classIndex, COCO_CLASSES, parsePrompt } from './vocabulary';
+import { cropRgb, othersApart, pastePlane, PixelRect, subjectRegion, toPixelRect } from './subject-crop';
+import { classIndex, COCO_CLASSES } from './vocabulary';
+import { hasAttributes, parsePrompt, SubjectQuery } from './prompt-grammar';
+import { ObservedTrack } from './track-evidence';
+import { colourIndex } from './colour-names';
+import { SurveyedProSession } from './surveyed-session';
 
 /** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
 const KEYFRAME_BLEND = 0.6;
@@ -70,6 +74,12 @@ export class ProSession implements SegmentationSession {
   /** without a prompt: the main subjects among the tracks (ids), chosen on keyframes */
   private readonly chooser?: TrackChooser;
   private chosen?: Set<number>;
+  /** keyframe by keyframe: the tracks seen and their own mattes (a survey of the clip, see surveyed-session.ts) */
+  observer?: (rgb: Uint8Array, tracks: readonly ObservedTrack[]) => void;
+  /** only tracks this keeps are shown (a prompt's attributes, decided for the whole clip) */
+  keep?: (track: Track) => boolean;
+  /** a track's colours (shares of COLOUR_NAMES in its own matte) as the survey measured them */
+  appearance?: (track: Track) => Float64Array | undefined;
 
   constructor(
     private readonly isnet: IsnetSegmenter,
@@ -110,19 +120,56 @@ export class ProSession implements SegmentationSession {
     if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
       mattes = await this.keyframe(frame.data, moved);
       if (this.chooser) this.chosen = this.chooser.choose(frame.data, width, height, distinctObjects(this.tracker.tracks), people);
+      this.observer?.(frame.data, this.tracker.tracks.map((track) => ({ id: track.id, cls: track.cls, box: track.box, detected: track.misses === 0, matte: this.matteOf(track, people, mattes) })));
       this.started = true;
       this.framesSinceKeyframe = 0;
     } else {
       this.framesSinceKeyframe++;
     }
     const out = new Float32Array(width * height);
+    // subjects a prompt's attributes left out
+    const left = this.keep ? this.tracker.tracks.filter((t) => !this.keep!(t)) : [];
     for (const track of this.tracker.tracks) {
       if (this.chosen && !this.chosen.has(track.id)) continue;
-      const matte = people && track.cls === PERSON ? gated(people, boxGate(track.box, width, height)) : mattes.get(track.id);
-      if (!matte) continue;
+      if (this.keep && !this.keep(track)) continue;
+      const own = this.matteOf(track, people, mattes);
+      if (!own) continue;
+      const matte = left.length ? this.apartFrom(own, frame.data, track, left) : own;
       for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], matte[i] * track.opacity);
     }
     return { width, height, data: toAlphaBytes(out) };
+  }
+
+  /**
+   * A kept subject's matte without the subjects left out beside it (RVM's matte holds every person,
+   * and a kept track's grown, feathered gate reaches over its neighbours): zero inside a detected
+   * left-out track's box, except inside the kept track's own box; and, wherever a left-out track
+   * (detected or held) overlaps the kept one's gate, drop the pixels whose colour name is clearly
+   * the left-out subject's and not the kept one's (the survey measured both).
+   */
+  private apartFrom(source: Float32Array, rgb: Uint8Array, track: Track, others: readonly Track[]): Float32Array {
+    const { width, height } = this.isnet;
+    const matte = Float32Array.from(source);
+    const own = toPixelRect(track.box, width, height);
+    const inside = (r: PixelRect, x: number, y: number) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
+    const ownColours = this.appearance?.(track);
+    const detected = others.filter((o) => o.misses === 0).map((o) => toPixelRect(o.box, width, height));
+    const near = others.filter((o) => intersectionArea(expandBox(o.box, DEFAULT_GATE.margin), expandBox(track.box, DEFAULT_GATE.margin)) > 0);
+    const colours = ownColours ? near.map((o) => this.appearance?.(o)).filter((c): c is Float64Array => c !== undefined) : [];
+    for (let y = 0, i = 0; y < height; y++) {
+      for (let x = 0; x < width; x++, i++) {
+        if (matte[i] === 0) continue;
+        if (!inside(own, x, y) && detected.some((r) => inside(r, x, y))) matte[i] = 0;
+        else if (colours.length && colours.some((c) => theirs(colourIndex(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]), ownColours!, c))) matte[i] = 0;
+      }
+    }
+    return matte;
+  }
+
+  /** a track's own matte: RVM's inside its box for a person, else its ISNet matte */
+  private matteOf(track: Track, people: Float32Array | undefined, mattes: Map<number, Float32Array>): Float32Array | undefined {
+    const { width, height } = this.isnet;
+    return people && track.cls === PERSON ? gated(people, boxGate(track.box, width, height)) : mattes.get(track.id);
   }
 
   /** each track's last matte moved to the current frame; boxes follow */
@@ -194,6 +241,11 @@ export class ProSession implements SegmentationSession {
   async close(): Promise<void> {}
 }
 
+/** a colour belongs to the other subject: a real share of its colours, and at least twice the kept one's share */
+function theirs(colour: number, own: Float64Array, other: Float64Array): boolean {
+  return other[colour] >= 0.05 && other[colour] >= 2 * own[colour];
+}
+
 function gated(matte: Float32Array, gate: Float32Array): Float32Array {
   const out = new Float32Array(matte.length);
   for (let i = 0; i < out.length; i++) out[i] = matte[i] * gate[i];
@@ -201,18 +253,19 @@ function gated(matte: Float32Array, gate: Float32Array): Float32Array {
 }
 
 /**
- * `pro`'s prompt, checked: the requested class indices and the notes for the job's details. No
- * prompt keeps every class the detector knows; a prompt naming no known subject is refused.
+ * `pro`'s prompt, checked: the requested class indices, the subject queries (prompt-grammar.ts) and
+ * the notes for the job's details. No prompt keeps every class the detector knows; a prompt naming
+ * no known subject is refused.
  */
-export function resolvePrompt(textPrompt: string | undefined): { requested: Set<number>; notes: string[] } {
-  if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), notes: ['pro: no text_prompt, keeping the main subject (see the README: how a subject is chosen)'] };
-  const { subjects, unknownWords } = parsePrompt(textPrompt);
+export function resolvePrompt(textPrompt: string | undefined): { requested: Set<number>; queries: SubjectQuery[]; notes: string[] } {
+  if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), queries: [], notes: ['pro: no text_prompt, keeping the main subject (see the README: how a subject is chosen)'] };
+  const { subjects, queries, unknownWords } = parsePrompt(textPrompt);
   if (subjects.length === 0) {
     throw new EngineError('input_invalid', `text_prompt names no supported subject (${COCO_CLASSES.join(', ')})`);
   }
   const notes = [`pro: keeping ${subjects.join(', ')}`];
   if (unknownWords.length) notes.push(`text_prompt: ignored unknown words: ${unknownWords.join(', ')}`);
-  return { requested: new Set(subjects.map(classIndex)), notes };
+  return { requested: new Set(subjects.map(classIndex)), queries, notes };
 }
 
 export class ProModel implements SegmentationModel {
@@ -224,12 +277,18 @@ export class ProModel implements SegmentationModel {
     private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>,
   ) {}
 
-  async createSession(options: SessionOptions): Promise<ProSession> {
-    const { requested, notes } = resolvePrompt(options.textPrompt);
+  /** a prompt with attributes ("the person in red") gets a session that surveys the clip first */
+  async createSession(options: SessionOptions): Promise<ProSession | SurveyedProSession> {
+    const { requested, queries, notes } = resolvePrompt(options.textPrompt);
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
-    const people = requested.has(PERSON) ? new PeopleMatter(new RvmSession(await this.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)))) : undefined;
-    const session = new ProSession(isnet, detector, requested, options.width / options.height, people, options.textPrompt === undefined);
+    const aspect = options.width / options.height;
+    const open = async () => {
+      const people = requested.has(PERSON) ? new PeopleMatter(new RvmSession(await this.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)))) : undefined;
+      return new ProSession(isnet, detector, requested, aspect, people, options.textPrompt === undefined);
+    };
+    const session = await open();
     session.notes.push(...notes);
-    return session;
+    if (!queries.some(hasAttributes)) return session;
+    return new SurveyedProSession(await open(), session, queries, aspect);
   }
 }

@@ -75,7 +75,7 @@ export function pluralsOf(name: string): string[] {
   return [...forms].map((form) => (stem ? `${stem} ${form}` : form));
 }
 
-function normalise(text: string): string {
+export function normalise(text: string): string {
   return text
     .toLowerCase()
     .replace(/[-_]+/g, ' ')
@@ -84,17 +84,26 @@ function normalise(text: string): string {
     .trim();
 }
 
+/** synonyms above that already name many (a prompt naming many keeps all of them by default) */
+const MANY_WORDS = new Set(['people', 'humans', 'men', 'women', 'children', 'babies', 'ladies', 'everyone', 'everybody', 'puppies', 'ponies', 'cattle', 'calves', 'oxen', 'buses', 'benches', 'knives', 'mice', 'skis']);
+
+export interface NameEntry {
+  cls: CocoClass;
+  /** the name is a plural (or names a group) */
+  many: boolean;
+}
+
 /** every accepted name (lower case, single spaces) -> its class */
-function buildLookup(): Map<string, CocoClass> {
-  const lookup = new Map<string, CocoClass>();
-  const add = (name: string, cls: CocoClass) => {
+function buildLookup(): Map<string, NameEntry> {
+  const lookup = new Map<string, NameEntry>();
+  const add = (name: string, cls: CocoClass, many: boolean) => {
     const key = normalise(name);
-    if (!lookup.has(key)) lookup.set(key, cls);
+    if (!lookup.has(key)) lookup.set(key, { cls, many: many || MANY_WORDS.has(key) });
   };
   for (const cls of COCO_CLASSES) {
     for (const name of [cls, ...(SYNONYMS[cls] ?? [])]) {
-      add(name, cls);
-      for (const plural of pluralsOf(name)) add(plural, cls);
+      add(name, cls, false);
+      for (const plural of pluralsOf(name)) add(plural, cls, true);
     }
   }
   return lookup;
@@ -103,46 +112,17 @@ function buildLookup(): Map<string, CocoClass> {
 const LOOKUP = buildLookup();
 const LONGEST_NAME_WORDS = Math.max(...[...LOOKUP.keys()].map((k) => k.split(' ').length));
 
-/** words that carry no subject: articles, quantifiers, conjunctions, filler */
-const IGNORED_WORDS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'our', 'your', 'his', 'her', 'their', 'its', 'and', 'or', 'with', 'of', 'only', 'just', 'all', 'any', 'some', 'every', 'each', 'both', 'one', 'two', 'three', 'keep', 'in', 'on', 'at', 'to']);
-
-export interface ParsedPrompt {
-  /** requested classes, each once, in the order first named */
-  subjects: CocoClass[];
-  /** words that name no known subject (ignored words excluded), each once */
-  unknownWords: string[];
-}
-
-/**
- * Parses a prompt of comma-separated phrases ("the man, two dogs and a car"). Case-insensitive;
- * within a phrase the longest known name wins ("teddy bear" before "bear"); articles and similar
- * words are ignored; everything else is reported as unknown.
- */
-export function parsePrompt(text: string): ParsedPrompt {
-  const subjects: CocoClass[] = [];
-  const unknownWords: string[] = [];
-  for (const phrase of text.split(/[,;\n]+/)) {
-    const words = normalise(phrase).split(' ').filter(Boolean);
-    let i = 0;
-    while (i < words.length) {
-      let matched = 0;
-      for (let n = Math.min(LONGEST_NAME_WORDS, words.length - i); n >= 1 && !matched; n--) {
-        const cls = LOOKUP.get(words.slice(i, i + n).join(' '));
-        if (cls) {
-          if (!subjects.includes(cls)) subjects.push(cls);
-          matched = n;
-        }
-      }
-      if (matched) {
-        i += matched;
-        continue;
-      }
-      const word = words[i++];
-      if (!IGNORED_WORDS.has(word) && !/^\d+$/.test(word) && !unknownWords.includes(word)) unknownWords.push(word);
-    }
+/** the longest subject name starting at `words[start]`: its class, whether it names many, and its length in words */
+export function subjectAt(words: readonly string[], start: number): (NameEntry & { length: number }) | undefined {
+  for (let n = Math.min(LONGEST_NAME_WORDS, words.length - start); n >= 1; n--) {
+    const entry = LOOKUP.get(words.slice(start, start + n).join(' '));
+    if (entry) return { ...entry, length: n };
   }
-  return { subjects, unknownWords };
+  return undefined;
 }
+
+/** words that carry no subject: articles, quantifiers, conjunctions, filler */
+export const IGNORED_WORDS = new Set(['a', 'an', 'the', 'this', 'that', 'these', 'those', 'my', 'our', 'your', 'his', 'her', 'their', 'its', 'and', 'or', 'with', 'of', 'only', 'just', 'all', 'any', 'some', 'every', 'each', 'both', 'one', 'two', 'three', 'keep', 'in', 'on', 'at', 'to']);
 
 /** the vocabulary as listed by GET /v1/models: each class with its accepted synonyms */
 export function describeVocabulary(): { subject: CocoClass; synonyms: string[] }[] {

@@ -1,12 +1,15 @@
-import { existsSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { EngineError } from '../../types';
 import { writeAtomically } from '../isnet/isnet-assets';
 import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
+import { quantizeRvm } from './rvm-int8';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
-const CONVERTER_REVISION = 1;
+const CONVERTER_REVISION = 2;
+/** bump when the int8 selection, the quantiser or the calibrated ranges change */
+const QUANTIZER_REVISION = 1;
 
 export interface RvmGeometry {
   /** the RGB size fed to the model */
@@ -14,6 +17,8 @@ export interface RvmGeometry {
   height: number;
   /** RVM's downsample_ratio: the encoder runs at ratio x the input, the guided filter refines to the input */
   ratio: number;
+  /** int8: the convolutions picked in rvm-int8.ts quantised (default float32) */
+  precision?: 'float32' | 'int8';
 }
 
 export function rvmModelJsonPath(): string {
@@ -29,10 +34,16 @@ export function rvmModelJsonPath(): string {
  * size and downsample ratio, cached as `<cacheDir>/rvm-<H>x<W>-d<ratio>-r<revision>.onnx`.
  * Inputs: `src` uint8 RGB NHWC, `r1i`..`r4i` recurrent state (NCHW, zeros at the start);
  * outputs: `pha` [1,H,W,1] and `fgr` [1,H,W,3] in 0..1, `r1o`..`r4o` the next state.
+ * In int8, that model quantised, cached beside it with `-int8q<revision>`.
  */
 export function prepareRvmModel(geometry: RvmGeometry, cacheDir: string): string {
   const { width, height, ratio } = geometry;
   const target = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}.onnx`);
+  if (geometry.precision === 'int8') {
+    const quantized = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}-int8q${QUANTIZER_REVISION}.onnx`);
+    if (!existsSync(quantized)) writeAtomically(quantized, quantizeRvm(readFileSync(prepareRvmModel({ ...geometry, precision: 'float32' }, cacheDir))));
+    return quantized;
+  }
   if (existsSync(target)) return target;
   const model = readTfjsGraphModel(rvmModelJsonPath());
   const bytes = convertTfjsToOnnx(model, {

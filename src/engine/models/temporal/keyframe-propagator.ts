@@ -34,6 +34,12 @@ export class KeyframePropagator {
     return this.key !== undefined;
   }
 
+  /** forgets the keyframe: the next frame that needs a matte starts from a new one */
+  clear(): void {
+    this.key = undefined;
+    this.lastShift = { dx: 0, dy: 0 };
+  }
+
   /** last estimated shift of the subject since the keyframe, in matte pixels */
   get shift(): Shift {
     return this.lastShift;

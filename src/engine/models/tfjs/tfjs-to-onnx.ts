@@ -54,7 +54,7 @@ class TfjsToOnnxConverter {
     this.imageTensor = { kind: 'tensor', name: builder.addNode('Transpose', [image], 'image_nchw', { perm: [0, 3, 1, 2] }), shape: imageShape };
 
     const outputs: ValueInfo[] = Object.entries(this.model.outputs).map(([name, ref]) => {
-      const value = this.value(ref);
+      const value = this.value(ref).kind === 'channelConcat' ? this.activation(this.value(ref)) : this.value(ref);
       if (value.kind !== 'tensor') throw new Error(`output ${name} did not evaluate to a tensor (${value.kind})`);
       const [n, h, w, c] = shapeOf(value);
       const nhwc = options.nhwcOutputs?.includes(name);
@@ -136,6 +136,7 @@ class TfjsToOnnxConverter {
       case '_FusedConv2D':
       case 'FusedDepthwiseConv2dNative':
       case 'Conv2D':
+        if (inputs[0].kind === 'channelConcat' && !node.op.includes('Depthwise')) return [emit.splitConv(node, inputs[0].parts, this.constant(inputs[1]), inputs[2] && this.constant(inputs[2]))];
         return [emit.conv(node, x(), this.constant(inputs[1]), inputs[2] && this.constant(inputs[2]))];
       case 'DepthwiseConv2dNative':
         return [this.depthwise(node, inputs)];
@@ -171,7 +172,7 @@ class TfjsToOnnxConverter {
       case 'Mean':
         return [emit.mean(node, x(), ints(1), attrBool(node, 'keep_dims'))];
       case 'ConcatV2':
-        return [emit.concat(node, inputs.slice(0, -1).map((v) => this.operand(v)), ints(inputs.length - 1)[0])];
+        return [this.concat(node, inputs.slice(0, -1), ints(inputs.length - 1)[0])];
       case 'Split': {
         const tensor = this.activation(inputs[1]);
         const axis = ints(0)[0];
@@ -190,6 +191,17 @@ class TfjsToOnnxConverter {
       default:
         throw new Error(`TF op ${node.op} (${node.name}) is not supported by the converter`);
     }
+  }
+
+  /** a channel concatenation that onnxruntime's fast convolutions cannot read (see NchwEmitter.splitConv) stays pending */
+  private concat(node: TfNode, inputs: Value[], axis: number): Value {
+    const parts = inputs.map((v) => this.operand(v));
+    const activations = parts.filter((p): p is ActivationValue => 'kind' in p && p.kind === 'tensor');
+    const channels = activations.reduce((sum, p) => sum + (p.shape?.[3] ?? 0), 0);
+    if ((axis === 3 || axis === -1) && activations.length === parts.length && activations.every((p) => p.shape?.length === 4) && channels % 4 !== 0) {
+      return { kind: 'channelConcat', node, parts: activations };
+    }
+    return this.emit.concat(node, parts, axis);
   }
 
   /** a plain depthwise convolution, or the middle of a SpaceToBatchND-conv-BatchToSpaceND dilated one */
@@ -232,6 +244,7 @@ class TfjsToOnnxConverter {
   }
 
   private activation(value: Value): ActivationValue {
+    if (value.kind === 'channelConcat') return (value.joined ??= this.emit.concat(value.node, value.parts, 3));
     if (value.kind !== 'tensor') throw new Error(`expected an activation, got ${value.kind}`);
     return value;
   }

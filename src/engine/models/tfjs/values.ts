@@ -1,10 +1,10 @@
-import { ConstTensor } from './tfjs-graph-model';
+import { ConstTensor, TfNode } from './tfjs-graph-model';
 
 /**
  * What evaluating one output of a TF node gives while converting. Activations live in the ONNX
  * graph; everything computable at conversion time (weights, shapes, conditions) is folded.
  */
-export type Value = ActivationValue | FoldedValue | DeadValue | NoValue | SpaceToBatchValue | DilatedConvValue;
+export type Value = ActivationValue | FoldedValue | DeadValue | NoValue | SpaceToBatchValue | DilatedConvValue | ChannelConcatValue;
 
 /**
  * An ONNX tensor. `shape` is the TF (NHWC) shape; rank-4 tensors are stored NCHW in the ONNX
@@ -48,6 +48,17 @@ export interface DilatedConvValue {
   kind: 'dilatedConv';
   tensor: ActivationValue;
   block: number[];
+}
+
+/**
+ * A concatenation along channels, kept pending: a convolution that reads it alone is emitted as one
+ * convolution per part, summed (see NchwEmitter.splitConv). `joined` is the Concat once emitted.
+ */
+export interface ChannelConcatValue {
+  kind: 'channelConcat';
+  node: TfNode;
+  parts: ActivationValue[];
+  joined?: ActivationValue;
 }
 
 export function shapeOf(value: ActivationValue): number[] {

@@ -1,0 +1,185 @@
+import { onnx } from 'onnx-proto';
+
+const { DataType } = onnx.TensorProto;
+
+/** the range an activation takes, measured on calibration frames */
+export interface TensorRange {
+  min: number;
+  max: number;
+}
+
+export interface QuantizedConv {
+  node: onnx.INodeProto;
+  /** the activation read by the convolution */
+  input: string;
+  /** the activation quantised after it: its output, or the output of the Relu/Clip that alone follows it */
+  output: string;
+}
+
+/**
+ * The convolutions to run in int8 (`select` picks among the non-depthwise ones) and the activations
+ * around them whose ranges calibration must measure.
+ */
+export function quantizableConvs(model: onnx.IModelProto, select: (node: onnx.INodeProto, weightDims: number[]) => boolean): QuantizedConv[] {
+  const graph = model.graph!;
+  const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
+  const consumers = consumerMap(graph);
+  const producers = new Map(graph.node!.flatMap((n) => n.output!.map((o) => [o, n] as const)));
+  const convs: QuantizedConv[] = [];
+  for (const node of graph.node!) {
+    if (node.opType !== 'Conv') continue;
+    const weights = initializers.get(node.input![1]);
+    const group = node.attribute?.find((a) => a.name === 'group')?.i ?? 1;
+    const readsActivation = producers.has(node.input![0]) || graph.input!.some((i) => i.name === node.input![0]);
+    if (!weights || Number(group) !== 1 || !readsActivation || !select(node, weights.dims!.map(Number))) continue;
+    const users = consumers.get(node.output![0]) ?? [];
+    const activation = users.length === 1 && isZeroFloorActivation(users[0], initializers) ? users[0] : undefined;
+    convs.push({ node, input: node.input![0], output: activation ? activation.output![0] : node.output![0] });
+  }
+  return convs;
+}
+
+/** the model with extra graph outputs, so one run gives the named intermediate activations */
+export function withIntermediateOutputs(modelBytes: Uint8Array, names: string[]): Uint8Array {
+  const model = onnx.ModelProto.decode(modelBytes);
+  const existing = new Set(model.graph!.output!.map((o) => o.name));
+  for (const name of names) {
+    if (!existing.has(name)) model.graph!.output!.push({ name, type: { tensorType: { elemType: DataType.FLOAT } } });
+  }
+  return onnx.ModelProto.encode(model).finish();
+}
+
+/**
+ * Static int8 quantisation in QDQ form, which onnxruntime fuses into QLinearConv: per output
+ * channel symmetric int8 weights, int32 bias, uint8 activations with calibrated ranges. Every other
+ * op stays float and reads the dequantised activation.
+ */
+export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ranges: Map<string, TensorRange>): Uint8Array {
+  const model = onnx.ModelProto.decode(modelBytes);
+  const graph = model.graph!;
+  const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
+  const added: onnx.INodeProto[] = [];
+  const quantized = new Map<string, { scale: number; dequantized: string }>();
+
+  const quantizeActivation = (name: string): number => {
+    const done = quantized.get(name);
+    if (done) return done.scale;
+    const range = ranges.get(name);
+    if (!range) throw new Error(`no calibrated range for ${name}`);
+    const { scale, zeroPoint } = uint8Params(range);
+    const scaleName = addInitializer(graph, `${name}_qscale`, DataType.FLOAT, [], Float32Array.of(scale));
+    const zeroName = addInitializer(graph, `${name}_qzero`, DataType.UINT8, [], Uint8Array.of(zeroPoint));
+    const q = `${name}_quantized`;
+    const dq = `${name}_dequantized`;
+    added.push({ opType: 'QuantizeLinear', name: `${q}_node`, input: [name, scaleName, zeroName], output: [q] });
+    added.push({ opType: 'DequantizeLinear', name: `${dq}_node`, input: [q, scaleName, zeroName], output: [dq] });
+    quantized.set(name, { scale, dequantized: dq });
+    return scale;
+  };
+
+  const nodes = new Map(graph.node!.map((n) => [n.name!, n]));
+  for (const { node: found, input, output } of convs) {
+    const node = nodes.get(found.name!)!; // the same node in this decoding of the model
+    const inputScale = quantizeActivation(input);
+    quantizeActivation(output);
+    const weights = initializers.get(node.input![1])!;
+    const dims = weights.dims!.map(Number);
+    const { values, scales } = int8PerChannel(floatData(weights), dims[0]);
+    const wName = addInitializer(graph, `${weights.name}_int8`, DataType.INT8, dims, values);
+    const wScale = addInitializer(graph, `${weights.name}_scale`, DataType.FLOAT, [dims[0]], scales);
+    const wZero = addInitializer(graph, `${weights.name}_zero`, DataType.INT8, [dims[0]], new Int8Array(dims[0]));
+    const wDq = `${weights.name}_dequantized`;
+    added.push({ opType: 'DequantizeLinear', name: `${wDq}_node`, input: [wName, wScale, wZero], output: [wDq], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] });
+    node.input![1] = wDq;
+    const bias = node.input![2] ? initializers.get(node.input![2]) : undefined;
+    if (bias) {
+      const biasScales = scales.map((s) => s * inputScale);
+      const biasValues = Int32Array.from(floatData(bias), (b, c) => Math.round(b / biasScales[c]));
+      const bName = addInitializer(graph, `${bias.name}_int32`, DataType.INT32, [dims[0]], biasValues);
+      const bScale = addInitializer(graph, `${bias.name}_scale`, DataType.FLOAT, [dims[0]], biasScales);
+      const bZero = addInitializer(graph, `${bias.name}_zero`, DataType.INT32, [dims[0]], new Int32Array(dims[0]));
+      const bDq = `${bias.name}_dequantized`;
+      added.push({ opType: 'DequantizeLinear', name: `${bDq}_node`, input: [bName, bScale, bZero], output: [bDq], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] });
+      node.input![2] = bDq;
+    }
+  }
+
+  // every reader of a quantised activation reads its dequantised copy (the Q/DQ nodes read the original)
+  for (const node of graph.node!) {
+    node.input = node.input!.map((name) => quantized.get(name)?.dequantized ?? name);
+  }
+  const quantizedOutput = graph.output!.find((output) => quantized.has(output.name!));
+  if (quantizedOutput) throw new Error(`graph output ${quantizedOutput.name} would be quantised`);
+  graph.node = topologicalOrder([...graph.node!, ...added], graph);
+  const used = new Set(graph.node.flatMap((n) => n.input!));
+  graph.initializer = graph.initializer!.filter((t) => used.has(t.name!));
+  return onnx.ModelProto.encode(model).finish();
+}
+
+/** uint8 with zero exactly representable (zero padding), and zero point 0 when the range starts at 0 */
+export function uint8Params(range: TensorRange): { scale: number; zeroPoint: number } {
+  const min = Math.min(0, range.min);
+  const max = Math.max(0, range.max, min + 1e-6);
+  const scale = (max - min) / 255;
+  return { scale, zeroPoint: Math.max(0, Math.min(255, Math.round(-min / scale))) };
+}
+
+/** symmetric int8 per output channel (weights laid out output channel first) */
+export function int8PerChannel(weights: Float32Array, channels: number): { values: Int8Array; scales: Float32Array } {
+  const size = weights.length / channels;
+  const values = new Int8Array(weights.length);
+  const scales = new Float32Array(channels);
+  for (let c = 0; c < channels; c++) {
+    let peak = 0;
+    for (let i = c * size; i < (c + 1) * size; i++) peak = Math.max(peak, Math.abs(weights[i]));
+    const scale = (scales[c] = peak > 0 ? peak / 127 : 1);
+    for (let i = c * size; i < (c + 1) * size; i++) values[i] = Math.round(weights[i] / scale);
+  }
+  return { values, scales };
+}
+
+/** Relu, or Clip with a lower bound of 0: a uint8 zero point of 0 makes them redundant after quantisation */
+function isZeroFloorActivation(node: onnx.INodeProto, initializers: Map<string, onnx.ITensorProto>): boolean {
+  if (node.opType === 'Relu') return true;
+  if (node.opType !== 'Clip' || !node.input![1]) return false;
+  const low = initializers.get(node.input![1]);
+  return low !== undefined && floatData(low)[0] === 0;
+}
+
+function consumerMap(graph: onnx.IGraphProto): Map<string, onnx.INodeProto[]> {
+  const consumers = new Map<string, onnx.INodeProto[]>();
+  for (const node of graph.node!) for (const input of node.input!) consumers.set(input, [...(consumers.get(input) ?? []), node]);
+  return consumers;
+}
+
+function topologicalOrder(nodes: onnx.INodeProto[], graph: onnx.IGraphProto): onnx.INodeProto[] {
+  const available = new Set<string>(['', ...graph.input!.map((i) => i.name!), ...graph.initializer!.map((t) => t.name!)]);
+  const ordered: onnx.INodeProto[] = [];
+  let pending = nodes;
+  while (pending.length) {
+    const next: onnx.INodeProto[] = [];
+    for (const node of pending) {
+      if (node.input!.every((name) => available.has(name))) {
+        ordered.push(node);
+        for (const output of node.output!) available.add(output);
+      } else next.push(node);
+    }
+    if (next.length === pending.length) throw new Error(`the quantised graph has a cycle or a missing input (${next[0].name})`);
+    pending = next;
+  }
+  return ordered;
+}
+
+function floatData(tensor: onnx.ITensorProto): Float32Array {
+  if (tensor.rawData?.length) {
+    const raw = tensor.rawData;
+    return new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+  }
+  return Float32Array.from(tensor.floatData ?? []);
+}
+
+function addInitializer(graph: onnx.IGraphProto, name: string, dataType: number, dims: number[], data: Float32Array | Int8Array | Uint8Array | Int32Array): string {
+  const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  graph.initializer!.push({ name, dims, dataType, rawData: new Uint8Array(raw) });
+  return name;
+}

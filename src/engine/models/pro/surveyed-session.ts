@@ -1,0 +1,93 @@
+import { Matte, RgbFrame, SegmentationSession } from '../../types';
+import { KEYFRAME_INTERVAL } from '../original/original-model';
+import type { ProSession } from './pro-model';
+import { SubjectQuery } from './prompt-grammar';
+import { resolveQueries } from './prompt-resolver';
+import { EvidenceBook, TrackEvidence } from './track-evidence';
+import { PERSON } from './track-chooser';
+
+/** a segment's mean colour shares over its whole matte (undefined when no keyframe measured them) */
+function wholeShares(entry: TrackEvidence): Float64Array | undefined {
+  const frames = entry.colourFrames.whole;
+  return frames ? entry.colourShares.whole.map((share) => share / frames) : undefined;
+}
+
+/**
+ * `pro` for a prompt with attributes ("the person in red", "the two people on the right"). The
+ * choice is made once for the whole clip, so it cannot flip from frame to frame: the engine first
+ * feeds every frame to `surveyFrame`, where a first `pro` session tracks the subjects and gathers
+ * evidence (track-evidence.ts); `finishSurvey` decides (prompt-resolver.ts). `segment` then runs a
+ * second, identical session over the same frames and shows only the tracks decided on. The two
+ * sessions see the same frames through the same deterministic models, so their track ids agree.
+ * The cost is a second pass over the clip, paid only by prompts with attributes.
+ */
+export class SurveyedProSession implements SegmentationSession {
+  private readonly evidence: EvidenceBook;
+  private surveyed = false;
+  /** frames fed so far to the survey, and to `segment` (the same sequence, counted the same way) */
+  private surveyFrames = 0;
+  private frames = 0;
+
+  constructor(
+    private readonly survey: ProSession,
+    private readonly main: ProSession,
+    private readonly queries: readonly SubjectQuery[],
+    aspect: number,
+  ) {
+    this.evidence = new EvidenceBook(PERSON, aspect);
+    const { width, height } = survey.matteSize;
+    survey.observer = (rgb, tracks) => this.evidence.observe(this.surveyFrames, rgb, width, height, tracks);
+  }
+
+  get notes(): string[] {
+    return this.main.notes;
+  }
+
+  get inputWidth(): number {
+    return this.main.inputWidth;
+  }
+
+  get inputHeight(): number {
+    return this.main.inputHeight;
+  }
+
+  get matteSize(): { width: number; height: number } {
+    return this.main.matteSize;
+  }
+
+  /** the session that draws the output (for tests and benchmarks: tracks, keyframes) */
+  get output(): ProSession {
+    return this.main;
+  }
+
+  async surveyFrame(frame: RgbFrame): Promise<void> {
+    await this.survey.segment(frame);
+    this.surveyFrames++;
+  }
+
+  finishSurvey(): void {
+    const { wholeClasses, kept, notes } = resolveQueries(this.queries, this.evidence.entries);
+    const spans = [...kept].map((segment) => this.evidence.frameSpan(segment, KEYFRAME_INTERVAL));
+    this.main.keep = (track) => wholeClasses.has(track.cls) || spans.some((s) => s.trackId === track.id && this.frames >= s.from && this.frames <= s.to);
+    const colours = [...this.evidence.entries].map(([segment, entry]) => ({ ...this.evidence.frameSpan(segment, KEYFRAME_INTERVAL), shares: wholeShares(entry) }));
+    // a held track keeps the colours of its last segment
+    this.main.appearance = (track) => colours.filter((c) => c.trackId === track.id && c.shares && this.frames >= c.from).at(-1)?.shares;
+    this.main.notes.push(...notes);
+    this.surveyed = true;
+  }
+
+  async segment(frame: RgbFrame): Promise<Matte> {
+    if (!this.surveyed) {
+      // not surveyed (a caller that skipped it): every track of the named classes, as without attributes
+      this.main.notes.push('pro: the clip was not surveyed; the prompt\'s attributes were not applied');
+      this.surveyed = true;
+    }
+    const matte = await this.main.segment(frame);
+    this.frames++;
+    return matte;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.survey.close(), this.main.close()]);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Input seeking for one chunk of a long job. Without it every chunk decoded its input from t=0 and
+ * threw away everything before its range, so the last chunks of a long video cost several times the
+ * first. A chunk's decoder and encoder now open the input at a keyframe a little before the range
+ * (`-ss` before `-i`), and still pick its frames from the same constant-rate sequence as a single
+ * run does, so the join keeps exactly the input's frames:
+ *
+ * - `-copyts` keeps the source's timestamps, less the file's start (`-itsoffset`), as a single run
+ *   has them; the chain then subtracts the rest of the video stream's first timestamp (ffprobe's
+ *   start_pts), as `setpts=PTS-STARTPTS` does in a single run: frame n of the `fps` filter's
+ *   sequence is at n/fps on both. The end of the stream, which the `fps` filter pads the last frame
+ *   up to and which no setpts moves, is then at the same time on both too.
+ * - `-noaccurate_seek`: every frame from the keyframe on reaches the `fps` filter. The frame the
+ *   single run shows at a range's first instant may be the one held over from before it (a still
+ *   stretch of a variable-rate input); ffmpeg's accurate seek would drop it, and that slot would
+ *   be filled with a later frame. From an earlier keyframe it is there, and the trim below, on the
+ *   sequence's own frame numbers, is what makes the cut exact.
+ * - The margin: demuxers seek on decode timestamps, so the keyframe found at or before the target
+ *   can be shown up to the codec's reorder depth after it (B-frames: at most 16 frames in H.264 and
+ *   HEVC). Seeking that much earlier still lands at or before the range's first frame.
+ *
+ * Not for previews (`-t` counts from the first frame read, which a seek moves) and not when the probe
+ * did not give the stream's start: those chunks decode from t=0, as before.
+ */
+
+/** The video stream's first timestamp, in its own time base (ffprobe's start_pts and time_base), and the file's start. */
+export interface VideoStart {
+  pts: number;
+  timeBase: readonly [numerator: number, denominator: number];
+  /** the file's start_time (its earliest stream's), in microseconds as ffmpeg keeps it */
+  fileStartMicros: number;
+}
+
+const MARGIN_FRAMES = 17;
+const MIN_MARGIN_SECONDS = 1;
+
+/** Where a window of the sequence starting at `firstFrame` seeks its input to (seconds from the file's start); null: no seeking. */
+export function inputSeekSeconds(firstFrame: number, fps: number, videoStart: VideoStart | undefined, durationLimit: number | undefined): number | null {
+  if (!videoStart || durationLimit !== undefined || !(firstFrame > 0)) return null;
+  const seconds = firstFrame / fps - Math.max(MIN_MARGIN_SECONDS, MARGIN_FRAMES / fps);
+  return seconds > 0 ? seconds : null;
+}
+
+/** The options before `-i` that seek to `seconds` from the file's start, with its timestamps kept less that start. */
+export function seekArgs(seconds: number, start: VideoStart): string[] {
+  const fileStart = start.fileStartMicros !== 0 ? ['-itsoffset', (-start.fileStartMicros / 1e6).toFixed(6)] : [];
+  return ['-copyts', ...fileStart, '-ss', String(Number(seconds.toFixed(6))), '-noaccurate_seek'];
+}
+
+/** `setpts` that puts the video stream's first timestamp at 0 (what is left of it once the file's start is taken off). */
+export function fromVideoStart(start: VideoStart): string {
+  const [numerator, denominator] = start.timeBase;
+  const fileStart = start.fileStartMicros !== 0 ? `-${start.fileStartMicros}/1000000` : '';
+  return `setpts=PTS-(${start.pts * numerator}/${denominator}${fileStart})/TB`;
+}
+
+/** From ffprobe: a stream's start_pts and time_base, the format's start_time; undefined when one is missing or malformed. */
+export function parseVideoStart(startPts: number | string | undefined, timeBase: string | undefined, fileStart: string | undefined): VideoStart | undefined {
+  const pts = Number(startPts);
+  const match = /^(\d+)\/(\d+)$/.exec(timeBase ?? '');
+  const fileStartMicros = Math.round(Number(fileStart) * 1e6);
+  if (startPts === undefined || !Number.isSafeInteger(pts) || !match || fileStart === undefined || !Number.isSafeInteger(fileStartMicros)) return undefined;
+  const numerator = Number(match[1]);
+  const denominator = Number(match[2]);
+  return numerator > 0 && denominator > 0 ? { pts, timeBase: [numerator, denominator], fileStartMicros } : undefined;
+}
