@@ -2,7 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { json, NextFunction, Request, Response, urlencoded } from 'express';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
 import helmet from 'helmet';
 import { Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -22,6 +23,11 @@ import { UsageRecorder } from './modules/usage/application/usage-recorder';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { httpMetricsMiddleware } from './modules/metrics/http-metrics.middleware';
 import { usageMiddleware } from './modules/usage/adapters/http/usage-tracking';
+import { ApiKeyGuard } from './common/http/api-key-auth';
+import { jobStatusRoute } from './modules/jobs/adapters/http/job-status.route';
+import { JobPresenter } from './modules/jobs/application/job.presenter';
+import { JobsService } from './modules/jobs/application/jobs.service';
+import { RateLimitGuard } from './modules/rate-limit/adapters/http/rate-limit.guard';
 
 export function buildOpenApi(app: INestApplication) {
   const document = new DocumentBuilder()
@@ -101,6 +107,18 @@ function refuseNulCharacters(req: Request, _res: Response, next: NextFunction): 
   next(field ? DomainError.invalid(field, 'must not contain the NUL character (\\u0000)') : undefined);
 }
 
+/** GET /v1/jobs/{id} ahead of Nest's router (job-status.route.ts), with the app's own guards, use case and filter. */
+function mountJobStatusRoute(app: NestExpressApplication, exceptions: AllExceptionsFilter): void {
+  const limiter = app.get(RateLimitGuard, { strict: false });
+  const keys = app.get(ApiKeyGuard, { strict: false });
+  const route = jobStatusRoute(app.get(JobsService, { strict: false }), app.get(JobPresenter, { strict: false }), {
+    limit: (req, res) => limiter.limitRequest(req, res),
+    authenticate: (req) => keys.authenticate(req),
+    fail: (error, req, res) => exceptions.catch(error, new ExecutionContextHost([req, res])),
+  });
+  (app.getHttpAdapter().getInstance() as Express).get('/v1/jobs/:id', route);
+}
+
 /**
  * Applies everything an HTTP app of Backdrop needs: request ids, the access log (when given a logger),
  * security headers and CORS, body limits, the error envelope, validation, docs.
@@ -120,9 +138,13 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseNulCharacters);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  const exceptions = new AllExceptionsFilter();
   // The usage recorder belongs to the API role; a worker serves only health and metrics.
-  if (config.role !== 'worker') app.use('/v1', usageMiddleware(app.get(UsageRecorder)));
-  app.useGlobalFilters(new AllExceptionsFilter());
+  if (config.role !== 'worker') {
+    app.use('/v1', usageMiddleware(app.get(UsageRecorder)));
+    mountJobStatusRoute(app, exceptions);
+  }
+  app.useGlobalFilters(exceptions);
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApi(app);
   app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));

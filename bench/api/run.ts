@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
@@ -45,6 +45,20 @@ interface Measured {
   throughput: number;
   non2xx: number;
   errors: number;
+  /** CPU time of this process's main thread (both servers' JavaScript) per request answered, in µs; null off Linux */
+  cpuPerRequestUs: number | null;
+}
+
+const CLOCK_TICK_US = 10_000; // USER_HZ is 100 on Linux
+
+/** user + system CPU of the main thread so far, in µs (Linux /proc), or null. */
+function mainThreadCpuUs(): number | null {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+  } catch {
+    return null;
+  }
 }
 
 function withDatabase(url: string, name: string): string {
@@ -64,6 +78,7 @@ async function admin(sql: string): Promise<void> {
 }
 
 async function measure(url: string, options: { method: 'GET' | 'POST'; key: string; body?: string; rate?: number; seconds: number }): Promise<Measured> {
+  const cpuBefore = mainThreadCpuUs();
   const result = await autocannon({
     url,
     method: options.method,
@@ -74,7 +89,10 @@ async function measure(url: string, options: { method: 'GET' | 'POST'; key: stri
     headers: { 'x-api-key': options.key, ...(options.body ? { 'content-type': 'application/json' } : {}) },
     body: options.body,
   });
-  return { p50: result.latency.p50, p99: result.latency.p99, throughput: result.requests.average, non2xx: result.non2xx, errors: result.errors };
+  const cpuAfter = mainThreadCpuUs();
+  const answered = result.requests.total;
+  const cpuPerRequestUs = cpuBefore !== null && cpuAfter !== null && answered > 0 ? (cpuAfter - cpuBefore) / answered : null;
+  return { p50: result.latency.p50, p99: result.latency.p99, throughput: result.requests.average, non2xx: result.non2xx, errors: result.errors, cpuPerRequestUs };
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -113,6 +131,7 @@ function startBaseline(pool: Pool, templateId: string): Promise<Server> {
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`.padStart(10);
+const us = (value: number | null) => (value === null ? 'n/a' : `${Math.round(value)} µs`);
 const rps = (value: number) => `${Math.round(value)}/s`.padStart(8);
 const ratio = (app: number, base: number) => (base > 0 ? `${(app / base).toFixed(2)}x` : 'n/a').padStart(7); // autocannon rounds latencies to whole ms
 
@@ -179,7 +198,7 @@ async function main(): Promise<void> {
 
   const rows: string[] = [];
   const results: Record<string, { app: Measured; base: Measured }> = {};
-  const header = `| case | server | p50 | p99 | throughput | non-2xx |`;
+  const header = `| case | server | p50 | p99 | throughput | non-2xx | CPU a request |`;
   for (const [label, method, route, payload] of [
     ['GET /v1/jobs/{id}', 'GET', `/v1/jobs/${jobId}`, undefined],
     ['POST /v1/jobs', 'POST', '/v1/jobs', body],
@@ -195,14 +214,15 @@ async function main(): Promise<void> {
       const baseResult = await measure(`${baseUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
       results[`${method} ${rate ? 'fixed' : 'max'}`] = { app: appResult, base: baseResult };
       rows.push(
-        `| ${label}, ${mode} | Backdrop | ${ms(appResult.p50)} | ${ms(appResult.p99)} | ${rps(appResult.throughput)} | ${appResult.non2xx + appResult.errors} |`,
-        `| ${label}, ${mode} | baseline (node:http + pg) | ${ms(baseResult.p50)} | ${ms(baseResult.p99)} | ${rps(baseResult.throughput)} | ${baseResult.non2xx + baseResult.errors} |`,
-        `| ${label}, ${mode} | ratio Backdrop / baseline | ${ratio(appResult.p50, baseResult.p50)} | ${ratio(appResult.p99, baseResult.p99)} | ${ratio(appResult.throughput, baseResult.throughput)} | |`,
+        `| ${label}, ${mode} | Backdrop | ${ms(appResult.p50)} | ${ms(appResult.p99)} | ${rps(appResult.throughput)} | ${appResult.non2xx + appResult.errors} | ${us(appResult.cpuPerRequestUs)} |`,
+        `| ${label}, ${mode} | baseline (node:http + pg) | ${ms(baseResult.p50)} | ${ms(baseResult.p99)} | ${rps(baseResult.throughput)} | ${baseResult.non2xx + baseResult.errors} | ${us(baseResult.cpuPerRequestUs)} |`,
+        `| ${label}, ${mode} | ratio Backdrop / baseline | ${ratio(appResult.p50, baseResult.p50)} | ${ratio(appResult.p99, baseResult.p99)} | ${ratio(appResult.throughput, baseResult.throughput)} | | ${appResult.cpuPerRequestUs && baseResult.cpuPerRequestUs ? ratio(appResult.cpuPerRequestUs, baseResult.cpuPerRequestUs) : 'n/a'} |`,
       );
       console.log(`measured ${label}, ${mode}`);
     }
   }
-  console.log(`\n${header}\n|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+  console.log(`\n${header}\n|---|---|---|---|---|---|---|\n${rows.join('\n')}\n`);
+  console.log('CPU a request: the main thread\'s user+system time (both servers\' JavaScript, their pg and Redis clients; not Postgres or Redis themselves, not the load generator\'s thread) over the requests answered; it depends far less than throughput on what else the machine runs.\n');
   console.log(goalTable(results));
 
   await new Promise<void>((resolve) => baseline.close(() => resolve()));

@@ -3,13 +3,28 @@ import { ID_LENGTH, ID_PREFIX } from '../contract/ids';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/**
+ * CSPRNG bytes drawn a few KB at a time and each used once (as crypto.randomUUID does): every request
+ * gets an id, and one call into the generator per id cost more than the rest of making it.
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let taken = 0;
+
+function randomByte(): number {
+  if (taken === pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    taken = 0;
+  }
+  return pool[taken++];
+}
+
 /** Unbiased random base62 string (rejection sampling), for unguessable ids and keys. */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -221,7 +221,7 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(100)
   JOB_RELAY_INTERVAL_MS = 5000;
 
-  /** on SIGTERM, how long running jobs may finish before they are handed back to the queue */
+  /** on SIGTERM, how long running jobs and chunks may finish before they are handed back to the queue (which spends none of their attempts) */
   @Type(() => Number) @IsInt() @Min(0)
   WORKER_SHUTDOWN_GRACE_MS = 30000;
 

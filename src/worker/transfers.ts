@@ -44,7 +44,11 @@ function exchange(rawUrl: string, outgoing: Outgoing, options: TransferOptions):
     options.signal?.addEventListener('abort', abort, { once: true });
     req.on('close', () => options.signal?.removeEventListener('abort', abort));
     const connectTimer = setTimeout(() => req.destroy(new TransferError(`could not connect within ${options.timeoutMs} ms`)), options.timeoutMs);
-    req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
+    req.on('socket', (socket) => {
+      // a kept-alive socket is already connected: a listener on it would never fire and would pile up
+      if (!socket.connecting) return clearTimeout(connectTimer);
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
     req.setTimeout(options.timeoutMs, () => req.destroy(new TransferError(`no data for ${options.timeoutMs} ms`)));
     req.on('response', (response) => {
       clearTimeout(connectTimer);

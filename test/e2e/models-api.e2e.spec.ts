@@ -34,10 +34,17 @@ describe('models API and pro prompts', () => {
     expect(pro.vocabulary!.map((v) => v.subject)).toEqual([...COCO_CLASSES]);
     expect(pro.vocabulary!.find((v) => v.subject === 'person')!.synonyms).toEqual(expect.arrayContaining(['man', 'woman', 'people', 'kid', 'child']));
     expect(models.filter((m) => m.name !== 'pro').every((m) => m.vocabulary === undefined && m.description.length > 0)).toBe(true);
+    // the attribute words a prompt can use beside a subject
+    const attributes = (pro as { prompt_attributes?: Record<string, unknown> }).prompt_attributes!;
+    expect(attributes.colours).toEqual(expect.arrayContaining(['red', 'blue', 'white', 'black']));
+    expect(attributes.garments).toMatchObject({ upper: expect.arrayContaining(['jacket', 'shirt']), lower: expect.arrayContaining(['jeans']) });
+    expect(attributes.positions).toMatchObject({ left: expect.arrayContaining(['left']), right: expect.arrayContaining(['right']), middle: expect.arrayContaining(['middle']), front: expect.arrayContaining(['front']) });
+    expect(attributes.sizes).toMatchObject({ largest: expect.arrayContaining(['biggest']), smallest: expect.arrayContaining(['smallest']) });
+    expect(attributes.counts).toEqual(expect.arrayContaining(['two']));
   });
 
   it('refuses a pro prompt that names no supported subject, at create, with 400 naming text_prompt', async () => {
-    const res = await draft({ model: 'pro', text_prompt: 'the sky, some clouds' });
+    const res = await draft({ model: 'pro', text_prompt: 'the red sky on the left, some big clouds' });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     expect(res.body.error.details[0].field).toBe('text_prompt');
@@ -47,6 +54,8 @@ describe('models API and pro prompts', () => {
 
   it('accepts a known subject beside unknown words, and a pro job without text_prompt', async () => {
     expect((await draft({ model: 'pro', text_prompt: 'The red car' })).status).toBe(200);
+    expect((await draft({ model: 'pro', text_prompt: 'person wearing red jacket' })).status).toBe(200);
+    expect((await draft({ model: 'pro', text_prompt: 'the two people on the right, and a shiny unicorn' })).status).toBe(200);
     expect((await draft({ model: 'pro' })).status).toBe(200);
     expect((await draft({ model: 'original', text_prompt: 'sky' })).status).toBe(200); // only pro reads it
   });

@@ -10,11 +10,11 @@ import * as path from 'node:path';
 import { EngineProcessPool } from '../../src/engine/runner/engine-process-pool';
 import { engineProcessor } from '../../src/worker/engine-processor';
 import { JobFailure, JobProcessor } from '../../src/worker/job-queue';
-import { RunningWorker, startWorker } from '../../src/worker/worker-app';
-import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
+import { WorkerServerConfig } from '../../src/config/worker-server-config';
 import { killHard, Tally, waitForAll } from '../support/cluster';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, SHARED_MODEL_CACHE, startProcess } from '../support/processes';
-import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+import { LoopbackWorker, startApiOnWorker, startLoopbackWorker } from '../support/loopback-worker';
+import { eventually, MEDIA_DIR, TestApp } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
 const WORKER_KEY = 'durable-worker-key-0123456789abcdef';
@@ -33,24 +33,16 @@ afterAll(() => {
 });
 
 async function startApi(workerUrl: string): Promise<{ t: TestApp; key: string; videoUrl: string }> {
-  const t = await startTestApp(
-    {
-      REDIS_URL,
-      RATE_LIMIT_PER_MINUTE: '100000',
-      RATE_LIMIT_STARTS_PER_MINUTE: '1000',
-      WORKER_GATEWAY: 'remote',
-      WORKER_URLS: workerUrl,
-      WORKER_API_KEY: WORKER_KEY,
-      WORKER_POLL_INTERVAL_MS: '250',
-      WORKER_REQUEST_TIMEOUT_MS: '2000',
-      WORKER_RETRY_ATTEMPTS: '2',
-      WORKER_RETRY_BASE_DELAY_MS: '100',
-      WORKER_JOB_TIMEOUT_SECONDS: '240',
-      WORKER_UNREACHABLE_GRACE_SECONDS: '90',
-      WORKER_RUN_RETRIES: '1',
-    },
-    { realWorkerGateway: true },
-  );
+  const t = await startApiOnWorker(workerUrl, WORKER_KEY, {
+    REDIS_URL,
+    RATE_LIMIT_STARTS_PER_MINUTE: '1000',
+    WORKER_REQUEST_TIMEOUT_MS: '2000',
+    WORKER_RETRY_ATTEMPTS: '2',
+    WORKER_RETRY_BASE_DELAY_MS: '100',
+    WORKER_JOB_TIMEOUT_SECONDS: '240',
+    WORKER_UNREACHABLE_GRACE_SECONDS: '90',
+    WORKER_RUN_RETRIES: '1',
+  });
   const key = await t.createKey(100_000);
   const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
   expect(upload.status).toBe(200);
@@ -120,40 +112,32 @@ describe('remote worker server with a durable queue: faults', () => {
   }, 300_000);
 
   it('a run that fails once is retried through /retry on the same worker and completes, charged once', async () => {
-    const workDir = mkdtempSync(path.join(tmpdir(), 'backdrop-durable-worker-'));
-    const config = loadWorkerServerConfig({
-      WORKER_API_KEY: WORKER_KEY,
-      WORKER_HOST: '127.0.0.1',
-      WORKER_PORT: '0',
-      WORKER_REDIS_URL: REDIS_URL,
-      WORKER_QUEUE_NAMESPACE: namespace(),
-      MODEL_CACHE_DIR: SHARED_MODEL_CACHE,
-      WORKER_WORK_DIR: workDir,
-    });
-    const pool = new EngineProcessPool({ concurrency: 1, cacheDir: config.modelCacheDir, workDir: config.workDir });
-    const real = engineProcessor(pool, config);
+    let pool: EngineProcessPool | undefined;
     let runs = 0;
     // The fault: the first run dies as a lost GPU or a full disk would; the next ones are the real engine.
-    const failingOnce: JobProcessor = async (input, context) => {
-      runs += 1;
-      if (runs === 1) throw new JobFailure('worker_failed', 'injected fault: the first run died');
-      return real(input, context);
+    const failingOnce = (config: WorkerServerConfig): JobProcessor => {
+      pool = new EngineProcessPool({ concurrency: 1, cacheDir: config.modelCacheDir, workDir: config.workDir });
+      const real = engineProcessor(pool, config);
+      return async (input, context) => {
+        runs += 1;
+        if (runs === 1) throw new JobFailure('worker_failed', 'injected fault: the first run died');
+        return real(input, context);
+      };
     };
-    let worker: RunningWorker | undefined;
+    let loopback: LoopbackWorker | undefined;
     let api: Awaited<ReturnType<typeof startApi>> | undefined;
     try {
-      worker = await startWorker(config, failingOnce);
-      api = await startApi(worker.url);
+      loopback = await startLoopbackWorker(WORKER_KEY, { WORKER_REDIS_URL: REDIS_URL, WORKER_QUEUE_NAMESPACE: namespace() }, failingOnce);
+      api = await startApi(loopback.worker.url);
       const id = await createJob(api);
       const outcome = await waitForAll(api.t.config.env.DATABASE_URL!, [id], 180_000);
       record('a run failed once, retried through /retry', outcome, runs);
       expect(runs).toBe(2);
-      expect((await worker.queue.health()).jobs).toMatchObject({ completed: 1, retried: 1 });
+      expect((await loopback.worker.queue.health()).jobs).toMatchObject({ completed: 1, retried: 1 });
     } finally {
       await api?.t.close();
-      await worker?.close();
-      await pool.close();
-      rmSync(workDir, { recursive: true, force: true });
+      await loopback?.close();
+      await pool?.close();
     }
   }, 300_000);
 });

@@ -66,7 +66,8 @@ describe.each([
     await runToCompletion(ffmpegPath(), ['-v', 'error', '-i', path.join(MEDIA_DIR, 'portrait-pan.mp4'), '-f', 'lavfi', '-i', 'anoisesrc=d=4:c=pink:a=0.5', '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', '-shortest', '-y', clip]);
     hooks = await webhookReceiver();
     t = await startTestApp(
-      { ...backendEnv, CHUNK_SECONDS: '1', CHUNK_PREROLL_SECONDS: '0.5', CHUNK_ATTEMPTS: '2', WORKER_CONCURRENCY: '2', OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_SWEEP_INTERVAL_MS: '500' },
+      // the polls of five jobs, 4 a second with one key, would reach the default 120 requests a minute on a slow machine
+      { ...backendEnv, CHUNK_SECONDS: '1', CHUNK_PREROLL_SECONDS: '0.5', CHUNK_ATTEMPTS: '2', WORKER_CONCURRENCY: '2', OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_SWEEP_INTERVAL_MS: '500', RATE_LIMIT_PER_MINUTE: '100000' },
       { realWorkerGateway: true, adapters: [swap(WorkerGateway, gateway)] },
     );
     pool = new EngineProcessPool({ concurrency: 2, cacheDir: SHARED_MODEL_CACHE, workDir: work });

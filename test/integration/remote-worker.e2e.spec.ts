@@ -6,59 +6,33 @@
  * downloads a real webm. The worker's own API key guards every route.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ffmpegPath, ffprobePath } from '../../src/engine/media/binaries';
-import { startWorker, RunningWorker } from '../../src/worker/worker-app';
-import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
-import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+import { RunningWorker } from '../../src/worker/worker-app';
+import { LoopbackWorker, startApiOnWorker, startLoopbackWorker } from '../support/loopback-worker';
+import { eventually, MEDIA_DIR, TestApp } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
 const WORKER_KEY = 'e2e-worker-key-0123456789abcdef';
 
 describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker server -> real engine)', () => {
-  let dir: string;
+  let loopback: LoopbackWorker;
   let worker: RunningWorker;
+  let dir: string;
   let t: TestApp;
   let key: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'remote-worker-e2e-'));
-    await mkdir(path.join(dir, 'work'));
-    worker = await startWorker(
-      loadWorkerServerConfig({
-        WORKER_API_KEY: WORKER_KEY,
-        WORKER_HOST: '127.0.0.1',
-        WORKER_PORT: '0',
-        WORKER_CONCURRENCY: '1',
-        WORKER_QUEUE_SIZE: '2',
-        WORKER_RESULT_TTL_SECONDS: '60',
-        MODEL_CACHE_DIR: path.join(dir, 'models'),
-        WORKER_WORK_DIR: path.join(dir, 'work'),
-        WORKER_TRANSFER_TIMEOUT_MS: '10000',
-      }),
-    );
-    t = await startTestApp(
-      {
-        REDIS_URL: 'redis://127.0.0.1:6379',
-        RATE_LIMIT_PER_MINUTE: '100000',
-        WORKER_GATEWAY: 'remote',
-        WORKER_URLS: worker.url,
-        WORKER_API_KEY: WORKER_KEY,
-        WORKER_POLL_INTERVAL_MS: '250',
-        WORKER_REQUEST_TIMEOUT_MS: '5000',
-        WORKER_JOB_TIMEOUT_SECONDS: '120',
-      },
-      { realWorkerGateway: true },
-    );
+    loopback = await startLoopbackWorker(WORKER_KEY, { WORKER_CONCURRENCY: '1', WORKER_QUEUE_SIZE: '2' });
+    ({ worker, dir } = loopback);
+    t = await startApiOnWorker(worker.url, WORKER_KEY, { REDIS_URL: 'redis://127.0.0.1:6379', WORKER_REQUEST_TIMEOUT_MS: '5000', WORKER_JOB_TIMEOUT_SECONDS: '120' });
     key = await t.createKey(10_000);
   });
 
   afterAll(async () => {
     await t?.close();
-    await worker?.close();
-    await rm(dir, { recursive: true, force: true });
+    await loopback?.close();
   });
 
   it('processes a real job on the worker and serves its output', async () => {
@@ -95,7 +69,7 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
     expect(probe.streams[0]).toMatchObject({ codec_name: 'vp9', width: 640, height: 360 });
     expect(Number(probe.format.duration)).toBeCloseTo(1, 0);
 
-    expect(await readdir(path.join(dir, 'work'))).toEqual([]);
+    expect(await readdir(loopback.workDir)).toEqual([]);
     const health = await t.http.get('/health');
     expect(health.body.checks.worker_configured).toBe('ok');
     expect((await worker.queue.health())).toEqual({ jobs: { completed: 1, failed: 0, inProgress: 0, inQueue: 0, retried: 0 }, workers: { idle: 1, running: 0 } });
@@ -120,7 +94,7 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
     expect((await worker.queue.health()).jobs).toMatchObject({ completed: 1, inProgress: 0, inQueue: 0 });
     const job = (await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).body;
     expect(job).toMatchObject({ status: 'failed', error_code: 'canceled', output_url: null });
-    await eventually(async () => ((await readdir(path.join(dir, 'work'))).length === 0 ? true : undefined), 5000, 50);
+    await eventually(async () => ((await readdir(loopback.workDir)).length === 0 ? true : undefined), 5000, 50);
     console.log(`remote worker e2e: canceled job stopped on the worker ${stoppedAfter} ms after the API's cancel`);
   }, 90_000);
 

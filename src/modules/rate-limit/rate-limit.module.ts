@@ -7,7 +7,11 @@ import { PostgresRateLimitStore } from './adapters/postgres/postgres.rate-limit-
 import { RedisRateLimitStore } from './adapters/redis/redis.rate-limit-store';
 import { RateLimitStore } from './ports/rate-limit-store';
 
-/** Per-API-key limits (contract: Rate limits): the store every API process shares (Redis when REDIS_URL is set, else Postgres) and the global guard. */
+/**
+ * Per-API-key limits (contract: Rate limits): the store every API process shares (Redis when
+ * REDIS_URL is set, else Postgres) and the global guard, exported for the routes served ahead of
+ * Nest's router (the job status read), which apply the same limit through it.
+ */
 @Module({
   providers: [
     {
@@ -25,8 +29,10 @@ import { RateLimitStore } from './ports/rate-limit-store';
         windowMs: config.env.RATE_LIMIT_WINDOW_SECONDS * 1000,
       }),
     },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
+    RateLimitGuard,
+    { provide: APP_GUARD, useExisting: RateLimitGuard },
   ],
+  exports: [RateLimitGuard],
 })
 export class RateLimitModule implements OnApplicationShutdown {
   constructor(@Inject(RateLimitStore) private readonly store: RateLimitStore) {}

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
 import { OutboundHttp } from '../../../src/common/outbound-http';
 import { InMemoryVideoProbe } from '../../../src/modules/uploads/adapters/in-memory/in-memory.video-probe';
@@ -7,6 +8,7 @@ import { eventually, swap } from '../../support/test-app';
 import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
 import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
 import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
+import { HandedBack } from '../../../src/modules/jobs/application/handed-back';
 import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
 import { planChunks } from '../../../src/modules/jobs/domain/chunk-plan';
 import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
@@ -15,14 +17,14 @@ import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
 const KEY = 'key_a';
 const VIDEO = 'https://videos.example.com/clip.mp4';
 
-/** A 10 s input with 4 s chunks: 3 chunks of 3.333 s. */
-function chunking() {
+/** A 10 s input with 4 s chunks: 3 chunks of 3.333 s. `probe` is the one the handler probes fetched inputs with. */
+function chunking(probe: VideoProbe = new TenSecondProbe()) {
   const world = jobsWorld({ CHUNK_SECONDS: '4', CHUNK_PREROLL_SECONDS: '1' });
   const gateway = new FakeWorkerGateway(world.storage);
   const dispatcher = new InMemoryChunkDispatcher();
   const joiner = new InMemoryChunkJoiner(world.storage);
   const chunked = new ChunkedJobHandler(world.jobs, world.lifecycle, gateway, joiner, dispatcher, world.storage, world.config);
-  const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, chunked, world.config);
+  const handler = new ProcessJobHandler(world.jobs, world.lifecycle, probe, gateway, world.storage, world.uploads, world.outbound, chunked, world.config);
   world.outbound.serve(VIDEO, 'the bytes of a video');
   const split = async (request = {}) => {
     await world.ledger.grant(KEY, 100, null);
@@ -111,6 +113,28 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     await world.chunked.chunkGaveUp(flow!.chunks[0], new Error('engine crashed'));
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
     expect(world.events.events.filter((event) => event.jobId === job.id && event.kind === 'failed')).toHaveLength(1);
+  });
+
+  it('splits an upload by the duration stored when it was uploaded, without probing the file again', async () => {
+    // the handler's probe knows no file: a second probe of the upload would refuse it and keep the job whole
+    const world = chunking(new InMemoryVideoProbe());
+    await world.ledger.grant(KEY, 100, null);
+    const stored = await world.uploads.storeBody(Readable.from([Buffer.from('the bytes of an upload')]), 'video/mp4');
+    await world.uploads.register(KEY, 'clip.mp4', stored);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: world.uploads.videoUrlOf(stored.uploadId), request: { model: 'light' }, autoStart: true });
+    await world.handler.handle(job.id);
+    expect(world.dispatcher.flows.get(job.id)?.chunks.map((chunk) => chunk.inputKey)).toEqual([stored.storageKey, stored.storageKey, stored.storageKey]);
+  });
+
+  it('a chunk stopped by the worker\'s shutdown is handed back (HandedBack: no attempt spent), not failed', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    world.gateway.hold();
+    const running = world.chunked.runChunk(flow!.chunks[0]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    world.chunked.beginShutdown(0);
+    await expect(running).rejects.toBeInstanceOf(HandedBack);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: 0 });
   });
 
   it('a canceled job\'s chunks never reach a worker', async () => {

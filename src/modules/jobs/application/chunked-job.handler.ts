@@ -9,6 +9,7 @@ import { Job } from '../domain/job';
 import { ChunkDispatcher, ChunkOutcome, ChunkTask, JoinTask } from '../ports/chunk-dispatcher';
 import { ChunkJoiner } from '../ports/chunk-joiner';
 import { JobRepository } from '../ports/job.repository';
+import { HandedBack } from './handed-back';
 import { JobLifecycle } from './job-lifecycle';
 import { watchWhileProcessing } from './job-watch';
 
@@ -89,7 +90,7 @@ export class ChunkedJobHandler {
       return { index: task.index, frames: outcome.frames, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
     } catch (error) {
       await progress.undo();
-      if (this.shuttingDown) throw new Error(`chunk ${task.index} of job ${job.id} handed back: the worker is shutting down`);
+      if (this.shuttingDown) throw new HandedBack(`chunk ${task.index} of job ${job.id} handed back: the worker is shutting down`);
       if (stop.signal.aborted) return null; // the job was canceled or ended elsewhere
       if (error instanceof WorkerFailure && FINAL_FAILURES.includes(error.code)) {
         await this.failJob(job.id, error.code, error.message);

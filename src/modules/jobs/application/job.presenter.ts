@@ -52,6 +52,11 @@ export class JobPresenter {
     };
   }
 
+  /** The body of GET /v1/jobs/{id}. */
+  async status(job: Job): Promise<{ success: true } & JobView> {
+    return { success: true, ...(await this.present(job)) };
+  }
+
   async submission(job: Job): Promise<{ success: true; id: string; status: string; message: string; job: JobView }> {
     return { success: true, id: job.id, status: job.status, message: STATUS_MESSAGES[job.status], job: await this.present(job) };
   }

@@ -7,6 +7,7 @@ import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
 import { Job } from '../domain/job';
+import { HandedBack } from './handed-back';
 import { JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
@@ -56,7 +57,7 @@ export class ProcessJobHandler {
       outcome = await this.run(running, stop.signal);
     } catch (error) {
       // Stopped by this worker's shutdown: the job is handed back to the queue, not failed.
-      if (this.shuttingDown) throw new Error(`job ${running.id} handed back: the worker is shutting down`);
+      if (this.shuttingDown) throw new HandedBack(`job ${running.id} handed back: the worker is shutting down`);
       const failure = this.describeFailure(error);
       if (failure.code === 'worker_failed') this.logger.error(`job ${running.id} failed: ${(error as Error).stack ?? error}`);
       await this.lifecycle.fail(running, failure.code, failure.message);
@@ -88,7 +89,7 @@ export class ProcessJobHandler {
    * chunks (the join completes it).
    */
   private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null> {
-    const inputKey = await this.resolveInput(job);
+    const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job);
     const admitted = await this.admitInput(job, inputKey);
     if (admitted === null) return null;
     let backgroundImageKey: string | null;
@@ -98,7 +99,7 @@ export class ProcessJobHandler {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
     }
-    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted)) return null;
+    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploadedSeconds)) return null;
     const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
@@ -118,7 +119,8 @@ export class ProcessJobHandler {
 
   /**
    * A job longer than the chunk length goes out as chunks any worker may take (the reserve covers the
-   * whole job already); true when it did. `durationSeconds` is the probe's when it was probed.
+   * whole job already); true when it did. `durationSeconds` is the probe's when it was probed here,
+   * or the one stored with the upload when the upload was probed: the file is then not probed again.
    */
   private async splitWhenLong(job: Job, inputKey: string, backgroundImageKey: string | null, durationSeconds: number | undefined): Promise<boolean> {
     const { chunkSeconds, prerollSeconds } = this.config.chunking;
@@ -150,15 +152,18 @@ export class ProcessJobHandler {
     return reserved === null ? null : probed.durationSeconds;
   }
 
-  /** An upload of this server is read from storage; any other URL is fetched through the SSRF-guarded client. */
-  private async resolveInput(job: Job): Promise<string> {
+  /**
+   * An upload of this server is read from storage, with the duration its upload probed; any other
+   * URL is fetched through the SSRF-guarded client.
+   */
+  private async resolveInput(job: Job): Promise<{ inputKey: string; durationSeconds?: number }> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     if (uploadId) {
       const upload = await this.uploads.findOwned(uploadId, job.apiKeyId).catch(() => null);
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
-      return upload.storageKey;
+      return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
     }
-    return this.download(job.videoUrl, `inputs/${job.id}`, 'video');
+    return { inputKey: await this.download(job.videoUrl, `inputs/${job.id}`, 'video') };
   }
 
   private async fetchBackgroundImage(job: Job): Promise<string | null> {

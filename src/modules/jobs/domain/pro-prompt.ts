@@ -1,5 +1,6 @@
 import { DomainError } from '../../../common/errors/domain-error';
-import { COCO_CLASSES, parsePrompt } from '../../../engine/models/pro/vocabulary';
+import { parsePrompt } from '../../../engine/models/pro/prompt-grammar';
+import { COCO_CLASSES } from '../../../engine/models/pro/vocabulary';
 
 /**
  * Model `pro` keeps only the subjects its text_prompt names. A text_prompt that names no supported

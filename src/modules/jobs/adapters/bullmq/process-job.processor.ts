@@ -8,6 +8,7 @@ import { ProcessJobMessage } from './bullmq.job-dispatcher';
 import { ChunkedJobHandler } from '../../application/chunked-job.handler';
 import { ChunkOutcome, ChunkTask, JoinTask } from '../../ports/chunk-dispatcher';
 import { CHUNK_MESSAGE, JOIN_MESSAGE } from './bullmq.chunk-dispatcher';
+import { handingBack } from './hand-back';
 
 type JobsQueueMessage = QueueJob<ProcessJobMessage> | QueueJob<ChunkTask> | QueueJob<JoinTask>;
 
@@ -37,8 +38,15 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
     await this.worker.close();
   }
 
-  /** `process` runs a job (or splits a long one); a long job's `chunk` and `join` messages come from its flow. */
-  async process(message: JobsQueueMessage): Promise<ChunkOutcome | null | void> {
+  /**
+   * `process` runs a job (or splits a long one); a long job's `chunk` and `join` messages come from its
+   * flow. A job or chunk handed back at shutdown returns to the queue without spending an attempt.
+   */
+  async process(message: JobsQueueMessage, token?: string): Promise<ChunkOutcome | null | void> {
+    return handingBack(message, token, () => this.run(message));
+  }
+
+  private async run(message: JobsQueueMessage): Promise<ChunkOutcome | null | void> {
     if (message.name === CHUNK_MESSAGE) return this.chunked.runChunk((message as QueueJob<ChunkTask>).data);
     if (message.name === JOIN_MESSAGE) {
       const outcomes = Object.values(await message.getChildrenValues<ChunkOutcome | null>());

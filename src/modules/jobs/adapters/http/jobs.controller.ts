@@ -72,7 +72,7 @@ export class JobsController {
   @Get('v1/jobs/:id')
   @ApiOperation({ summary: 'A job of the calling key' })
   async get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<{ success: true } & JobView> {
-    return { success: true, ...(await this.presenter.present(await this.jobs.get(key.id, id))) };
+    return this.presenter.status(await this.jobs.get(key.id, id));
   }
 
   @Get('v1/jobs')

@@ -67,6 +67,11 @@ export class RateLimitGuard implements CanActivate {
     return true;
   }
 
+  /** What canActivate does for a keyed /v1 request that starts no job, for a route served outside Nest's router. */
+  limitRequest(req: Request, res: Response): Promise<void> {
+    return this.apply(this.requests, trackerOf(req), res);
+  }
+
   private startPredicateOf(handler: object): JobStartPredicate | null {
     let predicate = this.startPredicates.get(handler);
     if (predicate === undefined) {
