@@ -1,7 +1,7 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
-import { MainSubjectFinder } from '../pro/main-subjects';
+import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
@@ -42,7 +42,11 @@ export class OriginalSession implements SegmentationSession {
   readonly notes: string[] = [];
   /** how many frames ran ISNet (for benchmarks) */
   keyframes = 0;
+  /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
+  last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
+  /** EXPERIMENT: ISNet on people too */
+  alwaysSalient = false;
   private frames = 0;
   private previous?: Float32Array;
   private framesSinceKeyframe = 0;
@@ -77,6 +81,7 @@ export class OriginalSession implements SegmentationSession {
     // until a subject is found the detector looks on every frame (it is cheap beside ISNet)
     if (keyframeDue || this.subjects.subjects.chosen.length === 0) await this.subjects.observe(small, size.width, size.height, people);
     const needs = salientNeeds(this.subjects.subjects, people);
+    if (this.alwaysSalient) needs.read = true;
     let salient: Float32Array | undefined;
     if (!needs.read) {
       // people alone: the matte does not read ISNet's plane, so ISNet does not run
@@ -94,6 +99,7 @@ export class OriginalSession implements SegmentationSession {
     const planes = { ...size, people, salient: salient ? resizePlane({ width, height, data: salient }, size.width, size.height) : new Float32Array(people.length) };
     const matte = subjectMatte({ ...planes, previous: this.previous }, this.subjects.subjects);
     this.previous = matte;
+    this.last = { people, salient: planes.salient, subjects: this.subjects.subjects };
     return { ...size, data: toAlphaBytes(matte) };
   }
 
