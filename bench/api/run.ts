@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: 1 }); // warm-up
       const appResult = await measure(`${appUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });
       if (process.env.BENCH_APP_ONLY) {
-        console.log(`${label}, ${mode}: Backdrop alone (BENCH_APP_ONLY, for profiling) ${Math.round(appResult.throughput)}/s, p99 ${appResult.p99} ms`);
+        console.log(`${label}, ${mode}: Backdrop alone (BENCH_APP_ONLY, for profiling) ${Math.round(appResult.throughput)}/s, p99 ${appResult.p99} ms, CPU ${us(appResult.cpuPerRequestUs)} a request`);
         continue;
       }
       const baseResult = await measure(`${baseUrl}${route}`, { method, key, body: payload, rate, seconds: SECONDS });

@@ -30,6 +30,11 @@ describe('GET /v1/jobs/{id} ahead of Nest\'s router', () => {
     expect(Number(read.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(read.body)));
     const list = await t.http.get('/v1/jobs').set('X-Api-Key', key); // served by Nest
     expect(namesOf(read.headers)).toEqual(namesOf(list.headers));
+    // the security headers, written once from helmet's answer, are helmet's to the letter
+    const perRequest = (name: string) => name === 'x-request-id' || name.startsWith('x-ratelimit-');
+    const fixed = (headers: Record<string, unknown>) => Object.fromEntries(namesOf(headers).filter((name) => !perRequest(name)).map((name) => [name, headers[name]]));
+    expect(fixed(read.headers)).toEqual(fixed(list.headers));
+    expect(read.headers['x-powered-by']).toBeUndefined();
     expect(Number(read.headers['x-ratelimit-remaining'])).toBe(Number(list.headers['x-ratelimit-remaining']) + 1);
 
     const missing = await t.http.get('/v1/jobs/job_00000000000000000000000000').set('X-Api-Key', key);
@@ -42,6 +47,7 @@ describe('GET /v1/jobs/{id} ahead of Nest\'s router', () => {
     for (const count of [5, 6]) expect((await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).headers['x-ratelimit-remaining']).toBe(String(6 - count));
     const limited = await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key);
     expect(limited.status).toBe(429);
+    expect(limited.headers['x-request-id']).toBe(limited.body.error.request_id);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
