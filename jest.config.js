@@ -30,6 +30,7 @@ const FAULTS = ['<rootDir>/test/faults/', '<rootDir>/test/integration/remote-wor
 
 module.exports = {
   testTimeout: 60000,
+  testSequencer: '<rootDir>/test/support/slow-first.sequencer.js',
   projects: [
     // the unit tier refuses any connection to Postgres or Redis (test/support/unit-tier.setup.ts)
     tier('unit', ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts', '<rootDir>/test/engine/unit/**/*.spec.ts', '<rootDir>/test/security/address-policy.spec.ts', '<rootDir>/test/cli/cli-options.spec.ts'], [], {

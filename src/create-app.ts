@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { Express, json, NextFunction, Request, Response, urlencoded } from 'express';
+import { json, NextFunction, Request, RequestHandler, Response, urlencoded } from 'express';
 import helmet from 'helmet';
 import { Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -43,12 +43,13 @@ export function buildOpenApi(app: INestApplication) {
 /** Response headers every client may read cross-origin (CORS). */
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed'];
 
-/**
- * Security headers (helmet defaults, except that outputs and uploads may be embedded by other origins:
- * they are reached through signed URLs) and CORS for the origins in CORS_ORIGINS (none by default).
- */
-function configureSecurityHeaders(app: NestExpressApplication, corsOrigins: readonly string[]): void {
-  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+/** Security headers: helmet's defaults, except that outputs and uploads may be embedded by other origins (they are reached through signed URLs). */
+function securityHeaders(): RequestHandler {
+  return helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } });
+}
+
+/** CORS for the origins in CORS_ORIGINS (none by default). */
+function configureCors(app: NestExpressApplication, corsOrigins: readonly string[]): void {
   if (corsOrigins.length === 0) return;
   app.enableCors({
     origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
@@ -57,6 +58,28 @@ function configureSecurityHeaders(app: NestExpressApplication, corsOrigins: read
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
+}
+
+/**
+ * The headers a header-only middleware (helmet: the same for every request) writes, read once, as
+ * one that writes them without working them out again. Helmet is given a response that records.
+ */
+export function fixedHeaders(middleware: RequestHandler): RequestHandler {
+  const headers: Array<[string, string]> = [];
+  const removed: string[] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.push([name, String(value)]),
+    removeHeader: (name: string) => removed.push(name),
+    getHeader: () => undefined,
+  };
+  let synchronous = false;
+  void middleware({ headers: {}, method: 'GET', url: '/' } as Request, recorder as unknown as Response, () => (synchronous = true));
+  if (!synchronous) throw new Error('fixedHeaders: the middleware did not answer at once');
+  return (_req, res, next) => {
+    for (const name of removed) res.removeHeader(name);
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
 }
 
 /**
@@ -107,16 +130,20 @@ function refuseNulCharacters(req: Request, _res: Response, next: NextFunction): 
   next(field ? DomainError.invalid(field, 'must not contain the NUL character (\\u0000)') : undefined);
 }
 
-/** GET /v1/jobs/{id} ahead of Nest's router (job-status.route.ts), with the app's own guards, use case and filter. */
-function mountJobStatusRoute(app: NestExpressApplication, exceptions: AllExceptionsFilter): void {
+/**
+ * GET /v1/jobs/{id} as the first layer of the app (job-status.route.ts), through the app's own
+ * middleware, guards, use case and filter; with CORS configured, cross-origin reads take the full chain.
+ */
+function jobStatusLane(app: NestExpressApplication, exceptions: AllExceptionsFilter, middleware: RequestHandler[], cors: boolean): RequestHandler {
   const limiter = app.get(RateLimitGuard, { strict: false });
   const keys = app.get(ApiKeyGuard, { strict: false });
-  const route = jobStatusRoute(app.get(JobsService, { strict: false }), app.get(JobPresenter, { strict: false }), {
+  return jobStatusRoute(app.get(JobsService, { strict: false }), app.get(JobPresenter, { strict: false }), {
+    middleware,
     limit: (req, res) => limiter.limitRequest(req, res),
     authenticate: (req) => keys.authenticate(req),
     fail: (error, req, res) => exceptions.catch(error, new ExecutionContextHost([req, res])),
+    declines: cors ? (req) => req.headers.origin !== undefined : undefined,
   });
-  (app.getHttpAdapter().getInstance() as Express).get('/v1/jobs/:id', route);
 }
 
 /**
@@ -124,26 +151,33 @@ function mountJobStatusRoute(app: NestExpressApplication, exceptions: AllExcepti
  * security headers and CORS, body limits, the error envelope, validation, docs.
  */
 export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string, options: { accessLog?: Logger } = {}): void {
+  const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
+  const accessLog = options.accessLog ? accessLogMiddleware(options.accessLog) : null;
+  const security = securityHeaders();
+  const metrics = httpMetricsMiddleware(app.get(MetricsService));
+  const exceptions = new AllExceptionsFilter();
+  // The usage recorder belongs to the API role; a worker serves only health and metrics.
+  const usage = config.role !== 'worker' ? usageMiddleware(app.get(UsageRecorder)) : null;
+  // The request clients poll, first: the same steps as below, without the router walking to them.
+  if (usage) {
+    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), fixedHeaders(security), metrics, usage];
+    app.use(jobStatusLane(app, exceptions, steps, config.env.CORS_ORIGINS.length > 0));
+  }
   app.use(requestIdMiddleware);
-  if (options.accessLog) app.use(accessLogMiddleware(options.accessLog));
+  if (accessLog) app.use(accessLog);
   app.disable('x-powered-by');
   // JSON answers are not cached by clients (job state changes); Express would hash every body for an ETag.
   app.set('etag', false);
   answerUnparsableRequests(app.getHttpServer() as Server);
-  const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   applyServerTimeouts(app.getHttpServer() as Server, config.http);
-  configureSecurityHeaders(app, config.env.CORS_ORIGINS);
+  app.use(security);
+  configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseNulCharacters);
-  app.use(httpMetricsMiddleware(app.get(MetricsService)));
-  const exceptions = new AllExceptionsFilter();
-  // The usage recorder belongs to the API role; a worker serves only health and metrics.
-  if (config.role !== 'worker') {
-    app.use('/v1', usageMiddleware(app.get(UsageRecorder)));
-    mountJobStatusRoute(app, exceptions);
-  }
+  app.use(metrics);
+  if (usage) app.use('/v1', usage);
   app.useGlobalFilters(exceptions);
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApi(app);

@@ -79,6 +79,15 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
   }
 }
 
+/**
+ * Stores frame `index` of `values` (times `scale`) as bytes in `out`, rounded and clamped by a
+ * Uint8ClampedArray view: a per-element Math.round loop into a Buffer took ~20 s per 4 s clip.
+ */
+export function storeFrameBytes(out: Buffer, index: number, values: Float32Array, scale = 1): void {
+  if (scale !== 1) for (let p = 0; p < values.length; p++) values[p] *= scale;
+  new Uint8ClampedArray(out.buffer, out.byteOffset + index * values.length, values.length).set(values);
+}
+
 interface Sources {
   person: Uint8Array[];
   truth: Uint8Array[];
@@ -100,14 +109,14 @@ export function writeComposite(name: string, dir: string, { person, truth, backg
   const colourOut = Buffer.alloc(count * W * H * 3);
   const alphaOut = Buffer.alloc(count * W * H);
   for (let i = 0; i < count; i++) {
-    const colour = Float32Array.from(background[i]);
+    const colour = new Float32Array(background[i]);
     const alpha = new Float32Array(W * H);
     for (const place of COMPOSITES[name](i / (count - 1))) {
       const source = (i + place.frameOffset) % count;
       layOver(colour, alpha, person[source], truth[source], place);
     }
-    for (let p = 0; p < colour.length; p++) colourOut[i * W * H * 3 + p] = Math.round(colour[p]);
-    for (let p = 0; p < alpha.length; p++) alphaOut[i * W * H + p] = Math.round(alpha[p] * 255);
+    storeFrameBytes(colourOut, i, colour);
+    storeFrameBytes(alphaOut, i, alpha, 255);
   }
   const raw = (pixFmt: string) => ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-video_size', `${W}x${H}`, '-framerate', '25', '-i', '-'];
   execFileSync(ffmpegPath(), [...raw('rgb24'), '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p', join(dir, `${name}.mp4`)], { input: colourOut });

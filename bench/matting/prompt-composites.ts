@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { labToRgb, rgbToLab } from '../../src/engine/models/pro/colour-names';
 import { MEDIA_DIR } from '../engine/options';
-import { decode, layOver, Placement } from './composites';
+import { decode, layOver, Placement, storeFrameBytes } from './composites';
 
 export const W = 640;
 export const H = 360;
@@ -147,7 +147,7 @@ export function writePromptComposite(name: string, dir: string, mediaDir = MEDIA
   const truthOut = composite.subjects.map(() => Buffer.alloc(PROMPT_FRAMES * W * H));
   const unionOut = Buffer.alloc(PROMPT_FRAMES * W * H);
   for (let i = 0; i < PROMPT_FRAMES; i++) {
-    const colour = Float32Array.from(background.rgb[i]);
+    const colour = new Float32Array(background.rgb[i]);
     const car = Float32Array.from(background.alpha[i], (v) => v / 255);
     const union = composite.carIsSubject ? Float32Array.from(car) : new Float32Array(W * H);
     const layers = composite.layers(i / (PROMPT_FRAMES - 1), i);
@@ -161,14 +161,16 @@ export function writePromptComposite(name: string, dir: string, mediaDir = MEDIA
     });
     const own = composite.carIsSubject ? [car, ...placed] : placed;
     own.forEach((alpha, k) => {
+      const visibleAlpha = new Float32Array(W * H);
       for (let p = 0; p < alpha.length; p++) {
         let visible = alpha[p];
         for (let j = k + 1; j < own.length; j++) visible *= 1 - own[j][p];
-        truthOut[k][i * W * H + p] = Math.round(visible * 255);
+        visibleAlpha[p] = visible;
       }
+      storeFrameBytes(truthOut[k], i, visibleAlpha, 255);
     });
-    for (let p = 0; p < colour.length; p++) colourOut[i * W * H * 3 + p] = Math.round(colour[p]);
-    for (let p = 0; p < union.length; p++) unionOut[i * W * H + p] = Math.round(union[p] * 255);
+    storeFrameBytes(colourOut, i, colour);
+    storeFrameBytes(unionOut, i, union, 255);
   }
   const raw = (pixFmt: string) => ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-video_size', `${W}x${H}`, '-framerate', '25', '-i', '-'];
   execFileSync(ffmpegPath(), [...raw('rgb24'), '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p', paths.video], { input: colourOut });

@@ -1,4 +1,6 @@
 /**
+ * @slow
+ *
  * The official Python client's example prompt, through the real API and the real worker
  * (WORKER_GATEWAY=local: the engine in a child process, real models and ffmpeg). The requests are
  * the ones the client sends (REFERENCES.md: `upload(file)` posts the file as `file` to /v1/uploads;

@@ -1,4 +1,6 @@
 /**
+ * @slow
+ *
  * Long jobs in chunks, through the real API, queue (both backends), engine (the real `light` model)
  * and ffmpeg: a 4 s clip with a 1 s chunk length is cut into 4 chunks that two workers' engine
  * children process in parallel, then joined. The output must be the single run's: same frame count

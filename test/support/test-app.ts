@@ -65,6 +65,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     PORT: String(port),
     HOST: '127.0.0.1',
     QUEUE_NAMESPACE: `q_${path.basename(dataDir).replace(/[^A-Za-z0-9]/g, '')}`,
+    // A job a failed test left running would otherwise hold close() for the 30 s production grace.
+    WORKER_SHUTDOWN_GRACE_MS: '1000',
     ...env,
   });
   const migrations = await migrate(database.url);
@@ -93,11 +95,22 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     dataDir,
     createKey: async (credits = 1000) => (await keys.create('test-client', null, credits)).apiKey,
     close: async () => {
-      await app.close();
-      await database.drop();
+      await reportingSlowness('app.close()', () => app.close());
+      await reportingSlowness('dropping the test database', () => database.drop());
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs a teardown step, and says on stderr which one it was when it took long (a CI log then shows what held a hook). */
+async function reportingSlowness(step: string, run: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  const warning = setInterval(() => process.stderr.write(`test app teardown: ${step} still running after ${Math.round((Date.now() - started) / 1000)} s\n`), 10000);
+  try {
+    await run();
+  } finally {
+    clearInterval(warning);
+  }
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */

@@ -1,5 +1,6 @@
 /**
  * @jest-environment ./test/engine/models/support/onnx-environment.js
+ * @slow
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

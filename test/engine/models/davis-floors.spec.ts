@@ -1,5 +1,6 @@
 /**
  * @jest-environment ./test/engine/models/support/onnx-environment.js
+ * @slow
  */
 import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';

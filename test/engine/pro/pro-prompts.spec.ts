@@ -1,5 +1,6 @@
 /**
  * @jest-environment ./test/engine/models/support/onnx-environment.js
+ * @slow
  */
 import { resolve } from 'path';
 import { PROMPT_COMPOSITES, W, H, writePromptComposite } from '../../../bench/matting/prompt-composites';

@@ -153,3 +153,19 @@ export function acceptRgbBytes(model: onnx.IModelProto, height: number, width: n
     },
   ];
 }
+
+/** Removes the nodes (and initializers) that no graph output depends on: the side outputs' heads. */
+export function removeUnusedNodes(model: onnx.IModelProto): number {
+  const graph = model.graph!;
+  const needed = new Set((graph.output ?? []).map((o) => o.name!));
+  const kept: onnx.INodeProto[] = [];
+  for (const node of [...(graph.node ?? [])].reverse()) {
+    if (!(node.output ?? []).some((o) => needed.has(o))) continue;
+    kept.push(node);
+    for (const input of node.input ?? []) needed.add(input);
+  }
+  const removed = (graph.node ?? []).length - kept.length;
+  graph.node = kept.reverse();
+  graph.initializer = (graph.initializer ?? []).filter((t) => needed.has(t.name!));
+  return removed;
+}

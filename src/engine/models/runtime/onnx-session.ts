@@ -3,7 +3,7 @@ import { EngineError } from '../../types';
 
 /**
  * Threads per inference. The machine has 2 cores that ffmpeg's decoder and encoder share with the
- * engine. Large models (ISNet, ~1.8 s a run) use both; small per-frame models use one, which was
+ * engine. Large models (ISNet, ~0.7 s a run in int8) use both; small per-frame models use one, which was
  * measured twice as fast as two while the other core is busy (5 vs 11 ms for the selfie model).
  * Idle threads do not spin, so they leave the cores to ffmpeg.
  */
