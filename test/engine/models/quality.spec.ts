@@ -36,6 +36,7 @@ async function evaluate(model: ModelName, clip: string): Promise<SessionEvaluati
   return { ...result, keyframes, notes: session.notes };
 }
 
+/** timeouts here guard against a hang, not speed: whole clips on a shared 2-core machine take minutes */
 const MINUTES = 60_000;
 
 /** MediaPipe's selfie model frame by frame, no memory: the flicker a per-frame model has */
@@ -68,13 +69,13 @@ describe('segmentation quality on the test clips', () => {
     // speed target ~0.6 s/frame on an idle 2-core machine (ISNet 1024 in int8 takes ~0.7 s there); wall
     // time on shared CI machines is too noisy to assert, so the cost is checked by its driver
     expect(keyframes).toBeLessThanOrEqual(Math.ceil(scores.frames / 3));
-  }, 5 * MINUTES);
+  }, 10 * MINUTES);
 
   // measured 0.957 (MAD 3.9, dtSSD 2.8): the issue's floor for `original` is 0.95 on both composites
   it('original: car-slide IoU >= 0.95', async () => {
     const { scores } = await evaluate('original', 'car-slide');
     expect(scores.iou).toBeGreaterThanOrEqual(0.95);
-  }, 5 * MINUTES);
+  }, 10 * MINUTES);
 
   it("human: portrait-pan IoU >= 0.97, MAD <= 5, and less flicker than a per-frame model's", async () => {
     const { scores } = await evaluate('human', 'portrait-pan');
@@ -83,7 +84,7 @@ describe('segmentation quality on the test clips', () => {
     const perFrame = await perFrameSelfieScores('portrait-pan');
     console.log(`per-frame selfie on portrait-pan: IoU ${perFrame.iou.toFixed(4)}  dtSSD ${perFrame.dtssd.toFixed(2)}`);
     expect(scores.dtssd).toBeLessThan(perFrame.dtssd);
-  }, 5 * MINUTES);
+  }, 10 * MINUTES);
 
   it("pro: without text_prompt keeps the main subject and says so in the session's notes", async () => {
     const model = await loadModel('pro', { cacheDir: CACHE_DIR });

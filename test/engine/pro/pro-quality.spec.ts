@@ -16,6 +16,7 @@ import { COMPOSITE, compositeRgbFrames, compositeTruth } from './support/composi
  */
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const CLIP = { width: 640, height: 360, fps: 25 };
+/** timeouts here guard against a hang, not speed: whole clips on a shared 2-core machine take minutes */
 const MINUTES = 60_000;
 
 async function proSession(textPrompt: string, size = CLIP): Promise<ProSession> {
@@ -62,7 +63,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(scores.frames).toBe(100);
     expect(scores.iou).toBeGreaterThanOrEqual(0.93);
     expect(session.notes).toContain('pro: keeping car');
-  }, 4 * MINUTES);
+  }, 10 * MINUTES);
 
   it('car-slide, "person": fully transparent, and ISNet never runs', async () => {
     const { max, session } = await largestAlpha('car-slide', 'the person');
@@ -90,7 +91,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(iou).toBeGreaterThanOrEqual(0.95);
     expect([...ids]).toHaveLength(1);
     expect(session.notes).toEqual(['pro: keeping person', 'text_prompt: ignored unknown words: sparkles']);
-  }, 4 * MINUTES); // ISNet on keyframes and RVM on every frame, on a shared 2-core machine
+  }, 8 * MINUTES); // ISNet on keyframes and RVM on every frame, on a shared 2-core machine
 
   it('portrait-pan, "car": fully transparent', async () => {
     const { max } = await largestAlpha('portrait-pan', 'cars');
@@ -129,7 +130,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
       expect(scores.frames).toBe(FRAMES);
       expect(scores.iou).toBeGreaterThanOrEqual(0.9);
       expect(leak).toBeLessThan(0.01);
-    }, 6 * MINUTES);
+    }, 8 * MINUTES);
 
     // measured 0.89 (0.59 before ISNet was shown a crop around the car when the person is in
     // sight: whole, the stacked frame's salient object is the person and the car was missed)
