@@ -19,7 +19,7 @@ import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const DAVIS_DIR = join(MEDIA_DIR, 'davis');
 const SIZE = { width: 854, height: 480, fps: 24 };
-const ORIGINAL_FRAMES = 30;
+const ORIGINAL_FRAMES = 20;
 const MINUTES = 60_000;
 
 async function score(model: ModelName, sequence: string, frameLimit = Infinity): Promise<MatteScores> {
@@ -30,7 +30,7 @@ async function score(model: ModelName, sequence: string, frameLimit = Infinity):
   await session.close();
   console.log(`${model} on DAVIS ${sequence} (${scores.frames} frames): IoU ${scores.iou.toFixed(3)}  dtSSD ${scores.dtssd.toFixed(2)}  ${msPerFrame.toFixed(0)} ms/frame`);
   expect(scores.frames).toBe(Math.min(frameLimit, truth.length));
-  expect(scores.frames).toBeGreaterThanOrEqual(30);
+  expect(scores.frames).toBeGreaterThanOrEqual(ORIGINAL_FRAMES);
   return scores;
 }
 
@@ -55,14 +55,15 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
   }, 5 * MINUTES);
 
   /**
-   * Issue 15 asks 0.80 over the whole clips; bench:davis measures 0.780 there (0.747 before people
-   * kept RVM's regions that continue the previous frame's matte and ISNet ran on every 2nd frame
-   * where an object is kept); on these prefixes about 0.80. The floor holds what was reached, so
-   * that a change that loses the main subject again fails here.
+   * Issue 15 asks 0.80 over the whole clips; bench:davis measures 0.791 there (0.780 before chosen
+   * people kept what they carry, carried-objects.ts, and a dancer in a loose box was confirmed by
+   * RVM from the first frame). On 30-frame prefixes 0.810; the test scores `ORIGINAL_FRAMES` (20)
+   * a sequence, since ISNet now runs on people videos too and the spec must not get slower.
    */
-  it('original: mean IoU >= 0.78 over the first frames of the seven sequences (people, riders, a dog, a car)', async () => {
+  it('original: mean IoU >= 0.80 over the first frames of the seven sequences (people, riders, a dog, a car)', async () => {
     const ious: number[] = [];
     for (const sequence of ['rollerblade', 'swing', 'breakdance-flare', 'kite-walk', 'bmx-trees', 'dog', 'car-roundabout']) ious.push((await score('original', sequence, ORIGINAL_FRAMES)).iou);
-    expect(mean(ious)).toBeGreaterThanOrEqual(0.78);
+    console.log(`original: mean IoU ${mean(ious).toFixed(3)} over the first ${ORIGINAL_FRAMES} frames`);
+    expect(mean(ious)).toBeGreaterThanOrEqual(0.8);
   }, 12 * MINUTES);
 });

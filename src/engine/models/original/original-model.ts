@@ -1,7 +1,7 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
-import { MainSubjectFinder } from '../pro/main-subjects';
+import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
@@ -9,6 +9,7 @@ import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { salientNeeds, subjectMatte } from './subject-matte';
+import { CarriedObjects } from './carried-objects';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
@@ -18,8 +19,8 @@ export const KEYFRAME_INTERVAL = 4;
  * ISNet runs on every `SALIENT_INTERVAL`-th frame that needs it; frames in between reuse its matte
  * moved with the subject. The move is a translation: a subject that changes shape (an animal
  * running, a rider pedalling) drifts from it within a few frames (DAVIS dog, whole clip: 0.77 at
- * every 4th frame, 0.80 at every 3rd, 0.86 at every 2nd). ISNet no longer runs where no object
- * is kept (people alone come from RVM), which pays for the denser keyframes.
+ * every 4th frame, 0.80 at every 3rd, 0.86 at every 2nd). ISNet runs for chosen people too, for
+ * what they carry (carried-objects.ts); it does not run where RVM sees people and no subject is chosen yet.
  */
 export const SALIENT_INTERVAL = 2;
 /**
@@ -42,7 +43,10 @@ export class OriginalSession implements SegmentationSession {
   readonly notes: string[] = [];
   /** how many frames ran ISNet (for benchmarks) */
   keyframes = 0;
+  /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
+  last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
+  private readonly carried = new CarriedObjects();
   private frames = 0;
   private previous?: Float32Array;
   private framesSinceKeyframe = 0;
@@ -79,7 +83,7 @@ export class OriginalSession implements SegmentationSession {
     const needs = salientNeeds(this.subjects.subjects, people);
     let salient: Float32Array | undefined;
     if (!needs.read) {
-      // people alone: the matte does not read ISNet's plane, so ISNet does not run
+      // people in sight, no subject yet: the matte does not read ISNet's plane, so ISNet does not run
       this.propagator.clear();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= SALIENT_INTERVAL) {
       salient = await this.salientAround(frame.data, needs.region);
@@ -92,8 +96,9 @@ export class OriginalSession implements SegmentationSession {
       this.framesSinceSalient++;
     }
     const planes = { ...size, people, salient: salient ? resizePlane({ width, height, data: salient }, size.width, size.height) : new Float32Array(people.length) };
-    const matte = subjectMatte({ ...planes, previous: this.previous }, this.subjects.subjects);
+    const matte = subjectMatte({ ...planes, previous: this.previous }, this.subjects.subjects, this.carried);
     this.previous = matte;
+    this.last = { people, salient: planes.salient, subjects: this.subjects.subjects };
     return { ...size, data: toAlphaBytes(matte) };
   }
 
