@@ -24,8 +24,8 @@ const MINUTES = 60_000;
 
 async function score(model: ModelName, sequence: string, frameLimit = Infinity): Promise<MatteScores> {
   const session = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession(SIZE);
-  const frames = decodeRgbFrames(join(DAVIS_DIR, `${sequence}.mp4`), session.inputWidth, session.inputHeight).slice(0, frameLimit);
-  const truth = decodeAlphaFrames(join(DAVIS_DIR, `${sequence}.alpha.mkv`), SIZE.width, SIZE.height).slice(0, frameLimit);
+  const frames = decodeRgbFrames(join(DAVIS_DIR, `${sequence}.mp4`), session.inputWidth, session.inputHeight, frameLimit);
+  const truth = decodeAlphaFrames(join(DAVIS_DIR, `${sequence}.alpha.mkv`), SIZE.width, SIZE.height, frameLimit);
   const { scores, msPerFrame } = await evaluateSession(session, frames, truth, SIZE);
   await session.close();
   console.log(`${model} on DAVIS ${sequence} (${scores.frames} frames): IoU ${scores.iou.toFixed(3)}  dtSSD ${scores.dtssd.toFixed(2)}  ${msPerFrame.toFixed(0)} ms/frame`);

@@ -47,7 +47,7 @@ const PERSON_FRAMES = 40;
 /** runs the first `ABSENT_FRAMES` frames and returns the largest alpha value of any frame's matte */
 async function largestAlpha(clip: string, prompt: string): Promise<{ max: number; session: ProSession }> {
   const session = await proSession(prompt);
-  const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight).slice(0, ABSENT_FRAMES);
+  const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight, ABSENT_FRAMES);
   let max = 0;
   for (let i = 0; i < frames.length; i++) {
     const matte = await session.segment(frameOf(session, i, frames[i]));
@@ -76,7 +76,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
   // and `human` (the same RVM) has its own on all of portrait-pan in models/quality.spec.ts
   it('portrait-pan, "person": keeps the person (IoU >= 0.95) with one identity throughout', async () => {
     const session = await proSession('a woman, sparkles');
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight).slice(0, PERSON_FRAMES);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), session.inputWidth, session.inputHeight, PERSON_FRAMES);
     const truth = decodeAlphaFrames(join(MEDIA_DIR, 'portrait-pan.alpha.mkv'), CLIP.width, CLIP.height);
     const scorer = new MatteScorer();
     const ids = new Set<number>();

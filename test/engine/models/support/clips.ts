@@ -16,15 +16,18 @@ function splitFrames(bytes: Buffer, frameSize: number): Uint8Array[] {
 }
 
 /** every frame of a clip as packed RGB24, scaled by ffmpeg like the pipeline's decoder does */
-export function decodeRgbFrames(file: string, width: number, height: number): Uint8Array[] {
-  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', '-i', file, '-vf', `scale=${width}:${height}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], {
+const framesArgs = (frameLimit: number): string[] => (Number.isFinite(frameLimit) ? ['-frames:v', String(frameLimit)] : []);
+
+/** the first `frameLimit` frames (all by default) scaled to width x height, RGB24 */
+export function decodeRgbFrames(file: string, width: number, height: number, frameLimit = Infinity): Uint8Array[] {
+  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', '-i', file, ...framesArgs(frameLimit), '-vf', `scale=${width}:${height}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], {
     maxBuffer: 1 << 30,
   });
   return splitFrames(bytes, width * height * 3);
 }
 
 /** the ground-truth alpha of every frame (gray8) */
-export function decodeAlphaFrames(file: string, width: number, height: number): Uint8Array[] {
-  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], { maxBuffer: 1 << 30 });
+export function decodeAlphaFrames(file: string, width: number, height: number, frameLimit = Infinity): Uint8Array[] {
+  const bytes = execFileSync(ffmpegPath(), ['-v', 'error', '-i', file, ...framesArgs(frameLimit), '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], { maxBuffer: 1 << 30 });
   return splitFrames(bytes, width * height);
 }
