@@ -14,7 +14,8 @@ import * as ort from 'onnxruntime-node';
 import { onnx } from 'onnx-proto';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { withIntermediateOutputs } from '../../src/engine/models/onnx/qdq-quantizer';
-import { isnetInt8Convs, rangeKey } from '../../src/engine/models/isnet/isnet-int8';
+import { isnetInt8Convs } from '../../src/engine/models/isnet/isnet-int8';
+import { rangeKey } from '../../src/engine/models/onnx/qdq-quantizer';
 import { prepareIsnetModel } from '../../src/engine/models/isnet/isnet-model-file';
 import { MEDIA_DIR } from '../engine/options';
 

@@ -54,6 +54,29 @@ export function withIntermediateOutputs(modelBytes: Uint8Array, names: string[])
  * channel symmetric int8 weights, int32 bias, uint8 activations with calibrated ranges. Every other
  * op stays float and reads the dequantised activation.
  */
+/**
+ * A calibration table's key: ranges belong to a convolution (its node name, the same at every input
+ * size), not to a tensor: `<node name>:input` or `:output`.
+ */
+export const rangeKey = (conv: QuantizedConv, side: 'input' | 'output'): string => `${conv.node.name}:${side}`;
+
+/**
+ * Quantises those of `convs` whose input and output both have a calibrated range in `table` (keyed by
+ * rangeKey); the others stay fp32. A tensor read or written by several convolutions takes the widest.
+ */
+export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[], table: Record<string, [number, number]>): Uint8Array {
+  const calibrated = convs.filter((c) => rangeKey(c, 'input') in table && rangeKey(c, 'output') in table);
+  const ranges = new Map<string, TensorRange>();
+  for (const conv of calibrated) {
+    for (const side of ['input', 'output'] as const) {
+      const [min, max] = table[rangeKey(conv, side)];
+      const seen = ranges.get(conv[side]);
+      ranges.set(conv[side], seen ? { min: Math.min(seen.min, min), max: Math.max(seen.max, max) } : { min, max });
+    }
+  }
+  return quantizeConvs(floatModel, calibrated, ranges);
+}
+
 export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ranges: Map<string, TensorRange>): Uint8Array {
   const model = onnx.ModelProto.decode(modelBytes);
   const graph = model.graph!;

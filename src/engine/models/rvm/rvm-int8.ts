@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { quantizableConvs, QuantizedConv, quantizeConvs, TensorRange } from '../onnx/qdq-quantizer';
+import { quantizableConvs, QuantizedConv, quantizeCalibrated } from '../onnx/qdq-quantizer';
 import { RVM_INT8_RANGES } from './rvm-int8-ranges';
 
 /**
@@ -19,22 +19,10 @@ export function rvmInt8Convs(model: onnx.IModelProto): QuantizedConv[] {
   });
 }
 
-/** the calibration table's keys: ranges belong to a convolution (names stable across sizes), not to a tensor */
-export const rangeKey = (conv: QuantizedConv, side: 'input' | 'output'): string => `${conv.node.name}:${side}`;
-
 /**
  * RVM's fp32 ONNX graph with those convolutions quantised, activations at the calibrated ranges. A
  * convolution without calibrated ranges (a graph the calibration did not see) stays fp32.
  */
 export function quantizeRvm(floatModel: Uint8Array): Uint8Array {
-  const convs = rvmInt8Convs(onnx.ModelProto.decode(floatModel)).filter((c) => rangeKey(c, 'input') in RVM_INT8_RANGES && rangeKey(c, 'output') in RVM_INT8_RANGES);
-  const ranges = new Map<string, TensorRange>();
-  for (const conv of convs) {
-    for (const side of ['input', 'output'] as const) {
-      const [min, max] = RVM_INT8_RANGES[rangeKey(conv, side)];
-      const seen = ranges.get(conv[side]);
-      ranges.set(conv[side], seen ? { min: Math.min(seen.min, min), max: Math.max(seen.max, max) } : { min, max });
-    }
-  }
-  return quantizeConvs(floatModel, convs, ranges);
+  return quantizeCalibrated(floatModel, rvmInt8Convs(onnx.ModelProto.decode(floatModel)), RVM_INT8_RANGES);
 }
