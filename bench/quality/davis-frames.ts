@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   const truths = new FrameReader(truthDecoder.stdout, video.width * video.height);
   if (pngDir) mkdirSync(pngDir, { recursive: true });
   const dumpDir = process.env.DUMP_DIR;
+  if (dumpDir) session.alwaysSalient = true;
   if (dumpDir) mkdirSync(dumpDir, { recursive: true });
   let sum = 0;
   let count = 0;

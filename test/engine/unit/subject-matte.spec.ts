@@ -2,8 +2,7 @@ import { salientNeeds, subjectMatte } from '../../../src/engine/models/original/
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box } from '../../../src/engine/models/pro/boxes';
 import { MainSubjects } from '../../../src/engine/models/pro/main-subjects';
-import { CarriedObjects } from '../../../src/engine/models/original/carried-objects';
-import { distinctObjects, personSupported, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
+import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
 import { classIndex } from '../../../src/engine/models/pro/vocabulary';
 
 /** How `original` builds its matte from RVM, ISNet and the chosen subjects, on synthetic planes. */
@@ -81,8 +80,8 @@ describe('original: when ISNet runs, and on what', () => {
   const rider = box(0.4, 0.1, 0.5, 0.5);
   const bike = box(0.38, 0.4, 0.52, 0.6);
 
-  it('people alone: ISNet runs for what they carry (carried-objects.ts)', () => {
-    expect(salientNeeds(subjects([track(PERSON, rider)]), plane(rider)).read).toBe(true);
+  it('people alone come from RVM: ISNet is not run', () => {
+    expect(salientNeeds(subjects([track(PERSON, rider)]), plane(rider)).read).toBe(false);
   });
 
   it('a person with an object and others in sight: ISNet sees the region around the two, not the whole frame', () => {
@@ -104,37 +103,7 @@ describe('original: when ISNet runs, and on what', () => {
   });
 });
 
-describe('original: what a person carries', () => {
-  const walker = (dx: number) => box(0.4 + dx, 0.2, 0.5 + dx, 0.9);
-  const board = (dx: number) => box(0.3 + dx, 0.5, 0.6 + dx, 0.6);
-
-  it("keeps ISNet's object attached to a person when it moves with them, and not on the first frame it appears", () => {
-    const carried = new CarriedObjects();
-    const frame = (dx: number) => subjectMatte({ width: W, height: H, people: plane(walker(dx)), salient: plane(walker(dx), board(dx)) }, subjects([track(PERSON, walker(dx))]), carried);
-    expect(at(frame(0), 0.33, 0.55)).toBe(0);
-    const second = frame(0.03);
-    expect(at(second, 0.36, 0.55)).toBeGreaterThan(0.5);
-    expect(at(second, 0.6, 0.55)).toBeGreaterThan(0.5);
-  });
-
-  it('leaves out a background region ISNet merges with the person when it does not move with them', () => {
-    const carried = new CarriedObjects();
-    const wall = box(0.1, 0.4, 0.45, 0.7);
-    const frame = (dx: number) => subjectMatte({ width: W, height: H, people: plane(walker(dx)), salient: plane(walker(dx), wall) }, subjects([track(PERSON, walker(dx))]), carried);
-    frame(0);
-    expect(at(frame(0.1), 0.2, 0.55)).toBe(0);
-  });
-});
-
 describe('TrackChooser', () => {
-  it('a person box RVM fills little (a sprawling pose) is confirmed when it holds most of what RVM sees', () => {
-    const loose = box(0.2, 0.2, 0.8, 0.9);
-    const people = plane(box(0.25, 0.25, 0.35, 0.85), box(0.35, 0.75, 0.75, 0.85));
-    expect(personSupported(people, W, H, loose)).toBe(true);
-    expect(personSupported(people, W, H, box(0.85, 0.1, 0.99, 0.9))).toBe(false);
-    expect(personSupported(plane(box(0.3, 0.3, 0.31, 0.31)), W, H, loose)).toBe(false);
-  });
-
   it('a box of another class over a person is that person again; one beside them is not', () => {
     const person = track(PERSON, box(0.3, 0.2, 0.6, 0.9));
     const sameDog = track(DOG, box(0.31, 0.22, 0.6, 0.88));

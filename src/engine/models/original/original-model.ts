@@ -9,7 +9,6 @@ import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { salientNeeds, subjectMatte } from './subject-matte';
-import { CarriedObjects } from './carried-objects';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
@@ -19,8 +18,8 @@ export const KEYFRAME_INTERVAL = 4;
  * ISNet runs on every `SALIENT_INTERVAL`-th frame that needs it; frames in between reuse its matte
  * moved with the subject. The move is a translation: a subject that changes shape (an animal
  * running, a rider pedalling) drifts from it within a few frames (DAVIS dog, whole clip: 0.77 at
- * every 4th frame, 0.80 at every 3rd, 0.86 at every 2nd). ISNet runs for chosen people too, for
- * what they carry (carried-objects.ts); it does not run where RVM sees people and no subject is chosen yet.
+ * every 4th frame, 0.80 at every 3rd, 0.86 at every 2nd). ISNet no longer runs where no object
+ * is kept (people alone come from RVM), which pays for the denser keyframes.
  */
 export const SALIENT_INTERVAL = 2;
 /**
@@ -46,7 +45,8 @@ export class OriginalSession implements SegmentationSession {
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
-  private readonly carried = new CarriedObjects();
+  /** EXPERIMENT: ISNet on people too */
+  alwaysSalient = false;
   private frames = 0;
   private previous?: Float32Array;
   private framesSinceKeyframe = 0;
@@ -81,9 +81,10 @@ export class OriginalSession implements SegmentationSession {
     // until a subject is found the detector looks on every frame (it is cheap beside ISNet)
     if (keyframeDue || this.subjects.subjects.chosen.length === 0) await this.subjects.observe(small, size.width, size.height, people);
     const needs = salientNeeds(this.subjects.subjects, people);
+    if (this.alwaysSalient) needs.read = true;
     let salient: Float32Array | undefined;
     if (!needs.read) {
-      // people in sight, no subject yet: the matte does not read ISNet's plane, so ISNet does not run
+      // people alone: the matte does not read ISNet's plane, so ISNet does not run
       this.propagator.clear();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= SALIENT_INTERVAL) {
       salient = await this.salientAround(frame.data, needs.region);
@@ -96,7 +97,7 @@ export class OriginalSession implements SegmentationSession {
       this.framesSinceSalient++;
     }
     const planes = { ...size, people, salient: salient ? resizePlane({ width, height, data: salient }, size.width, size.height) : new Float32Array(people.length) };
-    const matte = subjectMatte({ ...planes, previous: this.previous }, this.subjects.subjects, this.carried);
+    const matte = subjectMatte({ ...planes, previous: this.previous }, this.subjects.subjects);
     this.previous = matte;
     this.last = { people, salient: planes.salient, subjects: this.subjects.subjects };
     return { ...size, data: toAlphaBytes(matte) };

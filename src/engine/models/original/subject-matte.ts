@@ -4,7 +4,6 @@ import { Box, intersectionArea } from '../pro/boxes';
 import { MainSubjects, PERSON } from '../pro/main-subjects';
 import { gateSize, REGION_INSIDE_SHARE, regionKeepMask, regionsWhere } from '../pro/region-gate';
 import { resizePlane } from '../image/resample';
-import { CarriedObjects } from './carried-objects';
 import { othersApart, subjectRegion } from '../pro/subject-crop';
 
 /**
@@ -19,9 +18,6 @@ import { othersApart, subjectRegion } from '../pro/subject-crop';
  *   breakdance-flare 0.822 -> 0.837;
  * - chosen objects, and objects attached to a chosen person (the bike under a rider): ISNet's
  *   matte inside their boxes, on its connected regions that lie in the boxes (region-gate.ts).
- *
- * - what chosen people carry, hold or ride: ISNet's confident regions attached to the person that
- *   move with them (carried-objects.ts).
  *
  * Measured and left out (bench:davis, whole clips): also keeping ISNet's regions around a chosen
  * person where at least 60% of the region is RVM's person (to catch what they carry that the
@@ -97,30 +93,23 @@ export function objectTracks(subjects: MainSubjects): Track[] {
  */
 export function salientNeeds(subjects: MainSubjects, people: Float32Array): { read: boolean; region?: Box } {
   if (subjects.chosen.length === 0) return { read: coverage(people) < PEOPLE_IN_SIGHT };
-  // chosen people read it too: what they carry (carried-objects.ts)
+  if (objectTracks(subjects).length === 0) return { read: false };
   const kept = [...subjects.chosen, ...subjects.attached];
   const others = subjects.all.filter((t) => !kept.includes(t)).map((t) => t.box);
   const boxes = kept.map((t) => t.box);
   return { read: true, region: othersApart(others, boxes) ? subjectRegion(boxes) : undefined };
 }
 
-export function subjectMatte(planes: SubjectPlanes, subjects: MainSubjects, carried?: CarriedObjects): Float32Array {
+export function subjectMatte(planes: SubjectPlanes, subjects: MainSubjects): Float32Array {
   const { width, height } = planes;
   const chosen: Track[] = subjects.chosen;
-  if (chosen.length === 0) {
-    carried?.reset();
-    return coverage(planes.people) >= PEOPLE_IN_SIGHT ? planes.people : planes.salient;
-  }
+  if (chosen.length === 0) return coverage(planes.people) >= PEOPLE_IN_SIGHT ? planes.people : planes.salient;
   const people = chosen.filter((t) => t.cls === PERSON).map((t) => t.box);
   const objects = objectTracks(subjects).map((t) => t.box);
   const out = new Float32Array(width * height);
   if (people.length) {
     const regions = subjectRegions(planes.people, width, height, people, planes.previous);
     for (let i = 0; i < out.length; i++) out[i] = planes.people[i] * regions[i];
-    const object = carried?.extend(out, planes.salient, width, height);
-    if (object) for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], planes.salient[i] * object[i]);
-  } else {
-    carried?.reset();
   }
   if (objects.length) {
     const matte = keep(planes.salient, objects, width, height, OBJECT_GATE);
