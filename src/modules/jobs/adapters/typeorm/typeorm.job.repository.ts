@@ -37,69 +37,6 @@ function toDomain(record: JobRecord): Job {
   };
 }
 
-/** The jobs columns JobRecord maps, as pg returns them. */
-interface JobRow {
-  id: string;
-  api_key_id: string;
-  status: string;
-  progress: number;
-  video_url: string;
-  request: object;
-  settings: object;
-  webhook_url: string | null;
-  metadata: Record<string, string> | null;
-  error: string | null;
-  error_code: string | null;
-  output_key: string | null;
-  duration_seconds: number | null;
-  billing_status: string | null;
-  reserved_credits: string | null;
-  charged_credits: string | null;
-  webhook_events: object;
-  notes: string[];
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-  dispatched_at: Date | null;
-  output_deleted_at: Date | null;
-  updated_at: Date;
-}
-
-const FIND_OWNED = `SELECT id, api_key_id, status, progress, video_url, request, settings, webhook_url, metadata, error, error_code, output_key,
-  duration_seconds, billing_status, reserved_credits, charged_credits, webhook_events, notes, created_at, started_at, completed_at,
-  dispatched_at, output_deleted_at, updated_at FROM jobs WHERE id = $1 AND api_key_id = $2`;
-
-const countOf = (value: string | null): number | null => (value === null ? null : Number(value));
-
-function fromRow(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    apiKeyId: row.api_key_id,
-    status: row.status,
-    progress: row.progress,
-    videoUrl: row.video_url,
-    request: row.request,
-    settings: row.settings,
-    webhookUrl: row.webhook_url,
-    metadata: row.metadata,
-    error: row.error,
-    errorCode: row.error_code,
-    outputKey: row.output_key,
-    durationSeconds: row.duration_seconds,
-    billingStatus: row.billing_status,
-    reservedCredits: countOf(row.reserved_credits),
-    chargedCredits: countOf(row.charged_credits),
-    webhookEvents: row.webhook_events,
-    notes: row.notes,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-    dispatchedAt: row.dispatched_at,
-    outputDeletedAt: row.output_deleted_at,
-    updatedAt: row.updated_at,
-  };
-}
-
 function toRecordChanges(changes: Partial<Job>): Partial<JobRecord> {
   const { request, settings, webhookEvents, ...rest } = changes;
   return {
@@ -113,10 +50,13 @@ function toRecordChanges(changes: Partial<Job>): Partial<JobRecord> {
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {
   private readonly pool: Pool;
+  private readonly findOwnedQuery: { name: string; text: string };
 
   constructor(@InjectRepository(JobRecord) private readonly records: Repository<JobRecord>) {
     super();
     this.pool = (records.manager.connection.driver as unknown as { master: Pool }).master;
+    const columns = records.metadata.columns.map((column) => `"${column.databaseName}"`).join(', ');
+    this.findOwnedQuery = { name: 'jobs-find-owned', text: `SELECT ${columns} FROM "${records.metadata.tableName}" WHERE id = $1 AND api_key_id = $2` };
   }
 
   async insert(job: Job): Promise<void> {
@@ -125,12 +65,19 @@ export class TypeOrmJobRepository extends JobRepository {
 
   /**
    * The read every status poll makes, by primary key: one prepared statement on the driver's pool,
-   * its row mapped as TypeORM would (the same pg type parsing, bigint counts as numbers), without
-   * building a query or hydrating an entity each time.
+   * its row hydrated column by column from the entity's own metadata (TypeORM's value conversion and
+   * transformers), without building a query or an entity each time.
    */
   async findOwned(id: string, apiKeyId: string): Promise<Job | null> {
-    const { rows } = await this.pool.query<JobRow>({ name: 'jobs-find-owned', text: FIND_OWNED, values: [id, apiKeyId] });
-    return rows[0] ? toDomain(fromRow(rows[0])) : null;
+    const { rows } = await this.pool.query<Record<string, unknown>>({ ...this.findOwnedQuery, values: [id, apiKeyId] });
+    return rows[0] ? toDomain(this.hydrated(rows[0])) : null;
+  }
+
+  private hydrated(row: Record<string, unknown>): JobRecord {
+    const { driver } = this.records.manager.connection;
+    const record: Record<string, unknown> = {};
+    for (const column of this.records.metadata.columns) record[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
+    return record as unknown as JobRecord;
   }
 
   async findById(id: string): Promise<Job | null> {
