@@ -80,7 +80,7 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
 }
 
 /**
- * Stores frame `index` of `values` (times `scale`) as bytes in `out`, rounded and clamped by a
+ * Stores frame `index` of `values` (scaled in place by `scale`) as bytes in `out`, rounded and clamped by a
  * Uint8ClampedArray view: a per-element Math.round loop into a Buffer took ~20 s per 4 s clip.
  */
 export function storeFrameBytes(out: Buffer, index: number, values: Float32Array, scale = 1): void {
