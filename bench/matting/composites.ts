@@ -3,6 +3,9 @@
  *   approach      the person grows from 0.55x to 1.25x, anchored at the bottom (walking toward the camera)
  *   out-of-frame  the person slides right until 45% of the frame width is past the edge
  *   two-people    the person twice at 0.7x, left and right, the second mirrored and half a clip later
+ *   bystanders    the person at full size drifting across the centre, before two bystanders at 0.4x in
+ *                 the lower corners (mirrored, other moments of the clip) who are NOT in the alpha:
+ *                 the main subject alone is the truth, as in a speaker before an audience
  * Each is portrait-pan's person (its frames and exact alpha: rembg's example cutout, MIT) moved and
  * scaled in the same way in colour and alpha, laid over a background ffmpeg generates (its
  * `mandelbrot` source, zooming: no third-party pixels), 640x360, 25 fps, 4 s. Written to
@@ -26,6 +29,8 @@ export interface Placement {
   mirror: boolean;
   /** which of the clip's frames this instance shows at frame i */
   frameOffset: number;
+  /** in the picture but not in the exact alpha (someone in the background, not the subject) */
+  bystander?: boolean;
 }
 
 export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
@@ -35,7 +40,15 @@ export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
     { scale: 0.7, dx: -0.22 * W, mirror: false, frameOffset: 0 },
     { scale: 0.7, dx: 0.22 * W, mirror: true, frameOffset: FRAMES / 2 },
   ],
+  bystanders: (t) => [
+    { scale: 0.4, dx: -0.36 * W, mirror: true, frameOffset: 30, bystander: true },
+    { scale: 0.4, dx: 0.36 * W, mirror: false, frameOffset: 60, bystander: true },
+    { scale: 1, dx: (t - 0.5) * 0.12 * W, mirror: false, frameOffset: 0 },
+  ],
 };
+
+/** the composites whose alpha holds every person in them (`light` and `human` keep every person they see there) */
+export const EVERYONE_COMPOSITES = Object.keys(COMPOSITES).filter((name) => !COMPOSITES[name](0).some((place) => place.bystander));
 
 export function decode(args: string[], frameBytes: number, frames = FRAMES): Uint8Array[] {
   const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(frames), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
@@ -113,7 +126,7 @@ export function writeComposite(name: string, dir: string, { person, truth, backg
     const alpha = new Float32Array(W * H);
     for (const place of COMPOSITES[name](i / (count - 1))) {
       const source = (i + place.frameOffset) % count;
-      layOver(colour, alpha, person[source], truth[source], place);
+      layOver(colour, place.bystander ? new Float32Array(W * H) : alpha, person[source], truth[source], place);
     }
     storeFrameBytes(colourOut, i, colour);
     storeFrameBytes(alphaOut, i, alpha, 255);

@@ -52,7 +52,7 @@ function createModel(name: ModelName, registry: SegmenterRegistry): Segmentation
     case 'original':
       return new OriginalModel({ isnet: registry.isnet, rvm: registry.rvm, detector: registry.detector });
     case 'human':
-      return new HumanModel(registry.rvm);
+      return new HumanModel({ rvm: registry.rvm, detector: registry.detector });
     case 'pro':
       return new ProModel(registry.isnet, registry.detector, registry.rvm);
     default:

@@ -5,16 +5,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { COMPOSITES, readSources, writeComposite } from '../../../bench/matting/composites';
+import { COMPOSITES, EVERYONE_COMPOSITES, readSources, writeComposite } from '../../../bench/matting/composites';
 import { loadModel } from '../../../src/engine/models';
 import { evaluateSession } from '../../../src/engine/quality/evaluate-session';
 import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
 
 /**
  * The project's own composites (bench/matting/composites.ts: walking toward the camera, partly out
- * of frame, two people), built here from portrait-pan, and `light` on each: the issue's floor for
- * `light` is IoU >= 0.85 on every portrait clip (measured 0.930 / 0.945 / 0.948; `human` 0.975 /
- * 0.953 / 0.983, in bench:matting with BENCH_COMPOSITES).
+ * of frame, two people, a subject before bystanders), built here from portrait-pan. `light` on the
+ * first three: the issue's floor for `light` is IoU >= 0.85 on every portrait clip (measured 0.930 /
+ * 0.945 / 0.948; `human` 0.975 / 0.953 / 0.983, in bench:matting with BENCH_COMPOSITES). `human` on
+ * the bystanders: the main subject alone, not everyone in sight.
  */
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const CLIP = { width: 640, height: 360, fps: 25 };
@@ -30,17 +31,31 @@ describe("the project's own composites", () => {
   }, 3 * MINUTES);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it.each(Object.keys(COMPOSITES))('%s: 4 s with exact alpha, and light keeps IoU >= 0.85 on it', async (name) => {
+  async function score(model: 'light' | 'human', name: string) {
     const truth = decodeAlphaFrames(join(dir, `${name}.alpha.mkv`), CLIP.width, CLIP.height);
     expect(truth).toHaveLength(100);
     const covered = truth.map((alpha) => alpha.reduce((sum, value) => sum + (value >= 128 ? 1 : 0), 0) / alpha.length);
     expect(Math.min(...covered)).toBeGreaterThan(0.02); // someone is always in sight
-    const session = await (await loadModel('light', { cacheDir: CACHE_DIR })).createSession(CLIP);
+    const session = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession(CLIP);
     const frames = decodeRgbFrames(join(dir, `${name}.mp4`), session.inputWidth, session.inputHeight);
     const { scores } = await evaluateSession(session, frames, truth, CLIP);
     await session.close();
-    console.log(`light on ${name}: IoU ${scores.iou.toFixed(4)}  MAD ${scores.mad.toFixed(2)}  dtSSD ${scores.dtssd.toFixed(2)}`);
+    console.log(`${model} on ${name}: IoU ${scores.iou.toFixed(4)}  MAD ${scores.mad.toFixed(2)}  dtSSD ${scores.dtssd.toFixed(2)}`);
     expect(scores.frames).toBe(100);
-    expect(scores.iou).toBeGreaterThanOrEqual(0.85);
+    return scores;
+  }
+
+  it.each(EVERYONE_COMPOSITES)('%s: 4 s with exact alpha, and light keeps IoU >= 0.85 on it', async (name) => {
+    expect((await score('light', name)).iou).toBeGreaterThanOrEqual(0.85);
   }, 2 * MINUTES);
+
+  /**
+   * Keeping everyone in sight scores about 0.73 here (`light`, which does); `human` keeps the main
+   * subject. Measured 0.9xx (the detector misses the subject, seen from the back, for its first
+   * frames, and the bystanders are kept until the subject is found).
+   */
+  it('bystanders: human keeps the main subject, not the two people behind them (IoU >= 0.88)', async () => {
+    expect(Object.keys(COMPOSITES)).toContain('bystanders');
+    expect((await score('human', 'bystanders')).iou).toBeGreaterThanOrEqual(0.88);
+  }, 3 * MINUTES);
 });

@@ -1,7 +1,7 @@
-import { salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
+import { peopleMatte, salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box } from '../../../src/engine/models/pro/boxes';
-import { MainSubjects } from '../../../src/engine/models/pro/main-subjects';
+import { MainSubjects, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
 import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
 import { classIndex } from '../../../src/engine/models/pro/vocabulary';
 
@@ -51,6 +51,17 @@ describe('original: the subject matte', () => {
     expect(at(matte, 0.1, 0.7)).toBe(0);
   });
 
+  it('a person chosen once and then dropped is cleared, though their region continues the previous frame\'s matte', () => {
+    const planes = { width: W, height: H, people: plane(dancer, spectator), salient: plane(), previous: plane(dancer, spectator) };
+    const dancerTrack = track(PERSON, dancer);
+    const spectatorTrack = track(PERSON, spectator);
+    const matte = subjectMatte(planes, { chosen: [dancerTrack], attached: [], all: [dancerTrack, spectatorTrack] });
+    expect(at(matte, 0.5, 0.5)).toBe(1);
+    expect(at(matte, 0.1, 0.7)).toBe(0);
+    // with no box of theirs the previous frame still vouches for the region (a skater between keyframes)
+    expect(at(subjectMatte(planes, subjects([dancerTrack])), 0.1, 0.7)).toBe(1);
+  });
+
   it('a rider keeps the bike under them (attached), from ISNet', () => {
     const rider = box(0.4, 0.1, 0.6, 0.6);
     const bike = box(0.35, 0.45, 0.65, 0.9);
@@ -73,6 +84,24 @@ describe('original: the subject matte', () => {
     expect(at(withPeople, 0.2, 0.2)).toBe(0);
     const without = subjectMatte({ width: W, height: H, people: plane(), salient }, subjects([]));
     expect(at(without, 0.2, 0.2)).toBe(1);
+  });
+});
+
+describe('human: the people matte', () => {
+  const dancer = box(0.4, 0.2, 0.6, 0.9);
+  const spectator = box(0.05, 0.5, 0.15, 0.9);
+
+  it('keeps the chosen person and clears the spectator RVM also sees', () => {
+    const dancerTrack = track(PERSON, dancer);
+    const matte = peopleMatte({ width: W, height: H, people: plane(dancer, spectator) }, { chosen: [dancerTrack], attached: [], all: [dancerTrack, track(PERSON, spectator)] });
+    expect(at(matte, 0.5, 0.5)).toBe(1);
+    expect(at(matte, 0.1, 0.7)).toBe(0);
+  });
+
+  it('with no person chosen yet (the detector misses odd poses), keeps every person RVM sees, never an empty matte', () => {
+    const people = plane(dancer, spectator);
+    expect(peopleMatte({ width: W, height: H, people }, subjects([]))).toBe(people);
+    expect(peopleMatte({ width: W, height: H, people }, subjects([track(DOG, dancer)]))).toBe(people);
   });
 });
 
@@ -130,5 +159,21 @@ describe('TrackChooser', () => {
       chosen = chooser.choose(rgb, W, H, [subject, ...crowd]);
     }
     expect([...chosen]).toEqual([subject.id]);
+  });
+});
+
+describe('MainSubjectFinder: a person under a second label', () => {
+  const person = track(PERSON, box(0.3, 0.2, 0.6, 0.95));
+  const detection = (cls: number, b: Box, score = 0.5) => ({ cls, box: b, score });
+
+  it('a box of another class over a person whom no person box continues is that person again', () => {
+    const asDog = detection(DOG, box(0.31, 0.22, 0.6, 0.93));
+    expect(samePersonAgain([asDog], [person]).map((d) => d.cls)).toEqual([PERSON]);
+  });
+
+  it('where the person is also detected, or the box lies apart, the other class stays', () => {
+    const bike = detection(BICYCLE, box(0.31, 0.22, 0.6, 0.93));
+    expect(samePersonAgain([detection(PERSON, box(0.3, 0.21, 0.6, 0.95)), bike], [person]).map((d) => d.cls)).toEqual([PERSON, BICYCLE]);
+    expect(samePersonAgain([detection(DOG, box(0.65, 0.6, 0.9, 0.95))], [person]).map((d) => d.cls)).toEqual([DOG]);
   });
 });

@@ -12,8 +12,6 @@ import { salientNeeds, subjectMatte } from './subject-matte';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
-/** the detector runs on every `KEYFRAME_INTERVAL`-th frame (and on every frame until a subject is found) */
-export const KEYFRAME_INTERVAL = 4;
 /**
  * ISNet runs on every `SALIENT_INTERVAL`-th frame that needs it; frames in between reuse its matte
  * moved with the subject. The move is a translation: a subject that changes shape (an animal
@@ -47,9 +45,7 @@ export class OriginalSession implements SegmentationSession {
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
   /** EXPERIMENT: ISNet on people too */
   alwaysSalient = false;
-  private frames = 0;
   private previous?: Float32Array;
-  private framesSinceKeyframe = 0;
   private framesSinceSalient = 0;
 
   constructor(
@@ -76,10 +72,7 @@ export class OriginalSession implements SegmentationSession {
     const small = Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
     await this.rvm.segment({ index: frame.index, ...size, data: small });
     const people = this.rvm.last!.alpha;
-    const keyframeDue = this.frames++ === 0 || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
-    this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe + 1;
-    // until a subject is found the detector looks on every frame (it is cheap beside ISNet)
-    if (keyframeDue || this.subjects.subjects.chosen.length === 0) await this.subjects.observe(small, size.width, size.height, people);
+    await this.subjects.onFrame(small, size.width, size.height, people);
     const needs = salientNeeds(this.subjects.subjects, people);
     if (this.alwaysSalient) needs.read = true;
     let salient: Float32Array | undefined;

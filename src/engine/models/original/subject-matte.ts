@@ -44,15 +44,18 @@ export interface SubjectPlanes {
 /**
  * The regions of `matte` that belong to the subjects: those lying enough inside their boxes, or
  * enough inside the previous frame's matte. Boxes are updated on keyframes only; a subject moving
- * fast leaves its box between them, and its region is still the one the last frame kept.
+ * fast leaves its box between them, and its region is still the one the last frame kept. The
+ * previous frame does not vouch for pixels inside the box of someone not chosen (`others`): a
+ * person kept once (chosen, then dropped for a more prominent subject) would otherwise stay in
+ * the matte for as long as they stand still.
  */
-export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array): Float32Array {
+export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array, others: readonly Box[] = []): Float32Array {
   const small = gateSize(width, height);
   const before = previous ? resizePlane({ width, height, data: previous }, small.width, small.height) : undefined;
   return regionsWhere(matte, width, height, REGION_INSIDE_SHARE, (x, y) => {
-    if (before && before[y * small.width + x] >= 0.5) return true;
     const pixel: Box = { x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height };
-    return boxes.some((b) => intersectionArea(b, pixel) > 0);
+    if (boxes.some((b) => intersectionArea(b, pixel) > 0)) return true;
+    return before !== undefined && before[y * small.width + x] >= 0.5 && !others.some((b) => intersectionArea(b, pixel) > 0);
   });
 }
 
@@ -100,17 +103,33 @@ export function salientNeeds(subjects: MainSubjects, people: Float32Array): { re
   return { read: true, region: othersApart(others, boxes) ? subjectRegion(boxes) : undefined };
 }
 
+/** RVM's matte kept on the chosen people's regions (`subjectRegions`); zero where no person is chosen */
+function chosenPeopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: MainSubjects): Float32Array {
+  const { width, height } = planes;
+  const out = new Float32Array(width * height);
+  const people = chosenPeopleBoxes(subjects);
+  if (people.length === 0) return out;
+  const others = subjects.all.filter((t) => t.cls === PERSON && !subjects.chosen.includes(t)).map((t) => t.box);
+  const regions = subjectRegions(planes.people, width, height, people, planes.previous, others);
+  for (let i = 0; i < out.length; i++) out[i] = planes.people[i] * regions[i];
+  return out;
+}
+
+const chosenPeopleBoxes = (subjects: MainSubjects): Box[] => subjects.chosen.filter((t) => t.cls === PERSON).map((t) => t.box);
+
+/**
+ * `human`'s matte: the chosen people's part of RVM's matte (a dancer, not the crowd around them);
+ * every person RVM sees while no person is chosen yet (the detector misses people in odd poses).
+ */
+export function peopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: MainSubjects): Float32Array {
+  return chosenPeopleBoxes(subjects).length ? chosenPeopleMatte(planes, subjects) : planes.people;
+}
+
 export function subjectMatte(planes: SubjectPlanes, subjects: MainSubjects): Float32Array {
   const { width, height } = planes;
-  const chosen: Track[] = subjects.chosen;
-  if (chosen.length === 0) return coverage(planes.people) >= PEOPLE_IN_SIGHT ? planes.people : planes.salient;
-  const people = chosen.filter((t) => t.cls === PERSON).map((t) => t.box);
+  if (subjects.chosen.length === 0) return coverage(planes.people) >= PEOPLE_IN_SIGHT ? planes.people : planes.salient;
   const objects = objectTracks(subjects).map((t) => t.box);
-  const out = new Float32Array(width * height);
-  if (people.length) {
-    const regions = subjectRegions(planes.people, width, height, people, planes.previous);
-    for (let i = 0; i < out.length; i++) out[i] = planes.people[i] * regions[i];
-  }
+  const out = chosenPeopleMatte(planes, subjects);
   if (objects.length) {
     const matte = keep(planes.salient, objects, width, height, OBJECT_GATE);
     for (let i = 0; i < out.length; i++) if (matte[i] > out[i]) out[i] = matte[i];

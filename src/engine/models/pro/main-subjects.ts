@@ -1,9 +1,11 @@
-import { BoxTracker, Track } from './box-tracker';
-import { boxArea, intersectionArea } from './boxes';
+import { BoxTracker, Track, TrackedDetection } from './box-tracker';
+import { boxArea, intersectionArea, iou } from './boxes';
 import { NanodetDetector } from './nanodet-detector';
-import { distinctObjects, PERSON, TrackChooser } from './track-chooser';
+import { distinctObjects, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser } from './track-chooser';
 
 export { PERSON };
+/** the detector runs on every `KEYFRAME_INTERVAL`-th frame (and on every frame until a subject is found) */
+export const KEYFRAME_INTERVAL = 4;
 /** an object whose box lies this much inside a chosen person's box is carried by them (a bike, a board, a dog on a lead) */
 const ATTACHED_SHARE = 0.3;
 /** an object attached to a person is kept from this detector confidence (a low-scored box is often the person again) */
@@ -28,10 +30,27 @@ export class MainSubjectFinder {
   private readonly tracker = new BoxTracker();
   private readonly chooser = new TrackChooser();
   private current: MainSubjects = { chosen: [], attached: [], all: [] };
+  private framesSinceKeyframe: number | undefined;
 
-  constructor(private readonly detector: NanodetDetector) {}
+  /** `peopleOnly`: only people can be chosen, and nothing is attached to them (`human`) */
+  constructor(
+    private readonly detector: NanodetDetector,
+    private readonly peopleOnly = false,
+  ) {}
 
   get subjects(): MainSubjects {
+    return this.current;
+  }
+
+  /**
+   * One frame of the video, in order: observed when it is a keyframe (the first, then every
+   * `KEYFRAME_INTERVAL`-th), and on every frame while no subject is chosen yet (the detector is
+   * cheap beside the matting models).
+   */
+  async onFrame(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
+    const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
+    this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
+    if (keyframeDue || this.current.chosen.length === 0) await this.observe(rgb, width, height, people);
     return this.current;
   }
 
@@ -41,13 +60,29 @@ export class MainSubjectFinder {
    */
   async observe(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
     const detections = await this.detector.detect(rgb, width, height, { box: { x0: 0, y0: 0, x1: 1, y1: 1 }, aspect: width / height });
-    const tracks = distinctObjects(this.tracker.update(detections));
-    const chosenIds = this.chooser.choose(rgb, width, height, tracks, people);
-    const chosen = tracks.filter((t) => chosenIds.has(t.id));
+    const live = this.tracker.tracks;
+    // RVM still seeing a person where their track was predicted holds the track through the detector's misses
+    const supported = people ? new Set(live.filter((t) => t.cls === PERSON && personSupported(people, width, height, t.box)).map((t) => t.id)) : undefined;
+    const tracks = distinctObjects(this.tracker.update(samePersonAgain(detections, live), supported));
+    const candidates = this.peopleOnly ? tracks.filter((t) => t.cls === PERSON) : tracks;
+    const chosenIds = this.chooser.choose(rgb, width, height, candidates, people);
+    const chosen = candidates.filter((t) => chosenIds.has(t.id));
     const chosenPeople = chosen.filter((t) => t.cls === PERSON);
-    const attached = tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && t.bestScore >= ATTACHED_CONFIDENCE && chosenPeople.some((p) => intersectionArea(p.box, t.box) >= ATTACHED_SHARE * boxArea(t.box)));
+    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && t.bestScore >= ATTACHED_CONFIDENCE && chosenPeople.some((p) => intersectionArea(p.box, t.box) >= ATTACHED_SHARE * boxArea(t.box)));
     this.current = { chosen, attached, all: tracks };
     return this.current;
   }
 }
 
+
+/**
+ * Detections of another class lying over a person track that no person detection continues on
+ * this keyframe are that person under a second label (NanoDet calls a person seen from behind a
+ * dog or a teddy bear now and then): they continue the person's track instead of ending it. Where
+ * the person is also detected, the other box stays what it says (a bike under its rider).
+ */
+export function samePersonAgain<D extends TrackedDetection>(detections: readonly D[], tracks: readonly Track[]): D[] {
+  const people = tracks.filter((t) => t.cls === PERSON);
+  const unseen = people.filter((t) => !detections.some((d) => d.cls === PERSON && iou(d.box, t.box) >= SAME_OBJECT_IOU));
+  return detections.map((d) => (d.cls !== PERSON && unseen.some((t) => iou(d.box, t.box) >= SAME_OBJECT_IOU) ? { ...d, cls: PERSON } : d));
+}

@@ -1,7 +1,8 @@
 import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
-import { blendInto, KEYFRAME_INTERVAL } from '../original/original-model';
+import { blendInto } from '../original/original-model';
+import { KEYFRAME_INTERVAL } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';

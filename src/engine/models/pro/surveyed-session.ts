@@ -1,5 +1,5 @@
 import { Matte, RgbFrame, SegmentationSession } from '../../types';
-import { KEYFRAME_INTERVAL } from '../original/original-model';
+import { KEYFRAME_INTERVAL } from './main-subjects';
 import type { ProSession } from './pro-model';
 import { SubjectQuery } from './prompt-grammar';
 import { resolveQueries } from './prompt-resolver';

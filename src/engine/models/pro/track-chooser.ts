@@ -20,7 +20,7 @@ const PERSON_MATTE_SHARE = 0.6;
 const PERSON_IN_SIGHT = 0.01;
 
 /** a box of another class overlapping a person's this much is the person again */
-const SAME_OBJECT_IOU = 0.6;
+export const SAME_OBJECT_IOU = 0.6;
 
 /**
  * The tracks that are distinct objects: a box of another class over a person's box is that person

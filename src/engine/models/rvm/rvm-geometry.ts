@@ -15,19 +15,30 @@ import { RvmGeometry } from './rvm-model-file';
  * | 0.65 | 416x234 | 0.968 / 3.2 | | | | | |
  * | 0.7 | 448x252 | 0.973 / 3.0 | 0.838 | 0.810 | 0.898 | 0.637 | 76 |
  * | 0.75 | 480x270 | 0.973 / 2.9 | 0.854 | 0.819 | 0.887 | 0.611 | 87 |
+ * | 1 | 640x360 | 0.977 / 2.5 | 0.876 | 0.826 | 0.914 | 0.600 | |
+ *
+ * CPU per frame of the whole model with its recurrent state (process CPU, both threads, 854x480
+ * DAVIS input at 640x360, one run each, same day): 480 px 170 ms, 640 px 205 ms (+20%); 640 px with
+ * its larger convolutions in int8 (rvm-int8.ts) 165 ms at a mean of 0.868 on the three people
+ * sequences against 0.872 in fp32. A model input at the DAVIS clips' own 854x480 measured 0.876 at
+ * a 640 px encoder (250 ms) and 0.893 / 0.840 on rollerblade / swing at 854 px (400 ms): the
+ * encoder's size, not the input's, is what finds small, fast people.
  *
  * At a 384x216 input with a 256 px encoder (0.67): portrait-pan 0.952 / 4.6, rollerblade 0.616,
  * swing 0.750, at about the cost of 640x360 at 0.4 (the guided filter works on fewer pixels).
  * Below ~320 px the encoder loses people that are small in the frame (rollerblade, swing). 0.7 keeps
  * portrait-pan at 0.9726 like 0.75 for 13% less CPU (ms: CPU per run on one thread, ORT 1.30, AMD
  * EPYC), but the people floor (mean >= 0.85 on rollerblade, swing and breakdance-flare) holds only at
- * 0.75 (0.853 against 0.849), and a quality floor is not traded for speed. A smaller model input with the same
+ * 0.75 (0.853 against 0.849), and a quality floor is not traded for speed. `human` now runs its
+ * encoder at the model input's full size (ratio 1 at 640 px, no guided filter): +0.018 on the
+ * people mean and less flicker for 20% more CPU, since the product's weakness is mattes on
+ * unseen real footage, not speed. A smaller model input with the same
  * encoder saves little (512x288 at 448 px: 76 ms, 0.972): the cost is the decoder at the encoder's
  * size (its last two blocks are ~45% of a run), not the guided filter.
  */
 export const RVM_PROFILES = {
-  /** `human`: quality first */
-  human: { inputLongSide: 640, encoderLongSide: 480 },
+  /** `human` (and the people of `original` and `pro`): quality first, the encoder at the input's full size */
+  human: { inputLongSide: 640, encoderLongSide: 640 },
   /** `light`: speed first, IoU >= 0.85 on the portrait clips */
   light: { inputLongSide: 384, encoderLongSide: 256 },
 } as const;
