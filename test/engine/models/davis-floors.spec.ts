@@ -38,11 +38,13 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 describe('the main subject on real footage (DAVIS 2016)', () => {
   /**
-   * Measured 0.854 / 0.819 / 0.887, mean 0.853, with RVM's encoder at 480 px (rvm-geometry.ts).
-   * Flicker: dtSSD (x1e-3) 11.9 / 18.3 / 15.4; the issue's "today" was a per-frame model, whose
+   * Measured 0.876 / 0.823 / 0.914, mean 0.871, with RVM's encoder at 640 px and the main people
+   * chosen (0.854 / 0.819 / 0.887 at 480 px, everyone kept; rvm-geometry.ts). The issue's floor is
+   * a mean of 0.85; this holds 0.86 so that the encoder's gain is not lost unnoticed.
+   * Flicker: dtSSD (x1e-3) 10.7 / 17.5 / 13.0; the issue's "today" was a per-frame model, whose
    * flicker `npm run bench:davis` prints with BENCH_MODELS=per-frame-selfie: 53.1 / 27.2 / 31.9.
    */
-  it('human: mean IoU >= 0.85 on rollerblade, swing and breakdance-flare, none below 0.75, and less flicker than a per-frame model', async () => {
+  it('human: mean IoU >= 0.86 on rollerblade, swing and breakdance-flare, none below 0.75, and less flicker than a per-frame model', async () => {
     const perFrameFlicker: Record<string, number> = { rollerblade: 53.1, swing: 27.2, 'breakdance-flare': 31.9 };
     const ious: number[] = [];
     for (const [sequence, flicker] of Object.entries(perFrameFlicker)) {
@@ -50,7 +52,7 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
       ious.push(scores.iou);
       expect(scores.dtssd).toBeLessThan(flicker);
     }
-    expect(mean(ious)).toBeGreaterThanOrEqual(0.85);
+    expect(mean(ious)).toBeGreaterThanOrEqual(0.86);
     expect(Math.min(...ious)).toBeGreaterThanOrEqual(0.75);
   }, 5 * MINUTES);
 
