@@ -1,7 +1,8 @@
 import { peopleMatte, salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box } from '../../../src/engine/models/pro/boxes';
-import { MainSubjects, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
+import { MainSubjectFinder, MainSubjects, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
+import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
 import { classIndex } from '../../../src/engine/models/pro/vocabulary';
 
@@ -175,5 +176,27 @@ describe('MainSubjectFinder: a person under a second label', () => {
     const bike = detection(BICYCLE, box(0.31, 0.22, 0.6, 0.93));
     expect(samePersonAgain([detection(PERSON, box(0.3, 0.21, 0.6, 0.95)), bike], [person]).map((d) => d.cls)).toEqual([PERSON, BICYCLE]);
     expect(samePersonAgain([detection(DOG, box(0.65, 0.6, 0.9, 0.95))], [person]).map((d) => d.cls)).toEqual([DOG]);
+  });
+});
+
+describe('MainSubjectFinder: riders and what they ride', () => {
+  const HORSE = classIndex('horse');
+  const CAR = classIndex('car');
+  const grey = new Uint8Array(W * H * 3).fill(120);
+
+  async function kept(detections: { cls: number; box: Box; score: number }[]): Promise<number[]> {
+    const detector = { detect: async () => detections.map((d) => ({ ...d })) } as unknown as NanodetDetector;
+    const finder = new MainSubjectFinder(detector);
+    let subjects: MainSubjects = { chosen: [], attached: [], all: [] };
+    for (let k = 0; k < 6; k++) subjects = await finder.observe(grey, W, H);
+    return [...subjects.chosen, ...subjects.attached].map((t) => t.cls).sort((a, b) => a - b);
+  }
+
+  it('a horse and its rider come out together, though the horse box is far larger than the rider\'s', async () => {
+    expect(await kept([{ cls: HORSE, box: box(0.2, 0.35, 0.8, 0.95), score: 0.8 }, { cls: PERSON, box: box(0.42, 0.1, 0.58, 0.6), score: 0.6 }])).toEqual([PERSON, HORSE].sort((a, b) => a - b));
+  });
+
+  it('a large car behind a small person is not ridden: the person does not come with it', async () => {
+    expect(await kept([{ cls: CAR, box: box(0.1, 0.3, 0.9, 0.95), score: 0.8 }, { cls: PERSON, box: box(0.45, 0.2, 0.55, 0.6), score: 0.4 }])).toEqual([CAR]);
   });
 });

@@ -2,6 +2,7 @@ import { BoxTracker, Track, TrackedDetection } from './box-tracker';
 import { boxArea, intersectionArea, iou } from './boxes';
 import { NanodetDetector } from './nanodet-detector';
 import { distinctObjects, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser } from './track-chooser';
+import { classIndex } from './vocabulary';
 
 export { PERSON };
 /** the detector runs on every `KEYFRAME_INTERVAL`-th frame (and on every frame until a subject is found) */
@@ -10,9 +11,26 @@ export const KEYFRAME_INTERVAL = 4;
 const ATTACHED_SHARE = 0.3;
 /** an object attached to a person is kept from this detector confidence (a low-scored box is often the person again) */
 const ATTACHED_CONFIDENCE = 0.5;
+/**
+ * What people ride. A ridden object's box is often much larger than its rider's (a horse, an
+ * elephant), so it goes with a chosen rider when their boxes overlap by `ATTACHED_SHARE` of the
+ * smaller box; and a chosen ridden object brings the people on it (whose matte is RVM's).
+ */
+const RIDDEN = new Set((['bicycle', 'motorcycle', 'horse', 'elephant', 'skateboard', 'surfboard', 'skis', 'snowboard'] as const).map((cls) => classIndex(cls)));
+
+/** `object` goes with `person`: it lies enough inside their box (a ridden object: their boxes overlap enough) */
+function carriedBy(object: Track, person: Track): boolean {
+  const base = RIDDEN.has(object.cls) ? Math.min(boxArea(object.box), boxArea(person.box)) : boxArea(object.box);
+  return intersectionArea(person.box, object.box) >= ATTACHED_SHARE * base;
+}
+
+/** `person` rides `object`: a ridden object holding enough of their box */
+function rides(person: Track, object: Track): boolean {
+  return RIDDEN.has(object.cls) && intersectionArea(person.box, object.box) >= ATTACHED_SHARE * boxArea(person.box);
+}
 
 export interface MainSubjects {
-  /** chosen tracks (the video's main subjects) */
+  /** chosen tracks (the video's main subjects), with the people riding a chosen object */
   chosen: Track[];
   /** objects not chosen on their own but attached to a chosen person */
   attached: Track[];
@@ -68,8 +86,10 @@ export class MainSubjectFinder {
     const chosenIds = this.chooser.choose(rgb, width, height, candidates, people);
     const chosen = candidates.filter((t) => chosenIds.has(t.id));
     const chosenPeople = chosen.filter((t) => t.cls === PERSON);
-    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && t.bestScore >= ATTACHED_CONFIDENCE && chosenPeople.some((p) => intersectionArea(p.box, t.box) >= ATTACHED_SHARE * boxArea(t.box)));
-    this.current = { chosen, attached, all: tracks };
+    const chosenObjects = chosen.filter((t) => t.cls !== PERSON);
+    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && t.bestScore >= ATTACHED_CONFIDENCE && chosenPeople.some((p) => carriedBy(t, p)));
+    const riders = tracks.filter((t) => !chosenIds.has(t.id) && t.cls === PERSON && chosenObjects.some((o) => rides(t, o)));
+    this.current = { chosen: [...chosen, ...riders], attached, all: tracks };
     return this.current;
   }
 }
