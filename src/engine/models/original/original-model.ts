@@ -8,18 +8,19 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
+import { planeAgreement, SalientInterval } from '../temporal/salient-interval';
 import { salientNeeds, subjectMatte } from './subject-matte';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
-/**
- * ISNet runs on every `SALIENT_INTERVAL`-th frame that needs it; frames in between reuse its matte
- * moved with the subject. The move is a translation: a subject that changes shape (an animal
- * running, a rider pedalling) drifts from it within a few frames (DAVIS dog, whole clip: 0.77 at
- * every 4th frame, 0.80 at every 3rd, 0.86 at every 2nd). ISNet no longer runs where no object
- * is kept (people alone come from RVM), which pays for the denser keyframes.
+/*
+ * ISNet runs on every frame or every 2nd frame that needs it (salient-interval.ts: every frame
+ * while the subject changes shape); frames in between reuse its matte moved with the subject. The
+ * move is a translation: a subject that changes shape (an animal running, a rider pedalling)
+ * drifts from it within a few frames (DAVIS dog, whole clip: 0.77 at every 4th frame, 0.80 at
+ * every 3rd, 0.86 at every 2nd, 0.91 at every frame). ISNet does not run where no object is kept
+ * (people alone come from RVM).
  */
-export const SALIENT_INTERVAL = 2;
 /**
  * weight of a new keyframe's ISNet matte against the previous keyframe's matte moved to it: an
  * average over keyframes removes part of the model's frame-to-frame noise (flicker), the new one
@@ -30,7 +31,7 @@ const KEYFRAME_BLEND = 0.6;
 const MOTION_DOWNSAMPLING = 4;
 
 /**
- * `original`, person-aware. ISNet (general salient objects) runs on every `SALIENT_INTERVAL`-th
+ * `original`, person-aware. ISNet (general salient objects) runs on every frame or every 2nd
  * frame where the matte keeps an object, and is moved with the subject in between; RVM (video matting trained on people) runs on every frame at the
  * video's aspect ratio; on keyframes the detector and the subject selector decide what the video
  * is about (see main-subjects.ts and subject-matte.ts): its people come from RVM, its other
@@ -43,6 +44,7 @@ export class OriginalSession implements SegmentationSession {
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
+  private readonly interval = new SalientInterval();
   /** EXPERIMENT: ISNet on people too */
   alwaysSalient = false;
   private previous?: Float32Array;
@@ -79,9 +81,14 @@ export class OriginalSession implements SegmentationSession {
     if (!needs.read) {
       // people alone: the matte does not read ISNet's plane, so ISNet does not run
       this.propagator.clear();
-    } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= SALIENT_INTERVAL) {
+      this.interval.reset();
+    } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
       salient = await this.salientAround(frame.data, needs.region);
-      if (this.propagator.hasKeyframe) blendInto(salient, this.propagator.propagate(frame.data, width, height), KEYFRAME_BLEND);
+      if (this.propagator.hasKeyframe) {
+        const moved = this.propagator.propagate(frame.data, width, height);
+        this.interval.observe(planeAgreement(moved, salient));
+        blendInto(salient, moved, KEYFRAME_BLEND);
+      }
       this.propagator.setKeyframe(frame.data, width, height, salient, width, height);
       this.framesSinceSalient = 0;
       this.keyframes++;
