@@ -45,7 +45,7 @@ export class OriginalSession implements SegmentationSession {
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
   private readonly interval = new SalientInterval();
-  /** EXPERIMENT: ISNet on people too */
+  /** diagnostics (bench/quality/davis-frames.ts with DUMP_DIR): run ISNet where only people are kept too, to see its plane */
   alwaysSalient = false;
   private previous?: Float32Array;
   private framesSinceSalient = 0;
