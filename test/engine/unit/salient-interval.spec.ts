@@ -34,3 +34,19 @@ describe("original: how often ISNet runs on a kept subject", () => {
     expect(planeAgreement(new Float32Array(3), new Float32Array(3))).toBe(1);
   });
 });
+
+describe('original: single odd keyframes', () => {
+  it('one low agreement at the start (car-slide: 0.889, then 0.98) does not switch a rigid subject', () => {
+    const interval = new SalientInterval();
+    interval.observe(0.889);
+    expect(interval.frames).toBe(SALIENT_INTERVALS.rigid);
+    interval.observe(0.979);
+    expect(interval.frames).toBe(SALIENT_INTERVALS.rigid);
+  });
+
+  it('nor does one keyframe where the subject leaves the frame (agreement 0)', () => {
+    const interval = new SalientInterval();
+    for (const agreement of [0.983, 0.942, 0]) interval.observe(agreement);
+    expect(interval.frames).toBe(SALIENT_INTERVALS.rigid);
+  });
+});
