@@ -38,10 +38,10 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 describe('the main subject on real footage (DAVIS 2016)', () => {
   /**
-   * Measured 0.876 / 0.823 / 0.914, mean 0.871, with RVM's encoder at 640 px and the main people
-   * chosen (0.854 / 0.819 / 0.887 at 480 px, everyone kept; rvm-geometry.ts). The issue's floor is
+   * Measured 0.875 / 0.819 / 0.907, mean 0.867, with RVM's encoder at 640 px in int8 and the main
+   * people chosen (0.854 / 0.819 / 0.887 at 480 px in fp32, everyone kept; rvm-geometry.ts). The issue's floor is
    * a mean of 0.85; this holds 0.86 so that the encoder's gain is not lost unnoticed.
-   * Flicker: dtSSD (x1e-3) 10.7 / 17.5 / 13.0; the issue's "today" was a per-frame model, whose
+   * Flicker: dtSSD (x1e-3) 10.8 / 17.8 / 13.9; the issue's "today" was a per-frame model, whose
    * flicker `npm run bench:davis` prints with BENCH_MODELS=per-frame-selfie: 53.1 / 27.2 / 31.9.
    */
   it('human: mean IoU >= 0.86 on rollerblade, swing and breakdance-flare, none below 0.75, and less flicker than a per-frame model', async () => {

@@ -29,15 +29,17 @@ import { RvmGeometry } from './rvm-model-file';
  * Below ~320 px the encoder loses people that are small in the frame (rollerblade, swing). 0.7 keeps
  * portrait-pan at 0.9726 like 0.75 for 13% less CPU (ms: CPU per run on one thread, ORT 1.30, AMD
  * EPYC), but the people floor (mean >= 0.85 on rollerblade, swing and breakdance-flare) holds only at
- * 0.75 (0.853 against 0.849), and a quality floor is not traded for speed. `human` now runs its
- * encoder at the model input's full size (ratio 1 at 640 px, no guided filter): +0.018 on the
- * people mean and less flicker for 20% more CPU, since the product's weakness is mattes on
- * unseen real footage, not speed. A smaller model input with the same
+ * 0.75 (0.853 against 0.849), and a quality floor is not traded for speed. The people of every
+ * model now take the encoder at the model input's full size (ratio 1 at 640 px, no guided filter):
+ * +0.018 on the people mean and less flicker for 20% more CPU, since the product's weakness is
+ * mattes on unseen real footage, not speed. `human` runs it in int8 (human-model.ts: 15% less CPU
+ * end to end, people mean 0.867 against 0.871); `original` and `pro` keep fp32 for their people
+ * (the default model's DAVIS mean is held at 0.80, and ISNet dominates their cost where objects are kept). A smaller model input with the same
  * encoder saves little (512x288 at 448 px: 76 ms, 0.972): the cost is the decoder at the encoder's
  * size (its last two blocks are ~45% of a run), not the guided filter.
  */
 export const RVM_PROFILES = {
-  /** `human` (and the people of `original` and `pro`): quality first, the encoder at the input's full size */
+  /** the people of `human` (in int8), `original` and `pro`: quality first, the encoder at the input's full size */
   human: { inputLongSide: 640, encoderLongSide: 640 },
   /** `light`: speed first, IoU >= 0.85 on the portrait clips */
   light: { inputLongSide: 384, encoderLongSide: 256 },
