@@ -2,7 +2,7 @@ import { boxGate, GateShape } from '../pro/box-gate';
 import { Track } from '../pro/box-tracker';
 import { Box, intersectionArea } from '../pro/boxes';
 import { MainSubjects, PERSON } from '../pro/main-subjects';
-import { gateSize, REGION_INSIDE_SHARE, regionKeepMask, regionsWhere } from '../pro/region-gate';
+import { gateSize, keepRegions, REGION_INSIDE_SHARE, regionKeepMask } from '../pro/region-gate';
 import { resizePlane } from '../image/resample';
 import { othersApart, subjectRegion } from '../pro/subject-crop';
 
@@ -48,14 +48,28 @@ export interface SubjectPlanes {
  * previous frame does not vouch for pixels inside the box of someone not chosen (`others`): a
  * person kept once (chosen, then dropped for a more prominent subject) would otherwise stay in
  * the matte for as long as they stand still.
+ *
+ * `keepUnexplained` (`human`): also the largest region that no box explains (it lies neither in
+ * the chosen boxes, nor the previous matte, nor the box of anyone not chosen) when it is at least
+ * as large as every region kept: the detector missed the main subject (a person seen from behind
+ * is now and then no person to NanoDet) while it found the people behind them.
  */
-export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array, others: readonly Box[] = []): Float32Array {
+export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array, others: readonly Box[] = [], keepUnexplained = false): Float32Array {
   const small = gateSize(width, height);
   const before = previous ? resizePlane({ width, height, data: previous }, small.width, small.height) : undefined;
-  return regionsWhere(matte, width, height, REGION_INSIDE_SHARE, (x, y) => {
-    const pixel: Box = { x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height };
-    if (boxes.some((b) => intersectionArea(b, pixel) > 0)) return true;
-    return before !== undefined && before[y * small.width + x] >= 0.5 && !others.some((b) => intersectionArea(b, pixel) > 0);
+  const pixelBox = (x: number, y: number): Box => ({ x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height });
+  const inOthers = (x: number, y: number) => others.some((b) => intersectionArea(b, pixelBox(x, y)) > 0);
+  const vouched = (x: number, y: number) => boxes.some((b) => intersectionArea(b, pixelBox(x, y)) > 0) || (before !== undefined && before[y * small.width + x] >= 0.5 && !inOthers(x, y));
+  return keepRegions(matte, width, height, [vouched, inOthers], (regions) => {
+    const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size);
+    if (!keepUnexplained) return kept;
+    const largestKept = Math.max(0, ...regions.filter((_, i) => kept[i]).map((r) => r.size));
+    let unexplained = -1;
+    regions.forEach((r, i) => {
+      if (!kept[i] && r.counts[1] < REGION_INSIDE_SHARE * r.size && r.size >= largestKept && (unexplained < 0 || r.size > regions[unexplained].size)) unexplained = i;
+    });
+    if (unexplained >= 0) kept[unexplained] = true;
+    return kept;
   });
 }
 
@@ -104,13 +118,13 @@ export function salientNeeds(subjects: MainSubjects, people: Float32Array): { re
 }
 
 /** RVM's matte kept on the chosen people's regions (`subjectRegions`); zero where no person is chosen */
-function chosenPeopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: MainSubjects): Float32Array {
+function chosenPeopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: MainSubjects, keepUnexplained = false): Float32Array {
   const { width, height } = planes;
   const out = new Float32Array(width * height);
   const people = chosenPeopleBoxes(subjects);
   if (people.length === 0) return out;
   const others = subjects.all.filter((t) => t.cls === PERSON && !subjects.chosen.includes(t)).map((t) => t.box);
-  const regions = subjectRegions(planes.people, width, height, people, planes.previous, others);
+  const regions = subjectRegions(planes.people, width, height, people, planes.previous, others, keepUnexplained);
   for (let i = 0; i < out.length; i++) out[i] = planes.people[i] * regions[i];
   return out;
 }
@@ -118,11 +132,12 @@ function chosenPeopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: Mai
 const chosenPeopleBoxes = (subjects: MainSubjects): Box[] => subjects.chosen.filter((t) => t.cls === PERSON).map((t) => t.box);
 
 /**
- * `human`'s matte: the chosen people's part of RVM's matte (a dancer, not the crowd around them);
- * every person RVM sees while no person is chosen yet (the detector misses people in odd poses).
+ * `human`'s matte: the chosen people's part of RVM's matte (a dancer, not the crowd around them),
+ * and a larger region no box explains (`subjectRegions`); every person RVM sees while no person is
+ * chosen yet (the detector misses people in odd poses).
  */
 export function peopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: MainSubjects): Float32Array {
-  return chosenPeopleBoxes(subjects).length ? chosenPeopleMatte(planes, subjects) : planes.people;
+  return chosenPeopleBoxes(subjects).length ? chosenPeopleMatte(planes, subjects, true) : planes.people;
 }
 
 export function subjectMatte(planes: SubjectPlanes, subjects: MainSubjects): Float32Array {

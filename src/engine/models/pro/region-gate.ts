@@ -56,28 +56,47 @@ export function labelRegions(mask: Uint8Array, width: number, height: number): {
   return { labels, sizes };
 }
 
+/** one connected region of a matte: its pixel count and, per test, how many of its pixels pass it */
+export interface RegionCounts {
+  size: number;
+  counts: number[];
+}
+
 /**
- * 0/1 per pixel of a `width` x `height` plane: the regions of `matte` (same size) for which
- * `wanted(x, y)` (small-size pixel coordinates) holds on at least `share` of their pixels, grown
- * by a pixel, at the gate's small size, scaled back.
+ * 0/1 per pixel of a `width` x `height` plane: the regions of `matte` (same size) that `keep`
+ * chooses, from each region's size and how many of its pixels pass each of `tests` (small-size
+ * pixel coordinates), grown by a pixel, at the gate's small size, scaled back.
  */
-export function regionsWhere(matte: Float32Array, width: number, height: number, share: number, wanted: (x: number, y: number, small: { width: number; height: number }) => boolean): Float32Array {
+export function keepRegions(
+  matte: Float32Array,
+  width: number,
+  height: number,
+  tests: readonly ((x: number, y: number, small: { width: number; height: number }) => boolean)[],
+  keep: (regions: readonly RegionCounts[]) => boolean[],
+): Float32Array {
   const small = gateSize(width, height);
   const plane = resizePlane({ width, height, data: matte }, small.width, small.height);
   const mask = new Uint8Array(plane.length);
   for (let i = 0; i < plane.length; i++) mask[i] = plane[i] >= REGION_THRESHOLD ? 1 : 0;
   const { labels, sizes } = labelRegions(mask, small.width, small.height);
-  const hits = new Array<number>(sizes.length).fill(0);
+  const regions: RegionCounts[] = sizes.map((size) => ({ size, counts: tests.map(() => 0) }));
   for (let y = 0; y < small.height; y++) {
     for (let x = 0; x < small.width; x++) {
       const label = labels[y * small.width + x];
-      if (label && wanted(x, y, small)) hits[label]++;
+      if (!label) continue;
+      for (let t = 0; t < tests.length; t++) if (tests[t](x, y, small)) regions[label].counts[t]++;
     }
   }
+  const chosen = [false, ...keep(regions.slice(1))];
   const kept = new Uint8Array(small.width * small.height);
-  for (let i = 0; i < kept.length; i++) kept[i] = labels[i] && hits[labels[i]] >= share * sizes[labels[i]] ? 1 : 0;
+  for (let i = 0; i < kept.length; i++) kept[i] = labels[i] && chosen[labels[i]] ? 1 : 0;
   const grown = grow(kept, small.width, small.height, EDGE_GROWTH);
   return resizePlane({ width: small.width, height: small.height, data: grown }, width, height);
+}
+
+/** the regions of `matte` for which `wanted(x, y)` holds on at least `share` of their pixels (see `keepRegions`) */
+export function regionsWhere(matte: Float32Array, width: number, height: number, share: number, wanted: (x: number, y: number, small: { width: number; height: number }) => boolean): Float32Array {
+  return keepRegions(matte, width, height, [wanted], (regions) => regions.map((r) => r.counts[0] >= share * r.size));
 }
 
 /** the regions of `matte` lying enough inside `boxes` (normalised), see `regionsWhere` */
