@@ -45,10 +45,10 @@ interface PromptCase {
  * frames "the woman in blue" measured IoU 0.898 and a leak of 0.72% (README).
  */
 const CASES: PromptCase[] = [
-  // measured 0.632 on 60 frames, 0.623 on 24: ISNet's matte of the DAVIS dog over this background
-  // (original scores 0.746 on DAVIS dog)
+  // measured 0.738 on 60 frames, 0.661 on 24 (0.612 / 0.623 with ISNet on the detector's keyframes
+  // only): ISNet's matte of the DAVIS dog over this background
   { clip: 'two-dogs', prompt: 'the biggest dog', named: [0], iouFloor: 0.6, frames: 24 },
-  // measured 0.896: pro's mattes of the two; no attribute, so one pass and the whole clip (its first
+  // measured 0.912 (0.896 with ISNet on the detector's keyframes only): pro's mattes of the two; no attribute, so one pass and the whole clip (its first
   // 24 frames score 0.774 while the detector confirms the two)
   { clip: 'person-car', prompt: 'the man and his car', named: [0, 1], iouFloor: 0.88, frames: 60 },
 ];

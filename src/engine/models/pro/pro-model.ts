@@ -25,6 +25,12 @@ import { SurveyedProSession } from './surveyed-session';
 /** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
 const KEYFRAME_BLEND = 0.6;
 const MOTION_DOWNSAMPLING = 4;
+/**
+ * Between the detector's keyframes ISNet runs again every `SALIENT_REFRESH`-th frame for the shown
+ * subjects that are not people (a person's matte is RVM's, every frame): a moved matte drifts from
+ * a subject that changes shape (a running dog) within a few frames, as in `original`.
+ */
+const SALIENT_REFRESH = 2;
 /** a missed track is still "seen" while this share of its foreground remains in its box */
 const SUPPORT_RATIO = 0.4;
 const FULL_FRAME: Box = { x0: 0, y0: 0, x1: 1, y1: 1 };
@@ -72,6 +78,8 @@ export class ProSession implements SegmentationSession {
   private readonly states = new Map<number, TrackState>();
   private framesSinceKeyframe = 0;
   private started = false;
+  /** the last keyframe showed ISNet only the region around the requested subjects (other objects apart from them) */
+  private cropToSubjects = false;
   /** without a prompt: the main subjects among the tracks (ids), chosen on keyframes */
   private readonly chooser?: TrackChooser;
   private chosen?: Set<number>;
@@ -126,13 +134,13 @@ export class ProSession implements SegmentationSession {
       this.framesSinceKeyframe = 0;
     } else {
       this.framesSinceKeyframe++;
+      if (this.framesSinceKeyframe % SALIENT_REFRESH === 0) mattes = await this.refresh(frame.data, moved, people !== undefined);
     }
     const out = new Float32Array(width * height);
     // subjects a prompt's attributes left out
     const left = this.keep ? this.tracker.tracks.filter((t) => !this.keep!(t)) : [];
     for (const track of this.tracker.tracks) {
-      if (this.chosen && !this.chosen.has(track.id)) continue;
-      if (this.keep && !this.keep(track)) continue;
+      if (!this.shown(track)) continue;
       const own = this.matteOf(track, people, mattes);
       if (!own) continue;
       const matte = left.length ? this.apartFrom(own, frame.data, track, left) : own;
@@ -202,7 +210,8 @@ export class ProSession implements SegmentationSession {
     const subjects = [...this.tracker.tracks.map((track) => track.box), ...candidates.map((d) => d.box)];
     // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
     const others = found.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
-    const foreground = await this.foregroundAround(rgb, othersApart(others, subjects) ? subjectRegion(subjects) : undefined);
+    this.cropToSubjects = othersApart(others, subjects);
+    const foreground = await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(subjects) : undefined);
     this.keyframes++;
     const supported = new Set<number>();
     for (const track of this.tracker.tracks) {
@@ -212,22 +221,49 @@ export class ProSession implements SegmentationSession {
     const tracks = this.tracker.update(detections, supported);
     for (const id of this.states.keys()) if (!tracks.some((t) => t.id === id)) this.states.delete(id);
     for (const track of tracks) {
-      const gate = boxGate(track.box, width, height);
-      const matte = Float32Array.from(foreground);
-      const previous = moved.get(track.id);
-      if (previous) blendInto(matte, previous, KEYFRAME_BLEND);
-      for (let i = 0; i < matte.length; i++) matte[i] *= gate[i];
-      let state = this.states.get(track.id);
-      if (!state) {
-        state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0 };
-        this.states.set(track.id, state);
-      }
-      state.propagator.setKeyframe(rgb, width, height, matte, width, height);
-      state.appliedShift = { dx: 0, dy: 0 };
-      if (track.misses === 0) state.referenceMass = massInBox(foreground, width, height, track.box);
-      mattes.set(track.id, matte);
+      mattes.set(track.id, this.keyMatte(rgb, track, foreground, moved.get(track.id)));
+      if (track.misses === 0) this.states.get(track.id)!.referenceMass = massInBox(foreground, width, height, track.box);
     }
     return mattes;
+  }
+
+  /** whether the track is shown in the output (chosen as a main subject, kept by the prompt's attributes) */
+  private shown(track: Track): boolean {
+    return (!this.chosen || this.chosen.has(track.id)) && (!this.keep || this.keep(track));
+  }
+
+  /**
+   * ISNet again between keyframes, for the shown subjects whose matte is ISNet's: their mattes are
+   * refreshed inside their (moved) boxes as on a keyframe, without the detector; the other tracks
+   * keep their moved mattes. ISNet sees the region around the subjects when the last keyframe found
+   * other objects apart from them.
+   */
+  private async refresh(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
+    const { width, height } = this.isnet;
+    const tracks = this.tracker.tracks.filter((t) => moved.has(t.id) && this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+    if (tracks.length === 0) return moved;
+    const foreground = await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(tracks.map((t) => t.box)) : undefined);
+    this.keyframes++;
+    const mattes = new Map(moved);
+    for (const track of tracks) mattes.set(track.id, this.keyMatte(rgb, track, foreground, moved.get(track.id)));
+    return mattes;
+  }
+
+  /** a track's new matte from ISNet's `foreground` (blended with its moved `previous` one), inside its box; its propagator starts from it */
+  private keyMatte(rgb: Uint8Array, track: Track, foreground: Float32Array, previous: Float32Array | undefined): Float32Array {
+    const { width, height } = this.isnet;
+    const gate = boxGate(track.box, width, height);
+    const matte = Float32Array.from(foreground);
+    if (previous) blendInto(matte, previous, KEYFRAME_BLEND);
+    for (let i = 0; i < matte.length; i++) matte[i] *= gate[i];
+    let state = this.states.get(track.id);
+    if (!state) {
+      state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0 };
+      this.states.set(track.id, state);
+    }
+    state.propagator.setKeyframe(rgb, width, height, matte, width, height);
+    state.appliedShift = { dx: 0, dy: 0 };
+    return matte;
   }
 
   /** ISNet's matte of the frame, run on `region` only when there is one (zeros elsewhere) */
