@@ -239,7 +239,6 @@ export class ProSession implements SegmentationSession {
    * other objects apart from them.
    */
   private async refresh(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
-    const { width, height } = this.isnet;
     const tracks = this.tracker.tracks.filter((t) => moved.has(t.id) && this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
     if (tracks.length === 0) return moved;
     const foreground = await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(tracks.map((t) => t.box)) : undefined);
