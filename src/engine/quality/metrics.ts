@@ -19,13 +19,18 @@ const HALF = 128;
 /** IoU of two alpha mattes binarised at 0.5; 1 when both are empty. */
 export function binaryIou(pred: Uint8Array, truth: Uint8Array): number {
   assertSameSize(pred, truth);
+  return maskIou(pred, truth, HALF);
+}
+
+/** IoU of two planes of one size, each binarised at `threshold` (in the planes' own scale); 1 when both are empty */
+export function maskIou(a: ArrayLike<number>, b: ArrayLike<number>, threshold: number): number {
   let intersection = 0;
   let union = 0;
-  for (let i = 0; i < pred.length; i++) {
-    const p = pred[i] >= HALF;
-    const t = truth[i] >= HALF;
-    if (p && t) intersection++;
-    if (p || t) union++;
+  for (let i = 0; i < a.length; i++) {
+    const p = a[i] >= threshold;
+    const q = b[i] >= threshold;
+    if (p && q) intersection++;
+    if (p || q) union++;
   }
   return union === 0 ? 1 : intersection / union;
 }

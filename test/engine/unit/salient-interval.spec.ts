@@ -1,4 +1,5 @@
-import { planeAgreement, SALIENT_INTERVALS, SalientInterval } from '../../../src/engine/models/temporal/salient-interval';
+import { SALIENT_INTERVALS, SalientInterval } from '../../../src/engine/models/temporal/salient-interval';
+import { maskIou } from '../../../src/engine/quality/metrics';
 
 describe("original: how often ISNet runs on a kept subject", () => {
   it('every 2nd frame for a rigid subject (agreement as DAVIS car-roundabout: 0.95-0.99)', () => {
@@ -30,8 +31,8 @@ describe("original: how often ISNet runs on a kept subject", () => {
   it('agreement is the IoU of the two planes at 0.5', () => {
     const a = Float32Array.from([1, 1, 0.6, 0, 0]);
     const b = Float32Array.from([1, 0.4, 1, 1, 0]);
-    expect(planeAgreement(a, b)).toBeCloseTo(2 / 4);
-    expect(planeAgreement(new Float32Array(3), new Float32Array(3))).toBe(1);
+    expect(maskIou(a, b, 0.5)).toBeCloseTo(2 / 4);
+    expect(maskIou(new Float32Array(3), new Float32Array(3), 0.5)).toBe(1);
   });
 });
 

@@ -8,7 +8,8 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
-import { planeAgreement, SalientInterval } from '../temporal/salient-interval';
+import { SalientInterval } from '../temporal/salient-interval';
+import { maskIou } from '../../quality/metrics';
 import { salientNeeds, subjectMatte } from './subject-matte';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
@@ -86,7 +87,7 @@ export class OriginalSession implements SegmentationSession {
       salient = await this.salientAround(frame.data, needs.region);
       if (this.propagator.hasKeyframe) {
         const moved = this.propagator.propagate(frame.data, width, height);
-        this.interval.observe(planeAgreement(moved, salient));
+        this.interval.observe(maskIou(moved, salient, 0.5));
         blendInto(salient, moved, KEYFRAME_BLEND);
       }
       this.propagator.setKeyframe(frame.data, width, height, salient, width, height);

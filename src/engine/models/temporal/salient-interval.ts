@@ -45,16 +45,3 @@ export class SalientInterval {
     this.current = SALIENT_INTERVALS.rigid;
   }
 }
-
-/** IoU of two probability planes of one size, each taken at 0.5 (1 when both are empty) */
-export function planeAgreement(a: Float32Array, b: Float32Array): number {
-  let intersection = 0;
-  let union = 0;
-  for (let i = 0; i < a.length; i++) {
-    const p = a[i] >= 0.5;
-    const q = b[i] >= 0.5;
-    if (p && q) intersection++;
-    if (p || q) union++;
-  }
-  return union === 0 ? 1 : intersection / union;
-}
