@@ -60,7 +60,8 @@ export function subjectRegions(matte: Float32Array, width: number, height: numbe
   const pixelBox = (x: number, y: number): Box => ({ x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height });
   const inOthers = (x: number, y: number) => others.some((b) => intersectionArea(b, pixelBox(x, y)) > 0);
   const vouched = (x: number, y: number) => boxes.some((b) => intersectionArea(b, pixelBox(x, y)) > 0) || (before !== undefined && before[y * small.width + x] >= 0.5 && !inOthers(x, y));
-  return keepRegions(matte, width, height, [vouched, inOthers], (regions) => {
+  // the second count (pixels in someone else's box) is read only for `keepUnexplained`
+  return keepRegions(matte, width, height, keepUnexplained ? [vouched, inOthers] : [vouched], (regions) => {
     const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size);
     if (!keepUnexplained) return kept;
     const largestKept = Math.max(0, ...regions.filter((_, i) => kept[i]).map((r) => r.size));

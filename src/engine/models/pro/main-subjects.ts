@@ -94,7 +94,6 @@ export class MainSubjectFinder {
   }
 }
 
-
 /**
  * Detections of another class lying over a person track that no person detection continues on
  * this keyframe are that person under a second label (NanoDet calls a person seen from behind a
