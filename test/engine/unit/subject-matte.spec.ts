@@ -192,7 +192,7 @@ describe('MainSubjectFinder: a person under a second label', () => {
   });
 });
 
-describe('MainSubjectFinder: riders and what they ride', () => {
+describe('MainSubjectFinder: riders, what they ride, and the room', () => {
   const HORSE = classIndex('horse');
   const CAR = classIndex('car');
   const grey = new Uint8Array(W * H * 3).fill(120);
@@ -207,6 +207,20 @@ describe('MainSubjectFinder: riders and what they ride', () => {
 
   it('a horse and its rider come out together, though the horse box is far larger than the rider\'s', async () => {
     expect(await kept([{ cls: HORSE, box: box(0.2, 0.35, 0.8, 0.95), score: 0.8 }, { cls: PERSON, box: box(0.42, 0.1, 0.58, 0.6), score: 0.6 }])).toEqual([PERSON, HORSE].sort((a, b) => a - b));
+  });
+
+  it('a sofa behind a person is the room: the person alone comes out, though the sofa is larger and as central', async () => {
+    const sofa = { cls: classIndex('couch'), box: box(0.15, 0.3, 0.85, 0.95), score: 0.8 };
+    expect(await kept([sofa, { cls: PERSON, box: box(0.4, 0.1, 0.6, 0.9), score: 0.8 }])).toEqual([PERSON]);
+  });
+
+  it('a chair on show with nothing else in sight is the subject', async () => {
+    expect(await kept([{ cls: classIndex('chair'), box: box(0.3, 0.2, 0.7, 0.9), score: 0.8 }])).toEqual([classIndex('chair')]);
+  });
+
+  it('the chair a person sits on is not carried by them', async () => {
+    const chair = { cls: classIndex('chair'), box: box(0.4, 0.5, 0.6, 0.95), score: 0.8 };
+    expect(await kept([chair, { cls: PERSON, box: box(0.38, 0.1, 0.62, 0.9), score: 0.8 }])).toEqual([PERSON]);
   });
 
   it('a large car behind a small person is not ridden: the person does not come with it', async () => {

@@ -1,13 +1,13 @@
 import { BoxTracker, Track, TrackedDetection } from './box-tracker';
 import { boxArea, intersectionArea, iou } from './boxes';
 import { NanodetDetector } from './nanodet-detector';
-import { distinctObjects, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser } from './track-chooser';
+import { distinctObjects, isScenery, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser } from './track-chooser';
 import { classIndex } from './vocabulary';
 
 export { PERSON };
 /** the detector runs on every `KEYFRAME_INTERVAL`-th frame (and on every frame until a subject is found) */
 export const KEYFRAME_INTERVAL = 4;
-/** an object whose box lies this much inside a chosen person's box is carried by them (a bike, a board, a dog on a lead) */
+/** an object whose box lies this much inside a chosen person's box is carried by them (a bike, a board, a dog on a lead; never scenery: the chair they sit on) */
 const ATTACHED_SHARE = 0.3;
 /** an object attached to a person is kept from this detector confidence (a low-scored box is often the person again) */
 const ATTACHED_CONFIDENCE = 0.5;
@@ -87,7 +87,7 @@ export class MainSubjectFinder {
     const chosen = candidates.filter((t) => chosenIds.has(t.id));
     const chosenPeople = chosen.filter((t) => t.cls === PERSON);
     const chosenObjects = chosen.filter((t) => t.cls !== PERSON);
-    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && t.bestScore >= ATTACHED_CONFIDENCE && chosenPeople.some((p) => carriedBy(t, p)));
+    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && !isScenery(t) && t.bestScore >= ATTACHED_CONFIDENCE && chosenPeople.some((p) => carriedBy(t, p)));
     const riders = tracks.filter((t) => !chosenIds.has(t.id) && t.cls === PERSON && chosenObjects.some((o) => rides(t, o)));
     this.current = { chosen: [...chosen, ...riders], attached, all: tracks };
     return this.current;

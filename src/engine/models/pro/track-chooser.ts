@@ -1,7 +1,7 @@
 import { downsampledLuma } from '../temporal/keyframe-propagator';
 import { Track } from './box-tracker';
 import { Box, iou } from './boxes';
-import { SubjectSelector } from './subject-selector';
+import { SUBJECT_CONFIDENCE, SubjectSelector } from './subject-selector';
 import { classIndex } from './vocabulary';
 
 export const PERSON = classIndex('person');
@@ -43,18 +43,43 @@ export class TrackChooser {
     const luma = downsampledLuma(rgb, width, height, MEASURE_DOWNSAMPLING);
     const previous = this.previousLuma;
     this.previousLuma = luma;
+    const supported = (track: Track) => track.cls === PERSON && people !== undefined && personSupported(people, width, height, track.box);
     const rated = this.selector.update(
-      tracks.map((track) => ({
+      withoutScenery(tracks, supported).map((track) => ({
         id: track.id,
         box: track.box,
         confidence: track.bestScore,
         focus: sharpnessIn(luma, track.box),
         motion: previous && previous.data.length === luma.data.length ? changeIn(luma.data, previous.data, luma.width, luma.height, track.box) : 0,
-        supported: track.cls === PERSON && people !== undefined && personSupported(people, width, height, track.box),
+        supported: supported(track),
       })),
     );
     return new Set(rated.filter((r) => r.chosen).map((r) => r.id));
   }
+}
+
+/**
+ * Furniture and fixtures: the room a video is shot in. Beside a person they rate as high as the
+ * person on size, centrality and focus (a sofa behind someone at a desk; DAVIS's breakdance-flare
+ * had two flower pots chosen), yet a viewer never means them.
+ */
+const SCENERY = new Set(
+  (['chair', 'couch', 'potted plant', 'bed', 'dining table', 'toilet', 'tv', 'bench', 'microwave', 'oven', 'toaster', 'sink', 'refrigerator', 'clock'] as const).map((cls) =>
+    classIndex(cls),
+  ),
+);
+
+export function isScenery(track: Track): boolean {
+  return SCENERY.has(track.cls);
+}
+
+/**
+ * The tracks that can be a main subject: scenery only in a video where nothing else can be (no
+ * other track the detector is sure of, no person RVM confirms); then a chair on show is the subject.
+ */
+export function withoutScenery(tracks: readonly Track[], supported: (track: Track) => boolean): readonly Track[] {
+  const other = tracks.some((t) => !isScenery(t) && (t.bestScore >= SUBJECT_CONFIDENCE || supported(t)));
+  return other ? tracks.filter((t) => !isScenery(t)) : tracks;
 }
 
 /** RVM's matte confirms a person track in `box` (see `PERSON_SUPPORT` and `PERSON_MATTE_SHARE`) */
