@@ -1,7 +1,7 @@
 import { peopleMatte, salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box } from '../../../src/engine/models/pro/boxes';
-import { MainSubjectFinder, MainSubjects, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
+import { KEYFRAME_INTERVAL, MainSubjectFinder, MainSubjects, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
 import { classIndex } from '../../../src/engine/models/pro/vocabulary';
@@ -207,6 +207,25 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
 
   it('a horse and its rider come out together, though the horse box is far larger than the rider\'s', async () => {
     expect(await kept([{ cls: HORSE, box: box(0.2, 0.35, 0.8, 0.95), score: 0.8 }, { cls: PERSON, box: box(0.42, 0.1, 0.58, 0.6), score: 0.6 }])).toEqual([PERSON, HORSE].sort((a, b) => a - b));
+  });
+
+  it("on a keyframe the detection starts when the frame begins, before RVM's alpha is there; between keyframes the detector does not run", async () => {
+    let calls = 0;
+    const person = box(0.4, 0.1, 0.6, 0.9);
+    const detector = {
+      detect: async () => {
+        calls++;
+        return [{ cls: PERSON, box: person, score: 0.8 }];
+      },
+    } as unknown as NanodetDetector;
+    const finder = new MainSubjectFinder(detector, true);
+    const finish = finder.begin(grey, W, H);
+    expect(calls).toBe(1);
+    expect((await finish(plane(person))).chosen.map((t) => t.cls)).toEqual([PERSON]);
+    for (let k = 1; k < KEYFRAME_INTERVAL; k++) await finder.begin(grey, W, H)(plane(person));
+    expect(calls).toBe(1);
+    finder.begin(grey, W, H);
+    expect(calls).toBe(2);
   });
 
   it('a sofa behind a person is the room: the person alone comes out, though the sofa is larger and as central', async () => {

@@ -41,9 +41,11 @@ export class HumanSession implements SegmentationSession {
   }
 
   async segment(frame: RgbFrame): Promise<Matte> {
+    // on keyframes the detector runs beside RVM (the two leave each other's idle core time)
+    const observed = this.subjects.begin(frame.data, frame.width, frame.height);
     await this.rvm.segment(frame);
     const people = this.rvm.last!.alpha;
-    const subjects = await this.subjects.onFrame(frame.data, frame.width, frame.height, people);
+    const subjects = await observed(people);
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
     this.previous = matte;
     return { width: frame.width, height: frame.height, data: matte === people ? this.rvm.last!.alphaBytes : toAlphaBytes(matte) };

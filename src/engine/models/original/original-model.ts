@@ -73,9 +73,10 @@ export class OriginalSession implements SegmentationSession {
     const { width, height } = this.isnet;
     const size = this.matteSize;
     const small = Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
+    const observed = this.subjects.begin(small, size.width, size.height);
     await this.rvm.segment({ index: frame.index, ...size, data: small });
     const people = this.rvm.last!.alpha;
-    await this.subjects.onFrame(small, size.width, size.height, people);
+    await observed(people);
     const needs = salientNeeds(this.subjects.subjects, people);
     if (this.alwaysSalient) needs.read = true;
     let salient: Float32Array | undefined;

@@ -1,5 +1,6 @@
 import { BoxTracker, Track, TrackedDetection } from './box-tracker';
 import { boxArea, intersectionArea, iou } from './boxes';
+import { Detection } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { distinctObjects, isScenery, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser } from './track-chooser';
 import { classIndex } from './vocabulary';
@@ -66,10 +67,22 @@ export class MainSubjectFinder {
    * cheap beside the matting models).
    */
   async onFrame(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
+    return this.begin(rgb, width, height)(people);
+  }
+
+  /**
+   * `onFrame` in two steps, so that the detector runs while the caller runs RVM on the same frame:
+   * the detection starts now (when the frame is observed), and the returned function completes the
+   * frame with RVM's alpha. Frames are begun and completed in order, one at a time.
+   */
+  begin(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
     const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
     this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
-    if (keyframeDue || this.current.chosen.length === 0) await this.observe(rgb, width, height, people);
-    return this.current;
+    if (!keyframeDue && this.current.chosen.length > 0) return () => Promise.resolve(this.current);
+    const detecting = this.detect(rgb, width, height);
+    // a caller whose RVM run fails never completes the frame: its detection's failure is not lost unhandled
+    detecting.catch(() => undefined);
+    return async (people) => this.update(await detecting, rgb, width, height, people);
   }
 
   /**
@@ -77,7 +90,14 @@ export class MainSubjectFinder {
    * size), which confirms a person track whose box it fills enough of.
    */
   async observe(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
-    const detections = await this.detector.detect(rgb, width, height, { box: { x0: 0, y0: 0, x1: 1, y1: 1 }, aspect: width / height });
+    return this.update(await this.detect(rgb, width, height), rgb, width, height, people);
+  }
+
+  private detect(rgb: Uint8Array, width: number, height: number): Promise<Detection[]> {
+    return this.detector.detect(rgb, width, height, { box: { x0: 0, y0: 0, x1: 1, y1: 1 }, aspect: width / height });
+  }
+
+  private update(detections: Detection[], rgb: Uint8Array, width: number, height: number, people?: Float32Array): MainSubjects {
     const live = this.tracker.tracks;
     // RVM still seeing a person where their track was predicted holds the track through the detector's misses
     const supported = people ? new Set(live.filter((t) => t.cls === PERSON && personSupported(people, width, height, t.box)).map((t) => t.id)) : undefined;
