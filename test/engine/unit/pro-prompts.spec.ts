@@ -1,3 +1,4 @@
+import { withoutTheirColours } from '../../../src/engine/models/pro/colour-apart';
 import { COLOUR_NAMES, labToRgb, nameRgb, rgbToLab } from '../../../src/engine/models/pro/colour-names';
 import { parsePrompt, SubjectQuery } from '../../../src/engine/models/pro/prompt-grammar';
 import { resolveQueries } from '../../../src/engine/models/pro/prompt-resolver';
@@ -142,5 +143,48 @@ describe('track evidence', () => {
     expect(colourShare(segments[1], 'whole', COLOUR_NAMES.indexOf('blue'))).toBe(1);
     expect(book.frameSpan(2, 4)).toEqual({ trackId: 2, from: 0, to: 7 });
     expect(book.frameSpan(1, 4)).toEqual({ trackId: 1, from: 0, to: 11 });
+  });
+});
+
+describe('a kept subject apart from a left-out one by colour (colour-apart)', () => {
+  // two people side by side on a 100x60 plane, both in the kept matte (RVM holds everyone): the
+  // kept one in a red jacket, the left-out one in a blue jacket, both with the same blond hair (a
+  // band at the top, thinner than the vote's radius: 6 px here)
+  const W = 100;
+  const H = 60;
+  const RED = [200, 30, 30];
+  const BLUE = [30, 40, 200];
+  const HAIR = [210, 180, 120];
+  const shares = (name: string) => Float64Array.from(COLOUR_NAMES, (c) => (c === name ? 0.6 : c === nameRgb(HAIR[0], HAIR[1], HAIR[2]) ? 0.4 : 0));
+
+  function scene(): { rgb: Uint8Array; matte: Float32Array } {
+    const rgb = new Uint8Array(W * H * 3);
+    const matte = new Float32Array(W * H);
+    for (let y = 0; y < H; y++) {
+      for (let x = 20; x < 80; x++) {
+        const p = y * W + x;
+        matte[p] = 1;
+        rgb.set(y < 4 ? HAIR : x < 50 ? RED : BLUE, 3 * p);
+      }
+    }
+    return { rgb, matte };
+  }
+  const at = (matte: Float32Array, x: number, y: number) => matte[y * W + x];
+  const leftOutBox = { x: 45, y: 0, width: 40, height: H };
+
+  it("drops the left-out one's jacket, and the shared hair above it where they stand; keeps the kept one's hair", () => {
+    const { rgb, matte } = scene();
+    withoutTheirColours(matte, rgb, W, H, { own: shares('red'), others: [shares('blue')] }, [leftOutBox]);
+    expect(at(matte, 70, 40)).toBe(0); // the blue jacket
+    expect(at(matte, 70, 2)).toBe(0); // hair over the blue jacket
+    expect(at(matte, 30, 2)).toBe(1); // hair over the red jacket
+    expect(at(matte, 30, 40)).toBe(1); // the red jacket
+  });
+
+  it('leaves shared colours alone away from where the left-out one stands', () => {
+    const { rgb, matte } = scene();
+    withoutTheirColours(matte, rgb, W, H, { own: shares('red'), others: [shares('blue')] }, [{ x: 90, y: 0, width: 10, height: H }]);
+    expect(at(matte, 70, 2)).toBe(1);
+    expect(at(matte, 70, 40)).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ import { cropRgb, othersApart, pastePlane, PixelRect, subjectRegion, toPixelRect
 import { classIndex, COCO_CLASSES } from './vocabulary';
 import { hasAttributes, parsePrompt, SubjectQuery } from './prompt-grammar';
 import { ObservedTrack } from './track-evidence';
-import { colourIndex } from './colour-names';
+import { withoutTheirColours } from './colour-apart';
 import { SurveyedProSession } from './surveyed-session';
 
 /** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
@@ -154,23 +154,22 @@ export class ProSession implements SegmentationSession {
    * and a kept track's grown, feathered gate reaches over its neighbours): zero inside a detected
    * left-out track's box, except inside the kept track's own box; and, wherever a left-out track
    * (detected or held) overlaps the kept one's gate, drop the pixels whose colour name is clearly
-   * the left-out subject's and not the kept one's (the survey measured both).
+   * the left-out subject's and not the kept one's (the survey measured both), and where it stands
+   * the pixels of shared colours that its colours surround (colour-apart.ts).
    */
   private apartFrom(source: Float32Array, rgb: Uint8Array, track: Track, others: readonly Track[]): Float32Array {
     const { width, height } = this.isnet;
+    const ownColours = this.appearance?.(track);
+    const near = others.filter((o) => intersectionArea(expandBox(o.box, DEFAULT_GATE.margin), expandBox(track.box, DEFAULT_GATE.margin)) > 0);
+    const theirs = near.map((o) => this.appearance?.(o)).filter((c): c is Float64Array => c !== undefined);
+    const where = near.map((o) => toPixelRect(expandBox(o.box, DEFAULT_GATE.margin), width, height));
     const matte = Float32Array.from(source);
+    if (ownColours && theirs.length) withoutTheirColours(matte, rgb, width, height, { own: ownColours, others: theirs }, where);
     const own = toPixelRect(track.box, width, height);
     const inside = (r: PixelRect, x: number, y: number) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
-    const ownColours = this.appearance?.(track);
     const detected = others.filter((o) => o.misses === 0).map((o) => toPixelRect(o.box, width, height));
-    const near = others.filter((o) => intersectionArea(expandBox(o.box, DEFAULT_GATE.margin), expandBox(track.box, DEFAULT_GATE.margin)) > 0);
-    const colours = ownColours ? near.map((o) => this.appearance?.(o)).filter((c): c is Float64Array => c !== undefined) : [];
     for (let y = 0, i = 0; y < height; y++) {
-      for (let x = 0; x < width; x++, i++) {
-        if (matte[i] === 0) continue;
-        if (!inside(own, x, y) && detected.some((r) => inside(r, x, y))) matte[i] = 0;
-        else if (colours.length && colours.some((c) => theirs(colourIndex(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]), ownColours!, c))) matte[i] = 0;
-      }
+      for (let x = 0; x < width; x++, i++) if (matte[i] !== 0 && !inside(own, x, y) && detected.some((r) => inside(r, x, y))) matte[i] = 0;
     }
     return matte;
   }
@@ -277,10 +276,6 @@ export class ProSession implements SegmentationSession {
   async close(): Promise<void> {}
 }
 
-/** a colour belongs to the other subject: a real share of its colours, and at least twice the kept one's share */
-function theirs(colour: number, own: Float64Array, other: Float64Array): boolean {
-  return other[colour] >= 0.05 && other[colour] >= 2 * own[colour];
-}
 
 function gated(matte: Float32Array, gate: Float32Array): Float32Array {
   const out = new Float32Array(matte.length);
