@@ -276,7 +276,6 @@ export class ProSession implements SegmentationSession {
   async close(): Promise<void> {}
 }
 
-
 function gated(matte: Float32Array, gate: Float32Array): Float32Array {
   const out = new Float32Array(matte.length);
   for (let i = 0; i < out.length; i++) out[i] = matte[i] * gate[i];

@@ -43,7 +43,8 @@ export class TrackChooser {
     const luma = downsampledLuma(rgb, width, height, MEASURE_DOWNSAMPLING);
     const previous = this.previousLuma;
     this.previousLuma = luma;
-    const supported = (track: Track) => track.cls === PERSON && people !== undefined && personSupported(people, width, height, track.box);
+    const confirmed = new Set(tracks.filter((t) => t.cls === PERSON && people !== undefined && personSupported(people, width, height, t.box)).map((t) => t.id));
+    const supported = (track: Track) => confirmed.has(track.id);
     const rated = this.selector.update(
       withoutScenery(tracks, supported).map((track) => ({
         id: track.id,
@@ -60,8 +61,8 @@ export class TrackChooser {
 
 /**
  * Furniture and fixtures: the room a video is shot in. Beside a person they rate as high as the
- * person on size, centrality and focus (a sofa behind someone at a desk; DAVIS's breakdance-flare
- * had two flower pots chosen), yet a viewer never means them.
+ * person on size, centrality and focus (a sofa behind someone at a desk; on DAVIS's
+ * breakdance-flare two flower pots went with the dancer), yet a viewer never means them.
  */
 const SCENERY = new Set(
   (['chair', 'couch', 'potted plant', 'bed', 'dining table', 'toilet', 'tv', 'bench', 'microwave', 'oven', 'toaster', 'sink', 'refrigerator', 'clock'] as const).map((cls) =>
