@@ -127,7 +127,7 @@ export class ProSession implements SegmentationSession {
     const moved = this.moveTracks(frame.data);
     let mattes = moved;
     if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
-      mattes = await this.keyframe(frame.data, moved);
+      mattes = await this.keyframe(frame.data, moved, people);
       if (this.chooser) this.chosen = this.chooser.choose(frame.data, width, height, distinctObjects(this.tracker.tracks), people);
       this.observer?.(frame.data, this.tracker.tracks.map((track) => ({ id: track.id, cls: track.cls, box: track.box, detected: track.misses === 0, matte: this.matteOf(track, people, mattes) })));
       this.started = true;
@@ -195,7 +195,12 @@ export class ProSession implements SegmentationSession {
     return moved;
   }
 
-  private async keyframe(rgb: Uint8Array, moved: Map<number, Float32Array>): Promise<Map<number, Float32Array>> {
+  /**
+   * The detector's keyframe: tracks updated, each given its matte and its motion's reference. The
+   * foreground is ISNet's, or RVM's (`people`) where every subject in sight is a person: a person's
+   * matte is RVM's anyway, so ISNet would only serve the tracker's support and motion.
+   */
+  private async keyframe(rgb: Uint8Array, moved: Map<number, Float32Array>, people: Float32Array | undefined): Promise<Map<number, Float32Array>> {
     const { width, height } = this.isnet;
     const found: Detection[] = [];
     for (const region of detectionRegions(this.aspect)) {
@@ -210,8 +215,9 @@ export class ProSession implements SegmentationSession {
     // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
     const others = found.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
     this.cropToSubjects = othersApart(others, subjects);
-    const foreground = await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(subjects) : undefined);
-    this.keyframes++;
+    const peopleOnly = people !== undefined && [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
+    const foreground = peopleOnly ? people : await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(subjects) : undefined);
+    if (!peopleOnly) this.keyframes++;
     const supported = new Set<number>();
     for (const track of this.tracker.tracks) {
       const state = this.states.get(track.id);
