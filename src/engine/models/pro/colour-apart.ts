@@ -1,5 +1,5 @@
-import { colourIndex } from './colour-names';
-import { PixelRect } from './subject-crop';
+import { COLOUR_NAMES, colourIndex } from './colour-names';
+import { inPixelRect, PixelRect } from './subject-crop';
 
 /**
  * Where a left-out subject stands in a kept one's matte, a pixel of a colour both wear (hair,
@@ -33,12 +33,11 @@ export function withoutTheirColours(
 ): Float32Array {
   const side = colourSides(matte, rgb, colours.own, colours.others);
   const votes = localVotes(side, width, height, Math.round(LOCAL_VOTE_RADIUS * width));
-  const inside = (r: PixelRect, x: number, y: number) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
   for (let y = 0, i = 0; y < height; y++) {
     for (let x = 0; x < width; x++, i++) {
       if (matte[i] === 0) continue;
       if (side[i] < 0) matte[i] = 0;
-      else if (side[i] === 0 && where.some((r) => inside(r, x, y))) {
+      else if (side[i] === 0 && where.some((r) => inPixelRect(r, x, y))) {
         const against = votes.theirs(x, y);
         if (against > LOCAL_VOTE_MIN && against > votes.ours(x, y)) matte[i] = 0;
       }
@@ -49,13 +48,10 @@ export function withoutTheirColours(
 
 /** per pixel: -1 a colour clearly one of the others', 1 clearly the kept one's against every other, 0 shared or not in the matte */
 function colourSides(matte: Float32Array, rgb: Uint8Array, own: Float64Array, others: readonly Float64Array[]): Int8Array {
+  // the side depends on the colour name alone: decided once per name
+  const sideOf = Int8Array.from(COLOUR_NAMES, (_, colour) => (others.some((c) => theirs(colour, own, c)) ? -1 : others.every((c) => theirs(colour, c, own)) ? 1 : 0));
   const side = new Int8Array(matte.length);
-  for (let i = 0; i < matte.length; i++) {
-    if (matte[i] < 0.5) continue;
-    const colour = colourIndex(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);
-    if (others.some((c) => theirs(colour, own, c))) side[i] = -1;
-    else if (others.every((c) => theirs(colour, c, own))) side[i] = 1;
-  }
+  for (let i = 0; i < matte.length; i++) if (matte[i] >= 0.5) side[i] = sideOf[colourIndex(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])];
   return side;
 }
 

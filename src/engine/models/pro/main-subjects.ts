@@ -64,16 +64,9 @@ export class MainSubjectFinder {
   /**
    * One frame of the video, in order: observed when it is a keyframe (the first, then every
    * `KEYFRAME_INTERVAL`-th), and on every frame while no subject is chosen yet (the detector is
-   * cheap beside the matting models).
-   */
-  async onFrame(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
-    return this.begin(rgb, width, height)(people);
-  }
-
-  /**
-   * `onFrame` in two steps, so that the detector runs while the caller runs RVM on the same frame:
-   * the detection starts now (when the frame is observed), and the returned function completes the
-   * frame with RVM's alpha. Frames are begun and completed in order, one at a time.
+   * cheap beside the matting models). In two steps, so that the detector runs while the caller runs
+   * RVM on the same frame: the detection starts now, and the returned function completes the frame
+   * with RVM's alpha. Frames are begun and completed in order, one at a time.
    */
   begin(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
     const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;

@@ -15,7 +15,7 @@ import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
 import { distinctObjects, PERSON, TrackChooser } from './track-chooser';
-import { cropRgb, othersApart, pastePlane, PixelRect, subjectRegion, toPixelRect } from './subject-crop';
+import { cropRgb, inPixelRect, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES } from './vocabulary';
 import { hasAttributes, parsePrompt, SubjectQuery } from './prompt-grammar';
 import { ObservedTrack } from './track-evidence';
@@ -166,10 +166,9 @@ export class ProSession implements SegmentationSession {
     const matte = Float32Array.from(source);
     if (ownColours && theirs.length) withoutTheirColours(matte, rgb, width, height, { own: ownColours, others: theirs }, where);
     const own = toPixelRect(track.box, width, height);
-    const inside = (r: PixelRect, x: number, y: number) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
     const detected = others.filter((o) => o.misses === 0).map((o) => toPixelRect(o.box, width, height));
     for (let y = 0, i = 0; y < height; y++) {
-      for (let x = 0; x < width; x++, i++) if (matte[i] !== 0 && !inside(own, x, y) && detected.some((r) => inside(r, x, y))) matte[i] = 0;
+      for (let x = 0; x < width; x++, i++) if (matte[i] !== 0 && !inPixelRect(own, x, y) && detected.some((r) => inPixelRect(r, x, y))) matte[i] = 0;
     }
     return matte;
   }

@@ -38,6 +38,11 @@ export function subjectRegion(boxes: readonly Box[]): Box | undefined {
   return boxArea(region) >= WHOLE_FRAME_SHARE ? undefined : region;
 }
 
+/** whether pixel (x, y) lies in `rect` */
+export function inPixelRect(rect: PixelRect, x: number, y: number): boolean {
+  return x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
+}
+
 export function toPixelRect(box: Box, width: number, height: number): PixelRect {
   const x = Math.max(0, Math.min(width - 1, Math.floor(box.x0 * width)));
   const y = Math.max(0, Math.min(height - 1, Math.floor(box.y0 * height)));
