@@ -61,5 +61,14 @@ export function describeRateLimitStoreContract(store: () => RateLimitStore): voi
       expect(outcomes.filter((outcome) => outcome.admitted)).toHaveLength(15);
       expect((await store().consume(k, 15, WINDOW, T0 + 310)).current).toBe(15);
     });
+
+    it('requests of one key in the same millisecond and tick: admitted as if one after another', async () => {
+      const k = key();
+      await store().consume(k, 4, WINDOW, T0 + 400);
+      const outcomes = await Promise.all(Array.from({ length: 9 }, () => store().consume(k, 4, WINDOW, T0 + 500)));
+      const admitted = outcomes.filter((outcome) => outcome.admitted);
+      expect(admitted.map((outcome) => outcome.current).sort()).toEqual([2, 3, 4]);
+      expect(outcomes.filter((outcome) => !outcome.admitted)).toEqual(Array.from({ length: 6 }, () => ({ previous: 0, current: 4, elapsedMs: 500, admitted: false })));
+    });
   });
 }

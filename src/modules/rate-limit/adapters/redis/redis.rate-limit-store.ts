@@ -5,12 +5,15 @@ import { RateLimitStore } from '../../ports/rate-limit-store';
 /**
  * The sliding window of domain/sliding-window.ts in one script, so a request costs one round trip
  * and concurrent requests cannot interleave. The key is a hash {s: window start, p: previous, c: current}
- * that expires two windows after its last write.
+ * that expires two windows after its last write. ARGV[4] requests of the key arrive together: the
+ * script admits as many as the window holds, in order (what that many calls one after another would
+ * admit), and returns the counts before them with how many it admitted.
  */
 const CONSUME = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
+local requested = tonumber(ARGV[4])
 local start = now - (now % window)
 local stored = redis.call('HMGET', KEYS[1], 's', 'p', 'c')
 local previous, current = 0, 0
@@ -21,30 +24,38 @@ elseif storedStart == start - window then
   previous = tonumber(stored[3])
 end
 local elapsed = now - start
-local admitted = 0
-if previous * (window - elapsed) + (current + 1) * window <= limit * window then
-  admitted = 1
-  current = current + 1
-end
-redis.call('HSET', KEYS[1], 's', start, 'p', previous, 'c', current)
+local admitted = math.floor((limit * window - previous * (window - elapsed)) / window) - current
+admitted = math.max(0, math.min(requested, admitted))
+redis.call('HSET', KEYS[1], 's', start, 'p', previous, 'c', current + admitted)
 redis.call('PEXPIRE', KEYS[1], 2 * window)
 return {previous, current, elapsed, admitted}`;
 
-type Consume = (key: string, limit: number, windowMs: number, nowMs: number) => Promise<[number, number, number, number]>;
+type Consume = (key: string, limit: number, windowMs: number, nowMs: number, requested: number) => Promise<[number, number, number, number]>;
+
+/** Requests of one key, limit, window and millisecond that arrived in the same turn of the event loop. */
+interface Batch {
+  key: string;
+  limit: number;
+  windowMs: number;
+  nowMs: number;
+  waiting: Array<{ resolve: (counts: WindowCounts) => void; reject: (error: unknown) => void }>;
+}
 
 /**
- * Rate-limit counts in Redis (REDIS_URL set): one script call per request, keys expire by themselves.
- * The calls of the requests that arrived in one turn of the event loop go out together, after its
- * I/O (setImmediate), in one write and one read with auto-pipelining: each request still waits for
- * one round trip, but a busy process pays the system calls once per turn rather than once per request.
+ * Rate-limit counts in Redis (REDIS_URL set): one script call per key and turn of the event loop, keys
+ * expire by themselves. The requests that arrived in one turn go out together, after its I/O
+ * (setImmediate): those of one key (a client polling over several connections) as one call that
+ * admits them in order, and every call in one write and one read with auto-pipelining. Each request
+ * still waits for one round trip, but a busy process pays the call once per key and the system calls
+ * once per turn, rather than each once per request.
  */
 export class RedisRateLimitStore extends RateLimitStore {
   private readonly run: Consume;
-  private waiting: Array<() => void> = [];
+  private batches = new Map<string, Batch>();
   private readonly send = (): void => {
-    const calls = this.waiting;
-    this.waiting = [];
-    for (const call of calls) call();
+    const batches = this.batches;
+    this.batches = new Map();
+    for (const batch of batches.values()) this.consumeTogether(batch);
   };
 
   constructor(
@@ -66,12 +77,27 @@ export class RedisRateLimitStore extends RateLimitStore {
     return new RedisRateLimitStore(redis, prefix);
   }
 
-  async consume(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowCounts> {
-    const [previous, current, elapsedMs, admitted] = await new Promise<[number, number, number, number]>((resolve, reject) => {
-      if (this.waiting.length === 0) setImmediate(this.send);
-      this.waiting.push(() => void this.run(`${this.prefix}:${key}`, limit, Math.round(windowMs), Math.round(nowMs)).then(resolve, reject));
+  consume(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowCounts> {
+    const [window, now] = [Math.round(windowMs), Math.round(nowMs)];
+    const name = `${key}\n${limit}\n${window}\n${now}`;
+    return new Promise((resolve, reject) => {
+      if (this.batches.size === 0) setImmediate(this.send);
+      let batch = this.batches.get(name);
+      if (!batch) this.batches.set(name, (batch = { key: `${this.prefix}:${key}`, limit, windowMs: window, nowMs: now, waiting: [] }));
+      batch.waiting.push({ resolve, reject });
     });
-    return { previous: Number(previous), current: Number(current), elapsedMs: Number(elapsedMs), admitted: Number(admitted) === 1 };
+  }
+
+  private consumeTogether({ key, limit, windowMs, nowMs, waiting }: Batch): void {
+    this.run(key, limit, windowMs, nowMs, waiting.length).then(
+      (counts) => {
+        const [previous, current, elapsedMs, admitted] = counts.map(Number);
+        waiting.forEach(({ resolve }, index) =>
+          resolve({ previous, current: current + Math.min(index + 1, admitted), elapsedMs, admitted: index < admitted }),
+        );
+      },
+      (error: unknown) => waiting.forEach(({ reject }) => reject(error)),
+    );
   }
 
   async close(): Promise<void> {
