@@ -3,9 +3,9 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { json, NextFunction, Request, RequestHandler, Response, urlencoded } from 'express';
+import { Express, json, NextFunction, Request, RequestHandler, Response, urlencoded } from 'express';
 import helmet from 'helmet';
-import { Server, STATUS_CODES } from 'node:http';
+import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { DestinationStream, Logger } from 'pino';
 import { AppModule, AppModuleOptions } from './app.module';
@@ -131,18 +131,43 @@ function refuseNulCharacters(req: Request, _res: Response, next: NextFunction): 
 }
 
 /**
- * GET /v1/jobs/{id} as the first layer of the app (job-status.route.ts), through the app's own
- * middleware, guards, use case and filter; with CORS configured, cross-origin reads take the full chain.
+ * GET /v1/jobs/{id} ahead of the Express app (job-status.route.ts), through the app's own middleware,
+ * guards, use case and filter; with CORS configured, cross-origin reads take the full chain. The
+ * filter answers with Express's response methods: a failed request is made Express's first.
  */
 function jobStatusLane(app: NestExpressApplication, exceptions: AllExceptionsFilter, middleware: RequestHandler[], cors: boolean): RequestHandler {
   const limiter = app.get(RateLimitGuard, { strict: false });
   const keys = app.get(ApiKeyGuard, { strict: false });
+  const express = app.getHttpAdapter().getInstance() as Express;
   return jobStatusRoute(app.get(JobsService, { strict: false }), app.get(JobPresenter, { strict: false }), {
     middleware,
     limit: (req, res) => limiter.limitRequest(req, res),
     authenticate: (req) => keys.authenticate(req),
-    fail: (error, req, res) => exceptions.catch(error, new ExecutionContextHost([req, res])),
+    fail: (error, req, res) => {
+      asExpress(express, req, res);
+      exceptions.catch(error, new ExecutionContextHost([req, res]));
+    },
     declines: cors ? (req) => req.headers.origin !== undefined : undefined,
+  });
+}
+
+/** What Express's app.handle does to a request and its response before its router sees them. */
+function asExpress(express: Express, req: Request, res: Response): void {
+  Object.setPrototypeOf(req, express.request);
+  Object.setPrototypeOf(res, express.response);
+  req.res = res;
+  res.req = req;
+}
+
+/** `handler` answers the server's requests first; what it passes on (`next`) goes to the listeners the server had (the Express app). */
+function serveFirst(server: Server, handler: RequestHandler): void {
+  const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // a plain Node request and response, dressed by the lane with what its steps read
+    void handler(req as Request, res as Response, () => {
+      for (const listener of listeners) listener(req, res);
+    });
   });
 }
 
@@ -161,7 +186,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   // The request clients poll, first: the same steps as below, without the router walking to them.
   if (usage) {
     const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), fixedHeaders(security), metrics, usage];
-    app.use(jobStatusLane(app, exceptions, steps, config.env.CORS_ORIGINS.length > 0));
+    serveFirst(app.getHttpServer() as Server, jobStatusLane(app, exceptions, steps, config.env.CORS_ORIGINS.length > 0));
   }
   app.use(requestIdMiddleware);
   if (accessLog) app.use(accessLog);

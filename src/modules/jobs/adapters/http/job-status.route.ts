@@ -38,16 +38,21 @@ function jobIdOf(req: Request): string | null {
   if (id.length === 0 || id.includes('/') || id.includes('%')) return null;
   // a body (a GET may carry one) goes through the body parsers and their checks
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) return null;
+  // without a key, the rate limit counts the client's address, which Express works out (trust proxy)
+  if (req.headers['x-api-key'] === undefined) return null;
   return id;
 }
 
 /**
- * GET /v1/jobs/{id}, the request clients poll, as the first layer of the Express app: the router
- * does not walk the app's middleware stack and Nest does not build its guard, interceptor and
- * observable chains per request. It applies what those apply to JobsController.get, in the same
- * order and through the same objects: the app's middleware (steps.middleware), the rate-limit
- * guard, the API-key guard, the same use case and presenter, the same exception filter. Interceptors
- * and pipes of that route have nothing to do for it (no idempotency, no body, no job in a `job` field).
+ * GET /v1/jobs/{id}, the request clients poll, served before the Express app: Express does not dress
+ * the request and the response up (re-prototyping both cost more than the rest of the lane), its
+ * router does not walk the app's middleware stack, and Nest does not build its guard, interceptor and
+ * observable chains per request. The lane sets the request fields the app's middleware read
+ * (originalUrl, baseUrl, route, params, res.locals) as Express would; `steps.fail` gets a plain Node
+ * request and response. It applies what those apply to JobsController.get, in the same order and
+ * through the same objects: the app's middleware (steps.middleware), the rate-limit guard, the
+ * API-key guard, the same use case and presenter, the same exception filter. Interceptors and pipes
+ * of that route have nothing to do for it (no idempotency, no body, no job in a `job` field).
  * Anything else, or anything unusual about the request, goes on to the full chain (`next`). The
  * controller keeps the route: it documents it in OpenAPI and serves what the lane leaves.
  */
@@ -69,8 +74,11 @@ export function jobStatusRoute(jobs: JobsService, presenter: JobPresenter, steps
   return (req: Request, res: Response, next: NextFunction): void => {
     const id = jobIdOf(req);
     if (id === null || steps.declines?.(req)) return next();
+    req.originalUrl = req.url;
+    req.baseUrl = '';
     req.params = { id };
     req.route = ROUTE;
+    res.locals = Object.create(null) as Response['locals'];
     try {
       for (const step of middleware) void step(req, res, proceed);
     } catch (error) {
