@@ -37,6 +37,7 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
       previewDuration: 1,
     });
     expect(result).toMatchObject({ frames: 25, width: 640, height: 360, modelUsed: 'light', outputFormat: 'webm' });
+    expect(result.notes.join(' ')).not.toContain('no person in sight');
     const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
     expect(decoded.frames).toHaveLength(25);
     // scored against the exact alpha the clip was composited with
@@ -49,5 +50,15 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     });
     expect(Math.min(...ious)).toBeGreaterThan(0.5);
     expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.7);
+  });
+
+  it.each(['light', 'human'] as const)('%s: a video with no person (a car) comes out transparent but for specks, and the job says why', async (model) => {
+    const outputPath = join(dir, `${model}-car.webm`);
+    const result = await pool.run({ inputPath: MEDIA.carSlide, outputPath, model, outputFormat: 'webm', background: { type: 'transparent' }, previewDuration: 0.4 });
+    expect(result.notes).toContain(`${model}: no person in sight, so the output is (nearly) transparent (light and human keep people only; original, the default, keeps any subject)`);
+    const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
+    expect(decoded.frames).toHaveLength(10);
+    const opaque = (frame: Uint8Array) => frame.filter((value, i) => i % 4 === 3 && value >= 128).length;
+    for (const frame of decoded.frames) expect(opaque(frame)).toBeLessThan(0.005 * 640 * 360);
   });
 });

@@ -1,6 +1,7 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
 import { peopleMatte } from '../original/subject-matte';
+import { PeopleSeen } from '../people-seen';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter } from '../rvm/rvm-matter';
@@ -20,13 +21,17 @@ export function humanWorkingSize(width: number, height: number, longSide = 640):
  * subject is chosen"); the chosen people's regions of RVM's matte are kept (subject-matte.ts).
  */
 export class HumanSession implements SegmentationSession {
-  readonly notes: string[] = [];
+  private readonly seen = new PeopleSeen('human');
   private previous?: Float32Array;
 
   constructor(
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
   ) {}
+
+  get notes(): string[] {
+    return this.seen.notes;
+  }
 
   get inputWidth(): number {
     return this.rvm.inputWidth;
@@ -48,7 +53,9 @@ export class HumanSession implements SegmentationSession {
     const subjects = await observed(people);
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
     this.previous = matte;
-    return { width: frame.width, height: frame.height, data: matte === people ? this.rvm.last!.alphaBytes : toAlphaBytes(matte) };
+    const alpha = matte === people ? this.rvm.last!.alphaBytes : toAlphaBytes(matte);
+    this.seen.observe(alpha);
+    return { width: frame.width, height: frame.height, data: alpha };
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,24 @@
-import { SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
+import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
+import { PeopleSeen } from '../people-seen';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
+
+/** RVM over one video, saying in its notes when it kept no one (people-seen.ts). */
+class LightSession extends RvmSession {
+  private readonly seen = new PeopleSeen('light');
+
+  override get notes(): string[] {
+    return this.seen.notes;
+  }
+
+  override async segment(frame: RgbFrame): Promise<Matte> {
+    const matte = await super.segment(frame);
+    this.seen.observe(matte.data);
+    return matte;
+  }
+}
 
 /**
  * `light`: Robust Video Matting at a small size (long side 384, encoder at 256 px), its larger
@@ -16,6 +32,6 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    return new RvmSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: 'int8' }));
+    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: 'int8' }));
   }
 }

@@ -8,7 +8,10 @@ import { toAlphaBytes } from '../image/resample';
  * at hard cuts, where the memory of the last shot would only mislead the next.
  */
 export class RvmSession implements SegmentationSession {
-  readonly notes: string[] = [];
+  get notes(): string[] {
+    return [];
+  }
+
   /**
    * RVM's foreground colour rides along with every matte, but the engine does not composite with
    * it: on a clip with an exact foreground (bench/matting/edge-colour.ts) it left more of the old
