@@ -70,6 +70,19 @@ describe('SubjectSelector', () => {
     expect(chosenIds(selector)).toEqual([2]);
   });
 
+  it('a guess (a large box the detector is unsure of) does not set the scale: the people behind the subject stay out', () => {
+    // bystanders.mp4: a pattern behind the subject taken for an umbrella at 0.35 made it the largest box
+    const subject = observe(1, box(0.35, 0.38, 0.6, 1), { confidence: 0.46, supported: true, focus: 0.1, motion: 0.1 });
+    const bystanders = [box(0.78, 0.76, 0.88, 1), box(0.11, 0.75, 0.21, 1)].map((b, i) => observe(2 + i, b, { confidence: 0.65, supported: true, focus: 0.1, motion: 0.1 }));
+    const guess = observe(9, box(0.05, 0.02, 0.95, 0.95), { confidence: 0.35, focus: 0.1, motion: 0.1 });
+    const selector = new SubjectSelector();
+    for (let k = 0; k < 4; k++) selector.update([subject, ...bystanders]);
+    for (let k = 0; k < 6; k++) {
+      selector.update([subject, ...bystanders, guess]);
+      expect(chosenIds(selector)).toEqual([1]);
+    }
+  });
+
   it('rates size, centrality, focus, motion and confidence with the documented weights', () => {
     const ratings = rateObservations([observe(1, box(0.25, 0.25, 0.75, 0.75), { confidence: 1 }), observe(2, box(0, 0, 0.25, 0.25), { focus: 0, motion: 0, confidence: 0 })]);
     expect(ratings.get(1)).toBeCloseTo(1, 5);

@@ -14,7 +14,8 @@ import { Box, boxArea } from './boxes';
  *    keyframes, so one odd frame does not decide, yet someone walking in catches up in a few).
  * 3. Only a track the detector is sure of (best score at least 0.5), or one a segmentation
  *    model confirms (`supported`: for a person, RVM's matte fills a good part of its box), can be
- *    chosen: a subject is not a guess. The chosen tracks are those at least 0.7 of the most prominent one's; a chosen track is
+ *    chosen: a subject is not a guess. Those tracks also set the scale of step 1 (the largest,
+ *    sharpest, busiest), so a guess does not shrink the others' ratings. The chosen tracks are those at least 0.7 of the most prominent one's; a chosen track is
  *    dropped only when it falls below 0.5 of it (hysteresis: a choice does not flip from frame
  *    to frame). Someone walking into the shot is therefore chosen once they are about as
  *    prominent as the subject, and no sooner.
@@ -53,23 +54,27 @@ export interface SelectedTrack {
   chosen: boolean;
 }
 
-/** one keyframe's ratings, 0..1 each (no history) */
-export function rateObservations(observations: readonly TrackObservation[]): Map<number, number> {
-  const maxOf = (f: (o: TrackObservation) => number) => Math.max(1e-9, ...observations.map(f));
+/**
+ * One keyframe's ratings, 0..1 each (no history). Size, focus and motion are measured against the
+ * largest, sharpest and busiest of `scale` (default: all of them), each share at most 1.
+ */
+export function rateObservations(observations: readonly TrackObservation[], scale: readonly TrackObservation[] = observations): Map<number, number> {
+  const maxOf = (f: (o: TrackObservation) => number) => Math.max(1e-9, ...scale.map(f));
   const largest = Math.max(FULL_SIZE_AREA, maxOf((o) => boxArea(o.box)));
   const sharpest = maxOf((o) => o.focus);
   const busiest = maxOf((o) => o.motion);
   const w = SELECTION_WEIGHTS;
+  const share = (value: number, max: number) => Math.min(1, value / max);
   const ratings = new Map<number, number>();
   for (const o of observations) {
     const cx = (o.box.x0 + o.box.x1) / 2 - 0.5;
     const cy = (o.box.y0 + o.box.y1) / 2 - 0.5;
     const centrality = Math.max(0, 1 - Math.hypot(cx, cy) / Math.SQRT1_2);
     const rating =
-      w.size * (boxArea(o.box) / largest) +
+      w.size * share(boxArea(o.box), largest) +
       w.centrality * centrality +
-      w.focus * (o.focus / sharpest) +
-      w.motion * (o.motion / busiest) +
+      w.focus * share(o.focus, sharpest) +
+      w.motion * share(o.motion, busiest) +
       w.confidence * Math.min(1, Math.max(0, o.confidence));
     ratings.set(o.id, rating);
   }
@@ -89,11 +94,15 @@ export class SubjectSelector {
         this.chosen.delete(id);
       }
     }
-    for (const [id, rating] of rateObservations(observations)) {
+    // the tracks that can be chosen set the scale: a large, sharp or busy box that is only a guess
+    // (a pattern taken for an umbrella at 0.35) would otherwise shrink the subject's rating against
+    // the people behind it, and they were chosen beside it
+    const choosable = observations.filter((o) => o.confidence >= SUBJECT_CONFIDENCE || o.supported);
+    for (const [id, rating] of rateObservations(observations, choosable.length > 0 ? choosable : observations)) {
       const previous = this.prominence.get(id);
       this.prominence.set(id, previous === undefined ? rating : previous + PROMINENCE_RESPONSE * (rating - previous));
     }
-    const sure = new Set(observations.filter((o) => o.confidence >= SUBJECT_CONFIDENCE || o.supported).map((o) => o.id));
+    const sure = new Set(choosable.map((o) => o.id));
     const best = Math.max(0, ...[...sure].map((id) => this.prominence.get(id)!));
     for (const [id, value] of this.prominence) {
       if (!sure.has(id)) this.chosen.delete(id);
