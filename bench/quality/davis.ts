@@ -26,7 +26,8 @@ const maxFrames = process.env.BENCH_FRAMES ? Number(process.env.BENCH_FRAMES) : 
 const cacheDir = process.env.BENCH_CACHE_DIR ?? join(process.cwd(), '.cache', 'models');
 
 export function clipPaths(clip: string): { video: string; truth: string } {
-  const base = (COMPOSITES as readonly string[]).includes(clip) ? join(MEDIA_DIR, clip) : join(MEDIA_DIR, 'davis', clip);
+  // a path (e.g. a clip of `npm run media:composites`) is taken as it is
+  const base = clip.includes('/') ? clip : (COMPOSITES as readonly string[]).includes(clip) ? join(MEDIA_DIR, clip) : join(MEDIA_DIR, 'davis', clip);
   return { video: `${base}.mp4`, truth: `${base}.alpha.mkv` };
 }
 

@@ -31,7 +31,7 @@ describe("the project's own composites", () => {
   }, 3 * MINUTES);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  async function score(model: 'light' | 'human', name: string) {
+  async function score(model: 'light' | 'human' | 'original', name: string) {
     const truth = decodeAlphaFrames(join(dir, `${name}.alpha.mkv`), CLIP.width, CLIP.height);
     expect(truth).toHaveLength(100);
     const covered = truth.map((alpha) => alpha.reduce((sum, value) => sum + (value >= 128 ? 1 : 0), 0) / alpha.length);
@@ -51,11 +51,22 @@ describe("the project's own composites", () => {
 
   /**
    * Keeping everyone in sight scores about 0.73 here (`light`, which does); `human` keeps the main
-   * subject. Measured 0.961 (0.931 before a larger region no box explains was kept: the detector
-   * misses the subject, seen from the back, in the first frames, and chooses the bystanders).
+   * subject. Measured 0.987 (0.961 before the detector's "teddy bears" that RVM fills were taken for
+   * the people they are; 0.931 before a larger region no box explains was kept: the detector misses
+   * the subject, seen from the back, in the first frames, and chooses the bystanders).
    */
-  it('bystanders: human keeps the main subject, not the two people behind them (IoU >= 0.88)', async () => {
+  it('bystanders: human keeps the main subject, not the two people behind them (IoU >= 0.95)', async () => {
     expect(Object.keys(COMPOSITES)).toContain('bystanders');
-    expect((await score('human', 'bystanders')).iou).toBeGreaterThanOrEqual(0.88);
+    expect((await score('human', 'bystanders')).iou).toBeGreaterThanOrEqual(0.95);
+  }, 3 * MINUTES);
+
+  /**
+   * The default model on people seen from behind: NanoDet calls them teddy bears, dogs and cats (a
+   * person box only at low scores), and a pattern behind them an umbrella. `original` measured 0.662
+   * on two-people (the "teddy bears" were cut out of ISNet's matte) and 0.567 on bystanders (the
+   * unsure umbrella, the largest box, set the scale and the bystanders were chosen); now 0.985 and 0.986.
+   */
+  it.each(['two-people', 'bystanders'])('%s: original keeps the people RVM sees under other labels, and the main subject alone (IoU >= 0.95)', async (name) => {
+    expect((await score('original', name)).iou).toBeGreaterThanOrEqual(0.95);
   }, 3 * MINUTES);
 });

@@ -1,7 +1,7 @@
 import { peopleMatte, salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box } from '../../../src/engine/models/pro/boxes';
-import { KEYFRAME_INTERVAL, MainSubjectFinder, MainSubjects, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
+import { KEYFRAME_INTERVAL, MainSubjectFinder, MainSubjects, peopleRvmFills, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
 import { classIndex } from '../../../src/engine/models/pro/vocabulary';
@@ -192,6 +192,30 @@ describe('MainSubjectFinder: a person under a second label', () => {
   });
 });
 
+describe('MainSubjectFinder: a box that RVM fills is a person', () => {
+  const detection = (cls: number, b: Box, score = 0.5) => ({ cls, box: b, score });
+  const TEDDY_BEAR = classIndex('teddy bear');
+  const personFromBehind = box(0.3, 0.2, 0.6, 0.95);
+
+  it("a teddy bear (NanoDet's name for a person seen from behind) that RVM's matte fills becomes a person", () => {
+    const people = plane(box(0.32, 0.22, 0.58, 0.95));
+    expect(peopleRvmFills([detection(TEDDY_BEAR, personFromBehind), detection(DOG, box(0.7, 0.6, 0.95, 0.95))], people, W, H).map((d) => d.cls)).toEqual([PERSON, DOG]);
+  });
+
+  it('a box RVM leaves empty, or fills only in part, or what a rider rides, keeps its class', () => {
+    const rider = box(0.3, 0.2, 0.6, 0.7);
+    const people = plane(rider);
+    const bike = detection(BICYCLE, box(0.3, 0.5, 0.6, 0.95));
+    const dogAtFeet = detection(DOG, box(0.5, 0.55, 0.8, 0.95));
+    expect(peopleRvmFills([bike, dogAtFeet, detection(DOG, box(0.7, 0.1, 0.95, 0.4))], people, W, H).map((d) => d.cls)).toEqual([BICYCLE, DOG, DOG]);
+  });
+
+  it('a class NanoDet does not mistake people for stays, however much RVM fills it (its specks on a red car)', () => {
+    const car = box(0.7, 0.4, 1, 1);
+    expect(peopleRvmFills([detection(classIndex('car'), car)], plane(car), W, H).map((d) => d.cls)).toEqual([classIndex('car')]);
+  });
+});
+
 describe('MainSubjectFinder: riders, what they ride, and the room', () => {
   const HORSE = classIndex('horse');
   const CAR = classIndex('car');
@@ -240,6 +264,13 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
   it('the chair a person sits on is not carried by them', async () => {
     const chair = { cls: classIndex('chair'), box: box(0.4, 0.5, 0.6, 0.95), score: 0.8 };
     expect(await kept([chair, { cls: PERSON, box: box(0.38, 0.1, 0.62, 0.9), score: 0.8 }])).toEqual([PERSON]);
+  });
+
+  it('a car parked behind a person is not carried by them: the person alone comes out', async () => {
+    const parked = { cls: CAR, box: box(0.55, 0.6, 0.72, 0.8), score: 0.8 };
+    expect(await kept([parked, { cls: PERSON, box: box(0.35, 0.1, 0.65, 0.95), score: 0.8 }])).toEqual([PERSON]);
+    // what a person may carry, in the same place, comes with them
+    expect(await kept([{ ...parked, cls: DOG }, { cls: PERSON, box: box(0.35, 0.1, 0.65, 0.95), score: 0.8 }])).toEqual([PERSON, DOG].sort((a, b) => a - b));
   });
 
   it('a large car behind a small person is not ridden: the person does not come with it', async () => {
