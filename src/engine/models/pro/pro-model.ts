@@ -2,7 +2,7 @@ import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, S
 import { toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { blendInto } from '../original/original-model';
-import { KEYFRAME_INTERVAL } from './main-subjects';
+import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
@@ -206,13 +206,14 @@ export class ProSession implements SegmentationSession {
       found.push(...(await this.detector.detect(rgb, width, height, { box: region, aspect: this.aspect })));
       this.detectorRuns++;
     }
-    const detections = nonMaxSuppression(found.filter((d) => this.requested.has(d.cls)), 0.5, 50);
+    const labelled = people ? peopleRvmFills(found, people, width, height) : found;
+    const detections = nonMaxSuppression(labelled.filter((d) => this.requested.has(d.cls)), 0.5, 50);
     const mattes = new Map<number, Float32Array>();
     const candidates = detections.filter((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore);
     if (this.tracker.tracks.length === 0 && candidates.length === 0) return mattes; // nothing requested in sight: no ISNet run
     const subjects = [...this.tracker.tracks.map((track) => track.box), ...candidates.map((d) => d.box)];
     // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
-    const others = found.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
+    const others = labelled.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
     this.cropToSubjects = othersApart(others, subjects);
     const peopleOnly = people !== undefined && [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
     const foreground = peopleOnly ? people : await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(subjects) : undefined);
