@@ -14,7 +14,7 @@ import { decodeVideoRgba, ffmpeg } from './support/media-tools';
 
 const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__dirname, '..', '..', 'src', 'engine', 'models', file)));
 
-(modelsReady ? describe : describe.skip)('engine end to end with the real light model', () => {
+(modelsReady ? describe : describe.skip)('engine end to end with the real light model (and human where no person is in sight)', () => {
   let dir: string;
   let pool: EngineProcessPool;
   beforeAll(async () => {

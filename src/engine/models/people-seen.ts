@@ -10,23 +10,23 @@ export const KEPT_SHARE = 0.005;
  * why in its notes instead of leaving the client to guess.
  */
 export class PeopleSeen {
-  private frames = 0;
-  private framesWithSomeone = 0;
+  private observed = false;
+  private someone = false;
 
   constructor(private readonly model: 'light' | 'human') {}
 
   /** `alpha`: the frame's output matte, 0..255 */
   observe(alpha: Uint8Array): void {
-    this.frames++;
-    if (this.framesWithSomeone > 0) return; // one frame with someone settles it
+    this.observed = true;
+    if (this.someone) return; // one frame with someone settles it
     const needed = Math.max(1, Math.ceil(alpha.length * KEPT_SHARE));
     let kept = 0;
     for (let i = 0; i < alpha.length && kept < needed; i++) if (alpha[i] >= 128) kept++;
-    if (kept >= needed) this.framesWithSomeone++;
+    this.someone = kept >= needed;
   }
 
   get notes(): string[] {
-    if (this.frames === 0 || this.framesWithSomeone > 0) return [];
+    if (!this.observed || this.someone) return [];
     return [`${this.model}: no person in sight, so the output is (nearly) transparent (light and human keep people only; original, the default, keeps any subject)`];
   }
 }

@@ -15,9 +15,9 @@ import { Box, boxArea } from './boxes';
  * 3. Only a track the detector is sure of (best score at least 0.5), or one a segmentation
  *    model confirms (`supported`: for a person, RVM's matte fills a good part of its box), can be
  *    chosen: a subject is not a guess. Those tracks also set the scale of step 1 (the largest,
- *    sharpest, busiest), so a guess does not shrink the others' ratings. The chosen tracks are those at least 0.7 of the most prominent one's; a chosen track is
- *    dropped only when it falls below 0.5 of it (hysteresis: a choice does not flip from frame
- *    to frame). Someone walking into the shot is therefore chosen once they are about as
+ *    sharpest, busiest), so a guess does not shrink the others' ratings. The chosen tracks are
+ *    those at least 0.7 of the most prominent one's; a chosen track is dropped only when it falls
+ *    below 0.5 of it (hysteresis: a choice does not flip from frame to frame). Someone walking into the shot is therefore chosen once they are about as
  *    prominent as the subject, and no sooner.
  *
  * Pure: the caller measures focus and motion; this ranks.
