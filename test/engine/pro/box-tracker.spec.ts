@@ -5,6 +5,7 @@ import { boxGate } from '../../../src/engine/models/pro/box-gate';
 
 const PERSON = 0;
 const CAR = 2;
+const DOG = 16;
 const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
 
 describe('BoxTracker', () => {
@@ -82,6 +83,21 @@ describe('BoxTracker', () => {
       [person, PERSON, 0],
       [car, CAR, 0],
     ]);
+  });
+
+  it('of two boxes of its class on a track, takes the one that is both confident and overlapping, not the loosest fit', () => {
+    // the two-dogs composite, keyframe 12: the dog alone (0.30) and the dog with the car behind it (0.10)
+    const tracker = new BoxTracker();
+    tracker.update([{ cls: DOG, score: 0.5, box: box(0.03, 0.35, 0.32, 0.81) }]);
+    const tight = box(0.09, 0.28, 0.32, 0.78);
+    tracker.update([
+      { cls: DOG, score: 0.1, box: box(0.03, 0.37, 0.33, 0.93) },
+      { cls: DOG, score: 0.3, box: tight },
+    ]);
+    const { boxResponse } = DEFAULT_TRACKER_OPTIONS;
+    expect(tracker.tracks).toHaveLength(1);
+    expect(tracker.tracks[0].box.x0).toBeCloseTo(boxResponse * tight.x0 + (1 - boxResponse) * 0.03, 6);
+    expect(tracker.tracks[0].box.y1).toBeCloseTo(boxResponse * tight.y1 + (1 - boxResponse) * 0.81, 6);
   });
 
   it('does not start a second track on a second box of a tracked subject', () => {

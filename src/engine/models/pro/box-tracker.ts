@@ -2,8 +2,11 @@ import { blendBoxes, Box, iou } from './boxes';
 
 /**
  * Keeps the identity of detected subjects across keyframes. Each keyframe's detections are
- * matched to the tracks' predicted boxes (moved with the subject's motion between keyframes) by
- * IoU, greedily from the best pair; a confident unmatched detection starts a track. A track the
+ * matched to the tracks' predicted boxes (moved with the subject's motion between keyframes),
+ * greedily from the best pair: IoU times the detection's score, so that of two boxes on one
+ * subject the loose one that fits a drifted prediction best does not win over a confident tight
+ * one (the two-dogs composite: a 0.10 box of the dog with the car behind it against the dog's own
+ * 0.30 one; "the biggest dog" 0.738 -> 0.765). A confident unmatched detection starts a track. A track the
  * detector misses is held: fully for a few keyframes, then fading out; a track the segmentation
  * still sees where it was predicted is held longer, since the detector drops objects that are
  * partly out of the frame or briefly occluded.
@@ -88,7 +91,7 @@ export class BoxTracker {
         if (overlap >= o.matchIou) pairs.push({ track, detection, overlap });
       }
     }
-    pairs.sort((a, b) => b.overlap - a.overlap || b.detection.score - a.detection.score);
+    pairs.sort((a, b) => b.overlap * b.detection.score - a.overlap * a.detection.score);
     const matchedTracks = new Set<Track>();
     const usedDetections = new Set<TrackedDetection>();
     for (const { track, detection } of pairs) {
