@@ -8,6 +8,8 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
+import { SalientInterval } from '../temporal/salient-interval';
+import { maskIou } from '../../quality/metrics';
 import { boxGate, DEFAULT_GATE, massInBox } from './box-gate';
 import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
 import { Box, expandBox, intersectionArea, translateBox } from './boxes';
@@ -25,12 +27,6 @@ import { SurveyedProSession } from './surveyed-session';
 /** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
 const KEYFRAME_BLEND = 0.6;
 const MOTION_DOWNSAMPLING = 4;
-/**
- * Between the detector's keyframes ISNet runs again every `SALIENT_REFRESH`-th frame for the shown
- * subjects that are not people (a person's matte is RVM's, every frame): a moved matte drifts from
- * a subject that changes shape (a running dog) within a few frames, as in `original`.
- */
-const SALIENT_REFRESH = 2;
 /** a missed track is still "seen" while this share of its foreground remains in its box */
 const SUPPORT_RATIO = 0.4;
 const FULL_FRAME: Box = { x0: 0, y0: 0, x1: 1, y1: 1 };
@@ -56,6 +52,15 @@ interface TrackState {
   appliedShift: { dx: number; dy: number };
   /** foreground pixels in the box at the last keyframe the detector confirmed */
   referenceMass: number;
+  /**
+   * Between the detector's keyframes ISNet runs again for the shown subjects that are not people
+   * (a person's matte is RVM's, every frame): every 2nd frame, every frame while the subject
+   * changes shape (a running dog), as in `original` (salient-interval.ts). The two-dogs composite's
+   * "the biggest dog": 0.876 at every 2nd frame, 0.925 at every frame.
+   */
+  interval: SalientInterval;
+  /** frames since the track's matte came from ISNet */
+  sinceMatte: number;
 }
 
 /**
@@ -134,7 +139,7 @@ export class ProSession implements SegmentationSession {
       this.framesSinceKeyframe = 0;
     } else {
       this.framesSinceKeyframe++;
-      if (this.framesSinceKeyframe % SALIENT_REFRESH === 0) mattes = await this.refresh(frame.data, moved, people !== undefined);
+      mattes = await this.refresh(frame.data, moved, people !== undefined);
     }
     const out = new Float32Array(width * height);
     // subjects a prompt's attributes left out
@@ -154,17 +159,16 @@ export class ProSession implements SegmentationSession {
    * and a kept track's grown, feathered gate reaches over its neighbours): zero inside a detected
    * left-out track's box, except inside the kept track's own box; and, wherever a left-out track
    * (detected or held) overlaps the kept one's gate, drop the pixels whose colour name is clearly
-   * the left-out subject's and not the kept one's (the survey measured both), and where it stands
-   * the pixels of shared colours that its colours surround (colour-apart.ts).
+   * the left-out subject's and not the kept one's (the survey measured both), and the pixels of
+   * shared colours that its colours surround (colour-apart.ts).
    */
   private apartFrom(source: Float32Array, rgb: Uint8Array, track: Track, others: readonly Track[]): Float32Array {
     const { width, height } = this.isnet;
     const ownColours = this.appearance?.(track);
     const near = others.filter((o) => intersectionArea(expandBox(o.box, DEFAULT_GATE.margin), expandBox(track.box, DEFAULT_GATE.margin)) > 0);
     const theirs = near.map((o) => this.appearance?.(o)).filter((c): c is Float64Array => c !== undefined);
-    const where = near.map((o) => toPixelRect(expandBox(o.box, DEFAULT_GATE.margin), width, height));
     const matte = Float32Array.from(source);
-    if (ownColours && theirs.length) withoutTheirColours(matte, rgb, width, height, { own: ownColours, others: theirs }, where);
+    if (ownColours && theirs.length) withoutTheirColours(matte, rgb, width, height, { own: ownColours, others: theirs });
     const own = toPixelRect(track.box, width, height);
     const detected = others.filter((o) => o.misses === 0).map((o) => toPixelRect(o.box, width, height));
     for (let y = 0, i = 0; y < height; y++) {
@@ -190,6 +194,7 @@ export class ProSession implements SegmentationSession {
       const { dx, dy } = state.propagator.shift;
       this.tracker.move(track.id, translateBox(track.box, (dx - state.appliedShift.dx) / width, (dy - state.appliedShift.dy) / height));
       state.appliedShift = { dx, dy };
+      state.sinceMatte++;
     }
     return moved;
   }
@@ -225,11 +230,27 @@ export class ProSession implements SegmentationSession {
     }
     const tracks = this.tracker.update(detections, supported);
     for (const id of this.states.keys()) if (!tracks.some((t) => t.id === id)) this.states.delete(id);
+    const ownRegion = peopleOnly ? undefined : this.regionOfShown(tracks, people !== undefined);
+    const shownForeground = ownRegion ? await this.foregroundAround(rgb, ownRegion.region) : undefined;
     for (const track of tracks) {
-      mattes.set(track.id, this.keyMatte(rgb, track, foreground, moved.get(track.id)));
+      const own = shownForeground && ownRegion!.tracks.includes(track) ? shownForeground : foreground;
+      mattes.set(track.id, this.keyMatte(rgb, track, own, moved.get(track.id)));
       if (track.misses === 0) this.states.get(track.id)!.referenceMass = massInBox(foreground, width, height, track.box);
     }
     return mattes;
+  }
+
+  /**
+   * On a keyframe that showed ISNet more than the shown subjects whose matte is ISNet's (tracks left
+   * out by the prompt or the chooser in sight): those subjects and the region ISNet should see for
+   * them alone, so that what it finds salient is theirs (a left-out dog, or a car behind the kept
+   * one, is not); undefined when the keyframe's foreground already is theirs.
+   */
+  private regionOfShown(tracks: readonly Track[], peopleFromRvm: boolean): { tracks: Track[]; region: Box } | undefined {
+    const own = tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+    if (own.length === 0 || !tracks.some((t) => !this.shown(t))) return undefined;
+    const region = subjectRegion(own.map((t) => t.box));
+    return region && { tracks: own, region };
   }
 
   /** whether the track is shown in the output (chosen as a main subject, kept by the prompt's attributes) */
@@ -238,15 +259,20 @@ export class ProSession implements SegmentationSession {
   }
 
   /**
-   * ISNet again between keyframes, for the shown subjects whose matte is ISNet's: their mattes are
-   * refreshed inside their (moved) boxes as on a keyframe, without the detector; the other tracks
-   * keep their moved mattes. ISNet sees the region around the subjects when the last keyframe found
-   * other objects apart from them.
+   * ISNet again between keyframes when one of the shown subjects whose matte is ISNet's is due (its
+   * interval): their mattes are refreshed inside their (moved) boxes as on a keyframe, without the
+   * detector; the other tracks keep their moved mattes. ISNet sees the region around the subjects
+   * when the last keyframe found other objects apart from them or subjects left out are in sight.
    */
   private async refresh(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
     const tracks = this.tracker.tracks.filter((t) => moved.has(t.id) && this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
-    if (tracks.length === 0) return moved;
-    const foreground = await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(tracks.map((t) => t.box)) : undefined);
+    const due = tracks.some((t) => {
+      const state = this.states.get(t.id)!;
+      return state.sinceMatte >= state.interval.frames;
+    });
+    if (!due) return moved;
+    const someLeftOut = this.tracker.tracks.some((t) => !this.shown(t));
+    const foreground = await this.foregroundAround(rgb, this.cropToSubjects || someLeftOut ? subjectRegion(tracks.map((t) => t.box)) : undefined);
     this.keyframes++;
     const mattes = new Map(moved);
     for (const track of tracks) mattes.set(track.id, this.keyMatte(rgb, track, foreground, moved.get(track.id)));
@@ -258,15 +284,19 @@ export class ProSession implements SegmentationSession {
     const { width, height } = this.isnet;
     const gate = boxGate(track.box, width, height);
     const matte = Float32Array.from(foreground);
-    if (previous) blendInto(matte, previous, KEYFRAME_BLEND);
     for (let i = 0; i < matte.length; i++) matte[i] *= gate[i];
     let state = this.states.get(track.id);
     if (!state) {
-      state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0 };
+      state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0, interval: new SalientInterval(), sinceMatte: 0 };
       this.states.set(track.id, state);
+    }
+    if (previous) {
+      state.interval.observe(maskIou(previous, matte, 0.5));
+      blendInto(matte, previous, KEYFRAME_BLEND);
     }
     state.propagator.setKeyframe(rgb, width, height, matte, width, height);
     state.appliedShift = { dx: 0, dy: 0 };
+    state.sinceMatte = 0;
     return matte;
   }
 
