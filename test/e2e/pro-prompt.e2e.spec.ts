@@ -98,12 +98,12 @@ describe('pro: the official Python client\'s prompt "person wearing red jacket"'
     console.log(
       `"person wearing red jacket" through the API: IoU with the red person ${iou.toFixed(4)} (${((100 * tally.redKept) / tally.red).toFixed(1)}% of it kept); the blue person kept ${(100 * leak(allBlue)).toFixed(2)}% (apart ${(100 * leak(tally.apart)).toFixed(2)}%, crossing ${(100 * leak(tally.crossing)).toFixed(2)}%)\n  notes: ${job.notes.join(' | ')}`,
     );
-    // measured: IoU 0.909 (kept = off the green, so the encoded soft edge counts), red 99.8% kept, blue
-    // 2.09% kept: 0.00% while apart, 7.2% where they cross (before the shared colours went by their
-    // surroundings, colour-apart.ts: IoU 0.872, blue 3.04%, 10.5% crossing; the issue's floors, IoU 0.9 and 2%: README)
+    // measured: IoU 0.913 (kept = off the green, so the encoded soft edge counts), red 99.8% kept, blue
+    // 1.58% kept: 0.00% while apart, 5.45% where they cross (2.09% and 7.2% before shared colours went
+    // by a tall window around them anywhere in the matte, colour-apart.ts); the issue's floors: IoU 0.9, 2%
     expect(tally.redKept / tally.red).toBeGreaterThan(0.95);
-    expect(iou).toBeGreaterThan(0.89);
+    expect(iou).toBeGreaterThanOrEqual(0.9);
     expect(leak(tally.apart)).toBeLessThan(0.02);
-    expect(leak(allBlue)).toBeLessThan(0.03);
+    expect(leak(allBlue)).toBeLessThan(0.02);
   }, 15 * MINUTES);
 });

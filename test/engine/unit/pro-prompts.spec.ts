@@ -170,21 +170,23 @@ describe('a kept subject apart from a left-out one by colour (colour-apart)', ()
     return { rgb, matte };
   }
   const at = (matte: Float32Array, x: number, y: number) => matte[y * W + x];
-  const leftOutBox = { x: 45, y: 0, width: 40, height: H };
 
-  it("drops the left-out one's jacket, and the shared hair above it where they stand; keeps the kept one's hair", () => {
+  it("drops the left-out one's jacket, and the shared hair above it; keeps the kept one's hair", () => {
     const { rgb, matte } = scene();
-    withoutTheirColours(matte, rgb, W, H, { own: shares('red'), others: [shares('blue')] }, [leftOutBox]);
+    withoutTheirColours(matte, rgb, W, H, { own: shares('red'), others: [shares('blue')] });
     expect(at(matte, 70, 40)).toBe(0); // the blue jacket
     expect(at(matte, 70, 2)).toBe(0); // hair over the blue jacket
     expect(at(matte, 30, 2)).toBe(1); // hair over the red jacket
     expect(at(matte, 30, 40)).toBe(1); // the red jacket
   });
 
-  it('leaves shared colours alone away from where the left-out one stands', () => {
+  it('keeps a shared colour that its own colours surround, beside a patch of theirs', () => {
     const { rgb, matte } = scene();
-    withoutTheirColours(matte, rgb, W, H, { own: shares('red'), others: [shares('blue')] }, [{ x: 90, y: 0, width: 10, height: H }]);
-    expect(at(matte, 70, 2)).toBe(1);
-    expect(at(matte, 70, 40)).toBe(0);
+    // the kept one alone (red from x 20 to 80) but for a small blue badge beside its hair
+    for (let y = 4; y < H; y++) for (let x = 50; x < 80; x++) rgb.set(RED, 3 * (y * W + x));
+    for (let y = 4; y < 7; y++) for (let x = 60; x < 64; x++) rgb.set(BLUE, 3 * (y * W + x));
+    withoutTheirColours(matte, rgb, W, H, { own: shares('red'), others: [shares('blue')] });
+    expect(at(matte, 61, 5)).toBe(0); // the badge: clearly their colour
+    expect(at(matte, 61, 2)).toBe(1); // the hair above it: red all around, 12 blue pixels
   });
 });
