@@ -16,6 +16,8 @@ export interface QualityRow extends MatteScores {
   msPerFrame: number;
   /** CPU time of this process (user + system, all its threads) per frame of segmentation: steadier than `msPerFrame` under load */
   cpuMsPerFrame: number;
+  /** each frame's IoU at 0.5, in order */
+  frameIous: number[];
 }
 
 export function truthDecodeArgs(truthPath: string): string[] {
@@ -52,5 +54,5 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
     await session.close();
   }
   const scores = scorer.scores();
-  return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuUs / 1000 / scores.frames : 0 };
+  return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuUs / 1000 / scores.frames : 0, frameIous: scorer.frameIous };
 }

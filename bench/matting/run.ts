@@ -56,7 +56,7 @@ function qualityGoal(model: string, clip: string, iou: number, dtssd: number, ba
 }
 
 /** `original` on portrait-pan, from the quality table, for the peer comparison */
-let originalOnPortrait: { msPerFrame: number; iou: number } | undefined;
+let originalOnPortrait: { msPerFrame: number; iou: number; frameIous: number[] } | undefined;
 
 async function qualitySection(): Promise<void> {
   const loadModel = await loadModelsModule();

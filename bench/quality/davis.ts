@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { ModelName, SegmentationModel } from '../../src/engine/types';
 import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
+import { mean } from '../engine/stats';
 import { Cell, renderTable } from '../engine/table';
 import { measureQuality, QualityRow } from '../engine/quality';
 import { perFrameSelfie } from '../matting/per-frame-selfie';
@@ -31,7 +32,6 @@ export function clipPaths(clip: string): { video: string; truth: string } {
   return { video: `${base}.mp4`, truth: `${base}.alpha.mkv` };
 }
 
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 
 /** each floor of `model` over the clips measured: its figure and whether it holds */
 export function floorLines(model: string, scores: Map<string, QualityRow>): string[] {

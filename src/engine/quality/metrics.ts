@@ -55,6 +55,8 @@ export function temporalDifferenceError(pred: Uint8Array, prevPred: Uint8Array, 
 
 /** Accumulates the scores frame by frame, so a clip never has to be held in memory. */
 export class MatteScorer {
+  /** each frame's IoU at 0.5, in order */
+  readonly frameIous: number[] = [];
   private frames = 0;
   private iouSum = 0;
   private madSum = 0;
@@ -63,7 +65,9 @@ export class MatteScorer {
   private previous?: { pred: Uint8Array; truth: Uint8Array };
 
   addFrame(pred: Uint8Array, truth: Uint8Array): void {
-    this.iouSum += binaryIou(pred, truth);
+    const iou = binaryIou(pred, truth);
+    this.frameIous.push(iou);
+    this.iouSum += iou;
     this.madSum += meanAbsoluteDifference(pred, truth);
     if (this.previous) {
       this.dtssdSum += temporalDifferenceError(pred, this.previous.pred, truth, this.previous.truth);
