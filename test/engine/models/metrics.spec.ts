@@ -25,7 +25,7 @@ describe('matte metrics', () => {
     expect(() => binaryIou(u8(1, 2), u8(1))).toThrow(RangeError);
   });
 
-  it('accumulates clip scores scaled x1e-3', () => {
+  it('accumulates clip scores scaled x1e-3, and keeps each frame\'s IoU', () => {
     const scorer = new MatteScorer();
     scorer.addFrame(u8(255, 0), u8(255, 0));
     scorer.addFrame(u8(0, 0), u8(255, 0));
@@ -34,5 +34,6 @@ describe('matte metrics', () => {
     expect(scores.iou).toBeCloseTo(0.5);
     expect(scores.mad).toBeCloseTo(250);
     expect(scores.dtssd).toBeCloseTo(500);
+    expect(scorer.frameIous).toEqual([1, 0]);
   });
 });
