@@ -100,6 +100,18 @@ describe('BoxTracker', () => {
     expect(tracker.tracks[0].box.y1).toBeCloseTo(boxResponse * tight.y1 + (1 - boxResponse) * 0.81, 6);
   });
 
+  it("restores another tracker's tracks as copies, and tracks on from them", () => {
+    const first = new BoxTracker();
+    first.update([{ cls: DOG, score: 0.6, box: box(0.1, 0.3, 0.4, 0.8) }]);
+    const second = new BoxTracker();
+    second.restore(first.tracks);
+    expect(second.tracks).toEqual(first.tracks);
+    second.move(second.tracks[0].id, box(0.2, 0.3, 0.5, 0.8));
+    expect(first.tracks[0].box.x0).toBe(0.1);
+    second.update([{ cls: DOG, score: 0.6, box: box(0.21, 0.3, 0.51, 0.8) }]);
+    expect(second.tracks.map((t) => [t.id, t.hits])).toEqual([[first.tracks[0].id, 2]]);
+  });
+
   it('does not start a second track on a second box of a tracked subject', () => {
     const tracker = new BoxTracker();
     tracker.update([

@@ -71,6 +71,11 @@ export class BoxTracker {
     return this.live;
   }
 
+  /** the tracks become `tracks` (another tracker's, at the same frame: a second pass over a clip) */
+  restore(tracks: readonly Track[]): void {
+    this.live.splice(0, this.live.length, ...tracks.map((t) => ({ ...t, box: { ...t.box } })));
+  }
+
   /** moves a track's box (its predicted position between keyframes) */
   move(id: number, box: Box): void {
     const track = this.live.find((t) => t.id === id);

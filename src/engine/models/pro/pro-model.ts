@@ -46,6 +46,13 @@ export function detectionRegions(aspect: number): Box[] {
     : [FULL_FRAME, { x0: 0, y0: 0, x1: 1, y1: half }, { x0: 0, y0: 1 - half, x1: 1, y1: 1 }];
 }
 
+/** what a surveying session's tracks were after one frame, for the second pass to show */
+export interface SurveyedFrame {
+  tracks: Track[];
+  /** ISNet was shown the subjects' region (other objects apart from them) */
+  cropToSubjects: boolean;
+}
+
 interface TrackState {
   propagator: KeyframePropagator;
   /** the propagator's shift already applied to the track's box */
@@ -94,6 +101,12 @@ export class ProSession implements SegmentationSession {
   keep?: (track: Track) => boolean;
   /** a track's colours (shares of COLOUR_NAMES in its own matte) as the survey measured them */
   appearance?: (track: Track) => Float64Array | undefined;
+  /**
+   * The survey's tracks for the next frame (surveyed-session.ts): this session then shows them
+   * instead of detecting and tracking again, so the tracks the survey chose are the ones shown
+   * (a second tracking pass drifts: its boxes move with the mattes it shows, which differ).
+   */
+  replay?: () => SurveyedFrame | undefined;
 
   constructor(
     private readonly isnet: IsnetSegmenter,
@@ -130,9 +143,14 @@ export class ProSession implements SegmentationSession {
     const { width, height } = this.isnet;
     const people = this.people && (await this.people.alphaAt(frame.data, width, height, frame.index));
     const moved = this.moveTracks(frame.data);
+    const replayed = this.replay?.();
+    if (replayed) {
+      this.tracker.restore(replayed.tracks);
+      this.cropToSubjects = replayed.cropToSubjects;
+    }
     let mattes = moved;
     if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
-      mattes = await this.keyframe(frame.data, moved, people);
+      mattes = replayed ? await this.replayedKeyframe(frame.data, moved, people !== undefined) : await this.keyframe(frame.data, moved, people);
       if (this.chooser) this.chosen = this.chooser.choose(frame.data, width, height, distinctObjects(this.tracker.tracks), people);
       this.observer?.(frame.data, this.tracker.tracks.map((track) => ({ id: track.id, cls: track.cls, box: track.box, detected: track.misses === 0, matte: this.matteOf(track, people, mattes) })));
       this.started = true;
@@ -253,6 +271,21 @@ export class ProSession implements SegmentationSession {
     return region && { tracks: own, region };
   }
 
+  /**
+   * A keyframe of the survey's tracks (`replay`): no detector; the shown subjects whose matte is
+   * ISNet's get it fresh, from ISNet shown them alone when others are in sight.
+   */
+  private async replayedKeyframe(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
+    for (const id of this.states.keys()) if (!this.tracker.tracks.some((t) => t.id === id)) this.states.delete(id);
+    const own = this.tracker.tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+    return own.length ? this.isnetMattes(rgb, moved, own) : new Map();
+  }
+
+  /** the current state of the tracks, for a second pass to show (`replay`) */
+  get surveyed(): SurveyedFrame {
+    return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects };
+  }
+
   /** whether the track is shown in the output (chosen as a main subject, kept by the prompt's attributes) */
   private shown(track: Track): boolean {
     return (!this.chosen || this.chosen.has(track.id)) && (!this.keep || this.keep(track));
@@ -270,7 +303,11 @@ export class ProSession implements SegmentationSession {
       const state = this.states.get(t.id)!;
       return state.sinceMatte >= state.interval.frames;
     });
-    if (!due) return moved;
+    return due ? this.isnetMattes(rgb, moved, tracks) : moved;
+  }
+
+  /** `tracks` (shown, not people from RVM) given fresh mattes from one ISNet run; the other tracks keep their moved ones */
+  private async isnetMattes(rgb: Uint8Array, moved: Map<number, Float32Array>, tracks: readonly Track[]): Promise<Map<number, Float32Array>> {
     const someLeftOut = this.tracker.tracks.some((t) => !this.shown(t));
     const foreground = await this.foregroundAround(rgb, this.cropToSubjects || someLeftOut ? subjectRegion(tracks.map((t) => t.box)) : undefined);
     this.keyframes++;

@@ -1,6 +1,6 @@
 import { Matte, RgbFrame, SegmentationSession } from '../../types';
 import { KEYFRAME_INTERVAL } from './main-subjects';
-import type { ProSession } from './pro-model';
+import type { ProSession, SurveyedFrame } from './pro-model';
 import { SubjectQuery } from './prompt-grammar';
 import { resolveQueries } from './prompt-resolver';
 import { EvidenceBook, TrackEvidence } from './track-evidence';
@@ -17,16 +17,18 @@ function wholeShares(entry: TrackEvidence): Float64Array | undefined {
  * choice is made once for the whole clip, so it cannot flip from frame to frame: the engine first
  * feeds every frame to `surveyFrame`, where a first `pro` session tracks the subjects and gathers
  * evidence (track-evidence.ts); `finishSurvey` decides (prompt-resolver.ts). `segment` then runs a
- * second, identical session over the same frames and shows only the tracks decided on. The two
- * sessions see the same frames through the same deterministic models, so their track ids agree.
- * The cost is a second pass over the clip, paid only by prompts with attributes.
+ * second session over the same frames that replays the survey's tracks frame by frame (no
+ * detector, no tracking of its own, so the track ids are the survey's) and shows only those decided
+ * on. The cost is a second pass over the clip, paid only by prompts with attributes.
  */
 export class SurveyedProSession implements SegmentationSession {
   private readonly evidence: EvidenceBook;
-  private surveyed = false;
+  private finished = false;
   /** frames fed so far to the survey, and to `segment` (the same sequence, counted the same way) */
   private surveyFrames = 0;
   private frames = 0;
+  /** the survey's tracks after each frame (the output pass shows these) */
+  readonly surveyed: SurveyedFrame[] = [];
 
   constructor(
     private readonly survey: ProSession,
@@ -62,6 +64,7 @@ export class SurveyedProSession implements SegmentationSession {
 
   async surveyFrame(frame: RgbFrame): Promise<void> {
     await this.survey.segment(frame);
+    this.surveyed.push(this.survey.surveyed);
     this.surveyFrames++;
   }
 
@@ -73,14 +76,15 @@ export class SurveyedProSession implements SegmentationSession {
     // a held track keeps the colours of its last segment
     this.main.appearance = (track) => colours.filter((c) => c.trackId === track.id && c.shares && this.frames >= c.from).at(-1)?.shares;
     this.main.notes.push(...notes);
-    this.surveyed = true;
+    this.main.replay = () => this.surveyed[this.frames];
+    this.finished = true;
   }
 
   async segment(frame: RgbFrame): Promise<Matte> {
-    if (!this.surveyed) {
+    if (!this.finished) {
       // not surveyed (a caller that skipped it): every track of the named classes, as without attributes
       this.main.notes.push('pro: the clip was not surveyed; the prompt\'s attributes were not applied');
-      this.surveyed = true;
+      this.finished = true;
     }
     const matte = await this.main.segment(frame);
     this.frames++;
