@@ -320,17 +320,13 @@ export class ProSession implements SegmentationSession {
   private keyMatte(rgb: Uint8Array, track: Track, foreground: Float32Array, previous: Float32Array | undefined): Float32Array {
     const { width, height } = this.isnet;
     const gate = boxGate(track.box, width, height);
-    const matte = Float32Array.from(foreground);
-    for (let i = 0; i < matte.length; i++) matte[i] *= gate[i];
     let state = this.states.get(track.id);
     if (!state) {
       state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0, interval: new SalientInterval(), sinceMatte: 0 };
       this.states.set(track.id, state);
     }
-    if (previous) {
-      state.interval.observe(maskIou(previous, matte, 0.5));
-      blendInto(matte, previous, KEYFRAME_BLEND);
-    }
+    if (previous) state.interval.observe(maskIou(previous, gated(foreground, gate), 0.5));
+    const matte = gated(previous ? blendInto(Float32Array.from(foreground), previous, KEYFRAME_BLEND) : foreground, gate);
     state.propagator.setKeyframe(rgb, width, height, matte, width, height);
     state.appliedShift = { dx: 0, dy: 0 };
     state.sinceMatte = 0;
