@@ -266,7 +266,7 @@ export class ProSession implements SegmentationSession {
    */
   private regionOfShown(tracks: readonly Track[], peopleFromRvm: boolean): { tracks: Track[]; region: Box } | undefined {
     const own = tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
-    if (own.length === 0 || !tracks.some((t) => !this.shown(t))) return undefined;
+    if (own.length === 0 || !this.leftOutApartFrom(own)) return undefined;
     const region = subjectRegion(own.map((t) => t.box));
     return region && { tracks: own, region };
   }
@@ -284,6 +284,19 @@ export class ProSession implements SegmentationSession {
   /** the current state of the tracks, for a second pass to show (`replay`) */
   get surveyed(): SurveyedFrame {
     return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects };
+  }
+
+  /**
+   * whether a track left out (by the prompt or the chooser) stands apart from `shown`: one lying
+   * mostly inside a shown track's box is that subject under a second label (car-slide's car is also
+   * a truck), and ISNet shown the whole frame cuts a lone subject better (subject-crop.ts)
+   */
+  private leftOutApartFrom(shown: readonly Track[]): boolean {
+    const leftOut = this.tracker.tracks.filter((t) => !this.shown(t));
+    return othersApart(
+      leftOut.map((t) => t.box),
+      shown.map((t) => t.box),
+    );
   }
 
   /** whether the track is shown in the output (chosen as a main subject, kept by the prompt's attributes) */
@@ -308,8 +321,7 @@ export class ProSession implements SegmentationSession {
 
   /** `tracks` (shown, not people from RVM) given fresh mattes from one ISNet run; the other tracks keep their moved ones */
   private async isnetMattes(rgb: Uint8Array, moved: Map<number, Float32Array>, tracks: readonly Track[]): Promise<Map<number, Float32Array>> {
-    const someLeftOut = this.tracker.tracks.some((t) => !this.shown(t));
-    const foreground = await this.foregroundAround(rgb, this.cropToSubjects || someLeftOut ? subjectRegion(tracks.map((t) => t.box)) : undefined);
+    const foreground = await this.foregroundAround(rgb, this.cropToSubjects || this.leftOutApartFrom(tracks) ? subjectRegion(tracks.map((t) => t.box)) : undefined);
     this.keyframes++;
     const mattes = new Map(moved);
     for (const track of tracks) mattes.set(track.id, this.keyMatte(rgb, track, foreground, moved.get(track.id)));
