@@ -1,7 +1,6 @@
 import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
-import { blendInto } from '../original/original-model';
 import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
@@ -282,7 +281,7 @@ export class ProSession implements SegmentationSession {
   }
 
   /** the current state of the tracks, for a second pass to show (`replay`) */
-  get surveyed(): SurveyedFrame {
+  get snapshot(): SurveyedFrame {
     return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects };
   }
 
@@ -337,8 +336,12 @@ export class ProSession implements SegmentationSession {
       state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, referenceMass: 0, interval: new SalientInterval(), sinceMatte: 0 };
       this.states.set(track.id, state);
     }
-    if (previous) state.interval.observe(maskIou(previous, gated(foreground, gate), 0.5));
-    const matte = gated(previous ? blendInto(Float32Array.from(foreground), previous, KEYFRAME_BLEND) : foreground, gate);
+    const matte = gated(foreground, gate);
+    if (previous) {
+      state.interval.observe(maskIou(previous, matte, 0.5));
+      // the blend, gated by the box: gate * (w * fresh + (1 - w) * previous)
+      for (let i = 0; i < matte.length; i++) matte[i] = KEYFRAME_BLEND * matte[i] + (1 - KEYFRAME_BLEND) * gate[i] * previous[i];
+    }
     state.propagator.setKeyframe(rgb, width, height, matte, width, height);
     state.appliedShift = { dx: 0, dy: 0 };
     state.sinceMatte = 0;

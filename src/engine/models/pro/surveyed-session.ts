@@ -64,7 +64,7 @@ export class SurveyedProSession implements SegmentationSession {
 
   async surveyFrame(frame: RgbFrame): Promise<void> {
     await this.survey.segment(frame);
-    this.surveyed.push(this.survey.surveyed);
+    this.surveyed.push(this.survey.snapshot);
     this.surveyFrames++;
   }
 
