@@ -111,6 +111,25 @@ export function applyServerTimeouts(server: Server, timeouts: AppConfig['http'])
   server.requestTimeout = timeouts.requestTimeoutMs;
 }
 
+/**
+ * Closing the app waits for the requests in flight, but only for the grace: a client that stops reading
+ * a download (or sending an upload) would otherwise hold the shutdown, and the worker's hand-back, for
+ * as long as the request timeout.
+ */
+function cutConnectionsAfterGrace(app: NestExpressApplication, graceMs: number): void {
+  const adapter = app.getHttpAdapter();
+  const close = adapter.close.bind(adapter);
+  adapter.close = async () => {
+    const cut = setTimeout(() => (app.getHttpServer() as Server).closeAllConnections(), graceMs);
+    cut.unref();
+    try {
+      return await close();
+    } finally {
+      clearTimeout(cut);
+    }
+  };
+}
+
 /** The path of the first string (or key) holding a NUL character, which Postgres text cannot store; null if none. */
 function nulCharacterAt(value: unknown, at = ''): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? at || 'body' : null;
@@ -195,6 +214,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.set('etag', false);
   answerUnparsableRequests(app.getHttpServer() as Server);
   applyServerTimeouts(app.getHttpServer() as Server, config.http);
+  cutConnectionsAfterGrace(app, config.http.shutdownGraceMs);
   app.use(security);
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');

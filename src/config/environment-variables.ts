@@ -99,6 +99,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1000)
   HTTP_REQUEST_TIMEOUT_MS = 1_800_000;
 
+  /** on shutdown, how long requests in flight may finish before their connections are cut (a stalled client must not hold a shutdown) */
+  @Type(() => Number) @IsInt() @Min(0)
+  HTTP_SHUTDOWN_GRACE_MS = 10_000;
+
   /** where jobs are processed: `local` (this machine's engine), `remote` (RunPod-protocol workers at WORKER_URLS) or `none` */
   @IsIn(['local', 'remote', 'none'])
   WORKER_GATEWAY: 'local' | 'remote' | 'none' = 'local';

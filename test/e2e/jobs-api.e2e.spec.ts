@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
@@ -162,6 +163,7 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       const file = await fetch(done.output_url.replace(/^http:\/\/localhost:\d+/, t.baseUrl));
       expect(file.status).toBe(200);
       expect(file.headers.get('content-type')).toBe('video/quicktime');
+      expect((await file.arrayBuffer()).byteLength).toBe(statSync(CLIP).size);
 
       const again = await t.http.post(`/v1/jobs/${created.body.id}/start`).set('X-Api-Key', key).send({});
       expect(again.status).toBe(409);

@@ -77,3 +77,24 @@ describe('HTTP_KEEP_ALIVE_TIMEOUT_MS at its boundary', () => {
     socket.destroy();
   });
 });
+
+describe('HTTP_SHUTDOWN_GRACE_MS', () => {
+  it('a request in flight holds close() for the grace, then its connection is cut', async () => {
+    const t = await startTestApp({ HTTP_SHUTDOWN_GRACE_MS: '1500' });
+    const key = await t.createKey();
+    const socket: Socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
+    let closedAt = 0;
+    socket.on('close', () => (closedAt = Date.now()));
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // an upload that stops after its first bytes: the request stays in flight (its timeout is 30 min)
+    socket.write(`POST /v1/uploads HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 10000000\r\n\r\n--x\r\n`);
+    await sleep(300);
+    const closing = Date.now();
+    await t.close();
+    expect(Date.now() - closing).toBeGreaterThanOrEqual(1400);
+    expect(Date.now() - closing).toBeLessThan(6000);
+    expect(closedAt).toBeGreaterThan(0);
+    socket.destroy();
+  }, 20_000);
+});

@@ -1,5 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { NestContainer } from '@nestjs/core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -67,6 +68,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     QUEUE_NAMESPACE: `q_${path.basename(dataDir).replace(/[^A-Za-z0-9]/g, '')}`,
     // A job a failed test left running would otherwise hold close() for the 30 s production grace.
     WORKER_SHUTDOWN_GRACE_MS: '1000',
+    HTTP_SHUTDOWN_GRACE_MS: '1000',
     ...env,
   });
   const migrations = await migrate(database.url);
@@ -83,6 +85,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);
+  reportSlowShutdownHooks(app);
   await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   const keys = app.get(ApiKeysService);
@@ -111,6 +114,27 @@ async function reportingSlowness(step: string, run: () => Promise<void>): Promis
   } finally {
     clearInterval(warning);
   }
+}
+
+const SHUTDOWN_HOOKS = ['onModuleDestroy', 'beforeApplicationShutdown', 'onApplicationShutdown'] as const;
+
+/** Wraps every provider's shutdown hooks, and the HTTP server's close, so that one holding app.close() names itself on stderr. */
+function reportSlowShutdownHooks(app: NestExpressApplication): void {
+  const container = (app as unknown as { container: NestContainer }).container;
+  for (const module of container.getModules().values()) {
+    for (const wrapper of module.providers.values()) {
+      const instance = wrapper.instance as Record<string, unknown> | null | undefined;
+      if (!instance || typeof instance !== 'object') continue;
+      for (const hook of SHUTDOWN_HOOKS) {
+        const original = instance[hook];
+        if (typeof original !== 'function') continue;
+        instance[hook] = (...args: unknown[]) => reportingSlowness(`${instance.constructor.name}.${hook}`, async () => void (await original.apply(instance, args)));
+      }
+    }
+  }
+  const adapter = app.getHttpAdapter();
+  const close = adapter.close.bind(adapter);
+  adapter.close = () => reportingSlowness('closing the HTTP server', async () => void (await close()));
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */
