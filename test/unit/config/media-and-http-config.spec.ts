@@ -38,8 +38,13 @@ describe('media size limits', () => {
 });
 
 describe('HTTP server timeouts', () => {
-  it('defaults: keep-alive 65 s (above proxies\' 60 s), headers 66 s, whole request 30 min', () => {
-    expect(loadConfig({}).http).toEqual({ keepAliveTimeoutMs: 65000, headersTimeoutMs: 66000, requestTimeoutMs: 1800000 });
+  it('defaults: keep-alive 65 s (above proxies\' 60 s), headers 66 s, whole request 30 min, 10 s for requests in flight at shutdown', () => {
+    expect(loadConfig({}).http).toEqual({ keepAliveTimeoutMs: 65000, headersTimeoutMs: 66000, requestTimeoutMs: 1800000, shutdownGraceMs: 10000 });
+  });
+
+  it('the shutdown grace may be 0 (connections cut at once); below is refused', () => {
+    expect(loadConfig({ HTTP_SHUTDOWN_GRACE_MS: '0' }).http.shutdownGraceMs).toBe(0);
+    expect(variableRefused({ HTTP_SHUTDOWN_GRACE_MS: '-1' })).toBe('HTTP_SHUTDOWN_GRACE_MS');
   });
 
   it('the headers timeout must be above the keep-alive timeout: one more passes, equal is refused', () => {
