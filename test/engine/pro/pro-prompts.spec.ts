@@ -45,8 +45,9 @@ interface PromptCase {
  * frames "the woman in blue" measured IoU 0.904 and a leak of 0.24% (prompt-diagnose; README).
  */
 const CASES: PromptCase[] = [
-  // measured 0.917 (0.738 before the tracker weighed the detector's scores, ISNet saw the kept dog
-  // alone on keyframes and ran on every frame while the dog changes shape)
+  // measured 0.913 (0.738 before the tracker weighed the detector's scores, ISNet saw the kept dog
+  // alone on keyframes and ran on every frame while the dog changes shape; 0.917 with ISNet between
+  // keyframes in the survey too, at 1.5 times the CPU)
   { clip: 'two-dogs', prompt: 'the biggest dog', named: [0], iouFloor: 0.9, frames: 60 },
   // measured 0.914 (0.896 with ISNet on the detector's keyframes only): pro's mattes of the two; no
   // attribute, so one pass (its first 24 frames score 0.774 while the detector confirms the two)

@@ -38,6 +38,7 @@ export class SurveyedProSession implements SegmentationSession {
   ) {
     this.evidence = new EvidenceBook(PERSON, aspect);
     const { width, height } = survey.matteSize;
+    survey.keyframesOnly = true;
     survey.observer = (rgb, tracks) => this.evidence.observe(this.surveyFrames, rgb, width, height, tracks);
   }
 
