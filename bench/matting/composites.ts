@@ -18,6 +18,9 @@ import { join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MEDIA_DIR } from '../engine/options';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { floor, min } = Math;
+
 const W = 640;
 const H = 360;
 const FRAMES = 100;
@@ -52,7 +55,7 @@ export const EVERYONE_COMPOSITES = Object.keys(COMPOSITES).filter((name) => !COM
 
 export function decode(args: string[], frameBytes: number, frames = FRAMES): Uint8Array[] {
   const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(frames), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
-  return Array.from({ length: Math.floor(bytes.length / frameBytes) }, (_, i) => bytes.subarray(i * frameBytes, (i + 1) * frameBytes));
+  return Array.from({ length: floor(bytes.length / frameBytes) }, (_, i) => bytes.subarray(i * frameBytes, (i + 1) * frameBytes));
 }
 
 /** lays one placed instance over `colour`/`alpha` (bilinear sampling, the same for colour and alpha) */
@@ -62,15 +65,15 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
   for (let y = 0; y < H; y++) {
     const sy = (y + 0.5 - top) / place.scale - 0.5;
     if (sy < 0 || sy > H - 1) continue;
-    const y0 = Math.floor(sy);
-    const y1 = Math.min(H - 1, y0 + 1);
+    const y0 = floor(sy);
+    const y1 = min(H - 1, y0 + 1);
     const fy = sy - y0;
     for (let x = 0; x < W; x++) {
       let sx = (x + 0.5 - left) / place.scale - 0.5;
       if (sx < 0 || sx > W - 1) continue;
       if (place.mirror) sx = W - 1 - sx;
-      const x0 = Math.floor(sx);
-      const x1 = Math.min(W - 1, x0 + 1);
+      const x0 = floor(sx);
+      const x1 = min(W - 1, x0 + 1);
       const fx = sx - x0;
       const w00 = (1 - fx) * (1 - fy);
       const w01 = fx * (1 - fy);
@@ -118,7 +121,7 @@ export function readSources(mediaDir = MEDIA_DIR): Sources {
 
 /** writes `<dir>/<name>.mp4` and `<dir>/<name>.alpha.mkv` */
 export function writeComposite(name: string, dir: string, { person, truth, background }: Sources = readSources()): void {
-  const count = Math.min(person.length, truth.length, background.length);
+  const count = min(person.length, truth.length, background.length);
   const colourOut = Buffer.alloc(count * W * H * 3);
   const alphaOut = Buffer.alloc(count * W * H);
   for (let i = 0; i < count; i++) {

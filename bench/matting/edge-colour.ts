@@ -13,6 +13,9 @@ import { runEngine } from '../../src/engine/engine';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { Rgb, SegmentationModel, SegmentationSession } from '../../src/engine/types';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { abs, floor, min, round } = Math;
+
 export const EDGE_GREEN: Rgb = [20, 200, 60];
 export const EDGE_TARGET: Rgb = [40, 60, 220];
 const FPS = 25;
@@ -32,7 +35,7 @@ function raw(args: string[]): Buffer {
 }
 
 function split(bytes: Buffer, size: number, frames: number): Uint8Array[] {
-  return Array.from({ length: Math.min(frames, Math.floor(bytes.length / size)) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+  return Array.from({ length: min(frames, floor(bytes.length / size)) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
 }
 
 /** writes the clip (H.264, CRF 10) under `dir`; `mediaDir` holds portrait-pan and its alpha */
@@ -47,7 +50,7 @@ export function buildEdgeClip(mediaDir: string, dir: string, frames: number): Ed
     const out = new Uint8Array(pixels * 3);
     for (let p = 0; p < pixels; p++) {
       const w = a[p] / 255;
-      for (let c = 0; c < 3; c++) out[3 * p + c] = Math.round(w * f[3 * p + c] + (1 - w) * background[c]);
+      for (let c = 0; c < 3; c++) out[3 * p + c] = round(w * f[3 * p + c] + (1 - w) * background[c]);
     }
     return out;
   };
@@ -101,7 +104,7 @@ export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip
       const alpha = clip.alpha[i];
       for (let p = 0; p < alpha.length; p++) {
         if (alpha[p] <= 8 || alpha[p] >= 247) continue;
-        for (let c = 0; c < 3; c++) sum += Math.abs(frame[3 * p + c] - clip.truth[i][3 * p + c]);
+        for (let c = 0; c < 3; c++) sum += abs(frame[3 * p + c] - clip.truth[i][3 * p + c]);
         count++;
       }
     });

@@ -32,6 +32,9 @@ import { labToRgb, rgbToLab } from '../../src/engine/models/pro/colour-names';
 import { MEDIA_DIR } from '../engine/options';
 import { decode, layOver, Placement, storeFrameBytes } from './composites';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { ceil, cos, floor, hypot, max, min, sin } = Math;
+
 export const W = 640;
 export const H = 360;
 export const PROMPT_FRAMES = 60;
@@ -53,7 +56,7 @@ export interface PromptComposite {
 }
 
 const SWAP_START = 20;
-const lerp = (a: number, b: number, t: number) => a + (b - a) * Math.min(1, Math.max(0, t));
+const lerp = (a: number, b: number, t: number) => a + (b - a) * min(1, max(0, t));
 
 export const PROMPT_COMPOSITES: Record<string, PromptComposite> = {
   'red-blue': {
@@ -84,15 +87,15 @@ export const PROMPT_COMPOSITES: Record<string, PromptComposite> = {
 export function recolourClothing(rgb: Uint8Array, alpha: Uint8Array, hue: number): Uint8Array {
   const out = Uint8Array.from(rgb);
   let top = H;
-  for (let i = 0; i < alpha.length && top === H; i++) if (alpha[i] >= 128) top = Math.floor(i / W);
+  for (let i = 0; i < alpha.length && top === H; i++) if (alpha[i] >= 128) top = floor(i / W);
   const from = top + 0.35 * (H - top);
   const radians = (hue * Math.PI) / 180;
-  for (let y = Math.ceil(from); y < H; y++) {
+  for (let y = ceil(from); y < H; y++) {
     for (let x = 0, p = y * W; x < W; x++, p++) {
       if (alpha[p] === 0) continue;
       const lab = rgbToLab(rgb[3 * p], rgb[3 * p + 1], rgb[3 * p + 2]);
-      if (lab.l >= 40 || Math.hypot(lab.a, lab.b) >= 20) continue;
-      out.set(labToRgb({ l: lab.l + 18, a: 55 * Math.cos(radians), b: 55 * Math.sin(radians) }), 3 * p);
+      if (lab.l >= 40 || hypot(lab.a, lab.b) >= 20) continue;
+      out.set(labToRgb({ l: lab.l + 18, a: 55 * cos(radians), b: 55 * sin(radians) }), 3 * p);
     }
   }
   return out;

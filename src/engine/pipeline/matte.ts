@@ -1,6 +1,9 @@
 import { Matte } from '../types';
 import { Size } from './geometry';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { floor, min } = Math;
+
 /**
  * The bytes to put on the matte pipe for one frame. The pipe's size is fixed by the first matte;
  * a session that later changes resolution gets its matte resampled (nearest) to that size. Always
@@ -17,9 +20,9 @@ export function matteBytes(matte: Matte, pipeSize: Size): Buffer {
 function resizeNearest(matte: Matte, size: Size): Buffer {
   const out = Buffer.allocUnsafe(size.width * size.height);
   for (let y = 0; y < size.height; y++) {
-    const sourceRow = Math.min(matte.height - 1, Math.floor(((y + 0.5) * matte.height) / size.height)) * matte.width;
+    const sourceRow = min(matte.height - 1, floor(((y + 0.5) * matte.height) / size.height)) * matte.width;
     for (let x = 0; x < size.width; x++) {
-      out[y * size.width + x] = matte.data[sourceRow + Math.min(matte.width - 1, Math.floor(((x + 0.5) * matte.width) / size.width))];
+      out[y * size.width + x] = matte.data[sourceRow + min(matte.width - 1, floor(((x + 0.5) * matte.width) / size.width))];
     }
   }
   return out;

@@ -3,6 +3,9 @@
  * Mattes and ground truth are 8-bit alpha (0..255) of the same size.
  */
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { abs } = Math;
+
 export interface MatteScores {
   frames: number;
   /** mean over frames of the IoU of the masks binarised at alpha 0.5 */
@@ -39,7 +42,7 @@ export function maskIou(a: ArrayLike<number>, b: ArrayLike<number>, threshold: n
 export function meanAbsoluteDifference(pred: Uint8Array, truth: Uint8Array): number {
   assertSameSize(pred, truth);
   let sum = 0;
-  for (let i = 0; i < pred.length; i++) sum += Math.abs(pred[i] - truth[i]);
+  for (let i = 0; i < pred.length; i++) sum += abs(pred[i] - truth[i]);
   return pred.length === 0 ? 0 : sum / pred.length / 255;
 }
 
@@ -49,7 +52,7 @@ export function temporalDifferenceError(pred: Uint8Array, prevPred: Uint8Array, 
   assertSameSize(pred, prevPred);
   assertSameSize(truth, prevTruth);
   let sum = 0;
-  for (let i = 0; i < pred.length; i++) sum += Math.abs(pred[i] - prevPred[i] - (truth[i] - prevTruth[i]));
+  for (let i = 0; i < pred.length; i++) sum += abs(pred[i] - prevPred[i] - (truth[i] - prevTruth[i]));
   return pred.length === 0 ? 0 : sum / pred.length / 255;
 }
 

@@ -6,6 +6,9 @@ import { gateSize, keepRegions, REGION_INSIDE_SHARE, regionKeepMask } from '../p
 import { resizePlane } from '../image/resample';
 import { othersApart, subjectRegion } from '../pro/subject-crop';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { max, min } = Math;
+
 /**
  * `original`'s matte from its two models and the main subjects, all at one size:
  * - no main subject found yet: the people RVM sees, if it sees any (the detector misses people in
@@ -64,7 +67,7 @@ export function subjectRegions(matte: Float32Array, width: number, height: numbe
   return keepRegions(matte, width, height, keepUnexplained ? [vouched, inOthers] : [vouched], (regions) => {
     const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size);
     if (!keepUnexplained) return kept;
-    const largestKept = Math.max(0, ...regions.filter((_, i) => kept[i]).map((r) => r.size));
+    const largestKept = max(0, ...regions.filter((_, i) => kept[i]).map((r) => r.size));
     let unexplained = -1;
     regions.forEach((r, i) => {
       if (!kept[i] && r.counts[1] < REGION_INSIDE_SHARE * r.size && r.size >= largestKept && (unexplained < 0 || r.size > regions[unexplained].size)) unexplained = i;
@@ -94,7 +97,7 @@ function keep(plane: Float32Array, boxes: readonly Box[], width: number, height:
   const regions = regionKeepMask(plane, width, height, boxes);
   const gate = gateOf(boxes, width, height, shape);
   const out = new Float32Array(plane.length);
-  for (let i = 0; i < out.length; i++) out[i] = plane[i] * Math.min(regions[i], gate[i]);
+  for (let i = 0; i < out.length; i++) out[i] = plane[i] * min(regions[i], gate[i]);
   return out;
 }
 

@@ -1,5 +1,8 @@
 import { COLOUR_NAMES, colourIndex } from './colour-names';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { max, min, round } = Math;
+
 /**
  * Where a left-out subject stands in a kept one's matte, a pixel of a colour both wear (hair,
  * skin, a cap) goes with the one whose own colours surround it: it is dropped when, in a window of
@@ -30,7 +33,7 @@ function theirs(colour: number, own: Float64Array, other: Float64Array): boolean
  */
 export function withoutTheirColours(matte: Float32Array, rgb: Uint8Array, width: number, height: number, colours: { own: Float64Array; others: readonly Float64Array[] }): Float32Array {
   const side = colourSides(matte, rgb, colours.own, colours.others);
-  const votes = localVotes(side, width, height, Math.round(LOCAL_VOTE_REACH.x * width), Math.round(LOCAL_VOTE_REACH.y * height));
+  const votes = localVotes(side, width, height, round(LOCAL_VOTE_REACH.x * width), round(LOCAL_VOTE_REACH.y * height));
   for (let i = 0; i < matte.length; i++) {
     if (matte[i] === 0) continue;
     if (side[i] < 0) matte[i] = 0;
@@ -65,10 +68,10 @@ function localVotes(side: Int8Array, width: number, height: number, rx: number, 
       }
     }
     return (x: number, y: number) => {
-      const x0 = Math.max(0, x - rx);
-      const y0 = Math.max(0, y - ry);
-      const x1 = Math.min(width, x + rx + 1);
-      const y1 = Math.min(height, y + ry + 1);
+      const x0 = max(0, x - rx);
+      const y0 = max(0, y - ry);
+      const x1 = min(width, x + rx + 1);
+      const y1 = min(height, y + ry + 1);
       return sums[y1 * (width + 1) + x1] - sums[y0 * (width + 1) + x1] - sums[y1 * (width + 1) + x0] + sums[y0 * (width + 1) + x0];
     };
   };

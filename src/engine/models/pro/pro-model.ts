@@ -23,6 +23,9 @@ import { ObservedTrack } from './track-evidence';
 import { withoutTheirColours } from './colour-apart';
 import { SurveyedProSession } from './surveyed-session';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { max } = Math;
+
 /** as in `original`: weight of a keyframe's fresh matte against the previous one moved to it */
 const KEYFRAME_BLEND = 0.6;
 const MOTION_DOWNSAMPLING = 4;
@@ -172,7 +175,7 @@ export class ProSession implements SegmentationSession {
       const own = this.matteOf(track, people, mattes);
       if (!own) continue;
       const matte = left.length ? this.apartFrom(own, frame.data, track, left) : own;
-      for (let i = 0; i < out.length; i++) out[i] = Math.max(out[i], matte[i] * track.opacity);
+      for (let i = 0; i < out.length; i++) out[i] = max(out[i], matte[i] * track.opacity);
     }
     return { width, height, data: toAlphaBytes(out) };
   }

@@ -4,6 +4,9 @@ import { Box, iou } from './boxes';
 import { SUBJECT_CONFIDENCE, SubjectSelector } from './subject-selector';
 import { classIndex } from './vocabulary';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { abs, ceil, floor, max, min } = Math;
+
 export const PERSON = classIndex('person');
 /** focus and motion are measured on luma at 1/`MEASURE_DOWNSAMPLING` of the frame */
 const MEASURE_DOWNSAMPLING = 2;
@@ -96,10 +99,10 @@ export function personSupported(people: Float32Array, width: number, height: num
 
 function pixelRange(box: Box, width: number, height: number) {
   return {
-    x0: Math.max(1, Math.floor(box.x0 * width)),
-    x1: Math.min(width - 1, Math.ceil(box.x1 * width)),
-    y0: Math.max(1, Math.floor(box.y0 * height)),
-    y1: Math.min(height - 1, Math.ceil(box.y1 * height)),
+    x0: max(1, floor(box.x0 * width)),
+    x1: min(width - 1, ceil(box.x1 * width)),
+    y0: max(1, floor(box.y0 * height)),
+    y1: min(height - 1, ceil(box.y1 * height)),
   };
 }
 
@@ -111,7 +114,7 @@ export function sharpnessIn(luma: { width: number; height: number; data: Float32
   let count = 0;
   for (let y = r.y0; y < r.y1; y++) {
     for (let x = r.x0, i = y * width + r.x0; x < r.x1; x++, i++) {
-      sum += Math.abs(4 * data[i] - data[i - 1] - data[i + 1] - data[i - width] - data[i + width]);
+      sum += abs(4 * data[i] - data[i - 1] - data[i + 1] - data[i - width] - data[i + width]);
       count++;
     }
   }
@@ -132,6 +135,6 @@ export function changeIn(current: Float32Array, previous: Float32Array, width: n
   const r = pixelRange(box, width, height);
   let sum = 0;
   let count = 0;
-  for (let y = r.y0; y < r.y1; y++) for (let x = r.x0, i = y * width + r.x0; x < r.x1; x++, i++, count++) sum += Math.abs(current[i] - previous[i]);
+  for (let y = r.y0; y < r.y1; y++) for (let x = r.x0, i = y * width + r.x0; x < r.x1; x++, i++, count++) sum += abs(current[i] - previous[i]);
   return count ? sum / count : 0;
 }

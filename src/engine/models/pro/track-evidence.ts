@@ -1,6 +1,9 @@
 import { Box, boxArea, intersectionArea } from './boxes';
 import { COLOUR_NAMES, colourIndex } from './colour-names';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { ceil, floor, max, min } = Math;
+
 /**
  * What a prompt's attributes are judged on, gathered over the keyframes a track is seen on: where
  * it is (box centre), how big (box area), and the colour names of its own matte's pixels (not its
@@ -121,7 +124,7 @@ export class EvidenceBook {
   frameSpan(segment: number, keyframeInterval: number): { trackId: number; from: number; to: number } {
     const entry = this.book.get(segment)!;
     const next = [...this.book.values()].filter((e) => e.trackId === entry.trackId && e.firstFrame > entry.firstFrame).map((e) => e.firstFrame);
-    return { trackId: entry.trackId, from: entry.firstFrame, to: Math.min(entry.lastFrame + keyframeInterval - 1, ...next.map((n) => n - 1)) };
+    return { trackId: entry.trackId, from: entry.firstFrame, to: min(entry.lastFrame + keyframeInterval - 1, ...next.map((n) => n - 1)) };
   }
 }
 
@@ -129,10 +132,10 @@ export class EvidenceBook {
 function addColours(entry: TrackEvidence, rgb: Uint8Array, width: number, height: number, track: ObservedTrack, personAspect: number | undefined): void {
   const person = personAspect !== undefined;
   const matte = track.matte!;
-  const x0 = Math.max(0, Math.floor(track.box.x0 * width));
-  const x1 = Math.min(width, Math.ceil(track.box.x1 * width));
-  const y0 = Math.max(0, Math.floor(track.box.y0 * height));
-  const y1 = Math.min(height, Math.ceil(track.box.y1 * height));
+  const x0 = max(0, floor(track.box.x0 * width));
+  const x1 = min(width, ceil(track.box.x1 * width));
+  const y0 = max(0, floor(track.box.y0 * height));
+  const y1 = min(height, ceil(track.box.y1 * height));
   let top = height;
   let bottom = -1;
   let left = width;
@@ -140,16 +143,16 @@ function addColours(entry: TrackEvidence, rgb: Uint8Array, width: number, height
   for (let y = y0; y < y1; y++) {
     for (let x = x0, i = y * width + x0; x < x1; x++, i++) {
       if (matte[i] < OWN_ALPHA) continue;
-      top = Math.min(top, y);
-      bottom = Math.max(bottom, y);
-      left = Math.min(left, x);
-      right = Math.max(right, x);
+      top = min(top, y);
+      bottom = max(bottom, y);
+      left = min(left, x);
+      right = max(right, x);
     }
   }
   if (bottom < top) return;
   // the matte's width in rows of display-shaped pixels
   const displayWidth = person ? ((right - left + 1) / width) * personAspect * height : 0;
-  const fullHeight = person ? Math.max(bottom - top + 1, PERSON_HEIGHT_PER_WIDTH * displayWidth) : bottom - top + 1;
+  const fullHeight = person ? max(bottom - top + 1, PERSON_HEIGHT_PER_WIDTH * displayWidth) : bottom - top + 1;
   const bands: [ColourRegion, number, number][] = person
     ? [
         ['upper', top + HEAD * fullHeight, top + HIPS * fullHeight],
@@ -160,7 +163,7 @@ function addColours(entry: TrackEvidence, rgb: Uint8Array, width: number, height
   for (const [region, from, to] of bands) {
     const counts = new Float64Array(COLOUR_NAMES.length);
     let total = 0;
-    for (let y = Math.ceil(from); y < Math.min(to, bottom + 1); y++) {
+    for (let y = ceil(from); y < min(to, bottom + 1); y++) {
       for (let x = left, i = y * width + left; x <= right; x++, i++) {
         if (matte[i] < OWN_ALPHA) continue;
         counts[colourIndex(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])]++;
