@@ -1,8 +1,5 @@
 import { Box } from './boxes';
 
-/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
-const { ceil, floor, max, min } = Math;
-
 /**
  * A soft mask of a box on a width x height plane: 1 inside the box grown by `margin` (fraction of
  * the box's size, at least `minMargin` of the frame), ramping linearly to 0 over `feather`
@@ -18,18 +15,18 @@ export const DEFAULT_GATE: GateShape = { margin: 0.1, minMargin: 0.02, feather: 
 
 function ramp(size: number, lo: number, hi: number, feather: number): Float32Array {
   const out = new Float32Array(size);
-  const f = max(1e-6, feather);
+  const f = Math.max(1e-6, feather);
   for (let i = 0; i < size; i++) {
     const p = (i + 0.5) / size;
     const outside = p < lo ? lo - p : p > hi ? p - hi : 0;
-    out[i] = max(0, 1 - outside / f);
+    out[i] = Math.max(0, 1 - outside / f);
   }
   return out;
 }
 
 export function boxGate(box: Box, width: number, height: number, shape: GateShape = DEFAULT_GATE): Float32Array {
-  const mx = max((box.x1 - box.x0) * shape.margin, shape.minMargin);
-  const my = max((box.y1 - box.y0) * shape.margin, shape.minMargin);
+  const mx = Math.max((box.x1 - box.x0) * shape.margin, shape.minMargin);
+  const my = Math.max((box.y1 - box.y0) * shape.margin, shape.minMargin);
   const gx = ramp(width, box.x0 - mx, box.x1 + mx, shape.feather);
   const gy = ramp(height, box.y0 - my, box.y1 + my, shape.feather);
   const gate = new Float32Array(width * height);
@@ -43,10 +40,10 @@ export function boxGate(box: Box, width: number, height: number, shape: GateShap
 
 /** pixels of `plane` at or above 0.5 inside `box` (box normalised to the plane) */
 export function massInBox(plane: Float32Array, width: number, height: number, box: Box): number {
-  const x0 = max(0, floor(box.x0 * width));
-  const x1 = min(width, ceil(box.x1 * width));
-  const y0 = max(0, floor(box.y0 * height));
-  const y1 = min(height, ceil(box.y1 * height));
+  const x0 = Math.max(0, Math.floor(box.x0 * width));
+  const x1 = Math.min(width, Math.ceil(box.x1 * width));
+  const y0 = Math.max(0, Math.floor(box.y0 * height));
+  const y1 = Math.min(height, Math.ceil(box.y1 * height));
   let count = 0;
   for (let y = y0; y < y1; y++) for (let x = x0, o = y * width + x0; x < x1; x++, o++) if (plane[o] >= 0.5) count++;
   return count;

@@ -5,10 +5,6 @@
  * The hue regions follow where sRGB's named colours fall in CIELAB (red ~40°, orange ~60°,
  * yellow ~100°, green ~135°, cyan ~195°, blue ~305°, magenta ~330°), halfway between neighbours.
  */
-
-/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
-const { atan2, cbrt, hypot, max, min, round } = Math;
-
 export const COLOUR_NAMES = ['red', 'orange', 'yellow', 'green', 'blue', 'purple', 'pink', 'brown', 'black', 'grey', 'white'] as const;
 export type ColourName = (typeof COLOUR_NAMES)[number];
 
@@ -43,7 +39,7 @@ const LINEAR = Float64Array.from({ length: 256 }, (_, i) => linear(i));
 const WHITE = { x: 0.95047, y: 1, z: 1.08883 };
 
 function labF(t: number): number {
-  return t > 216 / 24389 ? cbrt(t) : (24389 / 27 * t + 16) / 116;
+  return t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116;
 }
 
 export function rgbToLab(r: number, g: number, b: number): Lab {
@@ -65,15 +61,15 @@ export function labToRgb({ l, a, b }: Lab): [number, number, number] {
   const z = WHITE.z * inverse(fy - b / 200);
   const gamma = (v: number) => {
     const c = v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055;
-    return round(min(1, max(0, c)) * 255);
+    return Math.round(Math.min(1, Math.max(0, c)) * 255);
   };
   return [gamma(3.2404542 * x - 1.5371385 * y - 0.4985314 * z), gamma(-0.969266 * x + 1.8760108 * y + 0.041556 * z), gamma(0.0556434 * x - 0.2040259 * y + 1.0572252 * z)];
 }
 
 export function nameLab({ l, a, b }: Lab): ColourName {
-  const chroma = hypot(a, b);
+  const chroma = Math.hypot(a, b);
   if (chroma < ACHROMATIC_CHROMA || (l < BLACK_LIGHTNESS && chroma < BLACK_CHROMA)) return l < 30 ? 'black' : l > 80 ? 'white' : 'grey';
-  const hue = (atan2(b, a) * 180) / Math.PI + 360;
+  const hue = (Math.atan2(b, a) * 180) / Math.PI + 360;
   const angle = hue % 360;
   let name: ColourName = 'red';
   for (const [from, region] of HUE_REGIONS) if (angle >= from) name = region;

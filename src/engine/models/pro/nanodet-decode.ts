@@ -1,8 +1,5 @@
 import { Box, iou } from './boxes';
 
-/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
-const { ceil, exp, floor, max } = Math;
-
 /**
  * Decoding of NanoDet's heads (GFL: per-class sigmoid scores and, per box side, a distribution
  * over REG_MAX + 1 distance bins), per feature level, then class-aware non-maximum suppression.
@@ -30,12 +27,12 @@ export interface LevelOutput {
 
 /** expected value of the softmax over `REG_BINS` logits starting at `offset`, in stride units */
 export function distributionMean(logits: Float32Array, offset: number): number {
-  let largest = -Infinity;
-  for (let k = 0; k < REG_BINS; k++) largest = max(largest, logits[offset + k]);
+  let max = -Infinity;
+  for (let k = 0; k < REG_BINS; k++) max = Math.max(max, logits[offset + k]);
   let sum = 0;
   let weighted = 0;
   for (let k = 0; k < REG_BINS; k++) {
-    const e = exp(logits[offset + k] - largest);
+    const e = Math.exp(logits[offset + k] - max);
     sum += e;
     weighted += e * k;
   }
@@ -44,7 +41,7 @@ export function distributionMean(logits: Float32Array, offset: number): number {
 
 /** every (cell, class) scoring at least `minScore`, with its box in input pixels */
 export function decodeLevel(level: LevelOutput, inputSize: number, minScore: number): Detection[] {
-  const grid = ceil(inputSize / level.stride);
+  const grid = Math.ceil(inputSize / level.stride);
   const cells = level.scores.length / NANODET_CLASSES;
   const found: Detection[] = [];
   for (let cell = 0; cell < cells; cell++) {
@@ -53,7 +50,7 @@ export function decodeLevel(level: LevelOutput, inputSize: number, minScore: num
       const score = level.scores[base + cls];
       if (score < minScore) continue;
       const cx = ((cell % grid) + 0.5) * level.stride;
-      const cy = (floor(cell / grid) + 0.5) * level.stride;
+      const cy = (Math.floor(cell / grid) + 0.5) * level.stride;
       const d = (side: number) => distributionMean(level.distances, cell * 4 * REG_BINS + side * REG_BINS) * level.stride;
       found.push({ cls, score, box: { x0: cx - d(0), y0: cy - d(1), x1: cx + d(2), y1: cy + d(3) } });
     }

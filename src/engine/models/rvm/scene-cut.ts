@@ -5,10 +5,6 @@
  * of the mass. Measured (320x180): within a shot at most 0.06 of the mass moves between frames on
  * every clip in ../shared/media and its DAVIS sequences; at a cut between two of them, 0.48-0.54.
  */
-
-/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
-const { abs } = Math;
-
 const BINS = 16;
 const STEP = 4;
 export const CUT_THRESHOLD = 0.3;
@@ -43,6 +39,6 @@ export function lumaHistogram(rgb: Uint8Array, width: number, height: number): F
 /** the fraction of the histogram mass that moved (half the L1 distance), 0..1 */
 export function histogramDistance(a: Float32Array, b: Float32Array): number {
   let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += abs(a[i] - b[i]);
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i] - b[i]);
   return sum / 2;
 }
