@@ -6,13 +6,14 @@ export interface MatteRecording {
   width: number;
   height: number;
   frames: number;
-  /** milliseconds spent inside segment() */
+  /** milliseconds from each segment() call to its matte (frames in flight overlap) */
   segmentMs: number;
 }
 
 /**
  * Wraps a model so that its session also appends every matte, raw gray, to a file: the floor
- * "encoder alone" then encodes exactly the alpha the engine encoded.
+ * "encoder alone" then encodes exactly the alpha the engine encoded. Everything else the engine
+ * reads from a session passes through.
  */
 export function recordingModel(model: SegmentationModel, path: string): { model: SegmentationModel; recording: MatteRecording } {
   const recording: MatteRecording = { path, width: 0, height: 0, frames: 0, segmentMs: 0 };
@@ -24,7 +25,14 @@ export function recordingModel(model: SegmentationModel, path: string): { model:
       return {
         inputWidth: session.inputWidth,
         inputHeight: session.inputHeight,
-        notes: session.notes,
+        matteSize: session.matteSize,
+        predictsForeground: session.predictsForeground,
+        framesInFlight: session.framesInFlight,
+        get notes() {
+          return session.notes;
+        },
+        surveyFrame: session.surveyFrame && ((frame) => session.surveyFrame!(frame)),
+        finishSurvey: session.finishSurvey && (() => session.finishSurvey!()),
         async segment(frame): Promise<Matte> {
           const started = performance.now();
           const matte = await session.segment(frame);

@@ -1,11 +1,14 @@
 /**
- * One engine run, in a fresh process so its peak memory is its own: loads the model, runs
+ * One engine run, in a fresh process so its peak memory is its own: loads the model (and opens
+ * and closes a session at the clip's size, so the run finds the model's sessions for that size open,
+ * as a worker that has served such a video does; the load and open are timed apart), runs
  * runEngine on a clip while sampling RSS (this process and its ffmpeg children), records the
  * mattes for the floor, and prints one JSON line. Started by run.ts.
  */
 import { join } from 'node:path';
 import { OUTPUT_EXTENSIONS } from '../../src/contract/job-settings';
 import { runEngine } from '../../src/engine/engine';
+import { probe } from '../../src/engine/media/input-gate';
 import { ModelName, OutputFormat } from '../../src/engine/types';
 import { loadModelsModule } from './models';
 import { RssSampler, withCpuTime } from './process-tree';
@@ -44,6 +47,9 @@ async function main(): Promise<void> {
   const input = readCaseInput<SpeedCaseInput>();
   const loadStarted = performance.now();
   const model = input.synthetic ? syntheticModel : await (await loadModelsModule())(input.model, { cacheDir: input.cacheDir });
+  // as a worker that has already served a video of this size: the model's sessions for it are open
+  const video = await probe(input.inputPath);
+  await (await model.createSession({ width: video.width, height: video.height, fps: video.fps })).close();
   const modelLoadMs = performance.now() - loadStarted;
 
   const extension = OUTPUT_EXTENSIONS[input.format];

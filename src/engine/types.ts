@@ -159,7 +159,12 @@ export interface SegmentationSession {
    */
   surveyFrame?(frame: RgbFrame): Promise<void>;
   finishSurvey?(): void;
-  /** frames must be fed in order; the returned matte belongs to the frame passed */
+  /**
+   * how many frames the pipeline may pass to `segment` before the first one's matte comes back
+   * (default 1): a session whose work runs in stages on several threads keeps them all busy
+   */
+  readonly framesInFlight?: number;
+  /** frames must be fed in order; the returned matte belongs to the frame passed, and mattes resolve in order */
   segment(frame: RgbFrame): Promise<Matte>;
   close(): Promise<void>;
 }

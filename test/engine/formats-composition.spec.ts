@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { runEngine } from '../../src/engine/engine';
-import { EngineResult } from '../../src/engine/types';
 import { createFakeModel } from './support/fake-model';
-import { formatRunner, PREVIEW_FRAMES } from './support/format-run';
+import { formatRunner, PREVIEW_FRAMES, Run } from './support/format-run';
 import { MEDIA } from './support/media';
 import {
   decodePngRgba,
@@ -85,8 +84,9 @@ describe('frame alignment', () => {
     return path;
   }
 
-  async function expectAlphaFollowsContent(inputPath: string, width: number, height: number): Promise<EngineResult> {
-    const { result, outputPath } = await run('png_sequence', { inputPath, previewDuration: undefined }, { kind: 'bright', input: { width, height } });
+  async function expectAlphaFollowsContent(inputPath: string, width: number, height: number, framesInFlight?: number): Promise<Run> {
+    const finished = await run('png_sequence', { inputPath, previewDuration: undefined }, { kind: 'bright', input: { width, height }, framesInFlight });
+    const { result, outputPath } = finished;
     const entries = [...(await readZipEntries(outputPath)).values()];
     expect(entries).toHaveLength(result.frames);
     for (const png of entries) {
@@ -99,15 +99,22 @@ describe('frame alignment', () => {
       }
       expect(mismatched).toBeLessThan(width * 2); // edge pixels only; one frame off would be ~2 x 24 x 4
     }
-    return result;
+    return finished;
   }
+
+  it('keeps mattes on their frames when the session takes several frames at once and finishes them out of order', async () => {
+    const box = await movingBox('in-flight.mp4');
+    const { result, sessions } = await expectAlphaFollowsContent(box, 160, 96, 3);
+    expect(result.frames).toBe(30);
+    expect(sessions[0].mostInFlight).toBe(3);
+  });
 
   it('keeps mattes on their frames for variable frame rate input', async () => {
     // every third frame dropped: gaps in the timestamps, an average rate of 16.7 fps
     const vfr = await movingBox('vfr.mp4', ',select=not(eq(mod(n\\,3)\\,2))', ['-vsync', 'vfr']);
     const { streams } = await probeStreams(vfr);
     expect(streams[0].nb_read_frames).toBe('20');
-    const result = await expectAlphaFollowsContent(vfr, 160, 96);
+    const { result } = await expectAlphaFollowsContent(vfr, 160, 96);
     expect(result.frames).toBeGreaterThan(15);
   });
 
@@ -115,7 +122,7 @@ describe('frame alignment', () => {
     const upright = await movingBox('upright.mp4');
     const rotated = join(dir, 'rotated.mp4');
     await ffmpeg(['-i', upright, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', '-y', rotated]);
-    const result = await expectAlphaFollowsContent(rotated, 96, 160);
+    const { result } = await expectAlphaFollowsContent(rotated, 96, 160);
     expect([result.width, result.height]).toEqual([96, 160]);
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
   });

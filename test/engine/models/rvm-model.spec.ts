@@ -85,6 +85,33 @@ describe('RVM with its larger convolutions in int8', () => {
   }, 2 * MINUTES);
 });
 
+describe('RVM pipelined: the encoder and the recurrent decoder on two threads', () => {
+  it('gives the mattes of the whole model, frames of two videos queued at once, each state carried apart', async () => {
+    const geometry = { width: 320, height: 180, ratio: 0.75, precision: 'int8' as const };
+    const clips = ['portrait-pan.mp4', 'car-slide.mp4'].map((name) => decodeRgbFrames(join(MEDIA_DIR, name), geometry.width, geometry.height).slice(0, 6));
+    const [whole, pipelined] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, pipelined: true }, CACHE_DIR)]);
+    const expected: Float32Array[][] = [];
+    for (const frames of clips) {
+      const stream = whole.stream();
+      expected.push([]);
+      for (const rgb of frames) expected.at(-1)!.push((await stream.next(rgb)).alpha);
+      stream.close();
+    }
+    // every frame of both videos in flight before the first matte is awaited, the videos interleaved
+    const streams = clips.map(() => pipelined.stream());
+    const pending = clips[0].map((_, frame) => clips.map((frames, video) => streams[video].next(frames[frame])));
+    streams[1].close(); // after its frames: its state is dropped only once they are through
+    const actual = await Promise.all(pending.map((frame) => Promise.all(frame)));
+    let largest = 0;
+    for (const [frame, outputs] of actual.entries()) {
+      for (const [video, output] of outputs.entries()) largest = Math.max(largest, maxAbsDifference(expected[video][frame], output.alpha));
+    }
+    await Promise.all([whole.close(), pipelined.close()]);
+    console.log(`RVM pipelined vs whole, 2 videos x ${clips[0].length} frames: max |alpha diff| ${largest.toExponential(2)}`);
+    expect(largest).toBeLessThan(1e-4);
+  }, 2 * MINUTES);
+});
+
 describe('RVM session across a hard cut', () => {
   const size = { width: 320, height: 180 };
   let frames: Uint8Array[];

@@ -19,6 +19,11 @@ export interface FakeModelOptions {
   delayMs?: number;
   /** block the event loop this long in every segment() call (a child that cannot hear a cancel) */
   blockMs?: number;
+  /**
+   * the session takes this many frames before the first matte is awaited; each of a group of that
+   * many waits less than the one before, so their calls finish last-frame-first
+   */
+  framesInFlight?: number;
 }
 
 export interface FakeModel extends SegmentationModel {
@@ -28,6 +33,8 @@ export interface FakeModel extends SegmentationModel {
 export interface FakeSession extends SegmentationSession {
   options: SessionOptions;
   framesSeen: number[];
+  /** the most segment() calls that were running at once */
+  mostInFlight: number;
   closed: boolean;
 }
 
@@ -44,20 +51,33 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
         inputHeight: input.height,
         notes: [],
         framesSeen: [],
+        mostInFlight: 0,
+        framesInFlight: options.framesInFlight,
         closed: false,
         async segment(frame: RgbFrame): Promise<Matte> {
           session.framesSeen.push(frame.index);
-          if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-          for (const until = Date.now() + (options.blockMs ?? 0); Date.now() < until; );
-          if (frame.data.length !== frame.width * frame.height * 3) throw new Error('bad frame size');
-          if (options.kind === 'bright') return brightMatte(frame);
-          const size = options.matte ?? input;
-          if (options.kind === 'full') return { ...size, data: new Uint8Array(size.width * size.height).fill(255) };
-          return ellipseMatte(frame.index, size, options.step ?? 2);
+          running += 1;
+          session.mostInFlight = Math.max(session.mostInFlight, running);
+          try {
+            return await segmentFrame(frame);
+          } finally {
+            running -= 1;
+          }
         },
         async close() {
           session.closed = true;
         },
+      };
+      let running = 0;
+      const segmentFrame = async (frame: RgbFrame): Promise<Matte> => {
+        if (options.framesInFlight) await new Promise((resolve) => setTimeout(resolve, (options.framesInFlight! - (frame.index % options.framesInFlight!)) * 5));
+        if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+        for (const until = Date.now() + (options.blockMs ?? 0); Date.now() < until; );
+        if (frame.data.length !== frame.width * frame.height * 3) throw new Error('bad frame size');
+        if (options.kind === 'bright') return brightMatte(frame);
+        const size = options.matte ?? input;
+        if (options.kind === 'full') return { ...size, data: new Uint8Array(size.width * size.height).fill(255) };
+        return ellipseMatte(frame.index, size, options.step ?? 2);
       };
       sessions.push(session);
       return session;

@@ -2,7 +2,7 @@
 import { EngineProgress, EngineRequest, EngineResult, OutputFormat } from '../../../src/engine/types';
 import { join } from 'node:path';
 import { runEngine } from '../../../src/engine/engine';
-import { createFakeModel, ellipseAt, FakeModelOptions } from './fake-model';
+import { createFakeModel, ellipseAt, FakeModelOptions, FakeSession } from './fake-model';
 import { MEDIA } from './media';
 import { alphaAt, DecodedFrames } from './media-tools';
 
@@ -16,6 +16,7 @@ export interface Run {
   result: EngineResult;
   outputPath: string;
   progress: EngineProgress[];
+  sessions: FakeSession[];
 }
 
 /** Runs the engine on 0.5 s of portrait-pan.mp4 with the test-double model, writing under `dir()`. */
@@ -31,7 +32,7 @@ export function formatRunner(dir: () => string) {
       (p) => progress.push(p),
     );
     expect(fake.sessions.every((session) => session.closed)).toBe(true);
-    return { result, outputPath, progress };
+    return { result, outputPath, progress, sessions: fake.sessions };
   };
 }
 

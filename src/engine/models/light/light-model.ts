@@ -5,9 +5,14 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 
+/** enough frames queued that neither of RVM's stages waits for the engine's thread */
+const LIGHT_FRAMES_IN_FLIGHT = 3;
+
 /** RVM over one video, saying in its notes when it kept no one (people-seen.ts). */
 class LightSession extends RvmSession {
   private readonly seen = new PeopleSeen('light');
+  /** RVM runs pipelined: the encoder on the next frames beside the decoder on this one */
+  readonly framesInFlight = LIGHT_FRAMES_IN_FLIGHT;
 
   override get notes(): string[] {
     return this.seen.notes;
@@ -32,6 +37,6 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: 'int8' }));
+    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: 'int8', pipelined: true }));
   }
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Transferable, Worker } from 'node:worker_threads';
 
 const TYPESCRIPT_WORKER_BOOTSTRAP = `
 const fs = require('fs');
@@ -19,11 +19,13 @@ require.extensions['.ts'] = (module, filename) => {
 require(workerData.entry);
 `;
 
-export function startWorkerThread(dir: string, name: string, data: Record<string, unknown>): Worker {
+/** `transferList`: what `data` holds that moves to the thread (a MessagePort) */
+export function startWorkerThread(dir: string, name: string, data: Record<string, unknown>, transferList: Transferable[] = []): Worker {
   const compiled = join(dir, `${name}.js`);
-  if (existsSync(compiled)) return new Worker(compiled, { workerData: data });
+  if (existsSync(compiled)) return new Worker(compiled, { workerData: data, transferList });
   return new Worker(TYPESCRIPT_WORKER_BOOTSTRAP, {
     eval: true,
+    transferList,
     workerData: { ...data, entry: join(dir, `${name}.ts`), typescript: require.resolve('typescript') },
   });
 }

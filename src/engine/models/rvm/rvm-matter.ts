@@ -1,8 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Transferable, Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
 import { startWorkerThread } from '../runtime/worker-thread';
-import { prepareRvmModel, RvmGeometry } from './rvm-model-file';
+import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
 
 export interface RvmOutput {
@@ -22,8 +22,9 @@ interface Pending {
 /**
  * Robust Video Matting at a fixed geometry, run by onnxruntime on an inference thread of its own
  * (rvm-worker-main.ts) so the engine's event loop keeps the decoder and encoder pipes moving
- * during inference. Sessions are shared by videos: each RvmStream is one video's recurrent state,
- * kept on the inference thread.
+ * during inference; pipelined, on two (the encoder and the recurrent decoder, one frame apart).
+ * Sessions are shared by videos: each RvmStream is one video's recurrent state, kept on the
+ * inference thread.
  */
 export class RvmMatter {
   private readonly pending = new Map<number, Pending>();
@@ -33,33 +34,40 @@ export class RvmMatter {
   /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
   private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
 
+  /** `workers[0]` takes the requests; any of them may answer */
   private constructor(
-    private readonly worker: Worker,
+    private readonly workers: Worker[],
     readonly geometry: RvmGeometry,
   ) {
-    worker.on('message', (message: RvmWorkerReply) => this.settle(message));
-    worker.on('error', (error) => this.fail(new EngineError('model_unavailable', `RVM's inference thread failed: ${error.message}`)));
-    worker.on('exit', () => this.fail(new EngineError('model_unavailable', "RVM's inference thread has stopped")));
-    worker.unref(); // referenced only while frames are in flight (see run)
+    for (const worker of workers) {
+      worker.on('message', (message: RvmWorkerReply) => this.settle(message));
+      worker.on('error', (error) => this.fail(new EngineError('model_unavailable', `RVM's inference thread failed: ${error.message}`)));
+      worker.on('exit', () => this.fail(new EngineError('model_unavailable', "RVM's inference thread has stopped")));
+      worker.unref(); // referenced only while frames are in flight (see run)
+    }
   }
 
   static async open(geometry: RvmGeometry, cacheDir: string, threads = DEFAULT_INTRA_OP_THREADS): Promise<RvmMatter> {
-    const data: RvmWorkerData = { modelPath: prepareRvmModel(geometry, cacheDir), threads, width: geometry.width, height: geometry.height };
-    const worker = startWorkerThread(__dirname, 'rvm-worker-main', data as unknown as Record<string, unknown>);
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (message: RvmWorkerReply) => {
-        worker.off('error', onError);
-        if (message.kind === 'ready') resolve();
-        else reject(new EngineError('model_unavailable', `onnxruntime could not load RVM: ${message.kind === 'failed' ? message.message : message.kind}`));
-      };
-      const onError = (error: Error) => reject(new EngineError('model_unavailable', `RVM's inference thread failed to start: ${error.message}`));
-      worker.once('message', onMessage);
-      worker.once('error', onError);
-    }).catch(async (error: Error) => {
-      await worker.terminate();
+    const size = { width: geometry.width, height: geometry.height };
+    let workers: Worker[];
+    if (geometry.pipelined) {
+      // one onnxruntime thread a stage: the two stages are the parallelism
+      const files = prepareRvmStages(geometry, cacheDir);
+      const { port1, port2 } = new MessageChannel();
+      workers = [
+        startRvmThread({ ...size, modelPath: files.stateless, threads: 1, stage: 'stateless', link: port1 }, [port1]),
+        startRvmThread({ ...size, modelPath: files.recurrent, threads: 1, stage: 'recurrent', link: port2 }, [port2]),
+      ];
+    } else {
+      workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads, stage: 'whole' })];
+    }
+    try {
+      await Promise.all(workers.map(ready));
+    } catch (error) {
+      await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
-    });
-    return new RvmMatter(worker, geometry);
+    }
+    return new RvmMatter(workers, geometry);
   }
 
   get width(): number {
@@ -85,20 +93,20 @@ export class RvmMatter {
     const request: RvmWorkerRequest = { kind: 'run', id, stream, reset, rgb: copy };
     return new Promise<RvmOutput>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      if (this.pending.size === 1) this.worker.ref();
-      this.worker.postMessage(request, [copy.buffer]);
+      if (this.pending.size === 1) for (const worker of this.workers) worker.ref();
+      this.workers[0].postMessage(request, [copy.buffer]);
     });
   }
 
   /** @internal */
   end(stream: number, owner?: RvmStream): void {
     if (owner) this.unclosed.unregister(owner);
-    if (!this.failure) this.worker.postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
+    if (!this.failure) this.workers[0].postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
   }
 
   async close(): Promise<void> {
     this.failure ??= new EngineError('model_unavailable', 'RVM was closed');
-    await this.worker.terminate();
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 
   private settle(message: RvmWorkerReply): void {
@@ -106,7 +114,7 @@ export class RvmMatter {
     const pending = this.pending.get(message.id);
     if (!pending) return;
     this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker.unref();
+    if (this.pending.size === 0) for (const worker of this.workers) worker.unref();
     if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `RVM inference failed: ${message.message}`));
     else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground });
   }
@@ -116,6 +124,24 @@ export class RvmMatter {
     for (const pending of this.pending.values()) pending.reject(this.failure);
     this.pending.clear();
   }
+}
+
+function startRvmThread(data: RvmWorkerData, transferList: Transferable[] = []): Worker {
+  return startWorkerThread(__dirname, 'rvm-worker-main', data as unknown as Record<string, unknown>, transferList);
+}
+
+/** resolves when the thread has loaded its model */
+function ready(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onMessage = (message: RvmWorkerReply) => {
+      worker.off('error', onError);
+      if (message.kind === 'ready') resolve();
+      else reject(new EngineError('model_unavailable', `onnxruntime could not load RVM: ${message.kind === 'failed' ? message.message : message.kind}`));
+    };
+    const onError = (error: Error) => reject(new EngineError('model_unavailable', `RVM's inference thread failed to start: ${error.message}`));
+    worker.once('message', onMessage);
+    worker.once('error', onError);
+  });
 }
 
 /** RVM over one video: frames in order, the recurrent state carried from each to the next. */

@@ -4,7 +4,9 @@ import { EngineError } from '../../types';
 import { writeAtomically } from '../isnet/isnet-assets';
 import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
+import { splitAtState } from '../onnx/state-split';
 import { quantizeRvm } from './rvm-int8';
+import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
 const CONVERTER_REVISION = 2;
@@ -19,6 +21,33 @@ export interface RvmGeometry {
   ratio: number;
   /** int8: the convolutions picked in rvm-int8.ts quantised (default float32) */
   precision?: 'float32' | 'int8';
+  /**
+   * run as two stages on two threads (rvm-stages.ts): the encoder of frame t+1 beside the
+   * recurrent decoder of frame t, for sessions that keep several frames in flight
+   */
+  pipelined?: boolean;
+}
+
+export interface RvmStageFiles {
+  /** reads `src`; outputs the tensors the recurrent stage reads */
+  stateless: string;
+  /** reads the state and those tensors; outputs `pha`, `fgr` and the next state */
+  recurrent: string;
+}
+
+/**
+ * The model of prepareRvmModel split at its recurrent state (onnx/state-split.ts), both parts
+ * cached beside it: the same arithmetic, so a frame's matte is the same whichever way it runs.
+ */
+export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): RvmStageFiles {
+  const whole = prepareRvmModel(geometry, cacheDir);
+  const files = { stateless: whole.replace(/\.onnx$/, '-stateless.onnx'), recurrent: whole.replace(/\.onnx$/, '-recurrent.onnx') };
+  if (!existsSync(files.stateless) || !existsSync(files.recurrent)) {
+    const split = splitAtState(readFileSync(whole), [...RVM_STATE_INPUTS]);
+    writeAtomically(files.stateless, split.stateless);
+    writeAtomically(files.recurrent, split.recurrent);
+  }
+  return files;
 }
 
 export function rvmModelJsonPath(): string {
