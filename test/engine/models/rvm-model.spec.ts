@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import * as tfc from '@tensorflow/tfjs-converter';
 import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
-import { prepareRvmModel, rvmModelJsonPath } from '../../../src/engine/models/rvm/rvm-model-file';
+import { prepareRvmModel, prepareRvmStages, rvmModelJsonPath } from '../../../src/engine/models/rvm/rvm-model-file';
 import { onnx } from 'onnx-proto';
 import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
 import { SceneCutDetector } from '../../../src/engine/models/rvm/scene-cut';
@@ -85,10 +85,11 @@ describe('RVM with its larger convolutions in int8', () => {
   }, 2 * MINUTES);
 });
 
-describe('RVM pipelined: the encoder and the recurrent decoder on two threads', () => {
+describe('RVM pipelined: the encoder and the recurrent decoder on threads of their own', () => {
   it('gives the mattes of the whole model, frames of two videos queued at once, each state carried apart', async () => {
     const geometry = { width: 320, height: 180, ratio: 0.75, precision: 'int8' as const };
     const clips = ['portrait-pan.mp4', 'car-slide.mp4'].map((name) => decodeRgbFrames(join(MEDIA_DIR, name), geometry.width, geometry.height).slice(0, 6));
+    expect(prepareRvmStages(geometry, CACHE_DIR)).toHaveLength(2);
     const [whole, pipelined] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, pipelined: true }, CACHE_DIR)]);
     const expected: Float32Array[][] = [];
     for (const frames of clips) {

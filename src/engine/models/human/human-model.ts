@@ -4,7 +4,7 @@ import { peopleMatte } from '../original/subject-matte';
 import { PeopleSeen } from '../people-seen';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
-import { RvmMatter } from '../rvm/rvm-matter';
+import { RvmMatter, RvmOutput } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor, rvmInputSize } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
@@ -14,6 +14,8 @@ export function humanWorkingSize(width: number, height: number, longSide = 640):
   return rvmInputSize(width, height, longSide);
 }
 
+const HUMAN_FRAMES_IN_FLIGHT = 4;
+
 /**
  * `human` over one video: RVM's matte of every person it sees, kept on the video's main people
  * (the dancer, not the seated crowd around them). NanoDet finds and tracks people on keyframes
@@ -21,8 +23,12 @@ export function humanWorkingSize(width: number, height: number, longSide = 640):
  * subject is chosen"); the chosen people's regions of RVM's matte are kept (subject-matte.ts).
  */
 export class HumanSession implements SegmentationSession {
+  /** RVM works on the next frames while this one's people are chosen (and NanoDet runs on keyframes) */
+  readonly framesInFlight = HUMAN_FRAMES_IN_FLIGHT;
   private readonly seen = new PeopleSeen('human');
   private previous?: Float32Array;
+  /** the last frame handed to segment() has had its people chosen */
+  private chosen: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly rvm: RvmSession,
@@ -45,15 +51,24 @@ export class HumanSession implements SegmentationSession {
     return this.rvm.matteSize;
   }
 
-  async segment(frame: RgbFrame): Promise<Matte> {
-    // on keyframes the detector runs beside RVM (the two leave each other's idle core time)
+  /** RVM takes the frame at once; the people are chosen frame after frame, in order */
+  segment(frame: RgbFrame): Promise<Matte> {
+    const matted = this.rvm.matte(frame);
+    matted.catch(() => undefined); // awaited in choosePeople, after the frames before this one
+    const matte = this.chosen.then(() => this.choosePeople(frame, matted));
+    this.chosen = matte.catch(() => undefined);
+    return matte;
+  }
+
+  private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {
+    // on keyframes the detector runs beside RVM's stages (they leave each other's idle core time)
     const observed = this.subjects.begin(frame.data, frame.width, frame.height);
-    await this.rvm.segment(frame);
-    const people = this.rvm.last!.alpha;
+    const rvm = await matted;
+    const people = rvm.alpha;
     const subjects = await observed(people);
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
     this.previous = matte;
-    const alpha = matte === people ? this.rvm.last!.alphaBytes : toAlphaBytes(matte);
+    const alpha = matte === people ? rvm.alphaBytes : toAlphaBytes(matte);
     this.seen.observe(alpha);
     return { width: frame.width, height: frame.height, data: alpha };
   }

@@ -2,28 +2,28 @@ import { onnx } from 'onnx-proto';
 
 const { DataType } = onnx.TensorProto;
 
-export interface StateSplit {
-  /** every node that does not depend on the state inputs: reads the graph's other inputs, outputs `carried` */
+export interface StageSplit {
+  /** reads the graph's inputs but the state; outputs what `recurrent` reads of it */
   stateless: Uint8Array;
-  /** the rest: reads the state inputs and `carried` (plus any other graph input it uses), outputs the graph's outputs */
+  /** reads the state and those tensors; outputs every output of the graph */
   recurrent: Uint8Array;
-  /** the tensors the stateless part hands to the recurrent one */
-  carried: string[];
 }
 
-/** ops whose outputs are not float: the split cannot type a carried tensor they produce */
+/** ops whose outputs are not float: the split cannot type a tensor they produce */
 const NON_FLOAT_PRODUCERS = new Set(['Shape', 'Size', 'Cast', 'ArgMax', 'ArgMin', 'NonZero', 'TopK']);
 
 /**
- * Splits a recurrent model in two at its state: the part of frame t+1 that does not read the
- * state (for RVM, the encoder on the image) can then run beside the part of frame t that does.
- * Constant subgraphs (a DequantizeLinear of a weight) are copied into whichever part reads them.
- * The nodes must be in topological order, as ONNX requires.
+ * Splits a recurrent model in two at its state, so that the two parts can run a frame apart on
+ * threads of their own: what does not read the state (for RVM, the encoder on the image) for frame
+ * t+1 beside what does (the recurrent decoder) for frame t. Constant subgraphs (a
+ * DequantizeLinear of a weight) are copied into each part that reads them. The nodes must be in
+ * topological order, as ONNX requires; the recurrent part may read no graph input but the state.
  */
-export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): StateSplit {
+export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): StageSplit {
   const model = onnx.ModelProto.decode(modelBytes);
   const graph = model.graph!;
   const constant = new Set(graph.initializer!.map((tensor) => tensor.name!));
+  /** the state inputs and every tensor computed from them */
   const stateful = new Set(stateInputs);
   const constantNodes: onnx.INodeProto[] = [];
   const statelessNodes: onnx.INodeProto[] = [];
@@ -40,22 +40,19 @@ export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): Sta
   }
   if (!recurrentNodes.length) throw new Error('no node reads the state inputs');
 
+  const reads = (nodes: onnx.INodeProto[]) => new Set(nodes.flatMap((node) => node.input!));
+  const recurrentReads = reads(recurrentNodes);
   const producers = new Map(statelessNodes.flatMap((node) => node.output!.map((output) => [output, node] as const)));
-  const recurrentReads = new Set(recurrentNodes.flatMap((node) => node.input!));
-  const graphOutputs = new Set(graph.output!.map((output) => output.name!));
-  const carried = [...producers.keys()].filter((name) => recurrentReads.has(name) || graphOutputs.has(name));
+  const handed = [...producers.keys()].filter((name) => recurrentReads.has(name)).map((name): onnx.IValueInfoProto => ({ name, type: { tensorType: { elemType: tensorType(producers.get(name)!, name) } } }));
+  const stray = graph.input!.find((input) => recurrentReads.has(input.name!) && !stateInputs.includes(input.name!));
+  if (stray) throw new Error(`the recurrent part reads the graph input ${stray.name}, which only the stateless part receives`);
 
-  const stateless = withProducers(carried, [...constantNodes, ...statelessNodes]);
-  const recurrent = [...withProducers([...recurrentReads], constantNodes), ...recurrentNodes];
-  const graphInputs = (nodes: onnx.INodeProto[]) => {
-    const read = new Set(nodes.flatMap((node) => node.input!));
-    return graph.input!.filter((input) => read.has(input.name!));
-  };
-  const carriedInputs = carried.map((name): onnx.IValueInfoProto => ({ name, type: { tensorType: { elemType: carriedType(producers.get(name)!, name) } } }));
+  const stateless = withProducers(handed.map((value) => value.name!), statelessNodes);
+  const withConstants = (nodes: onnx.INodeProto[]) => [...withProducers([...reads(nodes)], constantNodes), ...nodes];
+  const graphInputs = (nodes: onnx.INodeProto[]) => graph.input!.filter((input) => reads(nodes).has(input.name!));
   return {
-    stateless: encodePart(model, stateless, graphInputs(stateless), carriedInputs),
-    recurrent: encodePart(model, recurrent, [...graphInputs(recurrent), ...carriedInputs], graph.output!),
-    carried,
+    stateless: encodePart(model, withConstants(stateless), graphInputs(stateless), handed),
+    recurrent: encodePart(model, withConstants(recurrentNodes), [...graphInputs(recurrentNodes), ...handed], graph.output!),
   };
 }
 
@@ -72,9 +69,9 @@ function withProducers(names: string[], candidates: onnx.INodeProto[]): onnx.INo
   return picked.reverse();
 }
 
-function carriedType(producer: onnx.INodeProto, name: string): onnx.TensorProto.DataType {
+function tensorType(producer: onnx.INodeProto, name: string): onnx.TensorProto.DataType {
   if (producer.opType === 'QuantizeLinear') return DataType.UINT8; // this project's activations are uint8 (qdq-quantizer.ts)
-  if (NON_FLOAT_PRODUCERS.has(producer.opType!)) throw new Error(`cannot carry ${name}: ${producer.opType} does not produce floats`);
+  if (NON_FLOAT_PRODUCERS.has(producer.opType!)) throw new Error(`cannot hand on ${name}: ${producer.opType} does not produce floats`);
   return DataType.FLOAT;
 }
 

@@ -22,7 +22,8 @@ interface Pending {
 /**
  * Robust Video Matting at a fixed geometry, run by onnxruntime on an inference thread of its own
  * (rvm-worker-main.ts) so the engine's event loop keeps the decoder and encoder pipes moving
- * during inference; pipelined, on two (the encoder and the recurrent decoder, one frame apart).
+ * during inference; pipelined, on one thread per stage (the encoder, the recurrent decoder), a
+ * frame apart (RvmGeometry.pipelined).
  * Sessions are shared by videos: each RvmStream is one video's recurrent state, kept on the
  * inference thread.
  */
@@ -51,15 +52,15 @@ export class RvmMatter {
     const size = { width: geometry.width, height: geometry.height };
     let workers: Worker[];
     if (geometry.pipelined) {
-      // one onnxruntime thread a stage: the two stages are the parallelism
-      const files = prepareRvmStages(geometry, cacheDir);
-      const { port1, port2 } = new MessageChannel();
-      workers = [
-        startRvmThread({ ...size, modelPath: files.stateless, threads: 1, stage: 'stateless', link: port1 }, [port1]),
-        startRvmThread({ ...size, modelPath: files.recurrent, threads: 1, stage: 'recurrent', link: port2 }, [port2]),
-      ];
+      // one thread per stage and one onnxruntime thread each: the stages are the parallelism
+      const stages = prepareRvmStages(geometry, cacheDir);
+      const links = stages.slice(1).map(() => new MessageChannel());
+      workers = stages.map((modelPath, i) => {
+        const [from, to] = [links[i - 1]?.port2, links[i]?.port1];
+        return startRvmThread({ ...size, modelPath, threads: 1, from, to }, [from, to].filter((link) => link !== undefined));
+      });
     } else {
-      workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads, stage: 'whole' })];
+      workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads })];
     }
     try {
       await Promise.all(workers.map(ready));

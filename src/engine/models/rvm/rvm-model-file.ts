@@ -10,6 +10,8 @@ import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
 const CONVERTER_REVISION = 2;
+/** bump when the split at the state changes */
+const SPLIT_REVISION = 1;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
 const QUANTIZER_REVISION = 1;
 
@@ -22,32 +24,26 @@ export interface RvmGeometry {
   /** int8: the convolutions picked in rvm-int8.ts quantised (default float32) */
   precision?: 'float32' | 'int8';
   /**
-   * run as two stages on two threads (rvm-stages.ts): the encoder of frame t+1 beside the
-   * recurrent decoder of frame t, for sessions that keep several frames in flight
+   * for sessions that keep several frames in flight: RVM in two stages on threads of their own
+   * (prepareRvmStages), the encoder of frame t+1 beside the recurrent decoder of frame t. Default:
+   * the whole model on one thread.
    */
   pipelined?: boolean;
 }
 
-export interface RvmStageFiles {
-  /** reads `src`; outputs the tensors the recurrent stage reads */
-  stateless: string;
-  /** reads the state and those tensors; outputs `pha`, `fgr` and the next state */
-  recurrent: string;
-}
-
 /**
- * The model of prepareRvmModel split at its recurrent state (onnx/state-split.ts), both parts
- * cached beside it: the same arithmetic, so a frame's matte is the same whichever way it runs.
+ * The model of prepareRvmModel split at its recurrent state (onnx/state-split.ts): the encoder, then
+ * the recurrent decoder, cached beside it. The same arithmetic, so a frame's matte is the same
+ * whichever way it runs. The paths, in the order frames go through them.
  */
-export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): RvmStageFiles {
+export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): string[] {
   const whole = prepareRvmModel(geometry, cacheDir);
-  const files = { stateless: whole.replace(/\.onnx$/, '-stateless.onnx'), recurrent: whole.replace(/\.onnx$/, '-recurrent.onnx') };
-  if (!existsSync(files.stateless) || !existsSync(files.recurrent)) {
-    const split = splitAtState(readFileSync(whole), [...RVM_STATE_INPUTS]);
-    writeAtomically(files.stateless, split.stateless);
-    writeAtomically(files.recurrent, split.recurrent);
-  }
-  return files;
+  const paths = ['stateless', 'recurrent'].map((part) => whole.replace(/\.onnx$/, `-${part}-s${SPLIT_REVISION}.onnx`));
+  if (paths.every((path) => existsSync(path))) return paths;
+  const split = splitAtState(readFileSync(whole), [...RVM_STATE_INPUTS]);
+  writeAtomically(paths[0], split.stateless);
+  writeAtomically(paths[1], split.recurrent);
+  return paths;
 }
 
 export function rvmModelJsonPath(): string {

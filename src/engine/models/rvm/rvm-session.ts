@@ -41,12 +41,17 @@ export class RvmSession implements SegmentationSession {
     return { width: this.matter.width, height: this.matter.height };
   }
 
-  async segment(frame: RgbFrame): Promise<Matte> {
+  /** RVM's output for the next frame (calls in frame order; frames may be in flight together) */
+  matte(frame: RgbFrame): Promise<RvmOutput> {
     if (this.cutDetector.isCut(frame.data, frame.width, frame.height)) {
       this.stream.reset();
       this.cuts++;
     }
-    const last = (this.last = await this.stream.next(frame.data));
+    return this.stream.next(frame.data);
+  }
+
+  async segment(frame: RgbFrame): Promise<Matte> {
+    const last = (this.last = await this.matte(frame));
     // the colour as RGB24 bytes only when a pipeline asks for it (colour decontamination)
     let foregroundBytes: Uint8Array | undefined;
     return {

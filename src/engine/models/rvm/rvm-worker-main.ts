@@ -3,26 +3,27 @@
  * it; on the engine's thread that blocked the event loop for the whole inference, so the ffmpeg
  * decoder and encoder starved on their pipes (64 KB of a 230-690 KB frame) until it returned.
  * Here inference runs beside the event loop, which keeps both pipes flowing. The recurrent state
- * of each stream stays on the thread that runs the state's part: only frames in and mattes out
- * cross to the engine.
+ * of each stream stays on the thread whose model reads it: only frames in and mattes out cross
+ * to the engine.
  *
- * Split in two stages (rvm-worker-protocol.ts), the stateless thread runs the encoder on frame t+1
- * while the recurrent thread runs the decoder on frame t, and hands each frame's tensors on in
- * order. An `end` goes through the same way, so it never overtakes its stream's last frames.
+ * Split in stages (rvm-worker-protocol.ts), each thread runs its stage on one frame while the
+ * others run theirs on the frames before and after it, and hands every tensor written so far on to
+ * the next, in order. An `end` goes through the same way, so it never overtakes its stream's frames.
  */
 import * as ort from 'onnxruntime-node';
 import { MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { toAlphaBytes } from '../image/resample';
 import { openOnnxSession } from '../runtime/onnx-session';
-import { CarriedTensor, RVM_STATE_INPUTS, RvmStageRequest, RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
+import { CarriedTensor, RVM_STATE_INPUTS, RvmStageRequest, RvmWorkerData, RvmWorkerReply, stateOutputOf } from './rvm-worker-protocol';
 
 const port = parentPort!;
 const reply = (message: RvmWorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-type StateFeeds = Record<string, ort.Tensor>;
+type Feeds = Record<string, ort.Tensor>;
 
-function zeroState(session: ort.InferenceSession): StateFeeds {
-  const feeds: StateFeeds = {};
+/** zeros for the state inputs this model reads (none for a stateless stage) */
+function zeroState(session: ort.InferenceSession): Feeds {
+  const feeds: Feeds = {};
   for (const meta of session.inputMetadata) {
     if (!meta.isTensor || !(RVM_STATE_INPUTS as readonly string[]).includes(meta.name)) continue;
     const shape = meta.shape.map(Number);
@@ -39,58 +40,54 @@ function inOrder<T>(handle: (request: T) => Promise<void>): (request: T) => void
   };
 }
 
-/** the whole model or its recurrent stage: frames (or the stateless stage's tensors) in, mattes out to the engine */
-function serveRecurrent(session: ort.InferenceSession, source: MessagePort, { width, height }: RvmWorkerData): void {
-  const states = new Map<number, StateFeeds>();
+function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWorkerData): void {
+  const states = new Map<number, Feeds>();
   const initial = zeroState(session);
-  const run = inOrder(async (request: RvmWorkerRequest | RvmStageRequest) => {
+  const keepsState = Object.keys(initial).length > 0;
+  const run = inOrder(async (request: RvmStageRequest) => {
     if (request.kind === 'end') {
       states.delete(request.stream);
+      to?.postMessage(request);
       return;
     }
     try {
+      const received = request.kind === 'run' ? { src: new ort.Tensor('uint8', request.rgb, [1, height, width, 3]) } : tensorsIn(request.tensors);
       const state = request.reset ? initial : (states.get(request.stream) ?? initial);
-      const inputs = request.kind === 'run' ? { src: new ort.Tensor('uint8', request.rgb, [1, height, width, 3]) } : tensorsIn(request.tensors);
-      const result = await session.run({ ...inputs, ...state });
-      states.set(request.stream, Object.fromEntries(RVM_STATE_INPUTS.map((name) => [name, result[name.replace(/i$/, 'o')]])));
-      const alpha = result.pha.data as Float32Array;
-      const foreground = result.fgr.data as Float32Array;
-      const alphaBytes = toAlphaBytes(alpha);
-      const buffers = [alpha, alphaBytes, foreground].map((array) => array.buffer as ArrayBuffer);
-      reply({ kind: 'result', id: request.id, alpha, alphaBytes, foreground }, buffers);
+      const available: Feeds = { ...received, ...state };
+      const result = await session.run(Object.fromEntries(session.inputNames.map((name) => [name, available[name]])));
+      if (keepsState) states.set(request.stream, Object.fromEntries(Object.keys(initial).map((name) => [name, result[stateOutputOf(name)]])));
+      if (to) handOn(to, request, { ...(request.kind === 'carried' ? request.tensors : {}), ...tensorsOut(result, Object.keys(initial).map(stateOutputOf)) });
+      else answer(request.id, result);
     } catch (error) {
       reply({ kind: 'error', id: request.id, message: (error as Error).message });
     }
   });
-  source.on('message', run);
+  (from ?? port).on('message', run);
 }
 
-/** the encoder stage: each frame's tensors on to the recurrent stage's thread, in order */
-function serveStateless(session: ort.InferenceSession, link: MessagePort, { width, height }: RvmWorkerData): void {
-  const run = inOrder(async (request: RvmWorkerRequest) => {
-    if (request.kind === 'end') {
-      link.postMessage(request);
-      return;
-    }
-    try {
-      const result = await session.run({ src: new ort.Tensor('uint8', request.rgb, [1, height, width, 3]) });
-      const tensors = tensorsOut(result);
-      const buffers = new Set(Object.values(tensors).map((tensor) => tensor.data.buffer as ArrayBuffer));
-      link.postMessage({ kind: 'carried', id: request.id, stream: request.stream, reset: request.reset, tensors } satisfies RvmStageRequest, [...buffers]);
-    } catch (error) {
-      reply({ kind: 'error', id: request.id, message: (error as Error).message });
-    }
-  });
-  port.on('message', run);
+function handOn(to: MessagePort, request: { id: number; stream: number; reset: boolean }, tensors: Record<string, CarriedTensor>): void {
+  const buffers = new Set(Object.values(tensors).map((tensor) => tensor.data.buffer as ArrayBuffer));
+  to.postMessage({ kind: 'carried', id: request.id, stream: request.stream, reset: request.reset, tensors } satisfies RvmStageRequest, [...buffers]);
 }
 
-function tensorsOut(result: ort.InferenceSession.OnnxValueMapType): Record<string, CarriedTensor> {
+function answer(id: number, result: ort.InferenceSession.OnnxValueMapType): void {
+  const alpha = result.pha.data as Float32Array;
+  const foreground = result.fgr.data as Float32Array;
+  const alphaBytes = toAlphaBytes(alpha);
+  const buffers = [alpha, alphaBytes, foreground].map((array) => array.buffer as ArrayBuffer);
+  reply({ kind: 'result', id, alpha, alphaBytes, foreground }, buffers);
+}
+
+/** the outputs to hand on; the state stays on this thread */
+function tensorsOut(result: ort.InferenceSession.OnnxValueMapType, state: string[]): Record<string, CarriedTensor> {
   return Object.fromEntries(
-    Object.entries(result).map(([name, tensor]) => [name, { type: tensor.type as CarriedTensor['type'], dims: [...tensor.dims], data: tensor.data as Float32Array | Uint8Array }]),
+    Object.entries(result)
+      .filter(([name]) => !state.includes(name))
+      .map(([name, tensor]) => [name, { type: tensor.type as CarriedTensor['type'], dims: [...tensor.dims], data: tensor.data as Float32Array | Uint8Array }]),
   );
 }
 
-function tensorsIn(tensors: Record<string, CarriedTensor>): Record<string, ort.Tensor> {
+function tensorsIn(tensors: Record<string, CarriedTensor>): Feeds {
   return Object.fromEntries(Object.entries(tensors).map(([name, { type, data, dims }]) => [name, new ort.Tensor(type, data, dims)]));
 }
 
@@ -103,8 +100,7 @@ async function main(): Promise<void> {
     reply({ kind: 'failed', message: (error as Error).message });
     return;
   }
-  if (data.stage === 'stateless') serveStateless(session, data.link!, data);
-  else serveRecurrent(session, data.stage === 'recurrent' ? data.link! : port, data);
+  serve(session, data);
   reply({ kind: 'ready' });
 }
 

@@ -1,25 +1,30 @@
 /** Messages between RvmMatter (the engine's thread) and its inference threads (rvm-worker-main.ts). */
 import type { MessagePort } from 'node:worker_threads';
 
-/** RVM's recurrent state inputs, zeros at the start of a video; each `<name>` has its next value in `<name without i>o` */
+/** RVM's recurrent state inputs, zeros at the start of a video */
 export const RVM_STATE_INPUTS = ['r1i', 'r2i', 'r3i', 'r4i'] as const;
 
-/**
- * What a thread runs: `whole`, the model; or one of RVM's two stages (rvm-model-file.ts's
- * prepareRvmStages): `stateless` runs the encoder on each frame and hands its tensors on through
- * `link` to `recurrent`, which carries the state and answers the engine's thread.
- */
-export type RvmStage = 'whole' | 'stateless' | 'recurrent';
+/** the output holding the next value of a state input (`r1i` -> `r1o`) */
+export function stateOutputOf(input: string): string {
+  return input.replace(/i$/, 'o');
+}
 
+/**
+ * One inference thread: the whole model, or one stage of it (rvm-model-file.ts's prepareRvmStages).
+ * A stage reads frames from the engine's thread or, after the first, the tensors of the stage
+ * before it from `from`; it hands its tensors on through `to`, or answers the engine's thread
+ * with the matte when it is the last.
+ */
 export interface RvmWorkerData {
   modelPath: string;
   threads: number;
   /** the model's input size */
   width: number;
   height: number;
-  stage: RvmStage;
-  /** between the two stages' threads (transferred) */
-  link?: MessagePort;
+  /** from the stage before (transferred) */
+  from?: MessagePort;
+  /** to the stage after (transferred) */
+  to?: MessagePort;
 }
 
 /** one frame of one stream; `reset` forgets the stream's state first (scene cut, new video) */
@@ -44,7 +49,7 @@ export interface CarriedTensor {
   data: Float32Array | Uint8Array;
 }
 
-/** a frame after the stateless stage: the tensors the recurrent stage reads (from one stage's thread to the other's) */
+/** a frame between two stages: every tensor the stages so far wrote */
 export interface RvmCarriedRequest {
   kind: 'carried';
   id: number;
@@ -54,7 +59,7 @@ export interface RvmCarriedRequest {
 }
 
 export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest;
-export type RvmStageRequest = RvmCarriedRequest | RvmEndRequest;
+export type RvmStageRequest = RvmWorkerRequest | RvmCarriedRequest;
 
 export type RvmWorkerReply =
   | { kind: 'ready' }
