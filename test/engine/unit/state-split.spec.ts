@@ -58,12 +58,17 @@ describe('splitAtState', () => {
     }
   });
 
-  it('refuses a model where nothing reads the state, or whose recurrent part reads another input', () => {
+  it('refuses a model where nothing reads the state, whose recurrent part reads another input, or with an output the state does not make', () => {
     expect(() => splitAtState(recurrentModel(), ['not_an_input'])).toThrow('no node reads the state inputs');
-    const graph = new OnnxGraphBuilder();
-    graph.addNode('Add', ['state_in', 'x'], 'state_out');
     const tensor = (name: string) => ({ name, elemType: FLOAT, shape: [1, SIZE] });
-    const readsInput = graph.build({ inputs: [tensor('x'), tensor('state_in')], outputs: [tensor('state_out')], opset: 17, graphName: 'reads_input' });
-    expect(() => splitAtState(readsInput, ['state_in'])).toThrow('the recurrent part reads the graph input x');
+    const readsInput = new OnnxGraphBuilder();
+    readsInput.addNode('Add', ['state_in', 'x'], 'state_out');
+    const inputs = [tensor('x'), tensor('state_in')];
+    expect(() => splitAtState(readsInput.build({ inputs, outputs: [tensor('state_out')], opset: 17, graphName: 'g' }), ['state_in'])).toThrow('the recurrent part reads the graph input x');
+    const stateFree = new OnnxGraphBuilder();
+    stateFree.addNode('Relu', ['x'], 'early');
+    stateFree.addNode('Neg', ['state_in'], 'state_out');
+    const outputs = [tensor('early'), tensor('state_out')];
+    expect(() => splitAtState(stateFree.build({ inputs, outputs, opset: 17, graphName: 'g' }), ['state_in'])).toThrow('the graph output early does not depend on the state');
   });
 });

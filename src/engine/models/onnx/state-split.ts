@@ -17,7 +17,8 @@ const NON_FLOAT_PRODUCERS = new Set(['Shape', 'Size', 'Cast', 'ArgMax', 'ArgMin'
  * threads of their own: what does not read the state (for RVM, the encoder on the image) for frame
  * t+1 beside what does (the recurrent decoder) for frame t. Constant subgraphs (a
  * DequantizeLinear of a weight) are copied into each part that reads them. The nodes must be in
- * topological order, as ONNX requires; the recurrent part may read no graph input but the state.
+ * topological order, as ONNX requires; the recurrent part may read no graph input but the state,
+ * and every graph output must depend on the state.
  */
 export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): StageSplit {
   const model = onnx.ModelProto.decode(modelBytes);
@@ -46,6 +47,8 @@ export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): Sta
   const handed = [...producers.keys()].filter((name) => recurrentReads.has(name)).map((name): onnx.IValueInfoProto => ({ name, type: { tensorType: { elemType: tensorType(producers.get(name)!, name) } } }));
   const stray = graph.input!.find((input) => recurrentReads.has(input.name!) && !stateInputs.includes(input.name!));
   if (stray) throw new Error(`the recurrent part reads the graph input ${stray.name}, which only the stateless part receives`);
+  const early = graph.output!.find((output) => producers.has(output.name!));
+  if (early) throw new Error(`the graph output ${early.name} does not depend on the state: the recurrent part could not give it`);
 
   const stateless = withProducers(handed.map((value) => value.name!), statelessNodes);
   const withConstants = (nodes: onnx.INodeProto[]) => [...withProducers([...reads(nodes)], constantNodes), ...nodes];
