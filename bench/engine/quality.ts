@@ -36,19 +36,16 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const frames = new FrameReader(decoder.stdout, input.width * input.height * 3);
   const truths = new FrameReader(truthDecoder.stdout, video.width * video.height);
   const scorer = new MatteScorer();
-  const inFlight = new FramesInFlight(session.framesInFlight);
+  const inFlight = new FramesInFlight(session);
+  let handed = 0;
+  const read = async () => (handed++ < maxFrames ? frames.next() : undefined);
   const started = performance.now();
   const cpu = process.cpuUsage();
   let scoringMs = 0;
   try {
     for (;;) {
       // frames handed on as the pipeline does: up to the session's framesInFlight at once
-      while (inFlight.hasRoom) {
-        const data = inFlight.started < maxFrames ? await frames.next() : undefined;
-        if (data) inFlight.add(session.segment({ index: inFlight.started, ...input, data }));
-        else inFlight.endOfFrames();
-      }
-      const matte = await inFlight.next();
+      const matte = await inFlight.next(read);
       const truth = matte && (await truths.next());
       if (!matte || !truth) break;
       const scoringStarted = performance.now();

@@ -31,8 +31,8 @@ export function recordingModel(model: SegmentationModel, path: string): { model:
         get notes() {
           return session.notes;
         },
-        surveyFrame: session.surveyFrame && ((frame) => session.surveyFrame!(frame)),
-        finishSurvey: session.finishSurvey && (() => session.finishSurvey!()),
+        surveyFrame: session.surveyFrame?.bind(session),
+        finishSurvey: session.finishSurvey?.bind(session),
         async segment(frame): Promise<Matte> {
           const started = performance.now();
           const matte = await session.segment(frame);

@@ -164,7 +164,7 @@ export interface SegmentationSession {
    * (default 1): a session whose work runs in stages on several threads keeps them all busy
    */
   readonly framesInFlight?: number;
-  /** frames must be fed in order; the returned matte belongs to the frame passed, and mattes resolve in order */
+  /** frames must be fed in order; the returned matte belongs to the frame passed */
   segment(frame: RgbFrame): Promise<Matte>;
   close(): Promise<void>;
 }

@@ -1,37 +1,36 @@
-import { Matte } from '../types';
+import { Matte, SegmentationSession } from '../types';
 
 /**
- * The mattes being made, oldest first: up to the session's `framesInFlight` frames are handed to
- * it before the first matte is awaited, so its stages overlap (one frame at a time by default).
+ * The mattes being made, oldest first: frames are handed to the session up to its
+ * `framesInFlight` before the oldest matte is awaited, so its stages overlap (one frame at a time
+ * by default).
  */
 export class FramesInFlight {
   private readonly pending: Promise<Matte>[] = [];
   private readonly capacity: number;
-  /** frames handed to the session so far */
-  started = 0;
+  private started = 0;
   private ended = false;
 
-  constructor(framesInFlight = 1) {
-    this.capacity = Math.max(1, Math.floor(framesInFlight));
+  constructor(private readonly session: SegmentationSession) {
+    this.capacity = Math.max(1, Math.floor(session.framesInFlight ?? 1));
   }
 
-  get hasRoom(): boolean {
-    return !this.ended && this.pending.length < this.capacity;
-  }
-
-  add(matte: Promise<Matte>): void {
-    matte.catch(() => undefined); // awaited in order by next(); a later frame's failure waits its turn
-    this.pending.push(matte);
-    this.started += 1;
-  }
-
-  /** the decoder has no more frames */
-  endOfFrames(): void {
-    this.ended = true;
-  }
-
-  /** the oldest frame's matte; undefined once every frame's matte is out */
-  async next(): Promise<Matte | undefined> {
+  /**
+   * The oldest frame's matte, once the session holds as many frames as it takes; `read` gives the
+   * next frame at the session's input size, or undefined when there are no more. Undefined once
+   * every frame's matte is out.
+   */
+  async next(read: () => Promise<Buffer | undefined>): Promise<Matte | undefined> {
+    while (!this.ended && this.pending.length < this.capacity) {
+      const data = await read();
+      if (!data) {
+        this.ended = true;
+        break;
+      }
+      const matte = this.session.segment({ index: this.started++, width: this.session.inputWidth, height: this.session.inputHeight, data });
+      matte.catch(() => undefined); // awaited in order; a later frame's failure waits its turn
+      this.pending.push(matte);
+    }
     return this.pending.shift();
   }
 }

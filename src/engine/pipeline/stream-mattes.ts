@@ -52,15 +52,13 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
 
   try {
     if (session.matteSize) output = openOutput(session.matteSize);
-    const inFlight = new FramesInFlight(session.framesInFlight);
+    const inFlight = new FramesInFlight(session);
+    const read = async () => {
+      throwIfAborted(signal);
+      return nextFrame(reader, decoder);
+    };
     for (;;) {
-      while (inFlight.hasRoom) {
-        throwIfAborted(signal);
-        const data = await nextFrame(reader, decoder);
-        if (data) inFlight.add(session.segment({ index: inFlight.started, width: input.width, height: input.height, data }));
-        else inFlight.endOfFrames();
-      }
-      const matte = await inFlight.next();
+      const matte = await inFlight.next(read);
       if (!matte) break;
       throwIfAborted(signal);
       output ??= openOutput(matte);

@@ -31,16 +31,17 @@ export async function evaluateSession(
 ): Promise<SessionEvaluation> {
   const scorer = new MatteScorer();
   const count = Math.min(frames.length, truth.length);
-  const inFlight = new FramesInFlight(session.framesInFlight);
+  const inFlight = new FramesInFlight(session);
+  let handed = 0;
+  const read = async () => {
+    if (handed === count) return undefined;
+    const frame = frames[handed++];
+    return Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+  };
   const started = performance.now();
   let scoring = 0;
   for (let scored = 0; scored < count; scored++) {
-    while (inFlight.hasRoom) {
-      const index = inFlight.started;
-      if (index === count) inFlight.endOfFrames();
-      else inFlight.add(session.segment({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frames[index].buffer, frames[index].byteOffset, frames[index].byteLength) }));
-    }
-    const matte = (await inFlight.next())!;
+    const matte = (await inFlight.next(read))!;
     const scoringStarted = performance.now();
     scorer.addFrame(matteAtSize(matte, truthSize.width, truthSize.height), truth[scored]);
     scoring += performance.now() - scoringStarted;

@@ -52,13 +52,13 @@ export class RvmMatter {
     const size = { width: geometry.width, height: geometry.height };
     let workers: Worker[];
     if (geometry.pipelined) {
-      // one thread per stage and one onnxruntime thread each: the stages are the parallelism
-      const stages = prepareRvmStages(geometry, cacheDir);
-      const links = stages.slice(1).map(() => new MessageChannel());
-      workers = stages.map((modelPath, i) => {
-        const [from, to] = [links[i - 1]?.port2, links[i]?.port1];
-        return startRvmThread({ ...size, modelPath, threads: 1, from, to }, [from, to].filter((link) => link !== undefined));
-      });
+      // one thread per stage and one onnxruntime thread each: the two stages are the parallelism
+      const [stateless, recurrent] = prepareRvmStages(geometry, cacheDir);
+      const { port1, port2 } = new MessageChannel();
+      workers = [
+        startRvmThread({ ...size, modelPath: stateless, threads: 1, to: port1 }, [port1]),
+        startRvmThread({ ...size, modelPath: recurrent, threads: 1, from: port2 }, [port2]),
+      ];
     } else {
       workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads })];
     }

@@ -36,9 +36,10 @@ export interface RvmGeometry {
  * the recurrent decoder, cached beside it. The same arithmetic, so a frame's matte is the same
  * whichever way it runs. The paths, in the order frames go through them.
  */
-export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): string[] {
+export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): [stateless: string, recurrent: string] {
   const whole = prepareRvmModel(geometry, cacheDir);
-  const paths = ['stateless', 'recurrent'].map((part) => whole.replace(/\.onnx$/, `-${part}-s${SPLIT_REVISION}.onnx`));
+  const at = (part: string) => whole.replace(/\.onnx$/, `-${part}-s${SPLIT_REVISION}.onnx`);
+  const paths: [string, string] = [at('stateless'), at('recurrent')];
   if (paths.every((path) => existsSync(path))) return paths;
   const split = splitAtState(readFileSync(whole), [...RVM_STATE_INPUTS]);
   writeAtomically(paths[0], split.stateless);

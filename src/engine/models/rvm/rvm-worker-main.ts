@@ -6,9 +6,9 @@
  * of each stream stays on the thread whose model reads it: only frames in and mattes out cross
  * to the engine.
  *
- * Split in stages (rvm-worker-protocol.ts), each thread runs its stage on one frame while the
- * others run theirs on the frames before and after it, and hands every tensor written so far on to
- * the next, in order. An `end` goes through the same way, so it never overtakes its stream's frames.
+ * Pipelined (rvm-worker-protocol.ts), the stateless stage's thread runs the encoder on frame t+1
+ * while the recurrent stage's thread runs the decoder on frame t; the first hands its tensors on to
+ * the second, in order. An `end` goes through the same way, so it never overtakes its stream's frames.
  */
 import * as ort from 'onnxruntime-node';
 import { MessagePort, parentPort, workerData } from 'node:worker_threads';
@@ -56,7 +56,7 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
       const available: Feeds = { ...received, ...state };
       const result = await session.run(Object.fromEntries(session.inputNames.map((name) => [name, available[name]])));
       if (keepsState) states.set(request.stream, Object.fromEntries(Object.keys(initial).map((name) => [name, result[stateOutputOf(name)]])));
-      if (to) handOn(to, request, { ...(request.kind === 'carried' ? request.tensors : {}), ...tensorsOut(result, Object.keys(initial).map(stateOutputOf)) });
+      if (to) handOn(to, request, tensorsOut(result));
       else answer(request.id, result);
     } catch (error) {
       reply({ kind: 'error', id: request.id, message: (error as Error).message });
@@ -78,12 +78,9 @@ function answer(id: number, result: ort.InferenceSession.OnnxValueMapType): void
   reply({ kind: 'result', id, alpha, alphaBytes, foreground }, buffers);
 }
 
-/** the outputs to hand on; the state stays on this thread */
-function tensorsOut(result: ort.InferenceSession.OnnxValueMapType, state: string[]): Record<string, CarriedTensor> {
+function tensorsOut(result: ort.InferenceSession.OnnxValueMapType): Record<string, CarriedTensor> {
   return Object.fromEntries(
-    Object.entries(result)
-      .filter(([name]) => !state.includes(name))
-      .map(([name, tensor]) => [name, { type: tensor.type as CarriedTensor['type'], dims: [...tensor.dims], data: tensor.data as Float32Array | Uint8Array }]),
+    Object.entries(result).map(([name, tensor]) => [name, { type: tensor.type as CarriedTensor['type'], dims: [...tensor.dims], data: tensor.data as Float32Array | Uint8Array }]),
   );
 }
 

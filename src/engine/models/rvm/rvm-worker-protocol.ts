@@ -10,10 +10,10 @@ export function stateOutputOf(input: string): string {
 }
 
 /**
- * One inference thread: the whole model, or one stage of it (rvm-model-file.ts's prepareRvmStages).
- * A stage reads frames from the engine's thread or, after the first, the tensors of the stage
- * before it from `from`; it hands its tensors on through `to`, or answers the engine's thread
- * with the matte when it is the last.
+ * One inference thread: the whole model, or one of its two stages (rvm-model-file.ts's
+ * prepareRvmStages). The whole model and the stateless stage read frames from the engine's thread;
+ * the stateless stage hands its tensors on through `to`, and the recurrent stage reads them from
+ * `from` and answers the engine's thread with the matte.
  */
 export interface RvmWorkerData {
   modelPath: string;
@@ -49,7 +49,7 @@ export interface CarriedTensor {
   data: Float32Array | Uint8Array;
 }
 
-/** a frame between two stages: every tensor the stages so far wrote */
+/** a frame between the two stages: the tensors the stateless stage wrote */
 export interface RvmCarriedRequest {
   kind: 'carried';
   id: number;
