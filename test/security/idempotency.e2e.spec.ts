@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { fingerprintOf, hashApiKey } from '../../src/modules/auth/domain/api-key';
@@ -130,6 +132,35 @@ describe('Idempotency-Key (two API processes, one Postgres)', () => {
     const different = await upload('up-1', Buffer.from('a much shorter body'), 'other.mp4');
     expect(different.status).toBe(422);
     expect(different.body.error.code).toBe('idempotency_mismatch');
+  });
+
+  it('answers an upload replay once the client has sent the whole file, so a slow uploader reads the answer', async () => {
+    const key = await cluster.createKey();
+    const boundary = 'backdrop-replay';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`),
+      readFileSync(CLIP),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const headers = { 'X-Api-Key': key, 'Idempotency-Key': 'slow', 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length };
+    /** sends all but the last 1 KB, then the rest after `pauseMs` */
+    const send = (pauseMs: number) =>
+      new Promise<{ status?: number; replayed?: string | string[]; answeredAfterLastByte: boolean }>((resolve, reject) => {
+        let lastByteSent = false;
+        const req = http.request(`${cluster.nodes[0].baseUrl}/v1/uploads`, { method: 'POST', headers }, (res) => {
+          const answeredAfterLastByte = lastByteSent;
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, replayed: res.headers['idempotent-replayed'], answeredAfterLastByte }));
+        });
+        req.on('error', reject);
+        req.write(body.subarray(0, body.length - 1024));
+        setTimeout(() => {
+          lastByteSent = true;
+          req.end(body.subarray(body.length - 1024));
+        }, pauseMs);
+      });
+    expect((await send(0)).status).toBe(200);
+    expect(await send(300)).toEqual({ status: 200, replayed: 'true', answeredAfterLastByte: true });
   });
 
   it('Idempotency-Key length at its boundary: 255 characters are accepted, 256 are 400 naming the header, empty is 400', async () => {

@@ -44,6 +44,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const multipart = req.is('multipart/form-data');
     const fingerprint = requestFingerprint(req.method, req.path, multipart ? { contentLength: req.headers['content-length'] } : { json: req.body });
     const claim = await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
+    if (multipart && claim.kind !== 'claimed') await bodyReceived(req);
     switch (claim.kind) {
       case 'mismatch':
         throw new DomainError('idempotency_mismatch', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
@@ -62,4 +63,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }
     }
   }
+}
+
+/**
+ * A multipart request answered from the store (a replay, a mismatch, one still running) has not had
+ * its file read. The answer waits until the client has sent it all: a client still uploading then
+ * reads the answer instead of meeting a broken pipe. Node reads and drops an unread body after the
+ * answer anyway, so waiting costs no extra bytes.
+ */
+function bodyReceived(req: Request): Promise<void> {
+  if (req.complete) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    req.once('end', resolve);
+    req.once('close', resolve);
+    req.resume();
+  });
 }
