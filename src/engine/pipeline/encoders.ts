@@ -22,6 +22,11 @@
  * so the colour and the alpha are encoded as two ordinary VP9 streams with the same options, in one
  * ffmpeg, and joined into one alpha track by output/webm-alpha-mux.ts. The fixed key frame interval
  * (-g = -keyint_min) puts both streams' key frames on the same frames, so the file seeks cleanly.
+ *
+ * `-lag-in-frames 0`: in realtime mode with no alt-ref libvpx does not use its look-ahead, and the
+ * output is byte for byte the same without it (portrait-pan, 100 frames), but the default 25-frame
+ * queue is still allocated in each stream's encoder. Dropping it measured 0.28 -> 0.17 s to start
+ * an encoder, 50 MB less peak memory and 2-4 ms less CPU a frame for `light` end to end.
  */
 import { OutputFormat } from '../types';
 
@@ -60,7 +65,7 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
       '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p',
       '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
       '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0',
-      '-g', '125', '-keyint_min', '125',
+      '-g', '125', '-keyint_min', '125', '-lag-in-frames', '0',
     ],
     audioArgs: ['-c:a', 'libopus', '-b:a', '128k'],
     muxerArgs: [],

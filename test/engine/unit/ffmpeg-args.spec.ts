@@ -66,7 +66,7 @@ describe('buildEncodeArgs', () => {
   it('webm, transparent, with audio: colour and alpha as two VP9 streams with the same settings, opus apart', () => {
     const vp9 = [
       '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
-      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0', '-g', '125', '-keyint_min', '125',
+      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0', '-g', '125', '-keyint_min', '125', '-lag-in-frames', '0',
     ];
     expect(buildWebmEncodeArgs(spec('webm', { keepAudio: true }), webmPartsIn('/tmp/s'))).toEqual([
       '-v', 'error', '-nostdin',
