@@ -81,19 +81,26 @@ export function withPredictedForeground(model: SegmentationModel): SegmentationM
 }
 
 export interface EdgeColourScores {
-  /** mean |output - truth| over the edge band, RGB levels 0..255 */
+  /** mean |output - truth| over the edge band, RGB levels 0..255: the source's own pixels there */
   sourcePixels: number;
-  predictedForeground: number;
+  /** the engine's default: the foreground colour estimated from the frame and the matte */
+  estimated: number;
+  /** the session's own predicted colour (RVM's "fgr"); undefined for sessions that give none */
+  predictedForeground?: number;
   bandPixels: number;
 }
 
-/** runs the engine over EDGE_TARGET twice (as it is: source pixels; then with the predicted foreground) and scores the edge band */
+/**
+ * Runs the engine over EDGE_TARGET with each way of colouring the soft edge and scores the band:
+ * the source's pixels, the estimated foreground (the default), and the session's own prediction
+ * where its mattes carry one.
+ */
 export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip, dir: string, cacheDir: string): Promise<EdgeColourScores> {
-  const run = async (variant: SegmentationModel, name: string) => {
+  const run = async (variant: SegmentationModel, name: string, edgeColour: 'estimated' | 'source') => {
     const outputPath = join(dir, `edge-${name}.mov`);
     await runEngine(
       { inputPath: clip.path, outputPath, model: model.name, outputFormat: 'mov', background: { type: 'color', rgb: EDGE_TARGET }, previewDuration: clip.frames / FPS },
-      { loadModel: async () => variant, cacheDir, workDir: dir },
+      { loadModel: async () => variant, cacheDir, workDir: dir, edgeColour },
     );
     return split(raw(['-i', outputPath, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-']), clip.width * clip.height * 3, clip.frames);
   };
@@ -110,7 +117,12 @@ export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip
     });
     return { error: sum / (3 * count), count };
   };
-  const source = score(await run(model, 'source'));
-  const predicted = score(await run(withPredictedForeground(model), 'predicted'));
-  return { sourcePixels: source.error, predictedForeground: predicted.error, bandPixels: source.count };
+  const source = score(await run(model, 'source', 'source'));
+  const estimated = score(await run(model, 'estimated', 'estimated'));
+  // `human`'s mattes carry no colour of their own (its people are chosen from RVM's alpha alone)
+  const predicted = await run(withPredictedForeground(model), 'predicted', 'estimated').then(
+    (frames) => score(frames).error,
+    (error: Error) => (/promised a foreground colour/.test(error.message) ? undefined : Promise.reject(error)),
+  );
+  return { sourcePixels: source.error, estimated: estimated.error, predictedForeground: predicted, bandPixels: source.count };
 }

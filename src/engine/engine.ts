@@ -27,6 +27,12 @@ export interface EngineDeps {
   cacheDir: string;
   /** parent of the run's scratch directory (PNG frames, GIF palette and mattes); default: the OS temp dir */
   workDir?: string;
+  /**
+   * the colour of the matte's soft edge over colour and image backgrounds: the subject's own,
+   * estimated (the default; see models/image/foreground-colour.ts), or the source's pixels, which
+   * still hold some of the old background there (kept to measure the difference)
+   */
+  edgeColour?: 'estimated' | 'source';
 }
 
 export type ProgressListener = (progress: EngineProgress) => void;
@@ -59,7 +65,7 @@ export async function runEngine(
     scratch = await mkdtemp(join(deps.workDir ?? tmpdir(), 'backdrop-engine-'));
     const reportFrame = (framesDone: number) =>
       onProgress?.({ framesDone, framesTotal: Math.max(plan.framesExpected, framesDone) });
-    const frames = await encode(plan, session, { scratch, partialPath, reportFrame, signal });
+    const frames = await encode(plan, session, { scratch, partialPath, reportFrame, signal, edgeColour: deps.edgeColour ?? 'estimated' });
     throwIfAborted(signal);
     await rename(partialPath, request.outputPath);
     onProgress?.({ framesDone: frames, framesTotal: frames });
@@ -85,13 +91,14 @@ interface EncodeContext {
   partialPath: string;
   reportFrame: (framesDone: number) => void;
   signal?: AbortSignal;
+  edgeColour: 'estimated' | 'source';
 }
 
 /** Streams the video into the format's encoder and finishes the format; returns the frame count. */
 async function encode(plan: JobPlan, session: SegmentationSession, context: EncodeContext): Promise<number> {
   const { scratch, partialPath, signal } = context;
   // GIF is excluded: its render pass re-reads recorded mattes, and a 256-colour palette hides the edge
-  const decontaminate = session.predictsForeground === true && plan.background.type !== 'transparent' && plan.preset.format !== 'gif';
+  const decontaminate = context.edgeColour === 'estimated' && plan.background.type !== 'transparent' && plan.preset.format !== 'gif';
   const spec = (matte: Size): CompositeSpec => ({
     source: plan.source,
     matte,

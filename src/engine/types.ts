@@ -134,7 +134,8 @@ export interface Matte {
   /**
    * the subject's own colour, packed RGB24 at the matte's size, from sessions that predict it
    * (`predictsForeground`): over colour and image backgrounds it replaces the source's pixels in
-   * the matte's soft edge, where they still carry the old background
+   * the matte's soft edge, where they still carry the old background (for other sessions the
+   * pipeline estimates it from the frame and the matte)
    */
   foreground?: Uint8Array;
 }

@@ -23,11 +23,11 @@ import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './enc
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 
 export const MATTE_PIPE_FD = 3;
-/** the subject's colour (RGB24, at the mattes' size), when the session predicts it */
+/** the subject's own colour (RGB24, at the mattes' size): the session's prediction or the pipeline's estimate */
 export const FOREGROUND_PIPE_FD = 4;
 /**
  * Decontamination: where the matte is below this (out of 255), the foreground's colour is the
- * model's predicted foreground instead of the source pixel, which there still holds some of the
+ * subject's own (predicted or estimated) instead of the source pixel, which there still holds some of the
  * old background. Opaque pixels keep the source's own (sharper, exact) colour.
  */
 export const FOREGROUND_COLOUR_BELOW = 250;
@@ -71,7 +71,7 @@ export interface CompositeSpec {
   preset: EncoderPreset;
   /** keep the input's first audio track (only honoured by formats that carry audio) */
   keepAudio: boolean;
-  /** the predicted foreground colour comes on FOREGROUND_PIPE_FD and colours the matte's soft edge */
+  /** the subject's own colour comes on FOREGROUND_PIPE_FD and colours the matte's soft edge */
   decontaminate?: boolean;
 }
 
@@ -209,7 +209,7 @@ function compositeInputArgs(spec: CompositeSpec, matteInput: string[]): string[]
   ];
 }
 
-/** the predicted foreground colour: raw RGB24 at the mattes' size, after the other inputs */
+/** the subject's own colour: raw RGB24 at the mattes' size, after the other inputs */
 function buildForegroundInputArgs(size: Size, fps: number): string[] {
   return [...pinArgs(RAW_PIN), '-pix_fmt', 'rgb24', '-video_size', `${size.width}x${size.height}`, '-framerate', formatNumber(fps), '-i', `pipe:${FOREGROUND_PIPE_FD}`];
 }

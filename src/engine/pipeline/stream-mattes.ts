@@ -13,6 +13,8 @@ import { Size } from './geometry';
 import { matteBytes } from './matte';
 import { PipeWriter } from './pipe-writer';
 import { FramesInFlight } from './frames-in-flight';
+import { estimateForeground } from '../models/image/foreground-colour';
+import { resizeRgb } from '../models/image/resample';
 
 export interface StreamMattesJob {
   source: SourceSpec;
@@ -21,7 +23,11 @@ export interface StreamMattesJob {
   startEncoder: (matte: Size) => MediaProcess;
   onFrame?: (framesDone: number) => void;
   signal?: AbortSignal;
-  /** the encoder also reads each matte's predicted foreground colour (RGB24) on FOREGROUND_PIPE_FD */
+  /**
+   * the encoder also reads each matte's foreground colour (RGB24, at the matte's size) on
+   * FOREGROUND_PIPE_FD: the session's own prediction where it makes one (`predictsForeground`),
+   * otherwise estimated from the frame and its matte (models/image/foreground-colour.ts)
+   */
   withForeground?: boolean;
 }
 
@@ -53,16 +59,21 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
   try {
     if (session.matteSize) output = openOutput(session.matteSize);
     const inFlight = new FramesInFlight(session);
+    /** the frames whose mattes are still to come, oldest first (the foreground colour is estimated from them) */
+    const handed: Buffer[] = [];
     const read = async () => {
       throwIfAborted(signal);
-      return nextFrame(reader, decoder);
+      const frame = await nextFrame(reader, decoder);
+      if (frame && job.withForeground) handed.push(frame);
+      return frame;
     };
     for (;;) {
       const matte = await inFlight.next(read);
       if (!matte) break;
       throwIfAborted(signal);
       output ??= openOutput(matte);
-      const colour = output.foreground && foregroundBytes(matte, output.matteSize);
+      const frame = handed.shift();
+      const colour = output.foreground && foregroundBytes(matte, output.matteSize, session.predictsForeground ? undefined : { ...input, data: frame! });
       await Promise.all([
         writeOrExplain(output.writer, matteBytes(matte, output.matteSize), output.encoder),
         output.foreground && writeOrExplain(output.foreground, colour, output.encoder),
@@ -89,10 +100,18 @@ interface MatteOutput {
   foreground?: PipeWriter;
 }
 
-/** the matte's foreground colour for its pipe (a copy: the session may reuse its buffers) */
-function foregroundBytes(matte: Matte, pipeSize: Size): Buffer {
-  const expected = pipeSize.width * pipeSize.height * 3;
-  if (!matte.foreground || matte.width !== pipeSize.width || matte.height !== pipeSize.height || matte.foreground.length !== expected) {
+/**
+ * The matte's foreground colour for its pipe: the session's own (a copy: the session may reuse its
+ * buffers), or, given the frame it was made from, estimated from that frame and the matte.
+ */
+function foregroundBytes(matte: Matte, pipeSize: Size, frame?: Size & { data: Buffer }): Buffer {
+  if (matte.width !== pipeSize.width || matte.height !== pipeSize.height) throw new EngineError('output_failed', 'a matte changed size mid-video');
+  if (frame) {
+    const { width, height } = matte;
+    const rgb = frame.width === width && frame.height === height ? frame.data : resizeRgb(frame.data, frame.width, frame.height, width, height);
+    return Buffer.from(estimateForeground(rgb, matte.data, width, height));
+  }
+  if (!matte.foreground || matte.foreground.length !== pipeSize.width * pipeSize.height * 3) {
     throw new EngineError('output_failed', 'the session promised a foreground colour with every matte and did not give one');
   }
   return Buffer.from(matte.foreground);

@@ -11,10 +11,10 @@ import { MEDIA_DIR } from './support/clips';
 /**
  * Colour in the soft edge of the matte, over a new colour background, against the exact answer
  * (a clip whose foreground colour is known everywhere: see bench/matting/edge-colour.ts). The
- * engine composites the source's own pixels there; RVM's predicted foreground colour ("fgr"),
- * pushed through the same encoder on its second pipe, was measured no better (human 13.13 vs
- * 13.00 levels on 25 frames, light 13.00 vs 13.95), so it is not used. This keeps that choice
- * honest and the foreground pipe working: should RVM's colour start to win, the test says so.
+ * engine composites the foreground colour it estimates from the frame and the matte
+ * (models/image/foreground-colour.ts) there, through the encoder's second pipe. The source's own
+ * pixels still hold some of the old background; RVM's predicted colour ("fgr") was no better than
+ * them (light 13.95 against 13.00 levels on 25 frames).
  */
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const FRAMES = 25;
@@ -30,14 +30,15 @@ describe('colour in the soft edge over a colour background (light, 1 s)', () => 
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("the source's pixels leave no more colour error than RVM's predicted foreground, and little of it", async () => {
+  it("the estimated foreground leaves a fifth less colour error than the source's pixels, and less than RVM's predicted colour", async () => {
     const model = await loadModel('light', { cacheDir: CACHE_DIR });
     const scores = await measureEdgeColour(model, clip, dir, CACHE_DIR);
-    console.log(`edge band (${scores.bandPixels} pixels): source pixels ${scores.sourcePixels.toFixed(2)}, predicted foreground ${scores.predictedForeground.toFixed(2)} (mean |error|, levels 0..255)`);
+    const predicted = scores.predictedForeground!;
+    console.log(`edge band (${scores.bandPixels} pixels): source pixels ${scores.sourcePixels.toFixed(2)}, estimated ${scores.estimated.toFixed(2)}, RVM's ${predicted.toFixed(2)} (mean |error|, levels 0..255)`);
     expect(scores.bandPixels).toBeGreaterThan(50_000);
-    expect(scores.sourcePixels).toBeLessThanOrEqual(scores.predictedForeground);
-    // measured 13.0: the matte's own error dominates (an opaque-green bleed would be far larger)
+    // measured 12.99 and 9.52 on 20 frames: the matte's own error is the rest (an opaque-green bleed would be far larger)
+    expect(scores.estimated).toBeLessThan(0.8 * scores.sourcePixels);
+    expect(scores.estimated).toBeLessThan(predicted);
     expect(scores.sourcePixels).toBeLessThan(16);
-    expect(scores.predictedForeground).toBeLessThan(20);
   }, 3 * MINUTES);
 });

@@ -15,7 +15,8 @@ export class RvmSession implements SegmentationSession {
   /**
    * RVM's foreground colour rides along with every matte, but the engine does not composite with
    * it: on a clip with an exact foreground (bench/matting/edge-colour.ts) it left more of the old
-   * background in the soft edge than the source's own pixels did (see the README's model table).
+   * background in the soft edge than the source's own pixels did, and the engine's own estimate
+   * (models/image/foreground-colour.ts) left less than either (README, the edge colour table).
    */
   readonly predictsForeground = false;
   /** scene cuts seen (the state was reset at each) */
