@@ -4,11 +4,13 @@
  * - `full`: every pixel opaque (the foreground is the whole frame; for placement tests).
  * - `bright`: alpha 255 where the frame is bright (luma > 128): the matte follows the picture's
  *   content, so a matte landing on the wrong frame shows up as a misplaced alpha edge.
+ * - `luma`: alpha = the frame's luma, soft wherever the picture is gray (a white subject on black,
+ *   feathered: every gray pixel is a = luma / 255 of white over black).
  */
 import { Matte, ModelName, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../../src/engine/types';
 
 export interface FakeModelOptions {
-  kind: 'ellipse' | 'full' | 'bright';
+  kind: 'ellipse' | 'full' | 'bright' | 'luma';
   /** the RGB size the session asks for (default 160x90) */
   input?: { width: number; height: number };
   /** for `ellipse`: the matte size (default: the input size) */
@@ -74,7 +76,7 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
         if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         for (const until = Date.now() + (options.blockMs ?? 0); Date.now() < until; );
         if (frame.data.length !== frame.width * frame.height * 3) throw new Error('bad frame size');
-        if (options.kind === 'bright') return brightMatte(frame);
+        if (options.kind === 'bright' || options.kind === 'luma') return lumaMatte(frame, options.kind === 'bright');
         const size = options.matte ?? input;
         if (options.kind === 'full') return { ...size, data: new Uint8Array(size.width * size.height).fill(255) };
         return ellipseMatte(frame.index, size, options.step ?? 2);
@@ -107,11 +109,11 @@ export function ellipseMatte(index: number, size: { width: number; height: numbe
   return { width: size.width, height: size.height, data };
 }
 
-function brightMatte(frame: RgbFrame): Matte {
+function lumaMatte(frame: RgbFrame, binary: boolean): Matte {
   const data = new Uint8Array(frame.width * frame.height);
   for (let i = 0; i < data.length; i++) {
     const luma = 0.299 * frame.data[i * 3] + 0.587 * frame.data[i * 3 + 1] + 0.114 * frame.data[i * 3 + 2];
-    data[i] = luma > 128 ? 255 : 0;
+    data[i] = binary ? (luma > 128 ? 255 : 0) : Math.round(luma);
   }
   return { width: frame.width, height: frame.height, data };
 }
