@@ -59,12 +59,13 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
   try {
     if (session.matteSize) output = openOutput(session.matteSize);
     const inFlight = new FramesInFlight(session);
-    /** the frames whose mattes are still to come, oldest first (the foreground colour is estimated from them) */
+    const estimatesForeground = job.withForeground === true && !session.predictsForeground;
+    /** the frames whose mattes are still to come, oldest first, when the foreground colour is estimated from them */
     const handed: Buffer[] = [];
     const read = async () => {
       throwIfAborted(signal);
       const frame = await nextFrame(reader, decoder);
-      if (frame && job.withForeground) handed.push(frame);
+      if (frame && estimatesForeground) handed.push(frame);
       return frame;
     };
     for (;;) {
@@ -73,7 +74,7 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
       throwIfAborted(signal);
       output ??= openOutput(matte);
       const frame = handed.shift();
-      const colour = output.foreground && foregroundBytes(matte, output.matteSize, session.predictsForeground ? undefined : { ...input, data: frame! });
+      const colour = output.foreground && foregroundBytes(matte, output.matteSize, frame && { ...input, data: frame });
       await Promise.all([
         writeOrExplain(output.writer, matteBytes(matte, output.matteSize), output.encoder),
         output.foreground && writeOrExplain(output.foreground, colour, output.encoder),
@@ -109,7 +110,8 @@ function foregroundBytes(matte: Matte, pipeSize: Size, frame?: Size & { data: Bu
   if (frame) {
     const { width, height } = matte;
     const rgb = frame.width === width && frame.height === height ? frame.data : resizeRgb(frame.data, frame.width, frame.height, width, height);
-    return Buffer.from(estimateForeground(rgb, matte.data, width, height));
+    const estimate = estimateForeground(rgb, matte.data, width, height); // the frame's own bytes or a fresh array: no copy needed
+    return Buffer.from(estimate.buffer, estimate.byteOffset, estimate.byteLength);
   }
   if (!matte.foreground || matte.foreground.length !== pipeSize.width * pipeSize.height * 3) {
     throw new EngineError('output_failed', 'the session promised a foreground colour with every matte and did not give one');

@@ -1,5 +1,5 @@
 import { boxMean } from './box-filter';
-import { resizePlane } from './resample';
+import { Plane, resizePlane } from './resample';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
 const { ceil, floor, max, min, round } = Math;
@@ -8,10 +8,7 @@ const EPSILON = 1e-5;
 /** the wide pass's window is smooth at this scale, so it runs on a grid this many times coarser */
 const COARSE_FACTOR = 4;
 
-interface Size {
-  width: number;
-  height: number;
-}
+type Size = Omit<Plane, 'data'>;
 
 /** a rectangle of the frame: [x0, x1) x [y0, y1) */
 interface Region {
