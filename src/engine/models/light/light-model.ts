@@ -3,6 +3,7 @@ import { PeopleSeen } from '../people-seen';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
+import { rvmPrecision } from '../rvm/rvm-int8';
 import { RvmSession } from '../rvm/rvm-session';
 
 /** enough frames queued that neither of RVM's stages waits for the engine's thread */
@@ -27,7 +28,7 @@ class LightSession extends RvmSession {
 
 /**
  * `light`: Robust Video Matting at a small size (long side 384, encoder at 256 px), its larger
- * convolutions in int8 (rvm-int8.ts), pipelined: the encoder of the next frame runs on its own
+ * convolutions in int8 where the CPU has 8-bit dot products (rvm-int8.ts, rvmPrecision), pipelined: the encoder of the next frame runs on its own
  * thread beside the recurrent decoder of this one (63-66 fps at 640x360 against 46-50 on one
  * thread; README, Tests and benchmarks). MediaPipe's
  * selfie model, run per frame, was faster but collapsed on portraits the project had not seen
@@ -39,6 +40,6 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: 'int8', pipelined: true }));
+    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision: rvmPrecision(), pipelined: true }));
   }
 }
