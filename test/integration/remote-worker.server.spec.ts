@@ -198,7 +198,9 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
 
   it('retries a TIMED_OUT job on POST /retry', async () => {
     pool.mode = 'hold';
-    const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 200 } }));
+    // the retry runs under the same policy: long enough for the copy (with its input fetch and
+    // upload) on a loaded machine, where 200 ms timed the retry out too
+    const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 2000 } }));
     await finalStatus(json.id as string);
     pool.mode = 'copy';
     expect((await call('POST', `/retry/${json.id}`)).json).toEqual({ id: json.id, status: 'IN_QUEUE' });
