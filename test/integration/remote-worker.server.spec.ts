@@ -201,7 +201,7 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     // the retry runs under the same policy: long enough for the copy (with its input fetch and
     // upload) on a loaded machine, where 200 ms timed the retry out too
     const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 2000 } }));
-    await finalStatus(json.id as string);
+    expect(await finalStatus(json.id as string)).toMatchObject({ status: 'TIMED_OUT' });
     pool.mode = 'copy';
     expect((await call('POST', `/retry/${json.id}`)).json).toEqual({ id: json.id, status: 'IN_QUEUE' });
     expect(await finalStatus(json.id as string)).toMatchObject({ status: 'COMPLETED' });

@@ -88,10 +88,10 @@ export interface HumanModelParts {
  * `human`: Robust Video Matting, a recurrent video-matting model trained on people, its state
  * carried from frame to frame (reset at hard cuts), its encoder at 640 px on the long side (see
  * rvm-geometry.ts for the measurements behind that), its larger convolutions in int8 where the CPU
- * has 8-bit dot products (rvm-int8.ts, rvmPrecision), kept on the video's main people. With VNNI, int8 costs about 15% less CPU end to end (224 against 262 ms a
- * frame with decode and encode, 7.4 against 6.6 fps at 640x360 in one bench:matting run) for a
- * DAVIS people mean of 0.867 against 0.871 in fp32, and scores the out-of-frame composite higher
- * (0.967 against 0.935).
+ * has 8-bit dot products (rvm-int8.ts, rvmPrecision), kept on the video's main people. With VNNI,
+ * int8 costs about 15% less CPU end to end (224 against 262 ms a frame with decode and encode, 7.4
+ * against 6.6 fps at 640x360 in one bench:matting run) for a DAVIS people mean of 0.867 against
+ * 0.871 in fp32, and scores the out-of-frame composite higher (0.967 against 0.935).
  */
 export class HumanModel implements SegmentationModel {
   readonly name = 'human' as const;
