@@ -91,7 +91,8 @@ export interface HumanModelParts {
  * has 8-bit dot products (rvm-int8.ts, rvmPrecision), kept on the video's main people. With VNNI,
  * int8 costs about 15% less CPU end to end (224 against 262 ms a frame with decode and encode, 7.4
  * against 6.6 fps at 640x360 in one bench:matting run) for a DAVIS people mean of 0.867 against
- * 0.871 in fp32, and scores the out-of-frame composite higher (0.967 against 0.935).
+ * 0.871 in fp32 (0.870 since int8's multiply-add bound, rvm-int8.ts), and scores the out-of-frame
+ * composite higher (0.954 against 0.935).
  */
 export class HumanModel implements SegmentationModel {
   readonly name = 'human' as const;

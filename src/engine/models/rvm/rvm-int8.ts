@@ -4,19 +4,36 @@ import { hasInt8DotProduct } from '../runtime/cpu-features';
 import { RVM_INT8_RANGES } from './rvm-int8-ranges';
 
 /**
+ * The fewest multiply-adds per output value (input channels x kernel area) of a convolution in
+ * int8. Its way in and out of int8 costs the same per value whatever the convolution does:
+ * quantising its input, dequantising its output, and the layout changes around it (NHWC for
+ * QLinearConv, onnxruntime's blocked NCHW for the float convolutions beside it). The encoder's 1x1
+ * expansions of 16-120 channels and the decoder's 3x3 on 16 channels at half the input size lost
+ * more there than int8 won. On an Intel Xeon with AVX-512 VNNI, at `human`'s 640x360 on one thread,
+ * leaving them in fp32 took one run from 156 to 149-153 ms of CPU (fp32 throughout: 165;
+ * interleaved medians; wall time 1-8% less in five sets), and its alpha 3x closer to fp32's (mean
+ * |diff| 2.1e-4 against 6.9e-4 over 30 frames of portrait-pan). Through the engine `human` went
+ * from 0.9762 to 0.9767 on portrait-pan and from 0.875 / 0.820 / 0.907 to 0.877 / 0.821 / 0.912 on
+ * DAVIS rollerblade / swing / breakdance-flare; `light` from 0.9491 to 0.9507 at the same cost (one
+ * run 32 ms of CPU either way, fp32 39).
+ */
+const MIN_INT8_MACS_PER_OUTPUT = 160;
+
+/**
  * Which of RVM's convolutions run in int8 (onnxruntime's QLinearConv, VNNI on the AMD EPYC).
  * Measured at 640x360, encoder 480 px (CPU ms per run on one thread, loaded machine; portrait-pan IoU
  * of the raw matte): fp32 131 ms, 0.9726. Every convolution but the recurrent ConvGRU, the
  * squeeze-excitation and the output head lost 0.008 IoU, through the first one (on the image),
  * which the channel rule below excludes. Convolutions with few output channels (the decoder's last
  * two, 16) were no faster in int8 and ones on the 3-channel image slower, so both stay fp32. The
- * ConvGRU stays fp32 because its error would be carried from frame to frame in the state. The rule:
- * 113-129 ms, 0.9722; at `light`'s 384x216, encoder 256 px: 37.0 -> 29.4 ms, 0.9516 -> 0.9510.
+ * ConvGRU stays fp32 because its error would be carried from frame to frame in the state. The rule
+ * (before the multiply-add bound above): 113-129 ms, 0.9722; at `light`'s 384x216, encoder 256 px:
+ * 37.0 -> 29.4 ms, 0.9516 -> 0.9510.
  */
 export function rvmInt8Convs(model: onnx.IModelProto): QuantizedConv[] {
-  return quantizableConvs(model, (node, [outChannels, inChannels]) => {
+  return quantizableConvs(model, (node, [outChannels, inChannels, kernelHeight, kernelWidth]) => {
     if (/conv_gru|squeeze_excitation/.test(node.name ?? '')) return false;
-    return inChannels >= 16 && outChannels >= 32;
+    return outChannels >= 32 && inChannels * kernelHeight * kernelWidth >= MIN_INT8_MACS_PER_OUTPUT;
   });
 }
 
