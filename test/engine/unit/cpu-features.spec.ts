@@ -13,8 +13,8 @@ describe('which CPUs run RVM in int8', () => {
     ['a flag that only contains the name does not count', x86('avx2 avx512_vnni_disabled'), 'x64', 'linux', false],
     ['arm64 with the dot product', arm('aes pmull sha1 sha2 crc32 atomics asimddp'), 'arm64', 'linux', true],
     ['arm64 without it (Cortex-A72)', arm('aes pmull sha1 sha2 crc32'), 'arm64', 'linux', false],
-    ['Apple silicon (no /proc/cpuinfo)', undefined, 'arm64', 'darwin', true],
-    ['an x86 Mac or Windows (no /proc/cpuinfo)', undefined, 'x64', 'darwin', false],
+    ['Apple silicon (no /proc/cpuinfo)', null, 'arm64', 'darwin', true],
+    ['an x86 Mac or Windows (no /proc/cpuinfo)', null, 'x64', 'darwin', false],
   ])('%s', (_, cpuinfo, arch, platform, expected) => {
     expect(hasInt8DotProduct(cpuinfo, arch, platform)).toBe(expected);
     expect(rvmPrecision(expected)).toBe(expected ? 'int8' : 'float32');
