@@ -21,6 +21,7 @@ import { ModelName } from '../../src/engine/types';
 import { runCase } from './case-protocol';
 import { measureEncoderAlone, measurePlainFloor } from './floor';
 import { measureMemory } from './memory';
+import { cpuLine } from './machine';
 import { withCpuTime } from './process-tree';
 import { loadModelsModule, modelsAvailable, MODELS_MODULE } from './models';
 import { BenchOptions, ClipName, clipPath, parseBenchOptions, truthPath } from './options';
@@ -31,10 +32,9 @@ import type { SpeedCaseInput, SpeedCaseOutput } from './speed-case';
 import { Cell, megabytes, renderTable } from './table';
 
 function machineReport(): string {
-  const cores = cpus();
   const ffmpegVersion = execFileSync(ffmpegPath(), ['-version'], { encoding: 'utf8' }).split('\n')[0];
   return [
-    `CPU: ${cores[0]?.model ?? 'unknown'}, ${cores.length} cores; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `CPU: ${cpuLine()}; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `node ${process.version}; ${ffmpegVersion}`,
   ].join('\n');
 }

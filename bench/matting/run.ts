@@ -22,6 +22,7 @@ import { probe } from '../../src/engine/media/input-gate';
 import { ModelName } from '../../src/engine/types';
 import { runCase } from '../engine/case-protocol';
 import { measurePlainFloor } from '../engine/floor';
+import { cpuLine } from '../engine/machine';
 import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
 import { measureQuality } from '../engine/quality';
@@ -108,7 +109,7 @@ async function speedSection(dir: string): Promise<void> {
       rows.push([model, input.label, run.frames, fps, run.wallMs / floorMs, run.cpuMs === undefined ? undefined : run.cpuMs / run.frames, cpuBound, megabytes(run.peakTreeRss), goal]);
     }
   }
-  console.log(`\n## Speed: end to end to transparent WebM (${previewSeconds} s of portrait-pan; ${cpus().length} cores; model load excluded)\n`);
+  console.log(`\n## Speed: end to end to transparent WebM (${previewSeconds} s of portrait-pan; ${cpuLine()}; model load excluded)\n`);
   console.log('x floor = engine wall time / plain ffmpeg decode + VP9 encode of the same clip, measured just before;');
   console.log('CPU ms/f = CPU time of the engine and its ffmpeg children per frame; x CPU-bound = wall / (CPU time / cores).\n');
   console.log(renderTable(['model', 'size', 'frames', 'fps', 'x floor', 'CPU ms/f', 'x CPU-bound', 'peak RSS MB (tree)', 'goal'], rows, [0, 0, 0, 1, 2, 1, 2, 0]));

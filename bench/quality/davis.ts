@@ -8,9 +8,9 @@
  * frame with no memory, the flicker baseline `human` is held below), BENCH_CLIPS (default every DAVIS sequence and the two
  * composites), BENCH_FRAMES (score only the first N frames of each clip), BENCH_CACHE_DIR.
  */
-import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { ModelName, SegmentationModel } from '../../src/engine/types';
+import { cpuLine } from '../engine/machine';
 import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
 import { mean } from '../engine/stats';
@@ -51,7 +51,7 @@ export function floorLines(model: string, scores: Map<string, QualityRow>): stri
 }
 
 export async function runDavis(load: (name: string) => Promise<SegmentationModel>): Promise<void> {
-  console.log(`DAVIS benchmark: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
+  console.log(`DAVIS benchmark: ${cpuLine()}; frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
   for (const name of models) {
     const model = await load(name);
     const scores = new Map<string, QualityRow>();
