@@ -71,10 +71,11 @@ describe('RVM with its larger convolutions in int8', () => {
     const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 8);
     const graph = onnx.ModelProto.decode(readFileSync(prepareRvmModel({ ...geometry, precision: 'int8' }, CACHE_DIR))).graph!;
     const quantized = graph.node!.filter((n) => n.opType === 'Conv' && n.input![1].endsWith('_dequantized'));
-    // rvm-int8.ts: 19 convolutions with >= 32 outputs and >= 160 multiply-adds per output value; the
-    // 16 -> 64 expansion (16 per value) stays fp32
-    expect(quantized).toHaveLength(19);
-    expect(quantized.some((n) => /conv_bn_activation_3\//.test(n.name ?? ''))).toBe(false);
+    // rvm-int8.ts: 28 convolutions with >= 16 outputs and >= 160 multiply-adds per output value, the
+    // ConvGRUs' included; the 16 -> 64 expansion (16 per value) and the squeeze-excitation stay fp32
+    expect(quantized).toHaveLength(28);
+    expect(quantized.filter((n) => /conv_gru/.test(n.name ?? ''))).toHaveLength(8);
+    expect(quantized.some((n) => /conv_bn_activation_3\/|squeeze_excitation/.test(n.name ?? ''))).toBe(false);
     const [float, int8] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, precision: 'int8' }, CACHE_DIR)]);
     const [floatStream, int8Stream] = [float.stream(), int8.stream()];
     let [difference, flipped, pixels] = [0, 0, 0];
