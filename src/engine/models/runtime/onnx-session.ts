@@ -10,12 +10,22 @@ import { EngineError } from '../../types';
 export const DEFAULT_INTRA_OP_THREADS = 2;
 export const SMALL_MODEL_THREADS = 1;
 
+/**
+ * onnxruntime's memory pattern (on by default) plans one block for a run's intermediate tensors;
+ * its plan reuses memory less than the arena does when left to itself, and the block stays. Off,
+ * at the same speed (AMD EPYC with VNNI, 2 threads, steady runs): ISNet at 1024x1024 in int8 1387 ->
+ * 740 MB of RSS (620 ms a run either way), RVM at 640x360 in int8 360 -> 218 MB on one thread,
+ * NanoDet 97 -> 85 MB. The arena itself stays on: without it RVM's runs took 70% longer.
+ */
+const MEMORY_PATTERN = false;
+
 export async function openOnnxSession(modelPathOrBytes: string | Uint8Array, threads = DEFAULT_INTRA_OP_THREADS): Promise<ort.InferenceSession> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    enableMemPattern: MEMORY_PATTERN,
     extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
   try {
