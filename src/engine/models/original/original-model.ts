@@ -5,7 +5,7 @@ import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
-import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
+import { openPeopleRvm } from '../rvm/people-rvm';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
@@ -137,9 +137,9 @@ export class OriginalModel implements SegmentationModel {
   async createSession(options: SessionOptions): Promise<OriginalSession> {
     const [isnet, rvm, detector] = await Promise.all([
       this.parts.isnet(isnetInputSizeFor(options.width, options.height)),
-      this.parts.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)),
+      openPeopleRvm(this.parts.rvm, options.width, options.height),
       this.parts.detector(),
     ]);
-    return new OriginalSession(isnet, new RvmSession(rvm), new MainSubjectFinder(detector));
+    return new OriginalSession(isnet, rvm, new MainSubjectFinder(detector));
   }
 }

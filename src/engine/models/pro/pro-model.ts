@@ -4,8 +4,7 @@ import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
-import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
-import { RvmSession } from '../rvm/rvm-session';
+import { openPeopleRvm } from '../rvm/people-rvm';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
@@ -407,7 +406,7 @@ export class ProModel implements SegmentationModel {
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const aspect = options.width / options.height;
     const open = async () => {
-      const people = requested.has(PERSON) ? new PeopleMatter(new RvmSession(await this.rvm(rvmGeometryFor(options.width, options.height, RVM_PROFILES.human)))) : undefined;
+      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height)) : undefined;
       return new ProSession(isnet, detector, requested, aspect, people, options.textPrompt === undefined);
     };
     const session = await open();

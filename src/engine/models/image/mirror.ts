@@ -1,0 +1,22 @@
+/** Left-right mirroring of packed images: `channels` values a pixel, rows of `width` pixels. */
+export function mirrorRows<T extends Uint8Array | Float32Array>(data: T, width: number, height: number, channels: number, out?: T): T {
+  if (data.length !== width * height * channels) throw new RangeError(`expected ${width}x${height}x${channels} values, got ${data.length}`);
+  const mirrored = out ?? (new (data.constructor as new (length: number) => T)(data.length));
+  const row = width * channels;
+  for (let y = 0; y < height; y++) {
+    const start = y * row;
+    for (let x = 0; x < width; x++) {
+      const from = start + x * channels;
+      const to = start + (width - 1 - x) * channels;
+      for (let c = 0; c < channels; c++) mirrored[to + c] = data[from + c];
+    }
+  }
+  return mirrored;
+}
+
+/** (direct + mirror image of `mirrored`) / 2, per value: the mean of two predictions, one made on the mirrored image */
+export function meanWithMirrored(direct: Float32Array, mirrored: Float32Array, width: number, height: number, channels: number): Float32Array {
+  const mean = mirrorRows(mirrored, width, height, channels);
+  for (let i = 0; i < mean.length; i++) mean[i] = (mean[i] + direct[i]) / 2;
+  return mean;
+}

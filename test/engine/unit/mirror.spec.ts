@@ -1,0 +1,29 @@
+import { meanWithMirrored, mirrorRows } from '../../../src/engine/models/image/mirror';
+
+describe('mirroring packed images left to right', () => {
+  it('reverses each row pixel by pixel and keeps the channels of a pixel in order', () => {
+    // 3x2 RGB: pixel (x, y) holds [10x + y, 100, 200 + x]
+    const rgb = Uint8Array.from([0, 100, 200, 10, 100, 201, 20, 100, 202, 1, 100, 200, 11, 100, 201, 21, 100, 202]);
+    expect([...mirrorRows(rgb, 3, 2, 3)]).toEqual([20, 100, 202, 10, 100, 201, 0, 100, 200, 21, 100, 202, 11, 100, 201, 1, 100, 200]);
+  });
+
+  it('gives back the image when applied twice, on a plane of floats too', () => {
+    const plane = Float32Array.from({ length: 5 * 3 }, (_, i) => i / 7);
+    const once = mirrorRows(plane, 5, 3, 1);
+    expect(once).toBeInstanceOf(Float32Array);
+    expect([...once.slice(0, 5)]).toEqual([4, 3, 2, 1, 0].map((i) => Math.fround(i / 7)));
+    expect(mirrorRows(once, 5, 3, 1)).toEqual(plane);
+  });
+
+  it('refuses data that is not width x height x channels', () => {
+    expect(() => mirrorRows(new Uint8Array(17), 3, 2, 3)).toThrow(RangeError);
+  });
+
+  it('averages a prediction with the mirror image of one made on the mirrored image', () => {
+    const direct = Float32Array.from([0.2, 0.4, 1, 0]);
+    const onMirrored = Float32Array.from([0.6, 0, 1, 1]);
+    // onMirrored brought back: [0, 0.6, 1, 1]
+    expect([...meanWithMirrored(direct, onMirrored, 2, 2, 1)].map((v) => Number(v.toFixed(6)))).toEqual([0.1, 0.5, 1, 0.5]);
+    expect([...onMirrored]).toEqual([0.6, 0, 1, 1].map(Math.fround)); // its input is left as it was
+  });
+});
