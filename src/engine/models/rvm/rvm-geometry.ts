@@ -33,8 +33,8 @@ import { RvmGeometry } from './rvm-model-file';
  * model now take the encoder at the model input's full size (ratio 1 at 640 px, no guided filter):
  * +0.018 on the people mean and less flicker for 20% more CPU, since the product's weakness is
  * mattes on unseen real footage, not speed. `human` runs it in int8 (human-model.ts: 15% less CPU
- * end to end, people mean 0.867 against 0.871); `original` and `pro` keep fp32 for their people
- * (the default model's DAVIS mean is held at 0.80, and ISNet dominates their cost where objects are kept). A smaller model input with the same
+ * end to end, people mean 0.867 against 0.871); `original` and `pro` run it in int8
+ * too, on each frame and its mirror image (people-rvm.ts). A smaller model input with the same
  * encoder saves little (512x288 at 448 px: 76 ms, 0.972): the cost is the decoder at the encoder's
  * size (its last two blocks are ~45% of a run), not the guided filter.
  */
