@@ -1,3 +1,4 @@
+import { hasInt8DotProduct } from '../runtime/cpu-features';
 import { RvmMatter } from './rvm-matter';
 import { RvmGeometry } from './rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from './rvm-geometry';
@@ -6,16 +7,19 @@ import { RvmSession } from './rvm-session';
 
 /**
  * RVM for the people of `original` and `pro`, the models that put quality before speed: `human`'s
- * geometry and precision (int8 where the CPU has VNNI), and the mirrored frame matted beside each
- * frame (RvmSessionOptions.mirrored). Measured through `original` against RVM in fp32 alone (AMD
+ * geometry and precision (int8 where the CPU has VNNI), and there the mirrored frame matted beside
+ * each frame (RvmSessionOptions.mirrored). Measured through `original` against RVM in fp32 alone (AMD
  * EPYC with VNNI; IoU at 0.5): DAVIS rollerblade 0.878 -> 0.887, swing 0.824 -> 0.831,
  * breakdance-flare 0.913 -> 0.915, bmx-trees 0.539 -> 0.557, kite-walk 0.601 -> 0.597; the
  * out-of-frame composite 0.930 -> 0.971, two-people 0.985 -> 0.987; portrait-pan 0.9765 -> 0.9785
- * (dtSSD lower on all but breakdance-flare), for 25-35% more CPU a frame. `human` keeps one pass: its
- * goals are speed goals (the same mirroring took its DAVIS people mean from 0.870 to 0.877 at twice
- * RVM's cost).
+ * (dtSSD lower on all but breakdance-flare), for 25-35% more CPU a frame. Without VNNI the pair would
+ * run in fp32 at twice one pass's cost (RVM takes about three times as long there), so it is not
+ * run: `original`'s speed against the peer library is a goal too. `human` keeps one pass: its goals
+ * are speed goals (the same mirroring took its DAVIS people mean from 0.870 to 0.877 at twice RVM's
+ * cost).
  */
-export async function openPeopleRvm(open: (geometry: RvmGeometry) => Promise<RvmMatter>, width: number, height: number): Promise<RvmSession> {
-  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision: rvmPrecision() });
-  return new RvmSession(matter, { mirrored: true });
+export async function openPeopleRvm(open: (geometry: RvmGeometry) => Promise<RvmMatter>, width: number, height: number, int8DotProduct = hasInt8DotProduct()): Promise<RvmSession> {
+  const precision = rvmPrecision(int8DotProduct);
+  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision });
+  return new RvmSession(matter, { mirrored: precision === 'int8' });
 }

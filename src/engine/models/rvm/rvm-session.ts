@@ -54,6 +54,11 @@ export class RvmSession implements SegmentationSession {
     return this.matter.height;
   }
 
+  /** whether the mirrored frame is matted beside each frame (RvmSessionOptions.mirrored) */
+  get mirrored(): boolean {
+    return this.mirrorStream !== undefined;
+  }
+
   get matteSize(): { width: number; height: number } {
     return { width: this.matter.width, height: this.matter.height };
   }
