@@ -15,6 +15,12 @@ describe('mirroring packed images left to right', () => {
     expect(mirrorRows(once, 5, 3, 1)).toEqual(plane);
   });
 
+  it('takes a Buffer, as frames arrive, and gives a plain Uint8Array (Buffer(length), deprecated, is never called)', () => {
+    const mirrored = mirrorRows(Buffer.from([1, 2, 3, 4, 5, 6]), 2, 1, 3);
+    expect([...mirrored]).toEqual([4, 5, 6, 1, 2, 3]);
+    expect(Buffer.isBuffer(mirrored)).toBe(false);
+  });
+
   it('refuses data that is not width x height x channels', () => {
     expect(() => mirrorRows(new Uint8Array(17), 3, 2, 3)).toThrow(RangeError);
   });

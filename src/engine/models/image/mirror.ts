@@ -1,7 +1,8 @@
 /** Left-right mirroring of packed images: `channels` values a pixel, rows of `width` pixels. */
 export function mirrorRows<T extends Uint8Array | Float32Array>(data: T, width: number, height: number, channels: number, out?: T): T {
   if (data.length !== width * height * channels) throw new RangeError(`expected ${width}x${height}x${channels} values, got ${data.length}`);
-  const mirrored = out ?? (new (data.constructor as new (length: number) => T)(data.length));
+  // a plain typed array even for a Buffer (whose constructor called with a length is deprecated)
+  const mirrored = out ?? ((data instanceof Float32Array ? new Float32Array(data.length) : new Uint8Array(data.length)) as T);
   const row = width * channels;
   for (let y = 0; y < height; y++) {
     const start = y * row;

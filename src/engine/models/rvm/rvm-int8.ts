@@ -37,10 +37,11 @@ const MIN_INT8_OUTPUT_CHANNELS = 16;
  * the recurrent state. Measured, it does not: over 800 frames (portrait-pan forward and back three
  * times, then walkers forward and back) the mean |alpha - fp32 alpha| per 100 frames stayed at
  * 1.3e-4 to 2.8e-4 (1.2e-4 to 2.0e-4 with them in fp32), with no growth. With them and the 16-channel
- * convolutions in int8, one run at `human`'s 640x360 took 113-126 ms of CPU on one thread against
- * 135-149 ms (interleaved), and `human` kept its IoU: portrait-pan 0.9769 (0.9767 before),
- * DAVIS rollerblade / swing / breakdance-flare 0.877 / 0.823 / 0.911 (0.877 / 0.821 / 0.912), the
- * project's composites within 0.001.
+ * convolutions in int8 (ranges recalibrated), one run at `human`'s 640x360 took 118-120 ms of CPU on
+ * one thread against 139-143 ms (interleaved), and `human` kept its IoU: portrait-pan 0.9771 (0.9767
+ * before), DAVIS rollerblade / swing / breakdance-flare 0.876 / 0.822 / 0.912 (0.877 / 0.821 /
+ * 0.912), the project's composites within 0.001 but out-of-frame 0.948 (0.954; it has moved with every
+ * int8 change, fp32 0.935). `light`: 12% less CPU a frame, portrait-pan 0.951 -> 0.953.
  */
 export function rvmInt8Convs(model: onnx.IModelProto): QuantizedConv[] {
   return quantizableConvs(model, (node, [outChannels, inChannels, kernelHeight, kernelWidth]) => {

@@ -8,7 +8,7 @@ export interface RvmSessionOptions {
   /**
    * Also matte the left-right mirror image of each frame, on a recurrent state of its own, and
    * take the mean of the two (test-time augmentation): about twice the inference for a matte whose
-   * errors on the two sides of an edge partly cancel. See MIRRORED_PEOPLE in people-rvm.ts.
+   * errors on the two sides of an edge partly cancel. See people-rvm.ts.
    */
   mirrored?: boolean;
 }
