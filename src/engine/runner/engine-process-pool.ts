@@ -125,8 +125,15 @@ export class EngineProcessPool {
   private onMessage(worker: Worker, message: ChildMessage): void {
     const job = worker.job;
     if (message.type === 'ready' || !job || message.jobId !== job.id) return;
-    if (message.type === 'progress') job.onProgress?.(message.progress);
-    else if (message.type === 'result') job.resolve(message.result);
+    if (message.type === 'progress') {
+      job.onProgress?.(message.progress);
+      return;
+    }
+    // The child is done with the job: from here its output is final, not partial. start() frees the
+    // worker only after removing the work directory, and a close() or the child's exit in between
+    // would otherwise take the finished output for a partial one and delete it.
+    worker.job = undefined;
+    if (message.type === 'result') job.resolve(message.result);
     else job.reject(deserializeError(message.error));
   }
 

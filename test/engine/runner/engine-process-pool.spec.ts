@@ -84,6 +84,20 @@ describe('EngineProcessPool', () => {
     await expect(failure).rejects.toMatchObject({ code: 'model_unavailable' });
   });
 
+  it('keeps a finished output when the child dies, or the pool closes, right after the job settles', async () => {
+    const solo = new EngineProcessPool({ cacheDir: dir, concurrency: 1, modelModule: pool['options'].modelModule });
+    const outputPath = join(dir, 'finished.webm');
+    try {
+      await solo.run(request('finished.webm'));
+      // the worker holds no job once its job has settled (it held it until its work directory was removed)
+      expect([...solo['workers']].filter((worker) => worker.job)).toHaveLength(0);
+      for (const worker of solo['workers']) worker.child.kill('SIGKILL');
+    } finally {
+      await solo.close();
+    }
+    expect(existsSync(outputPath)).toBe(true);
+  });
+
   it('children run the ffmpeg builds their parent was configured with', async () => {
     const calls = join(dir, 'calls.log');
     const wrapper = async (name: string, real: string): Promise<string> => {
