@@ -9,13 +9,16 @@ import { Readable, Writable } from 'node:stream';
 const STDERR_TAIL_BYTES = 8 * 1024;
 
 /**
- * ffmpeg runs at a lower priority than the engine (niceness +10, up to 19). In the pipeline the
- * decoder works frames ahead of the model and the encoder frames behind it, while the model (RVM's
- * recurrent stage) is the critical path: ahead of ffmpeg it runs whenever it can and ffmpeg fills the
- * idle core time. Measured on `light`, 640x360, 2 cores: wall / CPU-bound minimum 1.14 -> 1.08 over
- * 400 frames. The scheduler still gives ffmpeg every core the engine leaves idle.
+ * ffmpeg runs at a slightly lower priority than the engine (niceness +2, up to 19): where the
+ * model is the critical path (`human`, `light` at 640x360) the decoder and encoder, which work
+ * frames ahead of and behind it, yield to it, and the scheduler still gives them every core the
+ * engine leaves idle. Not much lower: where the encoder is as busy as the model (`light` at
+ * 1280x720, VP9 with alpha), at +10 it got little CPU while the model ran, the model filled its
+ * room for mattes and then waited while the encoder worked alone on fewer threads than cores.
+ * `light`, wall / CPU-bound minimum over 4 runs each (with room for 1 MB of mattes, stream-mattes.ts):
+ * +10: 1.09 at 640x360, 1.15 at 1280x720; +2: 1.09 and 1.07. `human`'s speed is the same at both.
  */
-const NICENESS_ABOVE_ENGINE = 10;
+const NICENESS_ABOVE_ENGINE = 2;
 
 function runBelowEngine(pid: number | undefined): void {
   if (pid === undefined) return;

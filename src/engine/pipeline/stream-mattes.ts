@@ -38,8 +38,21 @@ export interface StreamMattesResult {
 
 /** decoded frames held in Node at most (the pipe buffers hold a little more) */
 const DECODE_AHEAD_FRAMES = 3;
-/** mattes that may wait in Node for the encoder to read them */
+/**
+ * Mattes (with their foreground colour, when it is piped) that may wait in Node for the encoder:
+ * at least a few, and as many as fit in 1 MB (12 of `light`'s at 384x216). The encoder starts
+ * later than the model (about 0.2 s for VP9) and takes longer on some frames (key frames); with
+ * room to run ahead, the model works on meanwhile instead of waiting for it. More room did not
+ * measure better: the backlog built up is what the encoder finishes alone at the end.
+ */
 const ENCODE_BEHIND_MATTES = 3;
+export const ENCODE_BEHIND_BYTES = 2 ** 20;
+
+/** how many mattes of this size may wait for the encoder */
+export function mattesBehindEncoder(matte: Size, withForeground: boolean): number {
+  const bytesPerMatte = matte.width * matte.height * (withForeground ? 4 : 1);
+  return Math.max(ENCODE_BEHIND_MATTES, Math.floor(ENCODE_BEHIND_BYTES / bytesPerMatte));
+}
 
 export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesResult> {
   const { session, signal } = job;
@@ -52,8 +65,9 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
     const matteSize = { width: size.width, height: size.height };
     const encoder = job.startEncoder(matteSize);
     const pixels = matteSize.width * matteSize.height;
-    const foreground = job.withForeground ? new PipeWriter(encoder.inputPipe(FOREGROUND_PIPE_FD), ENCODE_BEHIND_MATTES * 3 * pixels) : undefined;
-    return { encoder, matteSize, writer: new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), ENCODE_BEHIND_MATTES * pixels), foreground };
+    const mattesBehind = mattesBehindEncoder(matteSize, job.withForeground === true);
+    const foreground = job.withForeground ? new PipeWriter(encoder.inputPipe(FOREGROUND_PIPE_FD), mattesBehind * 3 * pixels) : undefined;
+    return { encoder, matteSize, writer: new PipeWriter(encoder.inputPipe(MATTE_PIPE_FD), mattesBehind * pixels), foreground };
   };
 
   try {

@@ -1,7 +1,8 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { FrameReader } from '../../../src/engine/pipeline/frame-reader';
 import { matteBytes } from '../../../src/engine/pipeline/matte';
 import { PipeWriter } from '../../../src/engine/pipeline/pipe-writer';
+import { ENCODE_BEHIND_BYTES, mattesBehindEncoder } from '../../../src/engine/pipeline/stream-mattes';
 
 describe('FrameReader', () => {
   it('cuts arbitrary chunks into whole frames', async () => {
@@ -62,6 +63,33 @@ describe('PipeWriter', () => {
     await third;
   });
 
+  it('hands the pipe one write at a time, so the producer goes on as soon as the backlog fits again', async () => {
+    // a pipe that joins buffered writes into one (as a socket does) and completes them when told
+    const calls: { chunks: number; done: () => void }[] = [];
+    const stream = new Writable({
+      highWaterMark: 1,
+      write: (_chunk, _encoding, done) => calls.push({ chunks: 1, done }),
+      writev: (chunks, done) => calls.push({ chunks: chunks.length, done }),
+    });
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    const writer = new PipeWriter(stream, 16);
+    await writer.write(Buffer.alloc(8));
+    await writer.write(Buffer.alloc(8));
+    let resumed = false;
+    const third = writer.write(Buffer.alloc(8)).then(() => (resumed = true));
+    await tick();
+    expect(resumed).toBe(false);
+    calls.shift()!.done(); // the reader takes one write: 16 bytes wait, within the budget
+    await tick();
+    expect(resumed).toBe(true);
+    expect(calls.map((call) => call.chunks)).toEqual([1]);
+    while (calls.length) {
+      calls.shift()!.done();
+      await tick();
+    }
+    await third;
+  });
+
   it('rejects a write once the reader has gone', async () => {
     const stream = new PassThrough({ highWaterMark: 4 });
     const writer = new PipeWriter(stream);
@@ -87,5 +115,21 @@ describe('matteBytes', () => {
 
   it('refuses a matte whose data does not match its size', () => {
     expect(() => matteBytes({ width: 2, height: 2, data: new Uint8Array(3) }, { width: 2, height: 2 })).toThrow();
+  });
+});
+
+describe('mattes waiting for the encoder', () => {
+  it('lets small mattes run ahead by a few MB, counting the foreground colour beside them', () => {
+    expect(mattesBehindEncoder({ width: 384, height: 216 }, false)).toBe(Math.floor(ENCODE_BEHIND_BYTES / (384 * 216)));
+    expect(mattesBehindEncoder({ width: 384, height: 216 }, true)).toBe(Math.floor(ENCODE_BEHIND_BYTES / (4 * 384 * 216)));
+    expect(mattesBehindEncoder({ width: 640, height: 360 }, false) * 640 * 360).toBeLessThanOrEqual(ENCODE_BEHIND_BYTES);
+  });
+
+  it('keeps room for three mattes however large they are', () => {
+    expect(mattesBehindEncoder({ width: 3840, height: 2160 }, true)).toBe(3);
+    const width = 512;
+    const height = ENCODE_BEHIND_BYTES / 4 / width; // four of them fill the budget exactly
+    expect(mattesBehindEncoder({ width, height }, false)).toBe(4);
+    expect(mattesBehindEncoder({ width, height: height + 1 }, false)).toBe(3);
   });
 });
