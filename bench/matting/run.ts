@@ -5,8 +5,8 @@
  * to plain ffmpeg decode + encode of the same clip measured in the same run: the machine is shared
  * and absolute numbers drift, the ratio much less.
  *
- * Also: `original` against @imgly/background-removal-node per frame (section peer), and the colour
- * error in the matte's soft edge over a colour background (section edge).
+ * Also: `original` against @imgly/background-removal-node per frame on each quality clip (section
+ * peer), and the colour error in the matte's soft edge over a colour background (section edge).
  *
  * BENCH_COMPOSITES (a folder of `npm run media:composites` output: its clips join the people clips),
  * BENCH_MODELS (default light,human,original), BENCH_CLIPS (quality clips), BENCH_SECTIONS
@@ -30,7 +30,7 @@ import type { SpeedCaseInput, SpeedCaseOutput } from '../engine/speed-case';
 import { Cell, megabytes, renderTable } from '../engine/table';
 import { perFrameSelfie } from './per-frame-selfie';
 import { COMPOSITES } from './composites';
-import { edgeColourSection, peerSection } from './sections';
+import { edgeColourSection, OriginalOnClip, peerSection } from './sections';
 
 const list = (value: string | undefined, fallback: string[]) => (value ? value.split(',').map((v) => v.trim()) : fallback);
 /** the project's own composites (`npm run media:composites`), scored as people clips when their folder is given */
@@ -56,8 +56,8 @@ function qualityGoal(model: string, clip: string, iou: number, dtssd: number, ba
   return goals.join('; ') || '-';
 }
 
-/** `original` on portrait-pan, from the quality table, for the peer comparison */
-let originalOnPortrait: { msPerFrame: number; iou: number; frameIous: number[] } | undefined;
+/** `original` on each quality clip, from the quality table, for the peer comparison */
+const originalScores: OriginalOnClip[] = [];
 
 async function qualitySection(): Promise<void> {
   const loadModel = await loadModelsModule();
@@ -72,8 +72,9 @@ async function qualitySection(): Promise<void> {
     for (const clip of clips) {
       const row = await measureQuality(model, `${clipBase(clip)}.mp4`, `${clipBase(clip)}.alpha.mkv`);
       if (label === 'per-frame selfie') baseline.set(clip, row.dtssd);
-      if (label === 'original' && clip === 'portrait-pan') originalOnPortrait = row;
-      rows.push([label, isAbsolute(clip) ? basename(clip) : clip, row.frames, row.iou, row.mad, row.dtssd, row.msPerFrame, qualityGoal(label, clip, row.iou, row.dtssd, baseline.get(clip))]);
+      const name = isAbsolute(clip) ? basename(clip) : clip;
+      if (label === 'original') originalScores.push({ ...row, clip: name, base: clipBase(clip) });
+      rows.push([label, name, row.frames, row.iou, row.mad, row.dtssd, row.msPerFrame, qualityGoal(label, clip, row.iou, row.dtssd, baseline.get(clip))]);
     }
   }
   console.log('\n## Quality (every frame; IoU at 0.5, MAD and dtSSD x1e-3; ms = segment() per frame, single stream)\n');
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
   try {
     if (sections.includes('quality')) await qualitySection();
     if (sections.includes('speed')) await speedSection(dir);
-    if (sections.includes('peer')) await peerSection(originalOnPortrait, Number(process.env.BENCH_PEER_FRAMES ?? 5));
+    if (sections.includes('peer')) await peerSection(originalScores, Number(process.env.BENCH_PEER_FRAMES ?? 5));
     if (sections.includes('edge')) await edgeColourSection(models, cacheDir, Number(process.env.BENCH_EDGE_FRAMES ?? 50));
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -14,32 +14,61 @@ import { buildEdgeClip, measureEdgeColour } from './edge-colour';
 
 export const PEER_RATIO_GOAL = 20;
 
+/** `original`'s scores on one clip, from the quality table of the same run */
+export interface OriginalOnClip {
+  clip: string;
+  /** the clip's files, without extension (`.mp4`, `.alpha.mkv`) */
+  base: string;
+  msPerFrame: number;
+  iou: number;
+  frameIous: number[];
+}
+
 /**
  * `original` per frame against @imgly/background-removal-node (the same ISNet, its own pipeline
- * frame by frame) on portrait-pan: seconds per frame, the ratio, and IoU beside it (the goal asks
- * for the ratio at equal or better IoU). `original` comes from the quality table of the same run
- * (whole clip); its IoU is judged on the frames the peer is scored on, so both see the same frames.
+ * frame by frame) on every clip the quality table scored `original` on: the composites and the
+ * real footage alike, since a comparison on one clip says little about footage in general. Per
+ * clip: seconds per frame, the ratio, and IoU beside it (the goal asks for the ratio at equal or
+ * better IoU). `original`'s IoU is judged on the frames the peer is scored on, so both see the
+ * same frames; its time is its whole-clip time per frame.
  */
-export async function peerSection(original: { msPerFrame: number; iou: number; frameIous: number[] } | undefined, peerFrames: number): Promise<void> {
-  const clipPath = join(MEDIA_DIR, 'portrait-pan.mp4');
-  const truthPath = join(MEDIA_DIR, 'portrait-pan.alpha.mkv');
-  const video = await probe(clipPath);
-  const input: PeerCaseInput = { clipPath, truthPath, width: video.width, height: video.height, frameCount: video.frameCount, frames: peerFrames };
-  console.log('\n## `original` against @imgly/background-removal-node (portrait-pan; the peer on', peerFrames, 'frames spread over the clip)\n');
-  try {
-    const peer = await runCase<PeerCaseOutput>('peer-case', input);
-    const rows: Cell[][] = [[`${peer.library} (${peer.model})`, peer.secondsPerFrame * 1000, peer.iou, '-', '-', '-']];
-    if (original) {
-      const ratio = (peer.secondsPerFrame * 1000) / original.msPerFrame;
-      const onPeerFrames = mean(peer.frameIndices.map((index) => original.frameIous[index]));
-      const met = ratio >= PEER_RATIO_GOAL && onPeerFrames >= peer.iou;
-      rows.push(['original', original.msPerFrame, onPeerFrames, original.iou, ratio, `>= ${PEER_RATIO_GOAL}x at equal or better IoU on the same frames: ${met ? 'met' : 'MISSED'}`]);
-    }
-    console.log(`IoU on frames ${peer.frameIndices.join(', ')}; whole clip beside it for original\n`);
-    console.log(renderTable(['', 'ms/frame', 'IoU', 'IoU whole clip', 'x faster', 'goal'], rows, [0, 0, 4, 4, 1]));
-  } catch (error) {
-    console.log(`skipped: the peer library could not run here: ${(error as Error).message}`);
+export async function peerSection(originals: OriginalOnClip[], peerFrames: number): Promise<void> {
+  console.log(`\n## \`original\` against @imgly/background-removal-node (the peer on ${peerFrames} frames spread over each clip)\n`);
+  if (originals.length === 0) {
+    console.log('skipped: the quality section did not score `original` on any clip');
+    return;
   }
+  const rows: Cell[][] = [];
+  const compared: { ratio: number; peerIou: number; ownIou: number }[] = [];
+  let library = '';
+  for (const original of originals) {
+    try {
+      const video = await probe(`${original.base}.mp4`);
+      const input: PeerCaseInput = { clipPath: `${original.base}.mp4`, truthPath: `${original.base}.alpha.mkv`, width: video.width, height: video.height, frameCount: video.frameCount, frames: peerFrames };
+      const peer = await runCase<PeerCaseOutput>('peer-case', input);
+      library = `${peer.library} (${peer.model})`;
+      const ratio = (peer.secondsPerFrame * 1000) / original.msPerFrame;
+      const ownIou = mean(peer.frameIndices.map((index) => original.frameIous[index]));
+      compared.push({ ratio, peerIou: peer.iou, ownIou });
+      rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, ratio, peer.iou, ownIou, original.iou, peerVerdict(ratio, ownIou, peer.iou)]);
+    } catch (error) {
+      rows.push([original.clip, `skipped: the peer library could not run here: ${(error as Error).message.slice(0, 160)}`]);
+    }
+  }
+  console.log(`peer: ${library || 'did not run'}; IoU on the peer's frames; original's whole clip beside it\n`);
+  console.log(renderTable(['clip', 'frames', 'peer ms/frame', 'original ms/frame', 'x faster', 'peer IoU', 'original IoU', 'original IoU whole clip', `>= ${PEER_RATIO_GOAL}x at equal or better IoU`], rows, [0, 0, 0, 0, 1, 4, 4, 4]));
+  if (compared.length) {
+    const met = compared.filter((c) => c.ratio >= PEER_RATIO_GOAL && c.ownIou >= c.peerIou).length;
+    console.log(
+      `\nover ${compared.length} clips: mean IoU peer ${mean(compared.map((c) => c.peerIou)).toFixed(4)}, original ${mean(compared.map((c) => c.ownIou)).toFixed(4)}; ` +
+        `x faster ${Math.min(...compared.map((c) => c.ratio)).toFixed(1)}-${Math.max(...compared.map((c) => c.ratio)).toFixed(1)}; goal met on ${met} of ${compared.length}`,
+    );
+  }
+}
+
+function peerVerdict(ratio: number, ownIou: number, peerIou: number): string {
+  const missed = [...(ratio < PEER_RATIO_GOAL ? ['slower'] : []), ...(ownIou < peerIou ? ['lower IoU'] : [])];
+  return missed.length ? `MISSED (${missed.join(', ')})` : 'met';
 }
 
 /** colour error in the soft edge over a colour background, source pixels against RVM's foreground */
