@@ -11,8 +11,7 @@ import type { PeerCaseInput, PeerCaseOutput } from '../engine/peer-case';
 import { mean } from '../engine/stats';
 import { Cell, renderTable } from '../engine/table';
 import { buildEdgeClip, measureEdgeColour } from './edge-colour';
-
-export const PEER_RATIO_GOAL = 20;
+import { PEER_RATIO_GOAL, PeerComparison, peerSummary, peerVerdict } from './peer-goal';
 
 /** `original`'s scores on one clip, from the quality table of the same run */
 export interface OriginalOnClip {
@@ -39,7 +38,7 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
     return;
   }
   const rows: Cell[][] = [];
-  const compared: { ratio: number; peerIou: number; ownIou: number }[] = [];
+  const compared: PeerComparison[] = [];
   let library = '';
   for (const original of originals) {
     try {
@@ -48,27 +47,16 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
       const peer = await runCase<PeerCaseOutput>('peer-case', input);
       library = `${peer.library} (${peer.model})`;
       const ratio = (peer.secondsPerFrame * 1000) / original.msPerFrame;
-      const ownIou = mean(peer.frameIndices.map((index) => original.frameIous[index]));
-      compared.push({ ratio, peerIou: peer.iou, ownIou });
-      rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, ratio, peer.iou, ownIou, original.iou, peerVerdict(ratio, ownIou, peer.iou)]);
+      const comparison = { ratio, peerIou: peer.iou, ownIou: mean(peer.frameIndices.map((index) => original.frameIous[index])) };
+      compared.push(comparison);
+      rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, ratio, peer.iou, comparison.ownIou, original.iou, peerVerdict(comparison)]);
     } catch (error) {
       rows.push([original.clip, `skipped: the peer library could not run here: ${(error as Error).message.slice(0, 160)}`]);
     }
   }
   console.log(`peer: ${library || 'did not run'}; IoU on the peer's frames; original's whole clip beside it\n`);
   console.log(renderTable(['clip', 'frames', 'peer ms/frame', 'original ms/frame', 'x faster', 'peer IoU', 'original IoU', 'original IoU whole clip', `>= ${PEER_RATIO_GOAL}x at equal or better IoU`], rows, [0, 0, 0, 0, 1, 4, 4, 4]));
-  if (compared.length) {
-    const met = compared.filter((c) => c.ratio >= PEER_RATIO_GOAL && c.ownIou >= c.peerIou).length;
-    console.log(
-      `\nover ${compared.length} clips: mean IoU peer ${mean(compared.map((c) => c.peerIou)).toFixed(4)}, original ${mean(compared.map((c) => c.ownIou)).toFixed(4)}; ` +
-        `x faster ${Math.min(...compared.map((c) => c.ratio)).toFixed(1)}-${Math.max(...compared.map((c) => c.ratio)).toFixed(1)}; goal met on ${met} of ${compared.length}`,
-    );
-  }
-}
-
-function peerVerdict(ratio: number, ownIou: number, peerIou: number): string {
-  const missed = [...(ratio < PEER_RATIO_GOAL ? ['slower'] : []), ...(ownIou < peerIou ? ['lower IoU'] : [])];
-  return missed.length ? `MISSED (${missed.join(', ')})` : 'met';
+  if (compared.length) console.log(`\n${peerSummary(compared)}`);
 }
 
 /** colour error in the soft edge over a colour background, source pixels against RVM's foreground */
