@@ -3,7 +3,7 @@ import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
-import { RvmMatter } from '../rvm/rvm-matter';
+import { RvmMatter, RvmOutput } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { RvmSession } from '../rvm/rvm-session';
@@ -30,6 +30,8 @@ import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 const KEYFRAME_BLEND = 0.6;
 /** motion is estimated on luma at 1/4 of the ISNet input (256 px wide for 1024) */
 const MOTION_DOWNSAMPLING = 4;
+/** RVM works on the next frames while this one's subjects are chosen and its matte is made */
+const ORIGINAL_FRAMES_IN_FLIGHT = 4;
 
 /**
  * `original`, person-aware. ISNet (general salient objects) runs on every frame or every 2nd
@@ -39,6 +41,7 @@ const MOTION_DOWNSAMPLING = 4;
  * subjects, and what its people carry or ride, from ISNet. The matte is at RVM's size.
  */
 export class OriginalSession implements SegmentationSession {
+  readonly framesInFlight = ORIGINAL_FRAMES_IN_FLIGHT;
   readonly notes: string[] = [];
   /** how many frames ran ISNet (for benchmarks) */
   keyframes = 0;
@@ -50,6 +53,8 @@ export class OriginalSession implements SegmentationSession {
   alwaysSalient = false;
   private previous?: Float32Array;
   private framesSinceSalient = 0;
+  /** the last frame handed to segment() has its matte */
+  private finished: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly isnet: IsnetSegmenter,
@@ -69,13 +74,23 @@ export class OriginalSession implements SegmentationSession {
     return { width: this.rvm.inputWidth, height: this.rvm.inputHeight };
   }
 
-  async segment(frame: RgbFrame): Promise<Matte> {
+  /** RVM takes the frame at once; the subjects, ISNet and the matte follow frame after frame, in order */
+  segment(frame: RgbFrame): Promise<Matte> {
+    const size = this.matteSize;
+    const small = Buffer.from(resizeRgb(frame.data, this.isnet.width, this.isnet.height, size.width, size.height).buffer);
+    const matted = this.rvm.matte({ index: frame.index, ...size, data: small });
+    matted.catch(() => undefined); // awaited in finish, after the frames before this one
+    const matte = this.finished.then(() => this.finish(frame, small, matted));
+    this.finished = matte.catch(() => undefined);
+    return matte;
+  }
+
+  private async finish(frame: RgbFrame, small: Buffer, matted: Promise<RvmOutput>): Promise<Matte> {
     const { width, height } = this.isnet;
     const size = this.matteSize;
-    const small = Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
+    // on keyframes the detector runs beside RVM
     const observed = this.subjects.begin(small, size.width, size.height);
-    await this.rvm.segment({ index: frame.index, ...size, data: small });
-    const people = this.rvm.last!.alpha;
+    const people = (await matted).alpha;
     await observed(people);
     const needs = salientNeeds(this.subjects.subjects, people);
     if (this.alwaysSalient) needs.read = true;

@@ -1,0 +1,37 @@
+/**
+ * @jest-environment ./test/engine/models/support/onnx-environment.js
+ * @slow
+ */
+import { join, resolve } from 'path';
+import { loadModel } from '../../../src/engine/models';
+import { Matte } from '../../../src/engine/types';
+import { decodeRgbFrames, MEDIA_DIR } from './support/clips';
+
+const CACHE_DIR = resolve(process.cwd(), '.cache/models');
+const CLIP = { width: 640, height: 360, fps: 25 };
+const MINUTES = 60_000;
+
+/** the mattes of `original` on the first `count` frames of `clip`, the frames handed over one by one or all at once */
+async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number }> {
+  const session = await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP);
+  const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight, count);
+  const segment = (data: Uint8Array, index: number) => session.segment({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(data) });
+  const out: Matte[] = [];
+  if (allAtOnce) out.push(...(await Promise.all(frames.map(segment))));
+  else for (const [index, data] of frames.entries()) out.push(await segment(data, index));
+  await session.close();
+  return { mattes: out, framesInFlight: session.framesInFlight };
+}
+
+describe('original with several frames in flight (RVM on the next frames while this one is finished)', () => {
+  // portrait-pan: people alone, RVM only; car-slide: an object, ISNet on keyframes moved with it in between
+  it.each([['portrait-pan', 12], ['car-slide', 6]])('gives %s the mattes it gives frame by frame', async (clip, count) => {
+    const [oneByOne, atOnce] = [await mattes(clip, count, false), await mattes(clip, count, true)];
+    expect(atOnce.framesInFlight).toBeGreaterThan(1);
+    expect(atOnce.mattes).toHaveLength(count);
+    for (const [i, matte] of atOnce.mattes.entries()) {
+      expect([matte.width, matte.height]).toEqual([oneByOne.mattes[i].width, oneByOne.mattes[i].height]);
+      expect(Buffer.from(matte.data).equals(Buffer.from(oneByOne.mattes[i].data))).toBe(true);
+    }
+  }, 3 * MINUTES);
+});
