@@ -1,5 +1,6 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
+import { InOrder } from '../in-order';
 import { peopleMatte } from '../original/subject-matte';
 import { PeopleSeen } from '../people-seen';
 import { MainSubjectFinder } from '../pro/main-subjects';
@@ -28,8 +29,8 @@ export class HumanSession implements SegmentationSession {
   readonly framesInFlight = HUMAN_FRAMES_IN_FLIGHT;
   private readonly seen = new PeopleSeen('human');
   private previous?: Float32Array;
-  /** the last frame handed to segment() has had its people chosen */
-  private chosen: Promise<unknown> = Promise.resolve();
+  /** frames have their people chosen one after another, in order */
+  private readonly choosing = new InOrder();
 
   constructor(
     private readonly rvm: RvmSession,
@@ -56,9 +57,7 @@ export class HumanSession implements SegmentationSession {
   segment(frame: RgbFrame): Promise<Matte> {
     const matted = this.rvm.matte(frame);
     matted.catch(() => undefined); // awaited in choosePeople, after the frames before this one
-    const matte = this.chosen.then(() => this.choosePeople(frame, matted));
-    this.chosen = matte.catch(() => undefined);
-    return matte;
+    return this.choosing.run(() => this.choosePeople(frame, matted));
   }
 
   private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {

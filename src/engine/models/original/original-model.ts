@@ -1,5 +1,6 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
+import { InOrder } from '../in-order';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
@@ -53,8 +54,8 @@ export class OriginalSession implements SegmentationSession {
   alwaysSalient = false;
   private previous?: Float32Array;
   private framesSinceSalient = 0;
-  /** the last frame handed to segment() has its matte */
-  private finished: Promise<unknown> = Promise.resolve();
+  /** frames are finished one after another, in order */
+  private readonly finishing = new InOrder();
 
   constructor(
     private readonly isnet: IsnetSegmenter,
@@ -80,9 +81,7 @@ export class OriginalSession implements SegmentationSession {
     const small = Buffer.from(resizeRgb(frame.data, this.isnet.width, this.isnet.height, size.width, size.height).buffer);
     const matted = this.rvm.matte({ index: frame.index, ...size, data: small });
     matted.catch(() => undefined); // awaited in finish, after the frames before this one
-    const matte = this.finished.then(() => this.finish(frame, small, matted));
-    this.finished = matte.catch(() => undefined);
-    return matte;
+    return this.finishing.run(() => this.finish(frame, small, matted));
   }
 
   private async finish(frame: RgbFrame, small: Buffer, matted: Promise<RvmOutput>): Promise<Matte> {
