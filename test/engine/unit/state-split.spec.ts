@@ -71,4 +71,45 @@ describe('splitAtState', () => {
     const outputs = [tensor('early'), tensor('state_out')];
     expect(() => splitAtState(stateFree.build({ inputs, outputs, opset: 17, graphName: 'g' }), ['state_in'])).toThrow('the graph output early does not depend on the state');
   });
+
+  /**
+   * x (2 channels) -> relu -> `image`, which the recurrent part reads itself; from it a 3x3
+   * convolution to 4 channels (widening), the same at stride 2 and a 1x1 convolution to 1 channel
+   * (narrowing), each read only by the recurrent part.
+   */
+  function imageConvModel(): Uint8Array {
+    const graph = new OnnxGraphBuilder();
+    const weights = (name: string, dims: number[]) => graph.addFloatInitializer(name, dims, Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, i) => Math.cos(i) / 4));
+    const image = graph.addNode('Relu', ['x'], 'image');
+    const wide = graph.addNode('Conv', [image, weights('w_wide', [4, 2, 3, 3])], 'wide', { pads: [1, 1, 1, 1] });
+    const strided = graph.addNode('Conv', [image, weights('w_strided', [4, 2, 3, 3])], 'strided', { pads: [1, 1, 1, 1], strides: [2, 2] });
+    const narrow = graph.addNode('Conv', [image, weights('w_narrow', [1, 2, 1, 1])], 'narrow');
+    const next = graph.addNode('Add', [graph.addNode('Concat', [graph.addNode('Mul', [graph.addNode('ReduceMean', ['state_in'], 'state_mean', { axes: [1], keepdims: 1 }), image], 'gated'), image], 'both', { axis: 1 }), wide], 'state_out');
+    graph.addNode('Add', [graph.addNode('Mul', [next, narrow], 'weighted'), graph.addNode('ReduceMean', [graph.addNode('Mul', [graph.addNode('Resize', ['state_in', '', graph.addFloatInitializer('scales', [4], Float32Array.of(1, 1, 0.5, 0.5))], 'small', { mode: 'nearest' }), strided], 'pooled')], 'pooled_mean', { axes: [2, 3], keepdims: 1 })], 'y');
+    const inputs = [{ name: 'x', elemType: FLOAT, shape: [1, 2, 4, 4] }, { name: 'state_in', elemType: FLOAT, shape: [1, 4, 4, 4] }];
+    return graph.build({ inputs, outputs: [{ name: 'y', elemType: FLOAT, shape: [1, 4, 4, 4] }, { name: 'state_out', elemType: FLOAT, shape: [1, 4, 4, 4] }], opset: 17, graphName: 'image_convs' });
+  }
+
+  it('leaves a convolution that widens a tensor it already hands on to the recurrent part, which gives the same outputs', async () => {
+    const model = imageConvModel();
+    const parts = splitAtState(model, ['state_in']);
+    const stateless = onnx.ModelProto.decode(parts.stateless).graph!;
+    const recurrent = onnx.ModelProto.decode(parts.recurrent).graph!;
+    // the strided and the narrowing convolutions shrink what crosses; the widening one would grow it
+    expect(names(stateless.output).sort()).toEqual(['image', 'narrow', 'strided']);
+    expect(recurrent.node!.filter((node) => node.opType === 'Conv').map((node) => node.output![0])).toEqual(['wide']);
+
+    const [whole, first, second] = await Promise.all([model, parts.stateless, parts.recurrent].map((bytes) => ort.InferenceSession.create(bytes)));
+    let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(64), [1, 4, 4, 4]);
+    let splitState = state;
+    for (let frame = 0; frame < 3; frame++) {
+      const x = new ort.Tensor('float32', Float32Array.from({ length: 32 }, (_, i) => Math.sin(frame * 5 + i)), [1, 2, 4, 4]);
+      const expected = await whole.run({ x, state_in: state });
+      const actual = await second.run({ ...(await first.run({ x })), state_in: splitState });
+      expect([...(actual.y.data as Float32Array)]).toEqual([...(expected.y.data as Float32Array)]);
+      state = expected.state_out;
+      splitState = actual.state_out;
+    }
+  });
 });
+

@@ -18,7 +18,8 @@ const NON_FLOAT_PRODUCERS = new Set(['Shape', 'Size', 'Cast', 'ArgMax', 'ArgMin'
  * t+1 beside what does (the recurrent decoder) for frame t. Constant subgraphs (a
  * DequantizeLinear of a weight) are copied into each part that reads them. The nodes must be in
  * topological order, as ONNX requires; the recurrent part may read no graph input but the state,
- * and every graph output must depend on the state.
+ * and every graph output must depend on the state. A stateless convolution that widens a tensor the
+ * recurrent part reads anyway runs in the recurrent part (takeWideningConvs).
  */
 export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): StageSplit {
   const model = onnx.ModelProto.decode(modelBytes);
@@ -40,6 +41,7 @@ export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): Sta
     for (const output of node.output!) target.marks?.add(output);
   }
   if (!recurrentNodes.length) throw new Error('no node reads the state inputs');
+  recurrentNodes.unshift(...takeWideningConvs(graph, statelessNodes, recurrentNodes));
 
   const reads = (nodes: onnx.INodeProto[]) => new Set(nodes.flatMap((node) => node.input!));
   const recurrentReads = reads(recurrentNodes);
@@ -57,6 +59,34 @@ export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): Sta
     stateless: encodePart(model, withConstants(stateless), graphInputs(stateless), handed),
     recurrent: encodePart(model, withConstants(recurrentNodes), [...graphInputs(recurrentNodes), ...handed], graph.output!),
   };
+}
+
+/**
+ * Stateless convolutions that the recurrent part had better run itself, taken out of `stateless`:
+ * those that read a tensor already handed on, whose outputs only the recurrent part reads, and
+ * that widen it (more output channels than input channels, stride 1, weights an initializer: the
+ * float convolutions; int8 ones read dequantised weights and stay). Handing on their input
+ * instead of their output moves fewer bytes between the threads (RVM's output block: its
+ * convolution of the 3-channel image into 16 channels at full size would cross as 14.7 MB a frame
+ * at 640x360), and the copy out of onnxruntime and the layout changes on both sides cost more than
+ * the convolution.
+ */
+function takeWideningConvs(graph: onnx.IGraphProto, stateless: onnx.INodeProto[], recurrent: onnx.INodeProto[]): onnx.INodeProto[] {
+  const recurrentReads = new Set(recurrent.flatMap((node) => node.input!));
+  const statelessReads = new Set(stateless.flatMap((node) => node.input!));
+  const graphOutputs = new Set(graph.output!.map((output) => output.name!));
+  const weightDims = new Map(graph.initializer!.map((tensor) => [tensor.name!, (tensor.dims ?? []).map(Number)]));
+  const taken = stateless.filter((node) => {
+    if (node.opType !== 'Conv' || !recurrentReads.has(node.input![0])) return false;
+    if (node.output!.some((output) => statelessReads.has(output) || graphOutputs.has(output))) return false;
+    const [outChannels, inChannels] = weightDims.get(node.input![1]) ?? [];
+    const attribute = (name: string) => node.attribute?.find((a) => a.name === name);
+    const strided = (attribute('strides')?.ints ?? []).some((stride) => Number(stride) !== 1);
+    const group = Number(attribute('group')?.i ?? 1);
+    return outChannels !== undefined && !strided && outChannels > inChannels * group;
+  });
+  for (const node of taken) stateless.splice(stateless.indexOf(node), 1);
+  return taken;
 }
 
 /** the nodes among `candidates` that the named tensors need, in their order */

@@ -11,7 +11,7 @@ import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 /** bump when the converter's output changes, so stale cached conversions are not reused */
 const CONVERTER_REVISION = 3;
 /** bump when the split at the state changes */
-const SPLIT_REVISION = 1;
+const SPLIT_REVISION = 2;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
 const QUANTIZER_REVISION = 3;
 
