@@ -2,13 +2,13 @@
  * @jest-environment ./test/engine/models/support/onnx-environment.js
  */
 import { execFileSync } from 'child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import * as tfc from '@tensorflow/tfjs-converter';
-import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
+import { RvmMatter, STATELESS_STAGE_NICENESS } from '../../../src/engine/models/rvm/rvm-matter';
 import { prepareRvmModel, prepareRvmStages, rvmModelJsonPath } from '../../../src/engine/models/rvm/rvm-model-file';
 import { onnx } from 'onnx-proto';
 import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
@@ -120,6 +120,26 @@ describe('RVM pipelined: the encoder and the recurrent decoder on threads of the
     await Promise.all([whole.close(), pipelined.close()]);
     console.log(`RVM pipelined vs whole, 2 videos x ${clips[0].length} frames: max |alpha diff| ${largest.toExponential(2)}`);
     expect(largest).toBeLessThan(1e-4);
+  }, 2 * MINUTES);
+
+  it('runs the stateless stage below the engine where the decoder works at full size (ratio 1), both at its priority otherwise', async () => {
+    /** niceness of each of this process's threads by id (Linux: field 19 of /proc/self/task/<id>/stat) */
+    const niceness = () => new Map(readdirSync('/proc/self/task').map((task) => [task, Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1].split(' ')[16])]));
+    const engine = niceness().get(String(process.pid))!;
+    /** the niceness of the threads that opening RVM at `ratio` started */
+    const stagesAt = async (ratio: number) => {
+      const before = niceness();
+      const matter = await RvmMatter.open({ width: 64, height: 36, ratio, pipelined: true }, CACHE_DIR);
+      const added = [...niceness()].filter(([task]) => !before.has(task)).map(([, value]) => value);
+      await matter.close();
+      return added;
+    };
+    const full = await stagesAt(1);
+    expect(full.filter((value) => value === engine + STATELESS_STAGE_NICENESS)).toHaveLength(1);
+    expect(full.filter((value) => value === engine).length).toBeGreaterThanOrEqual(1);
+    const even = await stagesAt(0.5);
+    expect(even.length).toBeGreaterThanOrEqual(2);
+    expect(even.every((value) => value === engine)).toBe(true);
   }, 2 * MINUTES);
 });
 

@@ -5,6 +5,22 @@ import { startWorkerThread } from '../runtime/worker-thread';
 import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
 
+/**
+ * How far below the engine the stateless stage's thread runs (niceness; ffmpeg runs 2 below, see
+ * media/process.ts) where the decoder works at the model input's full size (ratio 1, `human`'s
+ * profile: `human`, `original`, `pro`). There the recurrent stage, which holds the decoder, is the
+ * critical path: at 640x360 it takes 48 ms of CPU a frame against the stateless stage's 29, which
+ * is a frame ahead with time to spare. At equal priority the scheduler shares the two cores evenly
+ * among both stages, the engine's thread and ffmpeg, and the recurrent stage waits for a core it
+ * needs at once; below it, the first stage runs when the second does not need the core. `human` at
+ * 640x360 (portrait-pan three times over, AMD EPYC Zen 5, interleaved): 53.9-55.6 -> 51.3-51.9 ms a
+ * frame (+5 and +19 alike); `original` 105-106 -> 100-102. At `light`'s ratio (0.67) the two stages
+ * are even (8.1 and 9.0 ms) and the same made `light` slower (bench:matting, wall / CPU-bound
+ * minimum at 640x360 1.09-1.10 -> 1.15-1.17, at 1280x720 1.08 -> 1.11-1.12): both stages keep the
+ * engine's priority there.
+ */
+export const STATELESS_STAGE_NICENESS = 10;
+
 export interface RvmOutput {
   /** alpha 0..1, width x height */
   alpha: Float32Array;
@@ -56,7 +72,7 @@ export class RvmMatter {
       const [stateless, recurrent] = prepareRvmStages(geometry, cacheDir);
       const { port1, port2 } = new MessageChannel();
       workers = [
-        startRvmThread({ ...size, modelPath: stateless, threads: 1, to: port1 }, [port1]),
+        startRvmThread({ ...size, modelPath: stateless, threads: 1, to: port1, niceness: geometry.ratio >= 1 ? STATELESS_STAGE_NICENESS : undefined }, [port1]),
         startRvmThread({ ...size, modelPath: recurrent, threads: 1, from: port2 }, [port2]),
       ];
     } else {

@@ -14,6 +14,7 @@ import * as ort from 'onnxruntime-node';
 import { MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { toAlphaBytes } from '../image/resample';
 import { openOnnxSession } from '../runtime/onnx-session';
+import { lowerThreadPriority } from '../runtime/thread-priority';
 import { CarriedTensor, RVM_STATE_INPUTS, RvmStageRequest, RvmWorkerData, RvmWorkerReply, stateOutputOf } from './rvm-worker-protocol';
 
 const port = parentPort!;
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
     reply({ kind: 'failed', message: (error as Error).message });
     return;
   }
+  if (data.niceness) lowerThreadPriority(data.niceness);
   serve(session, data);
   reply({ kind: 'ready' });
 }

@@ -25,6 +25,8 @@ export interface RvmWorkerData {
   from?: MessagePort;
   /** to the stage after (transferred) */
   to?: MessagePort;
+  /** how far below the process's priority the thread runs (niceness), when it does */
+  niceness?: number;
 }
 
 /** one frame of one stream; `reset` forgets the stream's state first (scene cut, new video) */
