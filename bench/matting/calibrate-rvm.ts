@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { onnx } from 'onnx-proto';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { TensorRange, withIntermediateOutputs } from '../../src/engine/models/onnx/qdq-quantizer';
-import { rvmInt8Convs } from '../../src/engine/models/rvm/rvm-int8';
+import { rvmForInt8, rvmInt8Convs } from '../../src/engine/models/rvm/rvm-int8';
 import { rangeKey } from '../../src/engine/models/onnx/qdq-quantizer';
 import { prepareRvmModel, RvmGeometry } from '../../src/engine/models/rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../../src/engine/models/rvm/rvm-geometry';
@@ -30,7 +30,7 @@ function decode(file: string, width: number, height: number, frames: number): Ui
 }
 
 async function calibrate(geometry: RvmGeometry, ranges: Map<string, TensorRange>): Promise<void> {
-  const floatModel = new Uint8Array(readFileSync(prepareRvmModel(geometry, cacheDir)));
+  const floatModel = rvmForInt8(new Uint8Array(readFileSync(prepareRvmModel(geometry, cacheDir))));
   const convs = rvmInt8Convs(onnx.ModelProto.decode(floatModel));
   const names = [...new Set(convs.flatMap((c) => [c.input, c.output]))];
   const session = await ort.InferenceSession.create(withIntermediateOutputs(floatModel, names), { graphOptimizationLevel: 'basic' });

@@ -131,6 +131,7 @@ export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ra
   for (const node of graph.node!) {
     node.input = node.input!.map((name) => quantized.get(name)?.dequantized ?? name);
   }
+  moveDepthToSpaceBeforeDequantize([...graph.node!, ...added], quantized, added);
   const quantizedOutput = graph.output!.find((output) => quantized.has(output.name!));
   if (quantizedOutput) throw new Error(`graph output ${quantizedOutput.name} would be quantised`);
   graph.node = topologicalOrder([...graph.node!, ...added], graph);
@@ -193,7 +194,28 @@ function topologicalOrder(nodes: onnx.INodeProto[], graph: onnx.IGraphProto): on
   return ordered;
 }
 
-function floatData(tensor: onnx.ITensorProto): Float32Array {
+/**
+ * A DepthToSpace that reads a dequantised activation moves its bytes instead (it only reorders
+ * values, and one scale holds for the whole tensor): four times fewer bytes to move, and the
+ * dequantisation follows it. The activation's own dequantisation is dropped when nothing else reads it.
+ */
+function moveDepthToSpaceBeforeDequantize(nodes: onnx.INodeProto[], quantized: Map<string, { dequantized: string }>, added: onnx.INodeProto[]): void {
+  const activations = new Map([...quantized.entries()].map(([name, { dequantized }]) => [dequantized, name]));
+  for (const node of nodes) {
+    const activation = node.opType === 'DepthToSpace' ? activations.get(node.input![0]) : undefined;
+    if (activation === undefined) continue;
+    const spaced = node.output![0];
+    node.input = [`${activation}_quantized`];
+    node.output = [`${spaced}_quantized`];
+    added.push({ opType: 'DequantizeLinear', name: `${spaced}_dequantized_node`, input: [node.output[0], `${activation}_qscale`, `${activation}_qzero`], output: [spaced] });
+  }
+  const read = new Set([...nodes, ...added].flatMap((node) => node.input!));
+  for (let i = added.length - 1; i >= 0; i--) {
+    if (added[i].opType === 'DequantizeLinear' && activations.has(added[i].output![0]) && !read.has(added[i].output![0])) added.splice(i, 1);
+  }
+}
+
+export function floatData(tensor: onnx.ITensorProto): Float32Array {
   if (tensor.rawData?.length) {
     const raw = tensor.rawData;
     return new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
@@ -201,7 +223,7 @@ function floatData(tensor: onnx.ITensorProto): Float32Array {
   return Float32Array.from(tensor.floatData ?? []);
 }
 
-function addInitializer(graph: onnx.IGraphProto, name: string, dataType: number, dims: number[], data: Float32Array | Int8Array | Uint8Array | Int32Array): string {
+export function addInitializer(graph: onnx.IGraphProto, name: string, dataType: number, dims: number[], data: Float32Array | Int8Array | Uint8Array | Int32Array | BigInt64Array): string {
   const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   graph.initializer!.push({ name, dims, dataType, rawData: new Uint8Array(raw) });
   return name;

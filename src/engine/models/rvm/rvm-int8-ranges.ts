@@ -32,7 +32,7 @@ export const RVM_INT8_RANGES: Record<string, [number, number]> = {
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/bottleneck_block/conv_gru/conv2d_49/BiasAdd:output': [-99.0504, 120.486],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/bottleneck_block/conv_gru/conv2d_50/BiasAdd:input': [-1.00000, 10.3986],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/bottleneck_block/conv_gru/conv2d_50/BiasAdd:output': [-70.8731, 86.2036],
-  'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_23/Relu_part1:input': [-0.999983, 4.19310],
+  'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_23/Relu_part1:input': [-0.999994, 5.63503],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_23/Relu_part1:output': [-4.30325, 3.33872],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/upsampling_block_1/conv_gru_2/conv2d_55/BiasAdd:input': [-1.00000, 8.50349],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/upsampling_block_1/conv_gru_2/conv2d_55/BiasAdd:output': [-28.1285, 28.4650],

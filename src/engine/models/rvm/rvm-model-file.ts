@@ -13,7 +13,7 @@ const CONVERTER_REVISION = 3;
 /** bump when the split at the state changes */
 const SPLIT_REVISION = 2;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
-const QUANTIZER_REVISION = 3;
+const QUANTIZER_REVISION = 4;
 
 export interface RvmGeometry {
   /** the RGB size fed to the model */
