@@ -1,4 +1,5 @@
 import { onnx } from 'onnx-proto';
+import { attribute } from '../onnx/graph-parts';
 import { halfToFloat } from '../tflite/tensor-data';
 
 /**
@@ -37,10 +38,6 @@ function fp16TensorToFp32(tensor: onnx.ITensorProto): void {
   tensor.dataType = FLOAT;
   tensor.int32Data = [];
   tensor.rawData = new Uint8Array(floats.buffer);
-}
-
-function attribute(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
-  return node.attribute?.find((a) => a.name === name);
 }
 
 /** Converts fp16 weights to fp32 and removes the fp16<->fp32 Cast nodes around them. */

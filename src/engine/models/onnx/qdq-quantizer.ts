@@ -1,4 +1,5 @@
 import { onnx } from 'onnx-proto';
+import { addInitializer, attribute, floatData } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 
@@ -6,6 +7,15 @@ const { DataType } = onnx.TensorProto;
 export interface TensorRange {
   min: number;
   max: number;
+}
+
+/** an activation's quantisation: its scale and the names of its scale, zero point, uint8 and dequantised tensors */
+interface QuantizedActivation {
+  scale: number;
+  scaleName: string;
+  zeroName: string;
+  quantized: string;
+  dequantized: string;
 }
 
 export interface QuantizedConv {
@@ -29,7 +39,7 @@ export function quantizableConvs(model: onnx.IModelProto, select: (node: onnx.IN
   for (const node of graph.node!) {
     if (node.opType !== 'Conv') continue;
     const weights = initializers.get(node.input![1]);
-    const group = node.attribute?.find((a) => a.name === 'group')?.i ?? 1;
+    const group = attribute(node, 'group')?.i ?? 1;
     const readsActivation = producers.has(node.input![0]) || graph.input!.some((i) => i.name === node.input![0]);
     if (!weights || Number(group) !== 1 || !readsActivation || !select(node, weights.dims!.map(Number))) continue;
     const users = consumers.get(node.output![0]) ?? [];
@@ -82,7 +92,7 @@ export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ra
   const graph = model.graph!;
   const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
   const added: onnx.INodeProto[] = [];
-  const quantized = new Map<string, { scale: number; dequantized: string }>();
+  const quantized = new Map<string, QuantizedActivation>();
 
   const quantizeActivation = (name: string): number => {
     const done = quantized.get(name);
@@ -96,7 +106,7 @@ export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ra
     const dq = `${name}_dequantized`;
     added.push({ opType: 'QuantizeLinear', name: `${q}_node`, input: [name, scaleName, zeroName], output: [q] });
     added.push({ opType: 'DequantizeLinear', name: `${dq}_node`, input: [q, scaleName, zeroName], output: [dq] });
-    quantized.set(name, { scale, dequantized: dq });
+    quantized.set(name, { scale, scaleName, zeroName, quantized: q, dequantized: dq });
     return scale;
   };
 
@@ -199,32 +209,18 @@ function topologicalOrder(nodes: onnx.INodeProto[], graph: onnx.IGraphProto): on
  * values, and one scale holds for the whole tensor): four times fewer bytes to move, and the
  * dequantisation follows it. The activation's own dequantisation is dropped when nothing else reads it.
  */
-function moveDepthToSpaceBeforeDequantize(nodes: onnx.INodeProto[], quantized: Map<string, { dequantized: string }>, added: onnx.INodeProto[]): void {
-  const activations = new Map([...quantized.entries()].map(([name, { dequantized }]) => [dequantized, name]));
+function moveDepthToSpaceBeforeDequantize(nodes: onnx.INodeProto[], quantized: Map<string, QuantizedActivation>, added: onnx.INodeProto[]): void {
+  const activations = new Map([...quantized.values()].map((activation) => [activation.dequantized, activation]));
   for (const node of nodes) {
     const activation = node.opType === 'DepthToSpace' ? activations.get(node.input![0]) : undefined;
     if (activation === undefined) continue;
     const spaced = node.output![0];
-    node.input = [`${activation}_quantized`];
+    node.input = [activation.quantized];
     node.output = [`${spaced}_quantized`];
-    added.push({ opType: 'DequantizeLinear', name: `${spaced}_dequantized_node`, input: [node.output[0], `${activation}_qscale`, `${activation}_qzero`], output: [spaced] });
+    added.push({ opType: 'DequantizeLinear', name: `${spaced}_dequantized_node`, input: [node.output[0], activation.scaleName, activation.zeroName], output: [spaced] });
   }
   const read = new Set([...nodes, ...added].flatMap((node) => node.input!));
   for (let i = added.length - 1; i >= 0; i--) {
     if (added[i].opType === 'DequantizeLinear' && activations.has(added[i].output![0]) && !read.has(added[i].output![0])) added.splice(i, 1);
   }
-}
-
-export function floatData(tensor: onnx.ITensorProto): Float32Array {
-  if (tensor.rawData?.length) {
-    const raw = tensor.rawData;
-    return new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-  }
-  return Float32Array.from(tensor.floatData ?? []);
-}
-
-export function addInitializer(graph: onnx.IGraphProto, name: string, dataType: number, dims: number[], data: Float32Array | Int8Array | Uint8Array | Int32Array | BigInt64Array): string {
-  const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  graph.initializer!.push({ name, dims, dataType, rawData: new Uint8Array(raw) });
-  return name;
 }

@@ -1,4 +1,5 @@
 import { onnx } from 'onnx-proto';
+import { attribute, attributeInts } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 
@@ -80,9 +81,8 @@ function takeWideningConvs(graph: onnx.IGraphProto, stateless: onnx.INodeProto[]
     if (node.opType !== 'Conv' || !recurrentReads.has(node.input![0])) return false;
     if (node.output!.some((output) => statelessReads.has(output) || graphOutputs.has(output))) return false;
     const [outChannels, inChannels] = weightDims.get(node.input![1]) ?? [];
-    const attribute = (name: string) => node.attribute?.find((a) => a.name === name);
-    const strided = (attribute('strides')?.ints ?? []).some((stride) => Number(stride) !== 1);
-    const group = Number(attribute('group')?.i ?? 1);
+    const strided = attributeInts(node, 'strides').some((stride) => stride !== 1);
+    const group = Number(attribute(node, 'group')?.i ?? 1);
     return outChannels !== undefined && !strided && outChannels > inChannels * group;
   });
   for (const node of taken) stateless.splice(stateless.indexOf(node), 1);

@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { addInitializer, floatData } from './qdq-quantizer';
+import { addInitializer, attribute, attributeInts, attributeText, floatData } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 const { INT, INTS, STRING } = onnx.AttributeProto.AttributeType;
@@ -99,12 +99,8 @@ function tile(values: Float32Array, times: number): Float32Array {
   return out;
 }
 
-const attribute = (node: onnx.INodeProto, name: string) => node.attribute?.find((a) => a.name === name);
-const text = (value: onnx.IAttributeProto | undefined) => (value?.s ? new TextDecoder().decode(value.s) : undefined);
-const ints = (value: onnx.IAttributeProto | undefined) => (value?.ints ?? []).map(Number);
-
 function isBilinearDoubling(node: onnx.INodeProto, initializers: Map<string, onnx.ITensorProto>): boolean {
-  if (node.opType !== 'Resize' || text(attribute(node, 'mode')) !== 'linear' || text(attribute(node, 'coordinate_transformation_mode')) !== 'half_pixel') return false;
+  if (node.opType !== 'Resize' || attributeText(node, 'mode') !== 'linear' || attributeText(node, 'coordinate_transformation_mode') !== 'half_pixel') return false;
   const scales = initializers.get(node.input![2] ?? '');
   return scales !== undefined && !node.input![3] && floatData(scales).join() === '1,1,2,2';
 }
@@ -112,7 +108,7 @@ function isBilinearDoubling(node: onnx.INodeProto, initializers: Map<string, onn
 function isSame3x3(node: onnx.INodeProto | undefined, initializers: Map<string, onnx.ITensorProto>): node is onnx.INodeProto {
   if (node?.opType !== 'Conv') return false;
   const dims = initializers.get(node.input![1])?.dims?.map(Number) ?? [];
-  const unit = (name: string) => ints(attribute(node, name)).every((v) => v === 1);
+  const unit = (name: string) => attributeInts(node, name).every((v) => v === 1);
   const group = Number(attribute(node, 'group')?.i ?? 1);
-  return dims.length === 4 && dims[2] === 3 && dims[3] === 3 && group === 1 && unit('strides') && unit('dilations') && ints(attribute(node, 'pads')).join() === '1,1,1,1' && text(attribute(node, 'auto_pad')) === undefined;
+  return dims.length === 4 && dims[2] === 3 && dims[3] === 3 && group === 1 && unit('strides') && unit('dilations') && attributeInts(node, 'pads').join() === '1,1,1,1' && attributeText(node, 'auto_pad') === undefined;
 }
