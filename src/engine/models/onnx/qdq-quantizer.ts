@@ -71,10 +71,22 @@ export function withIntermediateOutputs(modelBytes: Uint8Array, names: string[])
 export const rangeKey = (conv: QuantizedConv, side: 'input' | 'output'): string => `${conv.node.name}:${side}`;
 
 /**
+ * The bits of the int8 weights. Without 8-bit dot products (x86 with AVX2 only) onnxruntime
+ * multiplies uint8 activations by int8 weights with VPMADDUBSW, which adds each pair of products in
+ * 16 bits and saturates past 32767: 2 x 255 x 127 does not fit, 2 x 255 x 63 = 32130 does. So 7 bits
+ * give the same result on every CPU (onnxruntime's own quantiser calls it reduce_range). RVM and
+ * ISNet keep 8: their calibrated activations rarely come near it, and on an AVX2-only AMD EPYC (Zen
+ * 3) 8 bits stayed the closer to fp32 (RVM over 30 frames of portrait-pan at 640x360, mean |alpha
+ * diff| 2.3e-4 against 2.95e-4 with 7 bits; at `light`'s size on DAVIS breakdance-flare 1.8e-3
+ * against 2.7e-3; ISNet's probabilities 2.0e-4, as with VNNI).
+ */
+export type WeightBits = 7 | 8;
+
+/**
  * Quantises those of `convs` whose input and output both have a calibrated range in `table` (keyed by
  * rangeKey); the others stay fp32. A tensor read or written by several convolutions takes the widest.
  */
-export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[], table: Record<string, [number, number]>): Uint8Array {
+export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[], table: Record<string, [number, number]>, weightBits: WeightBits = 8): Uint8Array {
   const calibrated = convs.filter((c) => rangeKey(c, 'input') in table && rangeKey(c, 'output') in table);
   const ranges = new Map<string, TensorRange>();
   for (const conv of calibrated) {
@@ -84,10 +96,11 @@ export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[
       ranges.set(conv[side], seen ? { min: Math.min(seen.min, min), max: Math.max(seen.max, max) } : { min, max });
     }
   }
-  return quantizeConvs(floatModel, calibrated, ranges);
+  return quantizeConvs(floatModel, calibrated, ranges, weightBits);
 }
 
-export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ranges: Map<string, TensorRange>): Uint8Array {
+/** `convs` in int8: activations uint8 at `ranges`, weights symmetric per output channel in `weightBits` */
+export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ranges: Map<string, TensorRange>, weightBits: WeightBits = 8): Uint8Array {
   const model = onnx.ModelProto.decode(modelBytes);
   const graph = model.graph!;
   const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
@@ -117,7 +130,7 @@ export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ra
     quantizeActivation(output);
     const weights = initializers.get(node.input![1])!;
     const dims = weights.dims!.map(Number);
-    const { values, scales } = int8PerChannel(floatData(weights), dims[0]);
+    const { values, scales } = int8PerChannel(floatData(weights), dims[0], weightBits);
     const wName = addInitializer(graph, `${weights.name}_int8`, DataType.INT8, dims, values);
     const wScale = addInitializer(graph, `${weights.name}_scale`, DataType.FLOAT, [dims[0]], scales);
     const wZero = addInitializer(graph, `${weights.name}_zero`, DataType.INT8, [dims[0]], new Int8Array(dims[0]));
@@ -158,15 +171,16 @@ export function uint8Params(range: TensorRange): { scale: number; zeroPoint: num
   return { scale, zeroPoint: Math.max(0, Math.min(255, Math.round(-min / scale))) };
 }
 
-/** symmetric int8 per output channel (weights laid out output channel first) */
-export function int8PerChannel(weights: Float32Array, channels: number): { values: Int8Array; scales: Float32Array } {
+/** symmetric int8 per output channel in `bits` (weights laid out output channel first) */
+export function int8PerChannel(weights: Float32Array, channels: number, bits: WeightBits): { values: Int8Array; scales: Float32Array } {
   const size = weights.length / channels;
+  const largest = 2 ** (bits - 1) - 1;
   const values = new Int8Array(weights.length);
   const scales = new Float32Array(channels);
   for (let c = 0; c < channels; c++) {
     let peak = 0;
     for (let i = c * size; i < (c + 1) * size; i++) peak = Math.max(peak, Math.abs(weights[i]));
-    const scale = (scales[c] = peak > 0 ? peak / 127 : 1);
+    const scale = (scales[c] = peak > 0 ? peak / largest : 1);
     for (let i = c * size; i < (c + 1) * size; i++) values[i] = Math.round(weights[i] / scale);
   }
   return { values, scales };
