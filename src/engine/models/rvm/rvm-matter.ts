@@ -7,19 +7,36 @@ import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-pr
 
 /**
  * How far below the engine the stateless stage's thread runs (niceness; ffmpeg runs 2 below, see
- * media/process.ts) where the decoder works at the model input's full size (ratio 1, `human`'s
- * profile: `human`, `original`, `pro`). There the recurrent stage, which holds the decoder, is the
- * critical path: at 640x360 it takes 48 ms of CPU a frame against the stateless stage's 29, which
- * is a frame ahead with time to spare. At equal priority the scheduler shares the two cores evenly
- * among both stages, the engine's thread and ffmpeg, and the recurrent stage waits for a core it
- * needs at once; below it, the first stage runs when the second does not need the core. `human` at
- * 640x360 (portrait-pan three times over, AMD EPYC Zen 5, interleaved): 53.9-55.6 -> 51.3-51.9 ms a
- * frame (+5 and +19 alike); `original` 105-106 -> 100-102. At `light`'s ratio (0.67) the two stages
- * are even (8.1 and 9.0 ms) and the same made `light` slower (bench:matting, wall / CPU-bound
- * minimum at 640x360 1.09-1.10 -> 1.15-1.17, at 1280x720 1.08 -> 1.11-1.12): both stages keep the
- * engine's priority there.
+ * media/process.ts) where it is the cheaper stage (statelessStageYields). There the recurrent stage
+ * is the critical path; at equal priority the scheduler shares the two cores evenly among both
+ * stages, the engine's thread and ffmpeg, and the recurrent stage waits for a core it needs at once;
+ * below it, the first stage runs when the second does not need the core. `human` at 640x360
+ * (portrait-pan three times over, AMD EPYC Zen 5, int8, stages 29 and 48 ms of CPU, interleaved):
+ * 53.9-55.6 -> 51.3-51.9 ms a frame; `original` 105-106 -> 100-102.
  */
 export const STATELESS_STAGE_NICENESS = 10;
+
+/**
+ * The stateless stage yields (runs at STATELESS_STAGE_NICENESS) where one run of it takes less than
+ * this share of the recurrent stage's, as measured when RVM opens: which stage is the longer depends
+ * on the CPU as well as the geometry. Where the two are even it must not: `light` in int8 on the Zen
+ * 5 (8.1 and 9.0 ms) went from 1.09-1.10 to 1.15-1.17 of its CPU-bound minimum at 640x360 with it.
+ * `light` in fp32 on an AVX2-only EPYC (Zen 3: 22 and 36 ms of CPU) went the other way, 1.13-1.19
+ * (median 1.155) -> 1.08-1.15 (median 1.10), 18.3 -> 19.4 fps (median of 8 interleaved pairs).
+ */
+const YIELDING_SHARE = 0.8;
+
+export function statelessStageYields(statelessMs: number, recurrentMs: number): boolean {
+  return statelessMs < YIELDING_SHARE * recurrentMs;
+}
+
+/**
+ * Frames of grey run through a fresh RVM, one at a time, before it serves videos: onnxruntime's first
+ * runs of a session allocate (its arena, the pages behind it), the first a quarter to a third slower
+ * (640x360 on one thread, AVX2-only EPYC: 359 against 250-280 ms), and the stages' costs are
+ * measured on the later ones.
+ */
+const WARM_UP_FRAMES = 3;
 
 export interface RvmOutput {
   /** alpha 0..1, width x height */
@@ -30,8 +47,13 @@ export interface RvmOutput {
   foreground: Float32Array;
 }
 
+/** one frame's output and how long each stage's inference took on its thread (wall ms), in order */
+export interface TimedRvmOutput extends RvmOutput {
+  stageMs: number[];
+}
+
 interface Pending {
-  resolve: (output: RvmOutput) => void;
+  resolve: (output: TimedRvmOutput) => void;
   reject: (error: Error) => void;
 }
 
@@ -50,6 +72,8 @@ export class RvmMatter {
   private failure: Error | undefined;
   /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
   private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
+  /** each stage's inference on one frame (wall ms, the fastest warm-up frame after the first) */
+  stageMs: number[] = [];
 
   /** `workers[0]` takes the requests; any of them may answer */
   private constructor(
@@ -71,10 +95,7 @@ export class RvmMatter {
       // one thread per stage and one onnxruntime thread each: the two stages are the parallelism
       const [stateless, recurrent] = prepareRvmStages(geometry, cacheDir);
       const { port1, port2 } = new MessageChannel();
-      workers = [
-        startRvmThread({ ...size, modelPath: stateless, threads: 1, to: port1, niceness: geometry.ratio >= 1 ? STATELESS_STAGE_NICENESS : undefined }, [port1]),
-        startRvmThread({ ...size, modelPath: recurrent, threads: 1, from: port2 }, [port2]),
-      ];
+      workers = [startRvmThread({ ...size, modelPath: stateless, threads: 1, to: port1 }, [port1]), startRvmThread({ ...size, modelPath: recurrent, threads: 1, from: port2 }, [port2])];
     } else {
       workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads })];
     }
@@ -84,7 +105,26 @@ export class RvmMatter {
       await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
     }
-    return new RvmMatter(workers, geometry);
+    const matter = new RvmMatter(workers, geometry);
+    try {
+      await matter.warmUp();
+    } catch (error) {
+      await matter.close();
+      throw error;
+    }
+    return matter;
+  }
+
+  /** WARM_UP_FRAMES through a stream of their own; then the stateless stage yields where it is the cheaper one */
+  private async warmUp(): Promise<void> {
+    const stream = this.stream();
+    const grey = new Uint8Array(this.width * this.height * 3).fill(128);
+    const runs: number[][] = [];
+    for (let frame = 0; frame < WARM_UP_FRAMES; frame++) runs.push((await stream.next(grey)).stageMs);
+    stream.close();
+    this.stageMs = runs[0].map((_, stage) => Math.min(...runs.slice(1).map((run) => run[stage])));
+    const [stateless, recurrent] = this.stageMs;
+    if (this.geometry.pipelined && statelessStageYields(stateless, recurrent)) await lowerPriority(this.workers[0], STATELESS_STAGE_NICENESS);
   }
 
   get width(): number {
@@ -103,12 +143,12 @@ export class RvmMatter {
   }
 
   /** @internal one frame of one stream, in the order of the calls */
-  run(stream: number, reset: boolean, rgb: Uint8Array): Promise<RvmOutput> {
+  run(stream: number, reset: boolean, rgb: Uint8Array): Promise<TimedRvmOutput> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     const copy = new Uint8Array(rgb); // the caller keeps its frame; the copy is moved to the thread
     const request: RvmWorkerRequest = { kind: 'run', id, stream, reset, rgb: copy };
-    return new Promise<RvmOutput>((resolve, reject) => {
+    return new Promise<TimedRvmOutput>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) for (const worker of this.workers) worker.ref();
       this.workers[0].postMessage(request, [copy.buffer]);
@@ -133,7 +173,7 @@ export class RvmMatter {
     this.pending.delete(message.id);
     if (this.pending.size === 0) for (const worker of this.workers) worker.unref();
     if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `RVM inference failed: ${message.message}`));
-    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground });
+    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, stageMs: message.stageMs });
   }
 
   private fail(error: Error): void {
@@ -145,6 +185,25 @@ export class RvmMatter {
 
 function startRvmThread(data: RvmWorkerData, transferList: Transferable[] = []): Worker {
   return startWorkerThread(__dirname, 'rvm-worker-main', data as unknown as Record<string, unknown>, transferList);
+}
+
+/** resolves once the thread runs `by` below the engine's priority (or could not, or stopped) */
+function lowerPriority(worker: Worker, by: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('exit', done);
+      worker.unref();
+      resolve();
+    };
+    const onMessage = (message: RvmWorkerReply) => {
+      if (message.kind === 'lowered') done();
+    };
+    worker.on('message', onMessage);
+    worker.on('exit', done);
+    worker.ref(); // the answer keeps the process alive (threads are referenced only while they work)
+    worker.postMessage({ kind: 'lower-priority', by } satisfies RvmWorkerRequest);
+  });
 }
 
 /** resolves when the thread has loaded its model */
@@ -176,7 +235,7 @@ export class RvmStream {
   }
 
   /** `rgb`: packed RGB24 of exactly the geometry's width x height */
-  next(rgb: Uint8Array): Promise<RvmOutput> {
+  next(rgb: Uint8Array): Promise<TimedRvmOutput> {
     const { width, height } = this.matter.geometry;
     if (rgb.length !== width * height * 3) return Promise.reject(new RangeError(`RVM input must be ${width}x${height} RGB24`));
     const reset = this.resetNext;

@@ -46,6 +46,10 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
   const initial = zeroState(session);
   const keepsState = Object.keys(initial).length > 0;
   const run = inOrder(async (request: RvmStageRequest) => {
+    if (request.kind === 'lower-priority') {
+      reply({ kind: 'lowered', lowered: lowerThreadPriority(request.by) });
+      return;
+    }
     if (request.kind === 'end') {
       states.delete(request.stream);
       to?.postMessage(request);
@@ -55,10 +59,12 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
       const received = request.kind === 'run' ? { src: new ort.Tensor('uint8', request.rgb, [1, height, width, 3]) } : tensorsIn(request.tensors);
       const state = request.reset ? initial : (states.get(request.stream) ?? initial);
       const available: Feeds = { ...received, ...state };
+      const started = performance.now();
       const result = await session.run(Object.fromEntries(session.inputNames.map((name) => [name, available[name]])));
+      const stageMs = [...(request.kind === 'carried' ? request.stageMs : []), performance.now() - started];
       if (keepsState) states.set(request.stream, Object.fromEntries(Object.keys(initial).map((name) => [name, result[stateOutputOf(name)]])));
-      if (to) handOn(to, request, tensorsOut(result));
-      else answer(request.id, result);
+      if (to) handOn(to, request, tensorsOut(result), stageMs);
+      else answer(request.id, result, stageMs);
     } catch (error) {
       reply({ kind: 'error', id: request.id, message: (error as Error).message });
     }
@@ -66,17 +72,17 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
   (from ?? port).on('message', run);
 }
 
-function handOn(to: MessagePort, request: { id: number; stream: number; reset: boolean }, tensors: Record<string, CarriedTensor>): void {
+function handOn(to: MessagePort, request: { id: number; stream: number; reset: boolean }, tensors: Record<string, CarriedTensor>, stageMs: number[]): void {
   const buffers = new Set(Object.values(tensors).map((tensor) => tensor.data.buffer as ArrayBuffer));
-  to.postMessage({ kind: 'carried', id: request.id, stream: request.stream, reset: request.reset, tensors } satisfies RvmStageRequest, [...buffers]);
+  to.postMessage({ kind: 'carried', id: request.id, stream: request.stream, reset: request.reset, tensors, stageMs } satisfies RvmStageRequest, [...buffers]);
 }
 
-function answer(id: number, result: ort.InferenceSession.OnnxValueMapType): void {
+function answer(id: number, result: ort.InferenceSession.OnnxValueMapType, stageMs: number[]): void {
   const alpha = result.pha.data as Float32Array;
   const foreground = result.fgr.data as Float32Array;
   const alphaBytes = toAlphaBytes(alpha);
   const buffers = [alpha, alphaBytes, foreground].map((array) => array.buffer as ArrayBuffer);
-  reply({ kind: 'result', id, alpha, alphaBytes, foreground }, buffers);
+  reply({ kind: 'result', id, alpha, alphaBytes, foreground, stageMs }, buffers);
 }
 
 function tensorsOut(result: ort.InferenceSession.OnnxValueMapType): Record<string, CarriedTensor> {
@@ -98,7 +104,6 @@ async function main(): Promise<void> {
     reply({ kind: 'failed', message: (error as Error).message });
     return;
   }
-  if (data.niceness) lowerThreadPriority(data.niceness);
   serve(session, data);
   reply({ kind: 'ready' });
 }

@@ -25,8 +25,6 @@ export interface RvmWorkerData {
   from?: MessagePort;
   /** to the stage after (transferred) */
   to?: MessagePort;
-  /** how far below the process's priority the thread runs (niceness), when it does */
-  niceness?: number;
 }
 
 /** one frame of one stream; `reset` forgets the stream's state first (scene cut, new video) */
@@ -51,20 +49,30 @@ export interface CarriedTensor {
   data: Float32Array | Uint8Array;
 }
 
-/** a frame between the two stages: the tensors the stateless stage wrote */
+/** a frame between the two stages: the tensors the stateless stage wrote, and how long it ran */
 export interface RvmCarriedRequest {
   kind: 'carried';
   id: number;
   stream: number;
   reset: boolean;
   tensors: Record<string, CarriedTensor>;
+  stageMs: number[];
 }
 
-export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest;
+/** the thread runs `by` niceness below the process from now on (runtime/thread-priority.ts); answered by `lowered` */
+export interface RvmLowerPriorityRequest {
+  kind: 'lower-priority';
+  by: number;
+}
+
+export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest | RvmLowerPriorityRequest;
 export type RvmStageRequest = RvmWorkerRequest | RvmCarriedRequest;
 
 export type RvmWorkerReply =
   | { kind: 'ready' }
+  /** whether the thread's priority could be lowered (Linux) */
+  | { kind: 'lowered'; lowered: boolean }
   | { kind: 'failed'; message: string }
-  | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground: Float32Array }
+  /** `stageMs`: how long each stage's inference took on its thread (wall ms), in order */
+  | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground: Float32Array; stageMs: number[] }
   | { kind: 'error'; id: number; message: string };
