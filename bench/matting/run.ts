@@ -10,7 +10,8 @@
  *
  * BENCH_COMPOSITES (a folder of `npm run media:composites` output: its clips join the people clips),
  * BENCH_MODELS (default light,human,original), BENCH_CLIPS (quality clips), BENCH_SECTIONS
- * (quality,speed,peer,edge), BENCH_PREVIEW (seconds per speed run, default 4), BENCH_PEER_FRAMES
+ * (quality,speed,peer,edge), BENCH_PREVIEW (seconds per speed run, default 4), BENCH_SPEED_RUNS (runs
+ * per model and size, default 3: the table gives their median and range), BENCH_PEER_FRAMES
  * (default 5), BENCH_EDGE_FRAMES (default 50), BENCH_CACHE_DIR.
  */
 import { execFileSync } from 'node:child_process';
@@ -27,6 +28,7 @@ import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
 import { measureQuality } from '../engine/quality';
 import type { SpeedCaseInput, SpeedCaseOutput } from '../engine/speed-case';
+import { median } from '../engine/stats';
 import { Cell, megabytes, renderTable } from '../engine/table';
 import { perFrameSelfie } from './per-frame-selfie';
 import { COMPOSITES } from './composites';
@@ -43,6 +45,8 @@ const models = list(process.env.BENCH_MODELS, ['light', 'human', 'original']) as
 const clips = list(process.env.BENCH_CLIPS, DEFAULT_CLIPS);
 const sections = list(process.env.BENCH_SECTIONS, ['quality', 'speed', 'peer', 'edge']);
 const previewSeconds = Number(process.env.BENCH_PREVIEW ?? 4);
+/** a single run's figures drift by 5-10% on a shared machine (x CPU-bound 1.07-1.16 for the same code) */
+const speedRuns = Math.max(1, Math.floor(Number(process.env.BENCH_SPEED_RUNS ?? 3)));
 const cacheDir = process.env.BENCH_CACHE_DIR ?? join(process.cwd(), '.cache', 'models');
 
 function qualityGoal(model: string, clip: string, iou: number, dtssd: number, baselineDtssd: number | undefined): string {
@@ -97,23 +101,35 @@ async function speedSection(dir: string): Promise<void> {
     rows.push(['ffmpeg floor', input.label, frames, frames / (floorMs / 1000), 1, undefined, undefined, undefined, '-']);
     for (const model of models) {
       const caseInput: SpeedCaseInput = { model, format: 'webm', inputPath: input.path, outDir: dir, cacheDir, previewSeconds };
-      const run = await runCase<SpeedCaseOutput>('speed-case', caseInput);
-      const fps = run.frames / (run.wallMs / 1000);
+      const runs: SpeedCaseOutput[] = [];
+      for (let i = 0; i < speedRuns; i++) runs.push(await runCase<SpeedCaseOutput>('speed-case', caseInput));
+      const fpsRuns = runs.map((run) => run.frames / (run.wallMs / 1000));
       // the CPU-bound minimum: the run's CPU time spread over every core, nothing idle
-      const cpuBound = run.cpuMs === undefined ? undefined : run.wallMs / (run.cpuMs / cpus().length);
+      const cpuBoundRuns = runs.flatMap((run) => (run.cpuMs === undefined ? [] : [run.wallMs / (run.cpuMs / cpus().length)]));
+      const fps = median(fpsRuns);
+      const cpuBound = cpuBoundRuns.length ? median(cpuBoundRuns) : undefined;
+      const cpuMs = runs.flatMap((run) => (run.cpuMs === undefined ? [] : [run.cpuMs / run.frames]));
       const goal =
         model === 'human'
           ? `>= ${input.goal} fps: ${fps >= input.goal ? 'met' : 'MISSED'}`
           : model === 'light' && cpuBound !== undefined
             ? `<= 1.1x CPU-bound: ${cpuBound <= 1.1 ? 'met' : 'MISSED'}`
             : '-';
-      rows.push([model, input.label, run.frames, fps, run.wallMs / floorMs, run.cpuMs === undefined ? undefined : run.cpuMs / run.frames, cpuBound, megabytes(run.peakTreeRss), goal]);
+      const peakRss = Math.max(...runs.map((run) => run.peakTreeRss));
+      rows.push([model, input.label, runs[0].frames, withRange(fpsRuns, 1), median(runs.map((run) => run.wallMs)) / floorMs, cpuMs.length ? median(cpuMs) : undefined, cpuBoundRuns.length ? withRange(cpuBoundRuns, 2) : undefined, megabytes(peakRss), goal]);
     }
   }
   console.log(`\n## Speed: end to end to transparent WebM (${previewSeconds} s of portrait-pan; ${cpuLine()}; model load excluded)\n`);
   console.log('x floor = engine wall time / plain ffmpeg decode + VP9 encode of the same clip, measured just before;');
-  console.log('CPU ms/f = CPU time of the engine and its ffmpeg children per frame; x CPU-bound = wall / (CPU time / cores).\n');
+  console.log('CPU ms/f = CPU time of the engine and its ffmpeg children per frame; x CPU-bound = wall / (CPU time / cores).');
+  console.log(`Each model and size: the median of ${speedRuns} run(s), fps and x CPU-bound with their range; peak RSS the largest; goals on the medians.\n`);
   console.log(renderTable(['model', 'size', 'frames', 'fps', 'x floor', 'CPU ms/f', 'x CPU-bound', 'peak RSS MB (tree)', 'goal'], rows, [0, 0, 0, 1, 2, 1, 2, 0]));
+}
+
+/** the median, and the range where there are several values: "19.3 (18.1-19.7)" */
+function withRange(values: number[], digits: number): string {
+  const middle = median(values).toFixed(digits);
+  return values.length > 1 ? `${middle} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})` : middle;
 }
 
 async function main(): Promise<void> {

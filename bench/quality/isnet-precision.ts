@@ -17,6 +17,7 @@ import { quantizeIsnet } from '../../src/engine/models/isnet/isnet-int8';
 import { prepareIsnetModel } from '../../src/engine/models/isnet/isnet-model-file';
 import { openOnnxSession, runSingle } from '../../src/engine/models/runtime/onnx-session';
 import { MEDIA_DIR } from '../engine/options';
+import { median } from '../engine/stats';
 
 const cacheDir = process.env.BENCH_CACHE_DIR ?? join(process.cwd(), '.cache', 'models');
 const clips = (process.env.ISNET_CLIPS ?? 'car-slide,portrait-pan').split(',');
@@ -44,7 +45,6 @@ async function timed(session: ort.InferenceSession, rgb: Uint8Array, timing: Tim
   return out;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
   const floatPath = prepareIsnetModel(cacheDir, { width: SIZE, height: SIZE });
