@@ -1,6 +1,6 @@
 import { onnx } from 'onnx-proto';
 
-/** Reading and adding parts of an ONNX graph: node attributes and initializers. */
+/** Reading and adding parts of an ONNX graph: node attributes, initializers, who reads a tensor. */
 
 export function attribute(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
   return node.attribute?.find((a) => a.name === name);
@@ -27,4 +27,17 @@ export function addInitializer(graph: onnx.IGraphProto, name: string, dataType: 
   const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   graph.initializer!.push({ name, dims, dataType, rawData: new Uint8Array(raw) });
   return name;
+}
+
+/** the nodes that read each tensor, by its name */
+export function readersByTensor(graph: onnx.IGraphProto): Map<string, onnx.INodeProto[]> {
+  const readers = new Map<string, onnx.INodeProto[]>();
+  for (const node of graph.node!) for (const input of node.input!) readers.set(input, [...(readers.get(input) ?? []), node]);
+  return readers;
+}
+
+/** drops the initializers no node reads any more */
+export function dropUnreadInitializers(graph: onnx.IGraphProto): void {
+  const read = new Set(graph.node!.flatMap((node) => node.input!));
+  graph.initializer = graph.initializer!.filter((tensor) => read.has(tensor.name!));
 }

@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { addInitializer, attribute, floatData } from './graph-parts';
+import { addInitializer, attribute, dropUnreadInitializers, floatData, readersByTensor } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 
@@ -33,7 +33,7 @@ export interface QuantizedConv {
 export function quantizableConvs(model: onnx.IModelProto, select: (node: onnx.INodeProto, weightDims: number[]) => boolean): QuantizedConv[] {
   const graph = model.graph!;
   const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
-  const consumers = consumerMap(graph);
+  const consumers = readersByTensor(graph);
   const producers = new Map(graph.node!.flatMap((n) => n.output!.map((o) => [o, n] as const)));
   const convs: QuantizedConv[] = [];
   for (const node of graph.node!) {
@@ -86,7 +86,7 @@ export type WeightBits = 7 | 8;
  * Quantises those of `convs` whose input and output both have a calibrated range in `table` (keyed by
  * rangeKey); the others stay fp32. A tensor read or written by several convolutions takes the widest.
  */
-export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[], table: Record<string, [number, number]>, weightBits: WeightBits = 8): Uint8Array {
+export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[], table: Record<string, [number, number]>): Uint8Array {
   const calibrated = convs.filter((c) => rangeKey(c, 'input') in table && rangeKey(c, 'output') in table);
   const ranges = new Map<string, TensorRange>();
   for (const conv of calibrated) {
@@ -96,7 +96,7 @@ export function quantizeCalibrated(floatModel: Uint8Array, convs: QuantizedConv[
       ranges.set(conv[side], seen ? { min: Math.min(seen.min, min), max: Math.max(seen.max, max) } : { min, max });
     }
   }
-  return quantizeConvs(floatModel, calibrated, ranges, weightBits);
+  return quantizeConvs(floatModel, calibrated, ranges);
 }
 
 /** `convs` in int8: activations uint8 at `ranges`, weights symmetric per output channel in `weightBits` */
@@ -158,8 +158,7 @@ export function quantizeConvs(modelBytes: Uint8Array, convs: QuantizedConv[], ra
   const quantizedOutput = graph.output!.find((output) => quantized.has(output.name!));
   if (quantizedOutput) throw new Error(`graph output ${quantizedOutput.name} would be quantised`);
   graph.node = topologicalOrder([...graph.node!, ...added], graph);
-  const used = new Set(graph.node.flatMap((n) => n.input!));
-  graph.initializer = graph.initializer!.filter((t) => used.has(t.name!));
+  dropUnreadInitializers(graph);
   return onnx.ModelProto.encode(model).finish();
 }
 
@@ -192,12 +191,6 @@ function isZeroFloorActivation(node: onnx.INodeProto, initializers: Map<string, 
   if (node.opType !== 'Clip' || !node.input![1]) return false;
   const low = initializers.get(node.input![1]);
   return low !== undefined && floatData(low)[0] === 0;
-}
-
-function consumerMap(graph: onnx.IGraphProto): Map<string, onnx.INodeProto[]> {
-  const consumers = new Map<string, onnx.INodeProto[]>();
-  for (const node of graph.node!) for (const input of node.input!) consumers.set(input, [...(consumers.get(input) ?? []), node]);
-  return consumers;
 }
 
 function topologicalOrder(nodes: onnx.INodeProto[], graph: onnx.IGraphProto): onnx.INodeProto[] {

@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { addInitializer, attribute, attributeInts, attributeText, floatData } from './graph-parts';
+import { addInitializer, attribute, attributeInts, attributeText, dropUnreadInitializers, floatData, readersByTensor } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 const { INT, INTS, STRING } = onnx.AttributeProto.AttributeType;
@@ -37,8 +37,7 @@ const PHASE_TAPS = [
 export function foldUpsampledConvs(model: onnx.IModelProto, where: (conv: onnx.INodeProto) => boolean): number {
   const graph = model.graph!;
   const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
-  const readers = new Map<string, onnx.INodeProto[]>();
-  for (const node of graph.node!) for (const input of node.input!) readers.set(input, [...(readers.get(input) ?? []), node]);
+  const readers = readersByTensor(graph);
   const graphOutputs = new Set(graph.output!.map((output) => output.name!));
   const nodes = [...graph.node!];
   let folded = 0;
@@ -67,8 +66,7 @@ export function foldUpsampledConvs(model: onnx.IModelProto, where: (conv: onnx.I
     folded++;
   }
   graph.node = nodes;
-  const used = new Set(nodes.flatMap((node) => node.input!));
-  graph.initializer = graph.initializer!.filter((tensor) => used.has(tensor.name!));
+  dropUnreadInitializers(graph);
   return folded;
 }
 

@@ -47,7 +47,8 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
   const keepsState = Object.keys(initial).length > 0;
   const run = inOrder(async (request: RvmStageRequest) => {
     if (request.kind === 'lower-priority') {
-      reply({ kind: 'lowered', lowered: lowerThreadPriority(request.by) });
+      lowerThreadPriority(request.by);
+      reply({ kind: 'lowered' });
       return;
     }
     if (request.kind === 'end') {

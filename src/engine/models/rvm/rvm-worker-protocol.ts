@@ -70,8 +70,8 @@ export type RvmStageRequest = RvmWorkerRequest | RvmCarriedRequest;
 
 export type RvmWorkerReply =
   | { kind: 'ready' }
-  /** whether the thread's priority could be lowered (Linux) */
-  | { kind: 'lowered'; lowered: boolean }
+  /** the thread has handled a `lower-priority` (lowered where the platform allows) */
+  | { kind: 'lowered' }
   | { kind: 'failed'; message: string }
   /** `stageMs`: how long each stage's inference took on its thread (wall ms), in order */
   | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground: Float32Array; stageMs: number[] }
