@@ -30,7 +30,7 @@ function decode(file: string, width: number, height: number, frames: number): Ui
 }
 
 async function calibrate(geometry: RvmGeometry, ranges: Map<string, TensorRange>): Promise<void> {
-  const floatModel = rvmForInt8(new Uint8Array(readFileSync(prepareRvmModel(geometry, cacheDir))));
+  const floatModel = rvmForInt8(new Uint8Array(readFileSync(prepareRvmModel({ ...geometry, foreground: true }, cacheDir))));
   const convs = rvmInt8Convs(onnx.ModelProto.decode(floatModel));
   const names = [...new Set(convs.flatMap((c) => [c.input, c.output]))];
   const session = await ort.InferenceSession.create(withIntermediateOutputs(floatModel, names), { graphOptimizationLevel: 'basic' });

@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { ffmpegPath } from '../../src/engine/media/binaries';
+import { LightModel } from '../../src/engine/models/light/light-model';
+import { RvmMatter } from '../../src/engine/models/rvm/rvm-matter';
 import { Rgb, SegmentationModel, SegmentationSession } from '../../src/engine/types';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
@@ -60,8 +62,27 @@ export function buildEdgeClip(mediaDir: string, dir: string, frames: number): Ed
   return { path, width, height, frames: alpha.length, alpha, truth: alpha.map((a, i) => mix(a, colour[i], EDGE_TARGET)) };
 }
 
+/**
+ * `light` whose mattes carry RVM's predicted foreground colour, composited in the soft edge: its
+ * RVM keeps the `fgr` output that the engine's models leave out (RvmGeometry.foreground). `close`
+ * stops its inference threads.
+ */
+export function lightPredictingForeground(cacheDir: string): SegmentationModel & { close(): Promise<void> } {
+  const matters = new Map<string, Promise<RvmMatter>>();
+  const light = new LightModel((geometry) => {
+    const key = JSON.stringify(geometry);
+    const matter = matters.get(key) ?? RvmMatter.open({ ...geometry, foreground: true }, cacheDir);
+    matters.set(key, matter);
+    return matter;
+  });
+  const close = async () => {
+    await Promise.all([...matters.values()].map(async (matter) => (await matter).close()));
+  };
+  return Object.assign(withPredictedForeground(light), { close });
+}
+
 /** the same sessions, their predicted foreground composited in the matte's soft edge */
-export function withPredictedForeground(model: SegmentationModel): SegmentationModel {
+function withPredictedForeground(model: SegmentationModel): SegmentationModel {
   return {
     name: model.name,
     async createSession(options) {
@@ -92,10 +113,10 @@ export interface EdgeColourScores {
 
 /**
  * Runs the engine over EDGE_TARGET with each way of colouring the soft edge and scores the band:
- * the source's pixels, the estimated foreground (the default), and the session's own prediction
- * where its mattes carry one.
+ * the source's pixels, the estimated foreground (the default), and, given `predicting` (the same
+ * model with its own predicted colour, lightPredictingForeground), that prediction.
  */
-export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip, dir: string, cacheDir: string): Promise<EdgeColourScores> {
+export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip, dir: string, cacheDir: string, predicting?: SegmentationModel): Promise<EdgeColourScores> {
   const run = async (variant: SegmentationModel, name: string, edgeColour: 'estimated' | 'source') => {
     const outputPath = join(dir, `edge-${name}.mov`);
     await runEngine(
@@ -119,10 +140,6 @@ export async function measureEdgeColour(model: SegmentationModel, clip: EdgeClip
   };
   const source = score(await run(model, 'source', 'source'));
   const estimated = score(await run(model, 'estimated', 'estimated'));
-  // `human`'s mattes carry no colour of their own (its people are chosen from RVM's alpha alone)
-  const predicted = await run(withPredictedForeground(model), 'predicted', 'estimated').then(
-    (frames) => score(frames).error,
-    (error: Error) => (/promised a foreground colour/.test(error.message) ? undefined : Promise.reject(error)),
-  );
+  const predicted = predicting && score(await run(predicting, 'predicted', 'estimated')).error;
   return { sourcePixels: source.error, estimated: estimated.error, predictedForeground: predicted, bandPixels: source.count };
 }

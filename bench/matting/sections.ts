@@ -10,7 +10,7 @@ import { MEDIA_DIR } from '../engine/options';
 import type { PeerCaseInput, PeerCaseOutput } from '../engine/peer-case';
 import { mean } from '../engine/stats';
 import { Cell, renderTable } from '../engine/table';
-import { buildEdgeClip, measureEdgeColour } from './edge-colour';
+import { buildEdgeClip, lightPredictingForeground, measureEdgeColour } from './edge-colour';
 import { PEER_RATIO_GOAL, PeerComparison, peerSummary, peerVerdict } from './peer-goal';
 
 /** `original`'s scores on one clip, from the quality table of the same run */
@@ -67,7 +67,8 @@ export async function edgeColourSection(models: ModelName[], cacheDir: string, f
     const clip = buildEdgeClip(MEDIA_DIR, dir, frames);
     const rows: Cell[][] = [];
     for (const name of models.filter((model) => model !== 'pro')) {
-      const scores = await measureEdgeColour(await loadModel(name, { cacheDir }), clip, dir, cacheDir);
+      const predicting = name === 'light' ? lightPredictingForeground(cacheDir) : undefined;
+      const scores = await measureEdgeColour(await loadModel(name, { cacheDir }), clip, dir, cacheDir, predicting).finally(() => predicting?.close());
       const ways: [string, number | undefined][] = [['source pixels', scores.sourcePixels], ['estimated (used)', scores.estimated], ['RVM foreground', scores.predictedForeground]];
       const best = ways.filter((way): way is [string, number] => way[1] !== undefined).sort((a, b) => a[1] - b[1])[0][0];
       rows.push([name, scores.bandPixels, scores.sourcePixels, scores.estimated, scores.predictedForeground ?? '-', best]);

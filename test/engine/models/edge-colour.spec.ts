@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildEdgeClip, EdgeClip, measureEdgeColour } from '../../../bench/matting/edge-colour';
+import { buildEdgeClip, EdgeClip, lightPredictingForeground, measureEdgeColour } from '../../../bench/matting/edge-colour';
 import { loadModel } from '../../../src/engine/models';
 import { MEDIA_DIR } from './support/clips';
 
@@ -32,7 +32,8 @@ describe('colour in the soft edge over a colour background (light, 1 s)', () => 
 
   it("the estimated foreground leaves a fifth less colour error than the source's pixels, and less than RVM's predicted colour", async () => {
     const model = await loadModel('light', { cacheDir: CACHE_DIR });
-    const scores = await measureEdgeColour(model, clip, dir, CACHE_DIR);
+    const predicting = lightPredictingForeground(CACHE_DIR);
+    const scores = await measureEdgeColour(model, clip, dir, CACHE_DIR, predicting).finally(() => predicting.close());
     const predicted = scores.predictedForeground!;
     console.log(`edge band (${scores.bandPixels} pixels): source pixels ${scores.sourcePixels.toFixed(2)}, estimated ${scores.estimated.toFixed(2)}, RVM's ${predicted.toFixed(2)} (mean |error|, levels 0..255)`);
     expect(scores.bandPixels).toBeGreaterThan(50_000);

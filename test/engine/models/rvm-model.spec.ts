@@ -41,7 +41,7 @@ describe('RVM converted to ONNX', () => {
     // 320x180 keeps TensorFlow.js's CPU backend to seconds a frame
     const geometry = { width: 320, height: 180, ratio: 0.6 };
     const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 3);
-    const stream = (await RvmMatter.open(geometry, CACHE_DIR)).stream();
+    const stream = (await RvmMatter.open({ ...geometry, foreground: true }, CACHE_DIR)).stream();
     const reference = await loadTfjsRvm();
     let state = [1, 2, 3, 4].map(() => tf.zeros([1, 1, 1, 1]));
     for (const rgb of frames) {
@@ -53,12 +53,30 @@ describe('RVM converted to ONNX', () => {
       state = next;
       const ours = await stream.next(rgb);
       const alphaError = maxAbsDifference(pha.dataSync() as Float32Array, ours.alpha);
-      const colourError = maxAbsDifference(fgr.dataSync() as Float32Array, ours.foreground);
+      const colourError = maxAbsDifference(fgr.dataSync() as Float32Array, ours.foreground!);
       console.log(`RVM ONNX vs tfjs: max |alpha diff| ${alphaError.toExponential(2)}, max |foreground diff| ${colourError.toExponential(2)}`);
       expect(alphaError).toBeLessThan(1e-3);
       expect(colourError).toBeLessThan(1e-3);
     }
   }, 5 * MINUTES);
+
+  it('without its foreground colour (the default): the same alpha bit for bit, and the last convolution computes the alpha channel alone', async () => {
+    const geometry = { width: 320, height: 180, ratio: 1, precision: 'int8' as const, pipelined: true };
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 4);
+    const [whole, alphaOnly] = await Promise.all([RvmMatter.open({ ...geometry, foreground: true }, CACHE_DIR), RvmMatter.open(geometry, CACHE_DIR)]);
+    const [withColour, without] = [whole.stream(), alphaOnly.stream()];
+    for (const rgb of frames) {
+      const [a, b] = [await withColour.next(rgb), await without.next(rgb)];
+      expect(a.foreground).toHaveLength(geometry.width * geometry.height * 3);
+      expect(b.foreground).toBeUndefined();
+      expect(maxAbsDifference(a.alpha, b.alpha)).toBe(0);
+    }
+    await Promise.all([whole.close(), alphaOnly.close()]);
+    const graph = onnx.ModelProto.decode(readFileSync(prepareRvmStages(geometry, CACHE_DIR)[1])).graph!;
+    expect(graph.output!.map((output) => output.name).sort()).toEqual(['pha', 'r1o', 'r2o', 'r3o', 'r4o']);
+    const last = graph.node!.find((node) => node.name!.includes('conv2d_62'))!;
+    expect(graph.initializer!.find((tensor) => tensor.name === last.input![1])!.dims!.map(Number)).toEqual([1, 16, 1, 1]);
+  }, 2 * MINUTES);
 });
 
 describe('RVM with its larger convolutions in int8', () => {
@@ -163,7 +181,7 @@ describe('RVM session with the mirrored frame matted beside each frame (original
 
   it('gives the mean of the frame and the mirrored frame, each with its own state; a mirrored video gets the mirrored matte exactly', async () => {
     const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), size.width, size.height).slice(0, 6);
-    const matter = await RvmMatter.open({ ...size, ratio: 1 }, CACHE_DIR);
+    const matter = await RvmMatter.open({ ...size, ratio: 1, foreground: true }, CACHE_DIR);
     const [mirrored, ofMirroredVideo] = [await matteAll(new RvmSession(matter, { mirrored: true }), frames), await matteAll(new RvmSession(matter, { mirrored: true }), frames.map(mirror))];
     const [direct, onMirrored] = [matter.stream(), matter.stream()];
     let sideDifference = 0;
@@ -175,7 +193,7 @@ describe('RVM session with the mirrored frame matted beside each frame (original
       sideDifference = Math.max(sideDifference, maxAbsDifference(a.alpha, back));
       expect(maxAbsDifference(ofMirroredVideo[i].alpha, mirrorRows(mirrored[i].alpha, size.width, size.height, 1))).toBe(0);
       expect(Buffer.from(ofMirroredVideo[i].alphaBytes).equals(Buffer.from(mirrorRows(mirrored[i].alphaBytes, size.width, size.height, 1)))).toBe(true);
-      expect(maxAbsDifference(ofMirroredVideo[i].foreground, mirrorRows(mirrored[i].foreground, size.width, size.height, 3))).toBe(0);
+      expect(maxAbsDifference(ofMirroredVideo[i].foreground!, mirrorRows(mirrored[i].foreground!, size.width, size.height, 3))).toBe(0);
     }
     // RVM is not mirror-symmetric: the two predictions differ, so the mean is not either one
     expect(sideDifference).toBeGreaterThan(1e-2);

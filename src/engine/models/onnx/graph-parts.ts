@@ -23,6 +23,13 @@ export function floatData(tensor: onnx.ITensorProto): Float32Array {
   return Float32Array.from(tensor.floatData ?? []);
 }
 
+export function int64Data(tensor: onnx.ITensorProto): number[] {
+  const raw = tensor.rawData;
+  if (!raw?.length) return (tensor.int64Data ?? []).map(Number);
+  // a copy: decoded, `raw` is a view into the model's bytes at any alignment
+  return Array.from(new BigInt64Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)), Number);
+}
+
 export function addInitializer(graph: onnx.IGraphProto, name: string, dataType: number, dims: number[], data: Float32Array | Int8Array | Uint8Array | Int32Array | BigInt64Array): string {
   const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   graph.initializer!.push({ name, dims, dataType, rawData: new Uint8Array(raw) });

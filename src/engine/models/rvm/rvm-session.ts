@@ -81,8 +81,8 @@ export class RvmSession implements SegmentationSession {
         alpha,
         alphaBytes: toAlphaBytes(alpha),
         // averaged only when read (2-3 ms a frame at 640x360): `original` and `pro` read the alpha alone
-        get foreground(): Float32Array {
-          return (foreground ??= meanWithMirrored(a.foreground, b.foreground, width, height, 3));
+        get foreground(): Float32Array | undefined {
+          return a.foreground && b.foreground && (foreground ??= meanWithMirrored(a.foreground, b.foreground, width, height, 3));
         },
       };
     });
@@ -96,8 +96,8 @@ export class RvmSession implements SegmentationSession {
       width: this.inputWidth,
       height: this.inputHeight,
       data: last.alphaBytes,
-      get foreground(): Uint8Array {
-        return (foregroundBytes ??= toAlphaBytes(last.foreground));
+      get foreground(): Uint8Array | undefined {
+        return last.foreground && (foregroundBytes ??= toAlphaBytes(last.foreground));
       },
     };
   }

@@ -80,9 +80,9 @@ function handOn(to: MessagePort, request: { id: number; stream: number; reset: b
 
 function answer(id: number, result: ort.InferenceSession.OnnxValueMapType, stageMs: number[]): void {
   const alpha = result.pha.data as Float32Array;
-  const foreground = result.fgr.data as Float32Array;
+  const foreground = result.fgr?.data as Float32Array | undefined; // only in a model with `fgr` (RvmGeometry.foreground)
   const alphaBytes = toAlphaBytes(alpha);
-  const buffers = [alpha, alphaBytes, foreground].map((array) => array.buffer as ArrayBuffer);
+  const buffers = [alpha, alphaBytes, ...(foreground ? [foreground] : [])].map((array) => array.buffer as ArrayBuffer);
   reply({ kind: 'result', id, alpha, alphaBytes, foreground, stageMs }, buffers);
 }
 

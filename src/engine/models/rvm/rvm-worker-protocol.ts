@@ -74,5 +74,5 @@ export type RvmWorkerReply =
   | { kind: 'lowered' }
   | { kind: 'failed'; message: string }
   /** `stageMs`: how long each stage's inference took on its thread (wall ms), in order */
-  | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground: Float32Array; stageMs: number[] }
+  | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground?: Float32Array; stageMs: number[] }
   | { kind: 'error'; id: number; message: string };
