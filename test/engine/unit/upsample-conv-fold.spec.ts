@@ -74,19 +74,32 @@ describe('foldUpsampledConvs', () => {
     expect(folded(upsampledConv(), () => false).count).toBe(0);
   });
 
-  it('in int8, DepthToSpace moves the quantised bytes and the dequantisation follows it', async () => {
+  it('in int8, the phases are put in place on the quantised bytes (channels-last, as onnxruntime runs QLinearConv) and the dequantisation follows', async () => {
     const { bytes } = folded(upsampledConv());
     const convs = quantizableConvs(onnx.ModelProto.decode(bytes), () => true);
     const ranges = new Map<string, TensorRange>(convs.flatMap((conv) => [[conv.input, { min: -2, max: 2 }], [conv.output, { min: -3, max: 3 }]]));
     // 7-bit weights: inputs across their whole range would saturate onnxruntime's int8 kernel on a CPU without 8-bit dot products (qdq-quantizer.ts WeightBits)
     const quantized = quantizeConvs(bytes, convs, ranges, 7);
-    const nodes = onnx.ModelProto.decode(quantized).graph!.node!;
-    const toSpace = nodes.find((node) => node.opType === 'DepthToSpace')!;
-    expect(nodes.find((node) => node.output!.includes(toSpace.input![0]))!.opType).toBe('QuantizeLinear');
-    expect(nodes.find((node) => node.input!.includes(toSpace.output![0]))!.opType).toBe('DequantizeLinear');
+    const model = onnx.ModelProto.decode(quantized);
+    const nodes = model.graph!.node!;
+    expect(nodes.filter((node) => node.opType === 'DepthToSpace')).toHaveLength(0);
+    const phases = nodes.find((node) => node.opType === 'QuantizeLinear' && node.input![0].endsWith('_phases'))!.output![0];
+    const first = nodes.find((node) => node.input!.includes(phases))!;
+    expect(first.opType).toBe('Transpose');
+    expect(first.attribute![0].ints!.map(Number)).toEqual([0, 2, 3, 1]);
+    const last = nodes.find((node) => node.opType === 'Reshape' && nodes.some((reader) => reader.opType === 'DequantizeLinear' && reader.input![0] === node.output![0]))!;
     // the phases' own dequantisation, read by nothing now, is gone
-    expect(nodes.filter((node) => node.opType === 'DequantizeLinear' && node.input![0] === toSpace.input![0])).toHaveLength(0);
+    expect(nodes.filter((node) => node.opType === 'DequantizeLinear' && node.input![0] === phases)).toHaveLength(0);
     const [expected, actual] = [await outputOf(bytes), await outputOf(quantized)];
     expect(Math.max(...expected.map((value, i) => Math.abs(value - actual[i])))).toBeLessThan(0.05);
+
+    // the same bytes as one DepthToSpace: its steps (named after the fold's DepthToSpace) replaced by one
+    const steps = nodes.filter((node) => node.name!.startsWith(first.name!.replace(/_nhwc$/, '')));
+    expect(steps).toContain(first);
+    expect(steps).toContain(last);
+    const toSpace: onnx.INodeProto = { opType: 'DepthToSpace', name: 'to_space', input: [phases], output: [last.output![0]], attribute: [{ name: 'blocksize', type: onnx.AttributeProto.AttributeType.INT, i: 2 }] };
+    model.graph!.node = nodes.flatMap((node) => (node === first ? [toSpace] : steps.includes(node) ? [] : [node]));
+    const withDepthToSpace = await outputOf(onnx.ModelProto.encode(model).finish());
+    expect(Buffer.from(actual.buffer).equals(Buffer.from(withDepthToSpace.buffer))).toBe(true);
   });
 });

@@ -56,7 +56,8 @@ export function rvmInt8Convs(model: onnx.IModelProto): QuantizedConv[] {
  * the convolution that reads it (onnx/upsample-conv-fold.ts), which then runs at half size on the
  * four output phases at once. Its int8 convolution there took 2.5 ms instead of 6.0 at `human`'s
  * 640x360, and the upsampling, its reordering and its quantisation at full size (5.4 ms) are gone;
- * DepthToSpace puts the phases in place on bytes (3.0 ms). Only the output block: it comes after
+ * the phases are put in place on bytes (3.0 ms on the Zen 5 as a DepthToSpace; since, channels-last:
+ * qdq-quantizer.ts channelsLastDepthToSpace). Only the output block: it comes after
  * every recurrent state, so the outermost ring of pixels that the fold changes (the edge repeated
  * where the upsampled tensor was padded with zeros) stays in that frame's matte.
  */
