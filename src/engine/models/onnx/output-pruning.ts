@@ -32,8 +32,8 @@ function dropDeadNodes(graph: onnx.IGraphProto): void {
 
 /**
  * A Split on the channel axis (sizes given as an initializer) of which one output alone is read,
- * fed by an ungrouped float convolution that nothing else reads: the convolution keeps only that output's channels
- * (its weights and bias sliced) and that output's readers read the convolution.
+ * fed by an ungrouped float convolution that nothing else reads: the convolution keeps only that
+ * output's channels (its weights and bias sliced), and that output's readers read the convolution.
  */
 function narrowSplitConvs(graph: onnx.IGraphProto): void {
   const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
