@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { attribute } from '../onnx/graph-parts';
+import { attribute, int64Data } from '../onnx/graph-parts';
 import { halfToFloat } from '../tflite/tensor-data';
 
 /**
@@ -103,8 +103,7 @@ export function retargetResizeSizes(model: onnx.IModelProto, height: number, wid
     const tensor = constant?.opType === 'Constant' ? attribute(constant, 'value')?.t : undefined;
     if (!constant || !tensor?.rawData) throw new Error(`Resize ${resize.name} does not take its size from a constant`);
     if (patched.has(constant)) continue;
-    const raw = new Uint8Array(tensor.rawData);
-    const [h, w] = Array.from(new BigInt64Array(raw.buffer, raw.byteOffset, 2), Number);
+    const [h, w] = int64Data(tensor);
     const level = Math.log2(ISNET_EXPORT_SIZE / h);
     if (!Number.isInteger(level) || h !== w) throw new Error(`unexpected Resize size ${h}x${w}`);
     const target = BigInt64Array.of(BigInt(downscaledSize(height, level)), BigInt(downscaledSize(width, level)));

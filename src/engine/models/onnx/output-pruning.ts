@@ -15,7 +15,6 @@ export function pruneOutputs(model: onnx.IModelProto, names: string[]): number {
   graph.output = graph.output!.filter((output) => !names.includes(output.name!));
   dropDeadNodes(graph);
   narrowSplitConvs(graph);
-  dropDeadNodes(graph);
   dropUnreadInitializers(graph);
   return before - graph.node!.length;
 }

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'fs';
+import { onnx } from 'onnx-proto';
 import { dirname, join } from 'path';
 import { EngineError } from '../../types';
 import { writeAtomically } from '../isnet/isnet-assets';
@@ -6,7 +7,6 @@ import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
 import { pruneOutputs } from '../onnx/output-pruning';
 import { splitAtState } from '../onnx/state-split';
-import { onnx } from 'onnx-proto';
 import { quantizeRvm } from './rvm-int8';
 import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
