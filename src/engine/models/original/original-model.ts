@@ -4,14 +4,15 @@ import { InOrder } from '../in-order';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
-import { RvmMatter, RvmOutput } from '../rvm/rvm-matter';
+import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
-import { salientNeeds, subjectMatte } from './subject-matte';
+import { peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
+import { RvmOnDemand } from './rvm-on-demand';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
@@ -36,10 +37,14 @@ const ORIGINAL_FRAMES_IN_FLIGHT = 4;
 
 /**
  * `original`, person-aware. ISNet (general salient objects) runs on every frame or every 2nd
- * frame where the matte keeps an object, and is moved with the subject in between; RVM (video matting trained on people) runs on every frame at the
- * video's aspect ratio; on keyframes the detector and the subject selector decide what the video
- * is about (see main-subjects.ts and subject-matte.ts): its people come from RVM, its other
- * subjects, and what its people carry or ride, from ISNet. The matte is at RVM's size.
+ * frame where the matte keeps an object, and is moved with the subject in between; RVM (video
+ * matting trained on people) runs at the video's aspect ratio on every frame where people may
+ * matter, and with objects alone chosen only on keyframes that find people (rvm-on-demand.ts:
+ * interleaved on a loaded 2-core AMD EPYC, whole clips, the same mattes: car-slide 566 -> 444 ms a
+ * frame, DAVIS car-roundabout 580 -> 477, dog 926 -> 830); on keyframes the detector and the
+ * subject selector decide what the video is about (see main-subjects.ts and subject-matte.ts): its
+ * people come from RVM, its other subjects, and what its people carry or ride, from ISNet. The
+ * matte is at RVM's size.
  */
 export class OriginalSession implements SegmentationSession {
   readonly framesInFlight = ORIGINAL_FRAMES_IN_FLIGHT;
@@ -56,12 +61,26 @@ export class OriginalSession implements SegmentationSession {
   private framesSinceSalient = 0;
   /** frames are finished one after another, in order */
   private readonly finishing = new InOrder();
+  private readonly people: RvmOnDemand;
+  private empty?: Float32Array;
 
   constructor(
     private readonly isnet: IsnetSegmenter,
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
-  ) {}
+  ) {
+    this.people = new RvmOnDemand(rvm, ORIGINAL_FRAMES_IN_FLIGHT);
+  }
+
+  /** how many frames RVM ran on (for tests and benchmarks) */
+  get peopleFrames(): number {
+    return this.people.ran;
+  }
+
+  /** a people plane with nobody in it, for frames whose matte does not read RVM's */
+  private nobody(length: number): Float32Array {
+    return (this.empty ??= new Float32Array(length));
+  }
 
   get inputWidth(): number {
     return this.isnet.width;
@@ -75,22 +94,31 @@ export class OriginalSession implements SegmentationSession {
     return { width: this.rvm.inputWidth, height: this.rvm.inputHeight };
   }
 
-  /** RVM takes the frame at once; the subjects, ISNet and the matte follow frame after frame, in order */
+  /** RVM takes the frame at once where people may matter; the subjects, ISNet and the matte follow frame after frame, in order */
   segment(frame: RgbFrame): Promise<Matte> {
     const size = this.matteSize;
     const small = Buffer.from(resizeRgb(frame.data, this.isnet.width, this.isnet.height, size.width, size.height).buffer);
-    const matted = this.rvm.matte({ index: frame.index, ...size, data: small });
-    matted.catch(() => undefined); // awaited in finish, after the frames before this one
-    return this.finishing.run(() => this.finish(frame, small, matted));
+    const sequence = this.people.add({ index: frame.index, ...size, data: small });
+    return this.finishing.run(() => this.finish(frame, small, sequence));
   }
 
-  private async finish(frame: RgbFrame, small: Buffer, matted: Promise<RvmOutput>): Promise<Matte> {
+  private async finish(frame: RgbFrame, small: Buffer, sequence: number): Promise<Matte> {
     const { width, height } = this.isnet;
     const size = this.matteSize;
-    // on keyframes the detector runs beside RVM
+    // on keyframes the detector runs beside RVM (where people may matter; with objects alone, before it)
     const observed = this.subjects.begin(small, size.width, size.height);
-    const people = (await matted).alpha;
-    await observed(people);
+    let people: Float32Array | undefined;
+    try {
+      // with objects alone chosen, RVM runs on a keyframe only for the detector's people checks
+      if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) people = (await this.people.take(sequence)).alpha;
+      await observed(people);
+      // with no subject chosen, people RVM sees are kept (subjectMatte)
+      if (!people && this.subjects.subjects.chosen.length === 0) people = (await this.people.take(sequence)).alpha;
+      if (!people) this.people.skip(sequence);
+    } finally {
+      this.people.setMode(sequence, peopleMayMatter(this.subjects.subjects));
+    }
+    people ??= this.nobody(size.width * size.height);
     const needs = salientNeeds(this.subjects.subjects, people);
     if (this.alwaysSalient) needs.read = true;
     let salient: Float32Array | undefined;

@@ -107,6 +107,15 @@ export function objectTracks(subjects: MainSubjects): Track[] {
 }
 
 /**
+ * Whether the matte may read RVM's people plane: while no subject is chosen (people RVM sees are
+ * kept) and while a person is among the chosen. With objects alone chosen it is read on keyframes
+ * only, by the detector's checks (rvm-on-demand.ts).
+ */
+export function peopleMayMatter(subjects: MainSubjects): boolean {
+  return subjects.chosen.length === 0 || subjects.chosen.some((t) => t.cls === PERSON);
+}
+
+/**
  * Whether the matte reads ISNet's plane for these subjects, and the part of the frame ISNet should
  * see (undefined: all of it). As for `pro` (subject-crop.ts): with other objects in sight, ISNet is
  * shown the region around the subjects, so that they are what is salient; with nothing else in

@@ -71,6 +71,12 @@ export class BoxTracker {
     return this.live;
   }
 
+  /** whether `detection` would start a track, or could continue one of its class, at the next update */
+  couldTrack(detection: TrackedDetection): boolean {
+    const { startScore, continueScore } = this.options;
+    return detection.score >= startScore || (detection.score >= continueScore && this.live.some((t) => t.cls === detection.cls));
+  }
+
   /** the tracks become `tracks` (another tracker's, at the same frame: a second pass over a clip) */
   restore(tracks: readonly Track[]): void {
     this.live.splice(0, this.live.length, ...tracks.map((t) => ({ ...t, box: { ...t.box } })));

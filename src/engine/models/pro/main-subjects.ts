@@ -61,6 +61,8 @@ export class MainSubjectFinder {
   private readonly chooser = new TrackChooser();
   private current: MainSubjects = { chosen: [], attached: [], all: [] };
   private framesSinceKeyframe: number | undefined;
+  /** the detection of the frame last begun, when it is a keyframe */
+  private detecting?: Promise<Detection[]>;
 
   /** `peopleOnly`: only people can be chosen, and nothing is attached to them (`human`) */
   constructor(
@@ -73,6 +75,17 @@ export class MainSubjectFinder {
   }
 
   /**
+   * Whether completing the frame last begun reads RVM's alpha: on a keyframe where a person is
+   * tracked, or the detector finds a person, or what it mistakes people for, scored high enough to
+   * be tracked (a car clip's 0.1 "person" in the trees is not).
+   */
+  async readsPeople(): Promise<boolean> {
+    if (!this.detecting) return false;
+    if (this.tracker.tracks.some((t) => t.cls === PERSON)) return true;
+    return (await this.detecting).some((d) => (d.cls === PERSON || MISTAKEN_FOR_PEOPLE.has(d.cls)) && this.tracker.couldTrack(d));
+  }
+
+  /**
    * One frame of the video, in order: observed when it is a keyframe (the first, then every
    * `KEYFRAME_INTERVAL`-th), and on every frame while no subject is chosen yet (the detector is
    * cheap beside the matting models). In two steps, so that the detector runs while the caller runs
@@ -82,8 +95,9 @@ export class MainSubjectFinder {
   begin(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
     const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
     this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
+    this.detecting = undefined;
     if (!keyframeDue && this.current.chosen.length > 0) return () => Promise.resolve(this.current);
-    const detecting = this.detect(rgb, width, height);
+    const detecting = (this.detecting = this.detect(rgb, width, height));
     // a caller whose RVM run fails never completes the frame: its detection's failure is not lost unhandled
     detecting.catch(() => undefined);
     return async (people) => this.update(await detecting, rgb, width, height, people);

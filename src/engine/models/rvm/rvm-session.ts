@@ -66,8 +66,7 @@ export class RvmSession implements SegmentationSession {
   /** RVM's output for the next frame (calls in frame order; frames may be in flight together) */
   matte(frame: RgbFrame): Promise<RvmOutput> {
     if (this.cutDetector.isCut(frame.data, frame.width, frame.height)) {
-      this.stream.reset();
-      this.mirrorStream?.reset();
+      this.restart();
       this.cuts++;
     }
     const direct = this.stream.next(frame.data);
@@ -86,6 +85,12 @@ export class RvmSession implements SegmentationSession {
         },
       };
     });
+  }
+
+  /** the next frame starts afresh, with no memory of the frames before (after a cut, or frames RVM did not see) */
+  restart(): void {
+    this.stream.reset();
+    this.mirrorStream?.reset();
   }
 
   async segment(frame: RgbFrame): Promise<Matte> {
