@@ -252,6 +252,32 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(calls).toBe(2);
   });
 
+  it("a keyframe reads RVM's alpha only where a person is tracked, or a person or what NanoDet mistakes people for scores high enough to be tracked", async () => {
+    const reads = async (keyframes: { cls: number; box: Box; score: number }[][]): Promise<boolean[]> => {
+      let k = 0;
+      const detector = { detect: async () => keyframes[k++].map((d) => ({ ...d })) } as unknown as NanodetDetector;
+      const finder = new MainSubjectFinder(detector);
+      const out: boolean[] = [];
+      for (let frame = 0; k < keyframes.length; frame++) {
+        const before = k;
+        const finish = finder.begin(grey, W, H);
+        const detected = k > before;
+        if (detected) out.push(await finder.readsPeople());
+        await finish(new Float32Array(W * H));
+        if (!detected) expect(await finder.readsPeople()).toBe(false); // between keyframes nothing is read
+      }
+      return out;
+    };
+    const car = { cls: CAR, box: box(0.2, 0.3, 0.8, 0.9), score: 0.8 };
+    const faint = (cls: number) => ({ cls, box: box(0.05, 0.05, 0.15, 0.3), score: 0.15 });
+    // a car clip: NanoDet's faint "person" and "dog" in the background are never tracked
+    expect(await reads([[car], [car, faint(PERSON), faint(DOG)], [car]])).toEqual([false, false, false]);
+    // a dog chosen: each keyframe asks RVM whether the dog is a person seen from behind
+    expect(await reads([[{ ...car, cls: DOG }], [{ ...car, cls: DOG, score: 0.2 }]])).toEqual([true, true]);
+    // a person walks in: read from the keyframe that finds them on
+    expect(await reads([[car], [car, { cls: PERSON, box: box(0.85, 0.2, 0.95, 0.9), score: 0.5 }], [car]])).toEqual([false, true, true]);
+  });
+
   it('a sofa behind a person is the room: the person alone comes out, though the sofa is larger and as central', async () => {
     const sofa = { cls: classIndex('couch'), box: box(0.15, 0.3, 0.85, 0.95), score: 0.8 };
     expect(await kept([sofa, { cls: PERSON, box: box(0.4, 0.1, 0.6, 0.9), score: 0.8 }])).toEqual([PERSON]);
