@@ -140,7 +140,7 @@ describe('RVM pipelined: the encoder and the recurrent decoder on threads of the
     expect(largest).toBeLessThan(1e-4);
   }, 2 * MINUTES);
 
-  it('measures its stages on warm-up frames when it opens, and runs the stateless one below the engine where it is the cheaper', async () => {
+  it('measures its stages on warm-up frames when it opens, and runs the stateless one below the engine exactly where it measured the cheaper', async () => {
     /** niceness of each of this process's threads by id (Linux: field 19 of /proc/self/task/<id>/stat) */
     const niceness = () => new Map(readdirSync('/proc/self/task').map((task) => [task, Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1].split(' ')[16])]));
     const engine = niceness().get(String(process.pid))!;
@@ -152,12 +152,14 @@ describe('RVM pipelined: the encoder and the recurrent decoder on threads of the
       await matter.close();
       return { added, stageMs: matter.stageMs };
     };
-    // the decoder at the input's full size (ratio 1) is the larger part on every CPU measured
+    // the decoder at the input's full size (ratio 1) is the larger part on every CPU measured, but
+    // the warm-up runs are timed, and on a machine loaded by other work either stage may come out
+    // the cheaper: what is checked is that the measured one decides
     const full = await open({ width: 320, height: 180, ratio: 1, pipelined: true });
     expect(full.stageMs).toHaveLength(2);
     expect(full.stageMs.every((ms) => ms > 0)).toBe(true);
-    expect(statelessStageYields(full.stageMs[0], full.stageMs[1])).toBe(true);
-    expect(full.added.filter((value) => value === engine + STATELESS_STAGE_NICENESS)).toHaveLength(1);
+    const yields = statelessStageYields(full.stageMs[0], full.stageMs[1]);
+    expect(full.added.filter((value) => value === engine + STATELESS_STAGE_NICENESS)).toHaveLength(yields ? 1 : 0);
     expect(full.added.filter((value) => value === engine).length).toBeGreaterThanOrEqual(1);
     const whole = await open({ width: 320, height: 180, ratio: 1 });
     expect(whole.stageMs).toHaveLength(1);
