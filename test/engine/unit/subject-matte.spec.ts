@@ -258,7 +258,7 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
       const detector = { detect: async () => keyframes[k++].map((d) => ({ ...d })) } as unknown as NanodetDetector;
       const finder = new MainSubjectFinder(detector);
       const out: boolean[] = [];
-      for (let frame = 0; k < keyframes.length; frame++) {
+      while (k < keyframes.length) {
         const before = k;
         const finish = finder.begin(grey, W, H);
         const detected = k > before;
