@@ -103,7 +103,7 @@ function isBilinearDoubling(node: onnx.INodeProto, initializers: Map<string, onn
   return scales !== undefined && !node.input![3] && floatData(scales).join() === '1,1,2,2';
 }
 
-function isSame3x3(node: onnx.INodeProto | undefined, initializers: Map<string, onnx.ITensorProto>): node is onnx.INodeProto {
+export function isSame3x3(node: onnx.INodeProto | undefined, initializers: Map<string, onnx.ITensorProto>): node is onnx.INodeProto {
   if (node?.opType !== 'Conv') return false;
   const dims = initializers.get(node.input![1])?.dims?.map(Number) ?? [];
   const unit = (name: string) => attributeInts(node, name).every((v) => v === 1);
