@@ -67,7 +67,10 @@ const IMAGE_SCALE = 4;
  * the phases are put in place on bytes (3.0 ms on the Zen 5 as a DepthToSpace; since, channels-last:
  * qdq-quantizer.ts channelsLastDepthToSpace). Only the output block: it comes after
  * every recurrent state, so the outermost ring of pixels that the fold changes (the edge repeated
- * where the upsampled tensor was padded with zeros) stays in that frame's matte.
+ * where the upsampled tensor was padded with zeros) stays in that frame's matte. The block's
+ * convolution of the image is then merged into that phase convolution (onnx/phase-conv-merge.ts):
+ * at `human`'s 640x360 on one thread (AMD EPYC Zen 5) the recurrent stage's run 47.5-50.9 -> 42.0-48.1
+ * ms (interleaved), its stateless stage about 1 ms longer, the alpha as close to fp32 as before.
  */
 export function rvmForInt8(floatModel: Uint8Array): Uint8Array {
   const model = onnx.ModelProto.decode(floatModel);
