@@ -72,6 +72,29 @@ describe('resampling', () => {
     expect(Array.from(new Set(rgb))).toEqual([200]);
   });
 
+  it('gives bilinear values with half-pixel centres, up and down, float and byte planes', () => {
+    /** the definition: per destination pixel, its four source pixels interpolated across, then down */
+    const reference = (src: Float32Array | Uint8Array, sw: number, sh: number, width: number, height: number) => {
+      const tap = (i: number, from: number, to: number) => {
+        const x = Math.min(Math.max((i + 0.5) * (from / to) - 0.5, 0), from - 1);
+        return [Math.floor(x), Math.min(Math.floor(x) + 1, from - 1), Math.fround(x - Math.floor(x))];
+      };
+      return Float32Array.from({ length: width * height }, (_, o) => {
+        const [x0, x1, fx] = tap(o % width, sw, width);
+        const [y0, y1, fy] = tap(Math.floor(o / width), sh, height);
+        const top = src[y0 * sw + x0] + (src[y0 * sw + x1] - src[y0 * sw + x0]) * fx;
+        const bottom = src[y1 * sw + x0] + (src[y1 * sw + x1] - src[y1 * sw + x0]) * fx;
+        return top + (bottom - top) * fy;
+      });
+    };
+    const float = randomPlane(17 * 11, 5);
+    const bytes = Uint8Array.from(float, (v) => Math.round(v * 255));
+    for (const [width, height] of [[40, 29], [17, 11], [6, 4], [23, 5], [3, 20]]) {
+      expect(Array.from(resizePlane({ width: 17, height: 11, data: float }, width, height))).toEqual(Array.from(reference(float, 17, 11, width, height)));
+      expect(Array.from(resizePlane({ width: 17, height: 11, data: bytes }, width, height))).toEqual(Array.from(reference(bytes, 17, 11, width, height)));
+    }
+  });
+
   it('clamps and rounds to 8-bit alpha', () => {
     expect(Array.from(toAlphaBytes(Float32Array.of(-0.2, 0, 0.5, 1, 1.3)))).toEqual([0, 0, 128, 255, 255]);
   });

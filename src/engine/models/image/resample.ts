@@ -37,27 +37,55 @@ function taps(srcSize: number, dstSize: number): Taps {
   return result;
 }
 
-/** Bilinear resize of one plane; the output is float32 in the input's value range. */
+/**
+ * Bilinear resize of one plane; the output is float32 in the input's value range. Each source row
+ * is interpolated across once, in doubles (the values the two-row form computes), and kept while
+ * destination rows read it: an upscale reads each source row for 2-3 destination rows.
+ */
 export function resizePlane(src: Plane<Float32Array | Uint8Array>, width: number, height: number, out = new Float32Array(width * height)): Float32Array {
-  const xs = taps(src.width, width);
   const ys = taps(src.height, height);
-  const s = src.data;
-  const sw = src.width;
+  const rows = new AcrossRows(src, taps(src.width, width));
   for (let y = 0; y < height; y++) {
-    const row0 = ys.lo[y] * sw;
-    const row1 = ys.hi[y] * sw;
+    const top = rows.row(ys.lo[y]);
+    const bottom = rows.row(ys.hi[y]);
     const fy = ys.frac[y];
     let o = y * width;
-    for (let x = 0; x < width; x++, o++) {
-      const x0 = xs.lo[x];
-      const x1 = xs.hi[x];
-      const fx = xs.frac[x];
-      const top = s[row0 + x0] + (s[row0 + x1] - s[row0 + x0]) * fx;
-      const bottom = s[row1 + x0] + (s[row1 + x1] - s[row1 + x0]) * fx;
-      out[o] = top + (bottom - top) * fy;
-    }
+    for (let x = 0; x < width; x++, o++) out[o] = top[x] + (bottom[x] - top[x]) * fy;
   }
   return out;
+}
+
+/** a plane's rows interpolated across to the destination width, the last two kept */
+class AcrossRows {
+  private readonly kept: [index: number, values: Float64Array][];
+
+  constructor(
+    private readonly src: Plane<Float32Array | Uint8Array>,
+    private readonly xs: Taps,
+  ) {
+    this.kept = [
+      [-1, new Float64Array(xs.lo.length)],
+      [-1, new Float64Array(xs.lo.length)],
+    ];
+  }
+
+  row(index: number): Float64Array {
+    const [newer, older] = this.kept;
+    if (newer[0] === index) return newer[1];
+    this.kept.reverse();
+    if (older[0] === index) return older[1];
+    // rows are asked for in order: the one asked for least recently is not needed again
+    older[0] = index;
+    const { lo, hi, frac } = this.xs;
+    const s = this.src.data;
+    const start = index * this.src.width;
+    const values = older[1];
+    for (let x = 0; x < values.length; x++) {
+      const left = s[start + lo[x]];
+      values[x] = left + (s[start + hi[x]] - left) * frac[x];
+    }
+    return values;
+  }
 }
 
 /** Bilinear resize of packed RGB24 to packed RGB24. */

@@ -1,8 +1,8 @@
 import { boxGate, GateShape } from '../pro/box-gate';
 import { Track } from '../pro/box-tracker';
-import { Box, intersectionArea } from '../pro/boxes';
+import { Box } from '../pro/boxes';
 import { MainSubjects, PERSON } from '../pro/main-subjects';
-import { gateSize, keepRegions, REGION_INSIDE_SHARE, regionKeepMask } from '../pro/region-gate';
+import { boxCover, gateSize, keepRegions, REGION_INSIDE_SHARE, regionKeepMask } from '../pro/region-gate';
 import { resizePlane } from '../image/resample';
 import { othersApart, subjectRegion } from '../pro/subject-crop';
 
@@ -60,9 +60,9 @@ export interface SubjectPlanes {
 export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array, others: readonly Box[] = [], keepUnexplained = false): Float32Array {
   const small = gateSize(width, height);
   const before = previous ? resizePlane({ width, height, data: previous }, small.width, small.height) : undefined;
-  const pixelBox = (x: number, y: number): Box => ({ x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height });
-  const inOthers = (x: number, y: number) => others.some((b) => intersectionArea(b, pixelBox(x, y)) > 0);
-  const vouched = (x: number, y: number) => boxes.some((b) => intersectionArea(b, pixelBox(x, y)) > 0) || (before !== undefined && before[y * small.width + x] >= 0.5 && !inOthers(x, y));
+  const inOthers = boxCover(others, small.width, small.height);
+  const vouched = boxCover(boxes, small.width, small.height);
+  if (before) for (let i = 0; i < vouched.length; i++) if (!vouched[i] && before[i] >= 0.5 && !inOthers[i]) vouched[i] = 1;
   // the second count (pixels in someone else's box) is read only for `keepUnexplained`
   return keepRegions(matte, width, height, keepUnexplained ? [vouched, inOthers] : [vouched], (regions) => {
     const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size);

@@ -1,5 +1,5 @@
 import { resizePlane } from '../image/resample';
-import { Box, intersectionArea } from './boxes';
+import { Box } from './boxes';
 
 /**
  * Keeps the connected regions of a matte that belong to the chosen subjects: the matte is
@@ -64,28 +64,19 @@ export interface RegionCounts {
 
 /**
  * 0/1 per pixel of a `width` x `height` plane: the regions of `matte` (same size) that `keep`
- * chooses, from each region's size and how many of its pixels pass each of `tests` (small-size
- * pixel coordinates), grown by a pixel, at the gate's small size, scaled back.
+ * chooses, from each region's size and how many of its pixels pass each of `tests` (1 per pixel of
+ * the gate's small size where the test passes), grown by a pixel, at the gate's small size, scaled back.
  */
-export function keepRegions(
-  matte: Float32Array,
-  width: number,
-  height: number,
-  tests: readonly ((x: number, y: number, small: { width: number; height: number }) => boolean)[],
-  keep: (regions: readonly RegionCounts[]) => boolean[],
-): Float32Array {
+export function keepRegions(matte: Float32Array, width: number, height: number, tests: readonly Uint8Array[], keep: (regions: readonly RegionCounts[]) => boolean[]): Float32Array {
   const small = gateSize(width, height);
   const plane = resizePlane({ width, height, data: matte }, small.width, small.height);
   const mask = new Uint8Array(plane.length);
   for (let i = 0; i < plane.length; i++) mask[i] = plane[i] >= REGION_THRESHOLD ? 1 : 0;
   const { labels, sizes } = labelRegions(mask, small.width, small.height);
   const regions: RegionCounts[] = sizes.map((size) => ({ size, counts: tests.map(() => 0) }));
-  for (let y = 0; y < small.height; y++) {
-    for (let x = 0; x < small.width; x++) {
-      const label = labels[y * small.width + x];
-      if (!label) continue;
-      for (let t = 0; t < tests.length; t++) if (tests[t](x, y, small)) regions[label].counts[t]++;
-    }
+  for (let i = 0; i < labels.length; i++) {
+    const label = labels[i];
+    if (label) for (let t = 0; t < tests.length; t++) regions[label].counts[t] += tests[t][i];
   }
   const chosen = [false, ...keep(regions.slice(1))];
   const kept = new Uint8Array(small.width * small.height);
@@ -94,17 +85,33 @@ export function keepRegions(
   return resizePlane({ width: small.width, height: small.height, data: grown }, width, height);
 }
 
-/** the regions of `matte` for which `wanted(x, y)` holds on at least `share` of their pixels (see `keepRegions`) */
-export function regionsWhere(matte: Float32Array, width: number, height: number, share: number, wanted: (x: number, y: number, small: { width: number; height: number }) => boolean): Float32Array {
-  return keepRegions(matte, width, height, [wanted], (regions) => regions.map((r) => r.counts[0] >= share * r.size));
+/**
+ * 1 per pixel of a `width` x `height` grid whose square overlaps one of `boxes` (normalised) by a
+ * positive area, 0 elsewhere: per box, the columns and the rows it overlaps.
+ */
+export function boxCover(boxes: readonly Box[], width: number, height: number): Uint8Array {
+  const cover = new Uint8Array(width * height);
+  for (const box of boxes) {
+    const rows = overlapping(box.y0, box.y1, height);
+    const columns = overlapping(box.x0, box.x1, width);
+    for (let y = 0; y < height; y++) {
+      if (rows[y]) for (let x = 0; x < width; x++) if (columns[x]) cover[y * width + x] = 1;
+    }
+  }
+  return cover;
 }
 
-/** the regions of `matte` lying enough inside `boxes` (normalised), see `regionsWhere` */
+/** per pixel along one axis of `count`: whether [from, to] overlaps the pixel's [i / count, (i + 1) / count] by a positive length */
+function overlapping(from: number, to: number, count: number): Uint8Array {
+  const overlaps = new Uint8Array(count);
+  for (let i = 0; i < count; i++) overlaps[i] = Math.min(to, (i + 1) / count) - Math.max(from, i / count) > 0 ? 1 : 0;
+  return overlaps;
+}
+
+/** the regions of `matte` lying enough inside `boxes` (normalised): at least REGION_INSIDE_SHARE of their pixels (see `keepRegions`) */
 export function regionKeepMask(matte: Float32Array, width: number, height: number, boxes: readonly Box[]): Float32Array {
-  return regionsWhere(matte, width, height, REGION_INSIDE_SHARE, (x, y, small) => {
-    const pixel: Box = { x0: x / small.width, y0: y / small.height, x1: (x + 1) / small.width, y1: (y + 1) / small.height };
-    return boxes.some((b) => intersectionArea(b, pixel) > 0);
-  });
+  const small = gateSize(width, height);
+  return keepRegions(matte, width, height, [boxCover(boxes, small.width, small.height)], (regions) => regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size));
 }
 
 function grow(mask: Uint8Array, width: number, height: number, radius: number): Float32Array {
