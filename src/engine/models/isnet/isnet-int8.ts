@@ -1,5 +1,6 @@
 import { onnx } from 'onnx-proto';
 import { quantizableConvs, QuantizedConv, quantizeCalibrated, rangeKey } from '../onnx/qdq-quantizer';
+import { splitSingleOutputConvs } from '../onnx/tap-split';
 import { ISNET_INT8_RANGES } from './isnet-int8-ranges';
 
 /**
@@ -19,28 +20,35 @@ import { ISNET_INT8_RANGES } from './isnet-int8-ranges';
  * costs 27 ms. A run at 1024x1024 went from 651-662 to 609-627 ms (interleaved, 6 frames of
  * car-slide, portrait-pan and DAVIS dog), at a mean |diff| from fp32 of 8.2e-4 against 7.9e-4 and
  * 0.055% of pixels across 0.5 against 0.052%. Giving the head 16 output channels (MLAS's block)
- * and keeping the first was no faster.
+ * and keeping the first was no faster: nearly all of its 27 ms was onnxruntime laying its input out
+ * nine times over for the 3x3 kernel. That evening the head became a 1x1 convolution to its nine
+ * taps and their shifted sum (onnx/tap-split.ts, ISNET_HEAD_TAP_RANGE below): a run 431 -> 405 ms
+ * (AMD EPYC Zen 5, medians of four interleaved sets of five runs).
  */
 export function isnetInt8Convs(model: onnx.IModelProto): QuantizedConv[] {
   return quantizableConvs(model, (_node, [, inChannels]) => inChannels >= 16);
 }
 
 /**
- * The range of the head's output, the foreground logit, is set rather than calibrated: its
- * percentile range over the calibration frames (-270 to 16) spends the 256 levels on background
- * far past saturation, a step of 1.1 (0.13% of pixels across 0.5). At +-16 the step is 0.125 and
- * what is clamped lies within 1e-7 of 0 or 1 after the sigmoid.
+ * The range of the head's nine taps (tap-split.ts: ISNet's head, 64 channels to the foreground
+ * logit, as a 1x1 convolution to its taps and their shifted sum, 26 -> about 6 ms a run), set rather
+ * than calibrated, as the logit's was: the logit's percentile range over the calibration frames
+ * (-270 to 16) spends the levels on background far past saturation. Measured on 6 frames of
+ * car-slide, portrait-pan and DAVIS dog at 1024x1024 (mean |diff| from fp32, pixels across 0.5):
+ * +-8 4.90e-4 and 0.045%, +-12 5.01e-4 and 0.047%, +-16 5.15e-4 and 0.048%, +-24 5.57e-4 and
+ * 0.053%; the head as one int8 convolution with its logit at +-16 4.97e-4 and 0.045%.
  */
-export const ISNET_LOGIT_RANGE: [number, number] = [-16, 16];
+export const ISNET_HEAD_TAP_RANGE: [number, number] = [-8, 8];
 
 /**
  * ISNet's fp32 graph with those convolutions quantised, activations at the calibrated ranges (the
- * logit at ISNET_LOGIT_RANGE). A convolution without calibrated ranges stays fp32.
+ * head's taps at ISNET_HEAD_TAP_RANGE, its sum in float). A convolution without calibrated ranges
+ * stays fp32.
  */
 export function quantizeIsnet(floatModel: Uint8Array, table: Record<string, [number, number]> = ISNET_INT8_RANGES): Uint8Array {
   const model = onnx.ModelProto.decode(floatModel);
+  const heads = splitSingleOutputConvs(model, () => true);
   const convs = isnetInt8Convs(model);
-  const weights = new Map(model.graph!.initializer!.map((t) => [t.name!, t]));
-  const heads = convs.filter((c) => Number(weights.get(c.node.input![1])!.dims![0]) === 1);
-  return quantizeCalibrated(floatModel, convs, { ...table, ...Object.fromEntries(heads.map((head) => [rangeKey(head, 'output'), ISNET_LOGIT_RANGE])) });
+  const setRanges = Object.fromEntries(convs.filter((conv) => heads.includes(conv.node.name!)).map((head) => [rangeKey(head, 'output'), ISNET_HEAD_TAP_RANGE]));
+  return quantizeCalibrated(onnx.ModelProto.encode(model).finish(), convs, { ...table, ...setRanges });
 }

@@ -8,7 +8,7 @@ import { quantizeIsnet } from './isnet-int8';
 /** bump when the graph rewrites change, so stale cached models are not reused */
 const REWRITE_REVISION = 2;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
-const QUANTIZER_REVISION = 2;
+const QUANTIZER_REVISION = 3;
 
 export interface IsnetInputSize {
   height: number;
