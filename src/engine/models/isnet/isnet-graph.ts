@@ -121,25 +121,21 @@ export function retargetResizeSizes(model: onnx.IModelProto, height: number, wid
 }
 
 /**
- * Replaces the float NCHW input by packed RGB24 bytes [1, H, W, 3] and does the normalisation
- * (x - 128) / 256 in the graph, so a frame goes in without a per-pixel JS loop.
+ * Replaces the float NCHW input by packed RGB24 bytes [1, H, W, 3], so a frame goes in without a
+ * per-pixel JS loop: the normalisation (x - 128) / 256 is a dequantisation of the bytes (scale 1/256,
+ * zero point 128), one node instead of a cast, a subtraction and a multiplication, the same values.
  */
 export function acceptRgbBytes(model: onnx.IModelProto, height: number, width: number, inputName = 'rgb'): void {
   const graph = model.graph!;
   const original = graph.input![0].name!;
   const prefix = (name: string) => `rgb_input/${name}`;
-  const scalar = (name: string, value: number): onnx.ITensorProto => ({
-    name: prefix(name),
-    dataType: FLOAT,
-    dims: [],
-    rawData: new Uint8Array(Float32Array.of(value).buffer),
-  });
-  graph.initializer!.push(scalar('mean', 128), scalar('scale', 1 / 256));
+  graph.initializer!.push(
+    { name: prefix('scale'), dataType: FLOAT, dims: [], rawData: new Uint8Array(Float32Array.of(1 / 256).buffer) },
+    { name: prefix('zero'), dataType: UINT8, dims: [], rawData: Uint8Array.of(128) },
+  );
   const nodes: onnx.INodeProto[] = [
-    { opType: 'Cast', name: prefix('cast'), input: [inputName], output: [prefix('float')], attribute: [{ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: FLOAT }] },
-    { opType: 'Transpose', name: prefix('nchw'), input: [prefix('float')], output: [prefix('planar')], attribute: [{ name: 'perm', type: onnx.AttributeProto.AttributeType.INTS, ints: [0, 3, 1, 2] }] },
-    { opType: 'Sub', name: prefix('center'), input: [prefix('planar'), prefix('mean')], output: [prefix('centered')] },
-    { opType: 'Mul', name: prefix('normalize'), input: [prefix('centered'), prefix('scale')], output: [original] },
+    { opType: 'Transpose', name: prefix('nchw'), input: [inputName], output: [prefix('planar')], attribute: [{ name: 'perm', type: onnx.AttributeProto.AttributeType.INTS, ints: [0, 3, 1, 2] }] },
+    { opType: 'DequantizeLinear', name: prefix('normalize'), input: [prefix('planar'), prefix('scale'), prefix('zero')], output: [original] },
   ];
   graph.node = [...nodes, ...(graph.node ?? [])];
   graph.input = [
