@@ -50,7 +50,7 @@ export const ISNET_HEAD_TAP_RANGE: [number, number] = [-8, 8];
  */
 export function quantizeIsnet(floatModel: Uint8Array, table: Record<string, [number, number]> = ISNET_INT8_RANGES): Uint8Array {
   const model = onnx.ModelProto.decode(floatModel);
-  const heads = splitSingleOutputConvs(model, () => true);
+  const heads = splitSingleOutputConvs(model);
   const convs = isnetInt8Convs(model);
   const setRanges = Object.fromEntries(convs.filter((conv) => heads.includes(conv.node.name!)).map((head) => [rangeKey(head, 'output'), ISNET_HEAD_TAP_RANGE]));
   return quantizeCalibrated(onnx.ModelProto.encode(model).finish(), convs, { ...table, ...setRanges });

@@ -36,6 +36,11 @@ export function addInitializer(graph: onnx.IGraphProto, name: string, dataType: 
   return name;
 }
 
+/** a Pad's `pads` for an NCHW tensor: one pixel on each side of its height and width */
+export function addOnePixelPads(graph: onnx.IGraphProto, name: string): string {
+  return addInitializer(graph, name, onnx.TensorProto.DataType.INT64, [8], BigInt64Array.of(0n, 0n, 1n, 1n, 0n, 0n, 1n, 1n));
+}
+
 /** the nodes that read each tensor, by its name */
 export function readersByTensor(graph: onnx.IGraphProto): Map<string, onnx.INodeProto[]> {
   const readers = new Map<string, onnx.INodeProto[]>();

@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { addInitializer, attribute, attributeText, dropUnreadInitializers, floatData, readersByTensor } from './graph-parts';
+import { addInitializer, addOnePixelPads, attribute, attributeText, dropUnreadInitializers, floatData, readersByTensor } from './graph-parts';
 import { isSame3x3 } from './upsample-conv-fold';
 
 const { DataType } = onnx.TensorProto;
@@ -70,17 +70,17 @@ function matchAt(add: onnx.INodeProto, producers: Map<string, onnx.INodeProto>, 
 
 /** the nodes that replace the match, the last giving `result`'s output (with `relu`, the Relu before the phases are put in place) */
 function mergedSteps(graph: onnx.IGraphProto, { add, phaseConv, side }: Merge, initializers: Map<string, onnx.ITensorProto>, result: onnx.INodeProto, relu: boolean, sideScale: number): onnx.INodeProto[] {
-  const phaseWeights = initializers.get(phaseConv.input![1])!;
+  const [phaseWeights, sideWeights] = [initializers.get(phaseConv.input![1])!, initializers.get(side.input![1])!];
   const [, featureChannels] = phaseWeights.dims!.map(Number);
-  const [outChannels, sideChannels] = initializers.get(side.input![1])!.dims!.map(Number);
+  const [outChannels, sideChannels] = sideWeights.dims!.map(Number);
   const base = `${add.name}_phases`;
-  const weights = mergedKernels(floatData(phaseWeights), featureChannels, floatData(initializers.get(side.input![1])!), outChannels, sideChannels, sideScale);
+  const weights = mergedKernels(floatData(phaseWeights), featureChannels, floatData(sideWeights), outChannels, sideChannels, sideScale);
   const biases = [phaseConv.input![2], side.input![2]].map((name) => (name ? initializers.get(name) : undefined));
   const step = (opType: string, name: string, input: string[], attribute: onnx.IAttributeProto[] = []): onnx.INodeProto => ({ opType, name: `${base}${name}`, input, output: [`${base}${name}`], attribute });
   const steps = [
     step('SpaceToDepth', '_side_phased', [side.input![0]], [{ name: 'blocksize', type: INT, i: 2 }]),
     step('Mul', '_side_scaled', [`${base}_side_phased`, addInitializer(graph, `${base}_side_scale`, DataType.FLOAT, [], Float32Array.of(sideScale))]),
-    step('Pad', '_side_padded', [`${base}_side_scaled`, addInitializer(graph, `${base}_side_pads`, DataType.INT64, [8], BigInt64Array.of(0n, 0n, 1n, 1n, 0n, 0n, 1n, 1n))]),
+    step('Pad', '_side_padded', [`${base}_side_scaled`, addOnePixelPads(graph, `${base}_side_pads`)]),
     step('Concat', '_input', [phaseConv.input![0], `${base}_side_padded`], [{ name: 'axis', type: INT, i: 1 }]),
     step('Conv', '', [`${base}_input`, addInitializer(graph, `${base}_weights`, DataType.FLOAT, [4 * outChannels, featureChannels + 4 * sideChannels, 3, 3], weights), mergedBias(graph, base, biases, outChannels)], [{ name: 'kernel_shape', type: INTS, ints: [3, 3] }]),
   ];
@@ -112,7 +112,7 @@ function isPhasesToSpace(node: onnx.INodeProto): boolean {
  * full-size (2i + py, 2j + px); the side kernel's tap dy there reads full-size row 2i + py + dy,
  * which is half-size row i + a in phase qy, for py + dy = 2a + qy, and likewise across.
  */
-export function mergedKernels(phase: Float32Array, features: number, side: Float32Array, outChannels: number, sideChannels: number, sideScale: number): Float32Array {
+function mergedKernels(phase: Float32Array, features: number, side: Float32Array, outChannels: number, sideChannels: number, sideScale: number): Float32Array {
   const inputs = features + 4 * sideChannels;
   const out = new Float32Array(4 * outChannels * inputs * 9);
   for (let p = 0; p < 4 * outChannels; p++) out.set(phase.subarray(p * features * 9, (p + 1) * features * 9), p * inputs * 9);

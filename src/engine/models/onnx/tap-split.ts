@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { addInitializer, dropUnreadInitializers, floatData } from './graph-parts';
+import { addInitializer, addOnePixelPads, dropUnreadInitializers, floatData } from './graph-parts';
 import { isSame3x3 } from './upsample-conv-fold';
 
 const { DataType } = onnx.TensorProto;
@@ -9,7 +9,7 @@ const { INTS } = onnx.AttributeProto.AttributeType;
 const TO_THE_END = 2n ** 62n;
 
 /**
- * Rewrites each "same" 3x3 convolution with one output channel that `where` accepts as a 1x1
+ * Rewrites each "same" 3x3 convolution with one output channel as a 1x1
  * convolution to its nine taps (one output channel per tap) and their sum, each tap shifted into
  * place (a Slice of the taps padded by a pixel), plus the bias. onnxruntime's int8 convolution
  * copies a 3x3 convolution's input out nine times over (im2col) whatever its output channels, and
@@ -19,14 +19,14 @@ const TO_THE_END = 2n ** 62n;
  * so the calibrated input range) of the convolution it replaces; the sum gives its output. Returns
  * the names of the convolutions rewritten.
  */
-export function splitSingleOutputConvs(model: onnx.IModelProto, where: (conv: onnx.INodeProto) => boolean): string[] {
+export function splitSingleOutputConvs(model: onnx.IModelProto): string[] {
   const graph = model.graph!;
   const initializers = new Map(graph.initializer!.map((t) => [t.name!, t]));
   const split: string[] = [];
   graph.node = graph.node!.flatMap((conv) => {
     const weights = isSame3x3(conv, initializers) ? initializers.get(conv.input![1])! : undefined;
     const bias = conv.input![2] ? initializers.get(conv.input![2]) : undefined;
-    if (!weights || Number(weights.dims![0]) !== 1 || (conv.input![2] && !bias) || !where(conv)) return [conv];
+    if (!weights || Number(weights.dims![0]) !== 1 || (conv.input![2] && !bias)) return [conv];
     split.push(conv.name!);
     return tapNodes(graph, conv, floatData(weights), Number(weights.dims![1]), bias ? floatData(bias)[0] : 0);
   });
@@ -42,7 +42,7 @@ function tapNodes(graph: onnx.IGraphProto, conv: onnx.INodeProto, weights: Float
   const taps = `${base}_taps`;
   const nodes: onnx.INodeProto[] = [
     { opType: 'Conv', name: base, input: [conv.input![0], addInitializer(graph, `${base}_tap_weights`, DataType.FLOAT, [9, channels, 1, 1], perTap)], output: [taps], attribute: [{ name: 'kernel_shape', type: INTS, ints: [1, 1] }] },
-    { opType: 'Pad', name: `${taps}_padded`, input: [taps, int64('tap_pads', [0n, 0n, 1n, 1n, 0n, 0n, 1n, 1n])], output: [`${taps}_padded`] },
+    { opType: 'Pad', name: `${taps}_padded`, input: [taps, addOnePixelPads(graph, `${base}_tap_pads`)], output: [`${taps}_padded`] },
   ];
   // tap (dy, dx) of output pixel (y, x) reads padded pixel (y + dy, x + dx): rows dy .. dy + height
   const end = (offset: number) => (offset === 2 ? TO_THE_END : BigInt(offset - 2));

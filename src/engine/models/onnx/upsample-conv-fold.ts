@@ -1,5 +1,5 @@
 import { onnx } from 'onnx-proto';
-import { addInitializer, attribute, attributeInts, attributeText, dropUnreadInitializers, floatData, readersByTensor } from './graph-parts';
+import { addInitializer, addOnePixelPads, attribute, attributeInts, attributeText, dropUnreadInitializers, floatData, readersByTensor } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 const { INT, INTS, STRING } = onnx.AttributeProto.AttributeType;
@@ -49,7 +49,7 @@ export function foldUpsampledConvs(model: onnx.IModelProto, where: (conv: onnx.I
     const weights = initializers.get(conv.input![1])!;
     const [outChannels, inChannels] = weights.dims!.map(Number);
     const base = conv.name!;
-    const pads = addInitializer(graph, `${base}_edge_pads`, DataType.INT64, [8], BigInt64Array.of(0n, 0n, 1n, 1n, 0n, 0n, 1n, 1n));
+    const pads = addOnePixelPads(graph, `${base}_edge_pads`);
     const phaseWeights = addInitializer(graph, `${base}_phase_weights`, DataType.FLOAT, [4 * outChannels, inChannels, 3, 3], phaseKernels(floatData(weights), outChannels * inChannels));
     const bias = conv.input![2] ? initializers.get(conv.input![2]) : undefined;
     const phaseBias = bias ? [addInitializer(graph, `${base}_phase_bias`, DataType.FLOAT, [4 * outChannels], tile(floatData(bias), 4))] : [];
