@@ -3,7 +3,7 @@
  * time a process and its finished children used, from /proc (Linux).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 const PAGE_BYTES = 4096;
 
@@ -30,7 +30,22 @@ function residentBytes(pid: number): number {
   }
 }
 
-export function descendantsOf(root: number): number[] {
+/** the children of `pid`, from /proc/<pid>/task/<tid>/children (none once it has exited) */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+        .split(' ')
+        .filter(Boolean)
+        .map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** every process's parent, from a scan of /proc (for kernels without the children lists) */
+function childrenByScan(): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -38,12 +53,23 @@ export function descendantsOf(root: number): number[] {
     const parent = parentOf(pid);
     if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), pid]);
   }
+  return children;
+}
+
+/**
+ * The processes under `root`, from the children lists of the tree's threads where the kernel
+ * keeps them: the sampler runs on the engine's thread every 100 ms, and a scan of every
+ * process's stat file took about 3 ms a sample (1.5% of `human`'s CPU time in bench:matting).
+ */
+export function descendantsOf(root: number): number[] {
+  const scanned = existsSync(`/proc/${process.pid}/task/${process.pid}/children`) ? undefined : childrenByScan();
+  const childrenOfAny = (pid: number): number[] => (scanned ? (scanned.get(pid) ?? []) : childrenOf(pid));
   const found: number[] = [];
-  const pending = [...(children.get(root) ?? [])];
+  const pending = childrenOfAny(root);
   while (pending.length) {
     const pid = pending.pop()!;
     found.push(pid);
-    pending.push(...(children.get(pid) ?? []));
+    pending.push(...childrenOfAny(pid));
   }
   return found;
 }

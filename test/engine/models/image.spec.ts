@@ -1,6 +1,6 @@
 import { boxMean } from '../../../src/engine/models/image/box-filter';
 import { guidedFilter } from '../../../src/engine/models/image/guided-filter';
-import { resizePlane, resizeRgb, toAlphaBytes } from '../../../src/engine/models/image/resample';
+import { resizePlane, resizeRgb, resizeSparsePlane, toAlphaBytes } from '../../../src/engine/models/image/resample';
 import { estimateSubjectShift, shiftPlane } from '../../../src/engine/models/temporal/subject-motion';
 import { AdaptiveEma } from '../../../src/engine/models/temporal/adaptive-ema';
 
@@ -93,6 +93,19 @@ describe('resampling', () => {
       expect(Array.from(resizePlane({ width: 17, height: 11, data: float }, width, height))).toEqual(Array.from(reference(float, 17, 11, width, height)));
       expect(Array.from(resizePlane({ width: 17, height: 11, data: bytes }, width, height))).toEqual(Array.from(reference(bytes, 17, 11, width, height)));
     }
+  });
+
+  it('gives the same values for a mostly empty plane when it skips its empty spans', () => {
+    const mask = new Float32Array(16 * 9);
+    // a block, a lone pixel at an edge, a row touching both sides, and empty rows between them
+    for (let y = 2; y <= 4; y++) for (let x = 5; x <= 9; x++) mask[y * 16 + x] = 1;
+    mask[6 * 16 + 15] = 1;
+    mask[8 * 16] = 0.5;
+    mask[8 * 16 + 15] = 0.25;
+    for (const [width, height] of [[40, 23], [16, 9], [7, 4], [33, 9]]) {
+      expect(Array.from(resizeSparsePlane({ width: 16, height: 9, data: mask }, width, height))).toEqual(Array.from(resizePlane({ width: 16, height: 9, data: mask }, width, height)));
+    }
+    expect(Array.from(new Set(resizeSparsePlane({ width: 16, height: 9, data: new Float32Array(16 * 9) }, 40, 23)))).toEqual([0]);
   });
 
   it('clamps and rounds to 8-bit alpha', () => {

@@ -55,6 +55,55 @@ export function resizePlane(src: Plane<Float32Array | Uint8Array>, width: number
   return out;
 }
 
+/**
+ * `resizePlane` for a plane that is zero over most of each row (a mask of a few regions): only the
+ * destination pixels whose source taps reach a row's nonzero span are computed, the rest stay 0.
+ * The values are those `resizePlane` gives, bit for bit.
+ */
+export function resizeSparsePlane(src: Plane<Float32Array>, width: number, height: number): Float32Array {
+  const out = new Float32Array(width * height);
+  const xs = taps(src.width, width);
+  const ys = taps(src.height, height);
+  const spans = nonzeroSpans(src);
+  const s = src.data;
+  for (let y = 0; y < height; y++) {
+    const top = ys.lo[y];
+    const bottom = ys.hi[y];
+    const first = Math.min(spans.first[top], spans.first[bottom]);
+    const last = Math.max(spans.last[top], spans.last[bottom]);
+    if (first > last) continue;
+    const fy = ys.frac[y];
+    const topRow = top * src.width;
+    const bottomRow = bottom * src.width;
+    let x = 0;
+    while (x < width && xs.hi[x] < first) x++;
+    for (let o = y * width + x; x < width && xs.lo[x] <= last; x++, o++) {
+      const lo = xs.lo[x];
+      const hi = xs.hi[x];
+      const fx = xs.frac[x];
+      const upper = s[topRow + lo] + (s[topRow + hi] - s[topRow + lo]) * fx;
+      const lower = s[bottomRow + lo] + (s[bottomRow + hi] - s[bottomRow + lo]) * fx;
+      out[o] = upper + (lower - upper) * fy;
+    }
+  }
+  return out;
+}
+
+/** per row, the first and last column holding a nonzero value (first > last: none) */
+function nonzeroSpans(src: Plane<Float32Array>): { first: Int32Array; last: Int32Array } {
+  const first = new Int32Array(src.height).fill(src.width);
+  const last = new Int32Array(src.height).fill(-1);
+  for (let y = 0; y < src.height; y++) {
+    const row = y * src.width;
+    for (let x = 0; x < src.width; x++) {
+      if (src.data[row + x] === 0) continue;
+      if (first[y] === src.width) first[y] = x;
+      last[y] = x;
+    }
+  }
+  return { first, last };
+}
+
 /** a plane's rows interpolated across to the destination width, the last two kept */
 class AcrossRows {
   private readonly kept: [index: number, values: Float64Array][];
@@ -92,16 +141,18 @@ class AcrossRows {
 export function resizeRgb(src: Uint8Array, srcWidth: number, srcHeight: number, width: number, height: number, out = new Uint8Array(width * height * 3)): Uint8Array {
   const xs = taps(srcWidth, width);
   const ys = taps(srcHeight, height);
+  const left = xs.lo.map((x) => x * 3);
+  const right = xs.hi.map((x) => x * 3);
   for (let y = 0; y < height; y++) {
     const row0 = ys.lo[y] * srcWidth * 3;
     const row1 = ys.hi[y] * srcWidth * 3;
     const fy = ys.frac[y];
     let o = y * width * 3;
     for (let x = 0; x < width; x++) {
-      const a = row0 + xs.lo[x] * 3;
-      const b = row0 + xs.hi[x] * 3;
-      const c = row1 + xs.lo[x] * 3;
-      const d = row1 + xs.hi[x] * 3;
+      const a = row0 + left[x];
+      const b = row0 + right[x];
+      const c = row1 + left[x];
+      const d = row1 + right[x];
       const fx = xs.frac[x];
       for (let ch = 0; ch < 3; ch++, o++) {
         const top = src[a + ch] + (src[b + ch] - src[a + ch]) * fx;

@@ -138,7 +138,7 @@ function chosenPeopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: Mai
   if (people.length === 0) return out;
   const others = subjects.all.filter((t) => t.cls === PERSON && !subjects.chosen.includes(t)).map((t) => t.box);
   const regions = subjectRegions(planes.people, width, height, people, planes.previous, others, keepUnexplained);
-  for (let i = 0; i < out.length; i++) out[i] = planes.people[i] * regions[i];
+  for (let i = 0; i < out.length; i++) if (regions[i] !== 0) out[i] = planes.people[i] * regions[i];
   return out;
 }
 

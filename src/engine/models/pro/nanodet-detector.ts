@@ -38,19 +38,27 @@ export function letterboxInput(rgb: Uint8Array, width: number, height: number, b
   const y0 = Math.max(0, Math.floor(box.y0 * height));
   const cropW = Math.max(1, Math.min(width, Math.ceil(box.x1 * width)) - x0);
   const cropH = Math.max(1, Math.min(height, Math.ceil(box.y1 * height)) - y0);
-  const crop = new Uint8Array(cropW * cropH * 3);
-  for (let y = 0; y < cropH; y++) crop.set(rgb.subarray(((y0 + y) * width + x0) * 3, ((y0 + y) * width + x0 + cropW) * 3), y * cropW * 3);
-  const fitted = resizeRgb(crop, cropW, cropH, fitW, fitH);
+  const fitted = resizeRgb(cropOf(rgb, width, x0, y0, cropW, cropH), cropW, cropH, fitW, fitH);
   const plane = NANODET_INPUT * NANODET_INPUT;
   const input = new Float32Array(3 * plane);
-  for (let y = 0; y < fitH; y++) {
-    for (let x = 0; x < fitW; x++) {
-      const src = (y * fitW + x) * 3;
-      const dst = y * NANODET_INPUT + x;
-      for (let c = 0; c < 3; c++) input[c * plane + dst] = (fitted[src + 2 - c] - BGR_MEAN[c]) / BGR_STD[c]; // channel c of BGR = RGB[2 - c]
+  for (let c = 0; c < 3; c++) {
+    const channel = input.subarray(c * plane, (c + 1) * plane);
+    const mean = BGR_MEAN[c];
+    const std = BGR_STD[c];
+    for (let y = 0; y < fitH; y++) {
+      // channel c of BGR = RGB[2 - c]
+      for (let x = 0, src = y * fitW * 3 + 2 - c, dst = y * NANODET_INPUT; x < fitW; x++, src += 3, dst++) channel[dst] = (fitted[src] - mean) / std;
     }
   }
   return input;
+}
+
+/** the packed RGB24 rectangle at (x0, y0), cropW x cropH, of a frame `width` wide (the frame itself when it covers it) */
+function cropOf(rgb: Uint8Array, width: number, x0: number, y0: number, cropW: number, cropH: number): Uint8Array {
+  if (x0 === 0 && cropW === width) return rgb.subarray(y0 * width * 3, (y0 + cropH) * width * 3);
+  const crop = new Uint8Array(cropW * cropH * 3);
+  for (let y = 0; y < cropH; y++) crop.set(rgb.subarray(((y0 + y) * width + x0) * 3, ((y0 + y) * width + x0 + cropW) * 3), y * cropW * 3);
+  return crop;
 }
 
 export class NanodetDetector {

@@ -1,4 +1,4 @@
-import { resizePlane } from '../image/resample';
+import { resizePlane, resizeSparsePlane } from '../image/resample';
 import { Box } from './boxes';
 
 /**
@@ -25,28 +25,29 @@ export function gateSize(width: number, height: number): { width: number; height
 export function labelRegions(mask: Uint8Array, width: number, height: number): { labels: Int32Array; sizes: number[] } {
   const labels = new Int32Array(width * height);
   const sizes = [0];
-  const stack: number[] = [];
+  // every pixel is pushed at most once: it is labelled as it is pushed
+  const stack = new Int32Array(mask.length);
   for (let start = 0; start < mask.length; start++) {
     if (!mask[start] || labels[start]) continue;
     const label = sizes.length;
     let size = 0;
+    let top = 0;
     labels[start] = label;
-    stack.push(start);
-    while (stack.length) {
-      const p = stack.pop()!;
+    stack[top++] = start;
+    while (top) {
+      const p = stack[--top];
       size++;
-      const x = p % width;
-      const y = (p - x) / width;
-      for (let dy = -1; dy <= 1; dy++) {
-        const ny = y + dy;
-        if (ny < 0 || ny >= height) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          if (nx < 0 || nx >= width) continue;
-          const q = ny * width + nx;
+      const y = (p / width) | 0;
+      const x = p - y * width;
+      const y0 = y > 0 ? y - 1 : y;
+      const y1 = y < height - 1 ? y + 1 : y;
+      const x0 = x > 0 ? x - 1 : x;
+      const x1 = x < width - 1 ? x + 1 : x;
+      for (let ny = y0; ny <= y1; ny++) {
+        for (let q = ny * width + x0, qEnd = ny * width + x1; q <= qEnd; q++) {
           if (mask[q] && !labels[q]) {
             labels[q] = label;
-            stack.push(q);
+            stack[top++] = q;
           }
         }
       }
@@ -73,16 +74,17 @@ export function keepRegions(matte: Float32Array, width: number, height: number, 
   const mask = new Uint8Array(plane.length);
   for (let i = 0; i < plane.length; i++) mask[i] = plane[i] >= REGION_THRESHOLD ? 1 : 0;
   const { labels, sizes } = labelRegions(mask, small.width, small.height);
-  const regions: RegionCounts[] = sizes.map((size) => ({ size, counts: tests.map(() => 0) }));
-  for (let i = 0; i < labels.length; i++) {
-    const label = labels[i];
-    if (label) for (let t = 0; t < tests.length; t++) regions[label].counts[t] += tests[t][i];
-  }
-  const chosen = [false, ...keep(regions.slice(1))];
+  const passing = tests.map((test) => {
+    const counts = new Int32Array(sizes.length);
+    for (let i = 0; i < labels.length; i++) counts[labels[i]] += test[i];
+    return counts;
+  });
+  const regions: RegionCounts[] = sizes.map((size, label) => ({ size, counts: passing.map((counts) => counts[label]) }));
+  const chosen = Uint8Array.from([false, ...keep(regions.slice(1))], Number);
   const kept = new Uint8Array(small.width * small.height);
-  for (let i = 0; i < kept.length; i++) kept[i] = labels[i] && chosen[labels[i]] ? 1 : 0;
+  for (let i = 0; i < kept.length; i++) kept[i] = chosen[labels[i]];
   const grown = grow(kept, small.width, small.height, EDGE_GROWTH);
-  return resizePlane({ width: small.width, height: small.height, data: grown }, width, height);
+  return resizeSparsePlane({ width: small.width, height: small.height, data: grown }, width, height);
 }
 
 /**
@@ -114,23 +116,22 @@ export function regionKeepMask(matte: Float32Array, width: number, height: numbe
   return keepRegions(matte, width, height, [boxCover(boxes, small.width, small.height)], (regions) => regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size));
 }
 
+/** 1 where a pixel of `mask` lies within `radius` (a square) of it: the rows dilated, then the columns */
 function grow(mask: Uint8Array, width: number, height: number, radius: number): Float32Array {
+  const across = new Uint8Array(mask.length);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      if (!mask[row + x]) continue;
+      for (let nx = Math.max(0, x - radius), end = Math.min(width - 1, x + radius); nx <= end; nx++) across[row + nx] = 1;
+    }
+  }
   const out = new Float32Array(mask.length);
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let on = 0;
-      for (let dy = -radius; dy <= radius && !on; dy++) {
-        const ny = y + dy;
-        if (ny < 0 || ny >= height) continue;
-        for (let dx = -radius; dx <= radius; dx++) {
-          const nx = x + dx;
-          if (nx >= 0 && nx < width && mask[ny * width + nx]) {
-            on = 1;
-            break;
-          }
-        }
-      }
-      out[y * width + x] = on;
+    const row = y * width;
+    for (let ny = Math.max(0, y - radius), end = Math.min(height - 1, y + radius); ny <= end; ny++) {
+      const from = ny * width;
+      for (let x = 0; x < width; x++) if (across[from + x]) out[row + x] = 1;
     }
   }
   return out;
