@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { MEDIA_DIR } from '../support/test-app';
 import { launchChromium, screenshot, watchProblems } from './support/browser';
-import { PAGE_WIDTH, RESULT_FRAME_ALPHA, RESULT_VIDEO_PLAYS } from './support/in-page';
+import { PAGE_WIDTH, RESULT_FRAME_ALPHA, RESULT_VIDEO_PLAYS, RESULT_VIDEO_TIMELINE } from './support/in-page';
 import { RunningServer, startServerOnTestDatabase } from './support/server';
 
 const PORTRAIT = path.join(MEDIA_DIR, 'portrait-pan.mp4'); // 188 KB, 4 s, 640x360
@@ -119,6 +119,10 @@ describe('dashboard in a browser', () => {
     expect(alpha).toMatchObject({ width: 640, height: 360 });
     expect(alpha.clear).toBeGreaterThan(0.3);
     expect(alpha.solid).toBeGreaterThan(0.02);
+    // the file says how long it is, and the player can seek anywhere in it (duration and cues)
+    const timeline = (await page.evaluate(RESULT_VIDEO_TIMELINE)) as { duration: number; seekableEnd: number };
+    expect(timeline.duration).toBeCloseTo(1, 1);
+    expect(timeline.seekableEnd).toBeCloseTo(1, 1);
 
     // the before/after slider moves the clip of the original over the result
     await page.getByRole('slider', { name: 'Before / after' }).fill('20');

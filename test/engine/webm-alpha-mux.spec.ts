@@ -1,6 +1,7 @@
 /**
  * The WebM alpha muxer: two VP9 streams made by the real ffmpeg, joined, then read back by ffmpeg's
- * libvpx decoder (alpha exact to the encoder's loss), seeked into, and refused when they do not pair.
+ * libvpx decoder (alpha exact to the encoder's loss), seeked into, walked element by element (a
+ * finished file: sizes, duration, cues), and refused when they do not pair.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,6 +80,29 @@ describe('IVF reading', () => {
   });
 });
 
+/** an EBML variable-length integer at `at`: its value and length; `id` keeps the marker bits */
+function readVint(bytes: Buffer, at: number, id = false): { value: number; length: number } {
+  const length = Math.clz32(bytes[at]!) - 23;
+  let value = id ? bytes[at]! : bytes[at]! & (0xff >> length);
+  for (let i = 1; i < length; i++) value = value * 256 + bytes[at + i]!;
+  return { value, length };
+}
+
+/** the elements from `from` to `end`, in order: id, where the element starts, where its payload starts, its size */
+function elementsIn(bytes: Buffer, from: number, end: number): { id: number; start: number; at: number; size: number }[] {
+  const found: { id: number; start: number; at: number; size: number }[] = [];
+  for (let start = from; start < end; ) {
+    const id = readVint(bytes, start, true);
+    const size = readVint(bytes, start + id.length);
+    found.push({ id: id.value, start, at: start + id.length + size.length, size: size.value });
+    start += id.length + size.length + size.value;
+  }
+  return found;
+}
+
+/** the payload of an unsigned integer element */
+const uintIn = (bytes: Buffer, e: { at: number; size: number }) => Number(Buffer.concat([Buffer.alloc(8 - e.size), bytes.subarray(e.at, e.at + e.size)]).readBigUInt64BE());
+
 describe('muxWebmWithAlpha', () => {
   it('joins colour and alpha into one VP9 track that ffmpeg decodes with its alpha, and that seeks', async () => {
     const color = await encodeIvf('color.ivf', `testsrc=s=${WIDTH}x${HEIGHT}:r=10`, 10);
@@ -104,6 +128,41 @@ describe('muxWebmWithAlpha', () => {
     const squareX = 4 + 2 * 10 + 16;
     expect(afterSeek[24 * WIDTH + squareX]).toBeGreaterThan(230);
     expect(afterSeek[24 * WIDTH + WIDTH - 2]).toBeLessThan(25);
+  });
+
+  it('writes a finished file: the Segment sized, the duration, and cues at each key frame that the SeekHead points to', async () => {
+    const color = await encodeIvf('color-cues.ivf', `testsrc=s=${WIDTH}x${HEIGHT}:r=10`, 10);
+    const alpha = await encodeIvf('alpha-cues.ivf', SQUARE, 10);
+    const output = join(dir, 'finished.webm');
+    await muxWebmWithAlpha(color, alpha, output);
+    const bytes = await readFile(output);
+
+    const [header, segment] = elementsIn(bytes, 0, bytes.length);
+    expect([header!.id, segment!.id]).toEqual([0x1a45dfa3, 0x18538067]);
+    expect(segment!.at + segment!.size).toBe(bytes.length);
+    const children = elementsIn(bytes, segment!.at, bytes.length);
+    expect(children.map((e) => e.id)).toEqual([0x114d9b74, 0x1549a966, 0x1654ae6b, 0x1f43b675, 0x1f43b675, 0x1c53bb6b]);
+
+    // the SeekHead's entries: Info, Tracks and Cues, each where it is
+    const inside = (e: { at: number; size: number }) => elementsIn(bytes, e.at, e.at + e.size);
+    const seeks = inside(children[0]!).map((seek) => inside(seek));
+    expect(seeks.map(([id, position]) => [uintIn(bytes, id!), uintIn(bytes, position!)])).toEqual(
+      [children[1]!, children[2]!, children[5]!].map((e) => [e.id, e.start - segment!.at]),
+    );
+
+    // one cue per key frame (0 and 1 s), at its cluster
+    const cues = inside(children[5]!).map((point) => {
+      const [time, positions] = inside(point);
+      const [track, cluster] = inside(positions!);
+      return [uintIn(bytes, time!), uintIn(bytes, track!), uintIn(bytes, cluster!)];
+    });
+    expect(cues).toEqual([
+      [0, 1, children[3]!.start - segment!.at],
+      [1000, 1, children[4]!.start - segment!.at],
+    ]);
+
+    const probe = await probeStreams(output);
+    expect(Number(probe.format.duration)).toBeCloseTo(FRAMES / 10, 2);
   });
 
   it('marks a key frame only where both streams have one', async () => {

@@ -14,8 +14,13 @@ export const EBML_ID = {
   DocTypeVersion: 0x4287,
   DocTypeReadVersion: 0x4285,
   Segment: 0x18538067,
+  SeekHead: 0x114d9b74,
+  Seek: 0x4dbb,
+  SeekID: 0x53ab,
+  SeekPosition: 0x53ac,
   Info: 0x1549a966,
   TimecodeScale: 0x2ad7b1,
+  Duration: 0x4489,
   MuxingApp: 0x4d80,
   WritingApp: 0x5741,
   Tracks: 0x1654ae6b,
@@ -40,12 +45,15 @@ export const EBML_ID = {
   BlockMore: 0xa6,
   BlockAddID: 0xee,
   BlockAdditional: 0xa5,
+  Cues: 0x1c53bb6b,
+  CuePoint: 0xbb,
+  CueTime: 0xb3,
+  CueTrackPositions: 0xb7,
+  CueTrack: 0xf7,
+  CueClusterPosition: 0xf1,
 } as const;
 
-/** "Unknown size": lets a Segment be written before its length is known. */
-const UNKNOWN_SIZE = Buffer.from([0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-
-function idBytes(id: number): Buffer {
+export function idBytes(id: number): Buffer {
   const length = id > 0xffffff ? 4 : id > 0xffff ? 3 : id > 0xff ? 2 : 1;
   const bytes = Buffer.alloc(length);
   bytes.writeUIntBE(id, 0, length);
@@ -75,9 +83,28 @@ export function element(id: number, payload: Buffer | readonly Buffer[]): Buffer
   return Buffer.concat([idBytes(id), encodeSize(body.length), body]);
 }
 
-/** The start of an element whose payload follows, to the end of the file, in later writes. */
-export function unknownSizeElementStart(id: number): Buffer {
-  return Buffer.concat([idBytes(id), UNKNOWN_SIZE]);
+/** A size in the 8 bytes of the largest length, so that it can be written over once known. */
+export function eightByteSize(size: number): Buffer {
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`invalid EBML size ${size}`);
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigUInt64BE(BigInt(size));
+  bytes[0] = 0x01;
+  return bytes;
+}
+
+/** An unsigned integer in exactly 8 bytes (a value written over once known). */
+export function eightByteUintElement(id: number, value: number): Buffer {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`invalid unsigned value ${value}`);
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigUInt64BE(BigInt(value));
+  return element(id, bytes);
+}
+
+/** A float element, as an 8-byte big-endian double. */
+export function floatElement(id: number, value: number): Buffer {
+  const bytes = Buffer.alloc(8);
+  bytes.writeDoubleBE(value);
+  return element(id, bytes);
 }
 
 export function uintElement(id: number, value: number): Buffer {

@@ -9,11 +9,14 @@
  * libvpx's slowest settings, about 15 fps at 640x360 on two cores with real mattes. Encoding the
  * alpha as a second stream with the same settings and joining them here is several times faster.
  *
- * The file is written with an unknown-size Segment and no Cues; the engine's final ffmpeg pass
- * (stream copy, audio added) writes the sizes, duration and cues.
+ * The file is finished as players need it to seek: the Segment's size, the Duration, and Cues (one
+ * per cluster that opens on a key frame) that a SeekHead points to. Those are known only at the
+ * end, and take a fixed size (8-byte sizes, positions and duration): the head is written with
+ * zeros first and written again over itself once the clusters are down. A video without audio
+ * needs no ffmpeg pass after this (webm-output.ts).
  */
 import { open } from 'node:fs/promises';
-import { EBML_ID as ID, element, intElement, stringElement, uintElement, unknownSizeElementStart } from './ebml';
+import { EBML_ID as ID, eightByteSize, eightByteUintElement, element, floatElement, idBytes, intElement, stringElement, uintElement } from './ebml';
 import { IvfFormatError, IvfFrame, IvfHeader, IvfReader, isVp9KeyFrame } from './ivf-reader';
 
 const TIMECODE_SCALE_NS = 1_000_000; // block times in milliseconds
@@ -22,18 +25,20 @@ const ALPHA_BLOCK_ADD_ID = 1;
 /** a block's time is a signed 16-bit offset from its cluster's */
 const MAX_CLUSTER_SPAN_MS = 30_000;
 
-export function webmHeader(video: IvfHeader, app: string): Buffer {
-  const ebmlHeader = element(ID.EBML, [
-    uintElement(ID.EBMLVersion, 1),
-    uintElement(ID.EBMLReadVersion, 1),
-    uintElement(ID.EBMLMaxIDLength, 4),
-    uintElement(ID.EBMLMaxSizeLength, 8),
-    stringElement(ID.DocType, 'webm'),
-    uintElement(ID.DocTypeVersion, 4),
-    uintElement(ID.DocTypeReadVersion, 2),
-  ]);
-  const info = element(ID.Info, [uintElement(ID.TimecodeScale, TIMECODE_SCALE_NS), stringElement(ID.MuxingApp, app), stringElement(ID.WritingApp, app)]);
-  const frameNs = Math.round((1e9 * video.timebaseNumerator) / video.timebaseDenominator);
+/** what the head says of the rest of the file: zeros until the clusters and cues are written */
+export interface WebmHeadFacts {
+  /** bytes after the Segment's size field */
+  segmentSize: number;
+  durationMs: number;
+  /** the Cues' position from the start of the Segment's data */
+  cuesPosition: number;
+}
+
+const UNKNOWN_YET: WebmHeadFacts = { segmentSize: 0, durationMs: 0, cuesPosition: 0 };
+
+/** The EBML header, the Segment's start, its SeekHead, Info and Tracks: the same length whatever `facts` say. */
+export function webmHead(video: IvfHeader, app: string, facts: WebmHeadFacts = UNKNOWN_YET): Buffer {
+  const info = element(ID.Info, [uintElement(ID.TimecodeScale, TIMECODE_SCALE_NS), floatElement(ID.Duration, facts.durationMs), stringElement(ID.MuxingApp, app), stringElement(ID.WritingApp, app)]);
   const track = element(ID.TrackEntry, [
     uintElement(ID.TrackNumber, TRACK_NUMBER),
     uintElement(ID.TrackUID, TRACK_NUMBER),
@@ -41,10 +46,44 @@ export function webmHeader(video: IvfHeader, app: string): Buffer {
     uintElement(ID.FlagLacing, 0),
     uintElement(ID.MaxBlockAdditionID, ALPHA_BLOCK_ADD_ID),
     stringElement(ID.CodecID, 'V_VP9'),
-    uintElement(ID.DefaultDuration, frameNs),
+    uintElement(ID.DefaultDuration, frameNanoseconds(video)),
     element(ID.Video, [uintElement(ID.PixelWidth, video.width), uintElement(ID.PixelHeight, video.height), uintElement(ID.AlphaMode, 1)]),
   ]);
-  return Buffer.concat([ebmlHeader, unknownSizeElementStart(ID.Segment), info, element(ID.Tracks, track)]);
+  const tracks = element(ID.Tracks, track);
+  const seekHeadBytes = seekHead([0, 0, 0]).length;
+  const seeks = seekHead([seekHeadBytes, seekHeadBytes + info.length, facts.cuesPosition]);
+  return Buffer.concat([EBML_HEADER, idBytes(ID.Segment), eightByteSize(facts.segmentSize), seeks, info, tracks]);
+}
+
+const EBML_HEADER = element(ID.EBML, [
+  uintElement(ID.EBMLVersion, 1),
+  uintElement(ID.EBMLReadVersion, 1),
+  uintElement(ID.EBMLMaxIDLength, 4),
+  uintElement(ID.EBMLMaxSizeLength, 8),
+  stringElement(ID.DocType, 'webm'),
+  uintElement(ID.DocTypeVersion, 4),
+  uintElement(ID.DocTypeReadVersion, 2),
+]);
+/** where the Segment's data starts: after the EBML header, the Segment's ID and its 8-byte size */
+const SEGMENT_DATA_START = EBML_HEADER.length + idBytes(ID.Segment).length + 8;
+
+/** where Info, Tracks and Cues start in the Segment's data; 8-byte positions, so its length never changes */
+function seekHead([infoAt, tracksAt, cuesAt]: number[]): Buffer {
+  const seek = (id: number, position: number) => element(ID.Seek, [element(ID.SeekID, idBytes(id)), eightByteUintElement(ID.SeekPosition, position)]);
+  return element(ID.SeekHead, [seek(ID.Info, infoAt), seek(ID.Tracks, tracksAt), seek(ID.Cues, cuesAt)]);
+}
+
+function frameNanoseconds(video: IvfHeader): number {
+  return Math.round((1e9 * video.timebaseNumerator) / video.timebaseDenominator);
+}
+
+function cues(points: readonly { timeMs: number; position: number }[]): Buffer {
+  return element(
+    ID.Cues,
+    points.map(({ timeMs, position }) =>
+      element(ID.CuePoint, [uintElement(ID.CueTime, timeMs), element(ID.CueTrackPositions, [uintElement(ID.CueTrack, TRACK_NUMBER), uintElement(ID.CueClusterPosition, position)])]),
+    ),
+  );
 }
 
 /** One frame as a BlockGroup: the colour frame in the Block, the alpha frame in BlockAdditions. */
@@ -83,14 +122,27 @@ export async function muxWebmWithAlpha(colorPath: string, alphaPath: string, out
   const output = await open(outputPath, 'w');
   try {
     checkCompatible(color.header, alpha.header);
-    await output.write(webmHeader(color.header, app));
+    const head = webmHead(color.header, app);
+    let written = 0;
+    const write = async (bytes: Buffer) => {
+      await output.write(bytes);
+      written += bytes.length;
+    };
+    await write(head);
     const toMs = (pts: number) => Math.round((1000 * pts * color.header.timebaseNumerator) / color.header.timebaseDenominator);
 
     let frames = 0;
     let keyFrames = 0;
     let blocks: Buffer[] = [];
     let clusterStartMs = 0;
+    let clusterOpensOnKey = false;
     let previousMs: number | undefined;
+    /** a cue per cluster that opens on a key frame, and one for the first (a stream always decodes from its start) */
+    const cuePoints: { timeMs: number; position: number }[] = [];
+    const writeCluster = async () => {
+      if (clusterOpensOnKey || cuePoints.length === 0) cuePoints.push({ timeMs: clusterStartMs, position: written - SEGMENT_DATA_START });
+      await write(cluster(clusterStartMs, blocks));
+    };
     for (;;) {
       const [colorFrame, alphaFrame] = await Promise.all([color.next(), alpha.next()]);
       if (!colorFrame || !alphaFrame) {
@@ -101,9 +153,10 @@ export async function muxWebmWithAlpha(colorPath: string, alphaPath: string, out
       const key = isKeyPair(colorFrame, alphaFrame);
       const startCluster = blocks.length === 0 || key || timeMs - clusterStartMs > MAX_CLUSTER_SPAN_MS;
       if (startCluster) {
-        if (blocks.length) await output.write(cluster(clusterStartMs, blocks));
+        if (blocks.length) await writeCluster();
         blocks = [];
         clusterStartMs = timeMs;
+        clusterOpensOnKey = key;
       }
       const reference = key || previousMs === undefined ? undefined : previousMs - timeMs;
       blocks.push(alphaBlockGroup(colorFrame.data, alphaFrame.data, timeMs - clusterStartMs, reference));
@@ -111,7 +164,14 @@ export async function muxWebmWithAlpha(colorPath: string, alphaPath: string, out
       frames++;
       if (key) keyFrames++;
     }
-    if (blocks.length) await output.write(cluster(clusterStartMs, blocks));
+    if (previousMs === undefined) throw new IvfFormatError('the streams hold no frames');
+    await writeCluster();
+    const cuesPosition = written - SEGMENT_DATA_START;
+    await write(cues(cuePoints));
+    const durationMs = previousMs + frameNanoseconds(color.header) / TIMECODE_SCALE_NS;
+    const finished = webmHead(color.header, app, { segmentSize: written - SEGMENT_DATA_START, durationMs, cuesPosition });
+    if (finished.length !== head.length) throw new Error('the WebM head changed length once finished');
+    await output.write(finished, 0, finished.length, 0);
     return { frames, keyFrames };
   } finally {
     await Promise.allSettled([color.close(), alpha.close(), output.close()]);

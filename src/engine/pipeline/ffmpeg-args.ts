@@ -282,14 +282,13 @@ export function buildWebmEncodeArgs(spec: CompositeSpec, parts: WebmParts, matte
   ];
 }
 
-/** webm, last step: the joined video (stream copy) and the audio into the final file, with cues and duration. */
-export function buildWebmFinalArgs(parts: WebmParts, withAudio: boolean, outputPath: string): string[] {
+/** webm with audio, last step: the joined video and the audio (stream copies) into the final file. */
+export function buildWebmAudioArgs(parts: WebmParts, outputPath: string): string[] {
   return [
     ...COMMON_ARGS,
     ...pinArgs(MATROSKA_PIN), '-i', parts.joined,
-    ...(withAudio ? [...pinArgs(MATROSKA_PIN), '-i', parts.audio] : []),
-    '-map', '0:v:0',
-    ...(withAudio ? ['-map', '1:a:0'] : []),
+    ...pinArgs(MATROSKA_PIN), '-i', parts.audio,
+    '-map', '0:v:0', '-map', '1:a:0',
     '-c', 'copy', '-f', 'webm', '-y', outputPath,
   ];
 }

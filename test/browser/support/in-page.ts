@@ -9,6 +9,12 @@ export const RESULT_VIDEO_PLAYS = `(() => {
   return !!video && video.readyState >= 2 && video.getVideoPlaybackQuality().totalVideoFrames >= 5;
 })()`;
 
+/** The result video's timeline as the browser reads it from the file: its duration and how far it can seek. */
+export const RESULT_VIDEO_TIMELINE = `(() => {
+  const video = document.querySelector('[data-testid="result-video"]');
+  return { duration: video.duration, seekableEnd: video.seekable.length ? video.seekable.end(video.seekable.length - 1) : 0 };
+})()`;
+
 /** The result video's current frame drawn on a canvas: its size and the shares of clear and solid pixels. */
 export const RESULT_FRAME_ALPHA = `(() => {
   const video = document.querySelector('[data-testid="result-video"]');

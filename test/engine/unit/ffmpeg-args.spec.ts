@@ -5,7 +5,7 @@ import {
   buildGifAnalysisArgs,
   buildGifRenderArgs,
   buildWebmEncodeArgs,
-  buildWebmFinalArgs,
+  buildWebmAudioArgs,
   CompositeSpec,
   formatNumber,
   hexColor,
@@ -81,14 +81,10 @@ describe('buildEncodeArgs', () => {
     ]);
   });
 
-  it('webm, last step: stream copy of the joined video, with the audio when there is one', () => {
-    const parts = webmPartsIn('/tmp/s');
-    expect(buildWebmFinalArgs(parts, true, '/out/.x.partial')).toEqual([
+  it('webm with audio, last step: stream copies of the joined video and the audio', () => {
+    expect(buildWebmAudioArgs(webmPartsIn('/tmp/s'), '/out/.x.partial')).toEqual([
       '-v', 'error', '-nostdin', ...pinned('matroska'), '-i', '/tmp/s/webm-joined.webm', ...pinned('matroska'), '-i', '/tmp/s/webm-audio.webm',
       '-map', '0:v:0', '-map', '1:a:0', '-c', 'copy', '-f', 'webm', '-y', '/out/.x.partial',
-    ]);
-    expect(buildWebmFinalArgs(parts, false, '/out/x.webm')).toEqual([
-      '-v', 'error', '-nostdin', ...pinned('matroska'), '-i', '/tmp/s/webm-joined.webm', '-map', '0:v:0', '-c', 'copy', '-f', 'webm', '-y', '/out/x.webm',
     ]);
   });
 
@@ -234,7 +230,7 @@ describe('every input is pinned', () => {
     ['encode mov', buildEncodeArgs(withImage('mov'), '/out/o.mov')],
     ['encode mp4', buildEncodeArgs(withImage('mp4'), '/out/o.mp4')],
     ['encode webm', buildWebmEncodeArgs(withImage('webm'), webmPartsIn('/s'))],
-    ['webm final', buildWebmFinalArgs(webmPartsIn('/s'), true, '/out/o.webm')],
+    ['webm with audio', buildWebmAudioArgs(webmPartsIn('/s'), '/out/o.webm')],
     ['gif analysis', buildGifAnalysisArgs(withImage('gif'), '/s/p.png', '/s/m.mkv')],
     ['gif render', buildGifRenderArgs(withImage('gif'), '/s/p.png', '/s/m.mkv', '/out/o.gif')],
   ];
