@@ -12,27 +12,35 @@ const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
-/** the mattes of `original` on the first `count` frames of `clip`, the frames handed over one by one or all at once */
-async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number; peopleFrames: number }> {
+/**
+ * The mattes of `original` on the first `count` frames of `clip`, the frames handed over one by one
+ * (and ISNet run at each keyframe's turn) or all at once (and ISNet's next run started ahead).
+ */
+async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number; peopleFrames: number; keyframes: number; keyframesAhead: number }> {
   const session = (await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP)) as OriginalSession;
+  session.runsAhead = allAtOnce;
   const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight, count);
   const segment = (data: Uint8Array, index: number) => session.segment({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(data) });
   const out: Matte[] = [];
   if (allAtOnce) out.push(...(await Promise.all(frames.map(segment))));
   else for (const [index, data] of frames.entries()) out.push(await segment(data, index));
   await session.close();
-  return { mattes: out, framesInFlight: session.framesInFlight, peopleFrames: session.peopleFrames };
+  return { mattes: out, framesInFlight: session.framesInFlight, peopleFrames: session.peopleFrames, keyframes: session.keyframes, keyframesAhead: session.keyframesAhead };
 }
 
 describe('original with several frames in flight (RVM on the next frames while this one is finished)', () => {
   // portrait-pan: people alone, RVM only, on every frame; car-slide: an object, ISNet on keyframes
-  // moved with it in between, and RVM only on the detector's keyframes (rvm-on-demand.ts)
+  // moved with it in between (the next keyframe's run started ahead, beside the frames before it),
+  // and RVM only on the detector's keyframes (rvm-on-demand.ts)
   it.each([['portrait-pan', 12, 'every'], ['car-slide', 12, 'some']])('gives %s the mattes it gives frame by frame (%d frames), RVM on %s frame', async (clip, count, rvmOn) => {
     const [oneByOne, atOnce] = [await mattes(clip, count, false), await mattes(clip, count, true)];
     expect(atOnce.framesInFlight).toBeGreaterThan(1);
     expect(atOnce.peopleFrames).toBe(oneByOne.peopleFrames);
     if (rvmOn === 'every') expect(atOnce.peopleFrames).toBe(count);
     else expect(atOnce.peopleFrames).toBeLessThanOrEqual(count / 2);
+    expect(atOnce.keyframes).toBe(oneByOne.keyframes);
+    expect(oneByOne.keyframesAhead).toBe(0);
+    if (rvmOn === 'some') expect(atOnce.keyframesAhead).toBeGreaterThanOrEqual(atOnce.keyframes / 2);
     expect(atOnce.mattes).toHaveLength(count);
     for (const [i, matte] of atOnce.mattes.entries()) {
       expect([matte.width, matte.height]).toEqual([oneByOne.mattes[i].width, oneByOne.mattes[i].height]);

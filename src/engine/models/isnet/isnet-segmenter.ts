@@ -1,5 +1,5 @@
-import * as ort from 'onnxruntime-node';
-import { openOnnxSession, runSingle } from '../runtime/onnx-session';
+import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
+import { OnnxThread } from '../runtime/onnx-thread';
 import { ISNET_EXPORT_SIZE } from './isnet-graph';
 import { IsnetInputSize, prepareIsnetModel } from './isnet-model-file';
 
@@ -16,27 +16,28 @@ export function isnetInputSizeFor(_width: number, _height: number): IsnetInputSi
 
 /**
  * ISNet foreground probability per pixel, at the input size. int8 unless `size.precision` says
- * float32 (isnet-int8.ts: 2.5x less CPU a run at the same masks).
+ * float32 (isnet-int8.ts: 2.5x less CPU a run at the same masks). It runs on an inference thread of
+ * its own (runtime/onnx-thread.ts), on both cores.
  */
 export class IsnetSegmenter {
   private constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly thread: OnnxThread,
     readonly width: number,
     readonly height: number,
   ) {}
 
   static async open(cacheDir: string, size: IsnetInputSize): Promise<IsnetSegmenter> {
-    const session = await openOnnxSession(prepareIsnetModel(cacheDir, { precision: 'int8', ...size }));
-    return new IsnetSegmenter(session, size.width, size.height);
+    const thread = await OnnxThread.open('ISNet', { modelPath: prepareIsnetModel(cacheDir, { precision: 'int8', ...size }), threads: DEFAULT_INTRA_OP_THREADS });
+    return new IsnetSegmenter(thread, size.width, size.height);
   }
 
-  /** `rgb`: packed RGB24 of exactly width x height */
+  /** `rgb`: packed RGB24 of exactly width x height (copied: the caller keeps it) */
   async probabilities(rgb: Uint8Array): Promise<Float32Array> {
     if (rgb.length !== this.width * this.height * 3) throw new RangeError(`ISNet input must be ${this.width}x${this.height} RGB24`);
-    return runSingle(this.session, new ort.Tensor('uint8', rgb, [1, this.height, this.width, 3]));
+    return this.thread.run({ type: 'uint8', data: new Uint8Array(rgb), dims: [1, this.height, this.width, 3] });
   }
 
   close(): Promise<void> {
-    return this.session.release();
+    return this.thread.close();
   }
 }

@@ -75,6 +75,14 @@ export class MainSubjectFinder {
   }
 
   /**
+   * Whether the subjects stay as they are over the next `frames` frames begun: some are chosen
+   * (else the detector runs on every frame) and no keyframe falls among them.
+   */
+  holdFor(frames: number): boolean {
+    return this.current.chosen.length > 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < KEYFRAME_INTERVAL;
+  }
+
+  /**
    * Whether completing the frame last begun reads RVM's alpha: on a keyframe where a person is
    * tracked, or the detector finds a person, or what it mistakes people for, scored high enough to
    * be tracked (a car clip's 0.1 "person" in the trees is not).
