@@ -64,10 +64,14 @@ export class MainSubjectFinder {
   /** the detection of the frame last begun, when it is a keyframe */
   private detecting?: Promise<Detection[]>;
 
-  /** `peopleOnly`: only people can be chosen, and nothing is attached to them (`human`) */
+  /**
+   * `peopleOnly`: only people can be chosen, and nothing is attached to them (`human`);
+   * `keyframeInterval`: the detector runs on every so many frames once a subject is chosen
+   */
   constructor(
     private readonly detector: NanodetDetector,
     private readonly peopleOnly = false,
+    private readonly keyframeInterval = KEYFRAME_INTERVAL,
   ) {}
 
   get subjects(): MainSubjects {
@@ -79,7 +83,7 @@ export class MainSubjectFinder {
    * (else the detector runs on every frame) and no keyframe falls among them.
    */
   holdFor(frames: number): boolean {
-    return this.current.chosen.length > 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < KEYFRAME_INTERVAL;
+    return this.current.chosen.length > 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < this.keyframeInterval;
   }
 
   /**
@@ -95,13 +99,13 @@ export class MainSubjectFinder {
 
   /**
    * One frame of the video, in order: observed when it is a keyframe (the first, then every
-   * `KEYFRAME_INTERVAL`-th), and on every frame while no subject is chosen yet (the detector is
+   * `keyframeInterval`-th), and on every frame while no subject is chosen yet (the detector is
    * cheap beside the matting models). In two steps, so that the detector runs while the caller runs
    * RVM on the same frame: the detection starts now, and the returned function completes the frame
    * with RVM's alpha. Frames are begun and completed in order, one at a time.
    */
   begin(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
-    const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
+    const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= this.keyframeInterval;
     this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
     this.detecting = undefined;
     if (!keyframeDue && this.current.chosen.length > 0) return () => Promise.resolve(this.current);
