@@ -1,4 +1,5 @@
 /** Messages between the engine and an inference thread of one single-input, single-output model (onnx-thread.ts). */
+import type { ThreadLoaded } from './worker-thread';
 
 export interface OnnxThreadData {
   modelPath: string;
@@ -15,7 +16,6 @@ export interface OnnxThreadInput {
 export type OnnxThreadRequest = { kind: 'run'; id: number; input: OnnxThreadInput };
 
 export type OnnxThreadReply =
-  | { kind: 'ready' }
-  | { kind: 'failed'; message: string }
+  | ThreadLoaded
   | { kind: 'result'; id: number; output: Float32Array }
   | { kind: 'error'; id: number; message: string };

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { OnnxThreadData, OnnxThreadInput, OnnxThreadReply, OnnxThreadRequest } from './onnx-thread-protocol';
-import { startWorkerThread } from './worker-thread';
+import { startWorkerThread, whenThreadReady } from './worker-thread';
 
 interface Pending {
   resolve: (output: Float32Array) => void;
@@ -33,7 +33,7 @@ export class OnnxThread {
   static async open(model: string, data: OnnxThreadData): Promise<OnnxThread> {
     const worker = startWorkerThread(__dirname, 'onnx-thread-main', data as unknown as Record<string, unknown>);
     try {
-      await ready(worker, model);
+      await whenThreadReady(worker, model);
     } catch (error) {
       await worker.terminate();
       throw error;
@@ -72,18 +72,4 @@ export class OnnxThread {
     for (const pending of this.pending.values()) pending.reject(this.failure);
     this.pending.clear();
   }
-}
-
-/** resolves when the thread has loaded its model */
-function ready(worker: Worker, model: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onMessage = (message: OnnxThreadReply) => {
-      worker.off('error', onError);
-      if (message.kind === 'ready') resolve();
-      else reject(new EngineError('model_unavailable', `onnxruntime could not load ${model}: ${message.kind === 'failed' ? message.message : message.kind}`));
-    };
-    const onError = (error: Error) => reject(new EngineError('model_unavailable', `${model}'s inference thread failed to start: ${error.message}`));
-    worker.once('message', onMessage);
-    worker.once('error', onError);
-  });
 }

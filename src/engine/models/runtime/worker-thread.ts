@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Transferable, Worker } from 'node:worker_threads';
+import { EngineError } from '../../types';
 
 const TYPESCRIPT_WORKER_BOOTSTRAP = `
 const fs = require('fs');
@@ -27,5 +28,22 @@ export function startWorkerThread(dir: string, name: string, data: Record<string
     eval: true,
     transferList,
     workerData: { ...data, entry: join(dir, `${name}.ts`), typescript: require.resolve('typescript') },
+  });
+}
+
+/** what an inference thread says once it has tried to load its model */
+export type ThreadLoaded = { kind: 'ready' } | { kind: 'failed'; message: string };
+
+/** resolves when the inference thread of `model` has loaded it (its first message says `ready`) */
+export function whenThreadReady(worker: Worker, model: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onMessage = (message: { kind: string; message?: string }) => {
+      worker.off('error', onError);
+      if (message.kind === 'ready') resolve();
+      else reject(new EngineError('model_unavailable', `onnxruntime could not load ${model}: ${message.kind === 'failed' ? message.message : message.kind}`));
+    };
+    const onError = (error: Error) => reject(new EngineError('model_unavailable', `${model}'s inference thread failed to start: ${error.message}`));
+    worker.once('message', onMessage);
+    worker.once('error', onError);
   });
 }

@@ -1,7 +1,7 @@
 import { MessageChannel, Transferable, Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
-import { startWorkerThread } from '../runtime/worker-thread';
+import { startWorkerThread, whenThreadReady } from '../runtime/worker-thread';
 import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
 
@@ -100,7 +100,7 @@ export class RvmMatter {
       workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads })];
     }
     try {
-      await Promise.all(workers.map(ready));
+      await Promise.all(workers.map((worker) => whenThreadReady(worker, 'RVM')));
     } catch (error) {
       await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
@@ -203,20 +203,6 @@ function lowerPriority(worker: Worker, by: number): Promise<void> {
     worker.on('exit', done);
     worker.ref(); // the answer keeps the process alive (threads are referenced only while they work)
     worker.postMessage({ kind: 'lower-priority', by } satisfies RvmWorkerRequest);
-  });
-}
-
-/** resolves when the thread has loaded its model */
-function ready(worker: Worker): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onMessage = (message: RvmWorkerReply) => {
-      worker.off('error', onError);
-      if (message.kind === 'ready') resolve();
-      else reject(new EngineError('model_unavailable', `onnxruntime could not load RVM: ${message.kind === 'failed' ? message.message : message.kind}`));
-    };
-    const onError = (error: Error) => reject(new EngineError('model_unavailable', `RVM's inference thread failed to start: ${error.message}`));
-    worker.once('message', onMessage);
-    worker.once('error', onError);
   });
 }
 

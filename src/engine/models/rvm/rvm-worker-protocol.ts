@@ -1,5 +1,6 @@
 /** Messages between RvmMatter (the engine's thread) and its inference threads (rvm-worker-main.ts). */
 import type { MessagePort } from 'node:worker_threads';
+import type { ThreadLoaded } from '../runtime/worker-thread';
 
 /** RVM's recurrent state inputs, zeros at the start of a video */
 export const RVM_STATE_INPUTS = ['r1i', 'r2i', 'r3i', 'r4i'] as const;
@@ -69,10 +70,9 @@ export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest | RvmLowerPriorityR
 export type RvmStageRequest = RvmWorkerRequest | RvmCarriedRequest;
 
 export type RvmWorkerReply =
-  | { kind: 'ready' }
+  | ThreadLoaded
   /** the thread has handled a `lower-priority` (lowered where the platform allows) */
   | { kind: 'lowered' }
-  | { kind: 'failed'; message: string }
   /** `stageMs`: how long each stage's inference took on its thread (wall ms), in order */
   | { kind: 'result'; id: number; alpha: Float32Array; alphaBytes: Uint8Array; foreground?: Float32Array; stageMs: number[] }
   | { kind: 'error'; id: number; message: string };
