@@ -26,7 +26,7 @@ import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
  *
  * ISNet runs on a thread of its own, and the next keyframe's run starts as soon as its frame is
  * here (`planAhead`), beside the engine's work on the frames before it. Measured on a quiet AMD
- * EPYC Zen 5 (2 cores), interleaved, the same mattes: end to end on car-slide 20.2-20.5 -> 19.0 s,
+ * EPYC Zen 5 (2 cores), interleaved, the same mattes: end to end on car-slide 19.9-20.5 -> 19.0-19.6 s,
  * DAVIS dog 23.9-24.4 -> 22.7 s; in bench:matting's quality section (the session alone)
  * car-slide 192-193 -> 186-188 ms a frame, car-roundabout 224-225 -> 217-218, dog unchanged
  * (ISNet on every frame: its runs already follow each other).
