@@ -6,7 +6,9 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { onnx } from 'onnx-proto';
 import { OnnxGraphBuilder } from '../../../src/engine/models/onnx/graph-builder';
+import { Worker } from 'worker_threads';
 import { OnnxThread } from '../../../src/engine/models/runtime/onnx-thread';
+import { RunsInFlight } from '../../../src/engine/models/runtime/runs-in-flight';
 
 const { FLOAT, UINT8 } = onnx.TensorProto.DataType;
 
@@ -50,5 +52,20 @@ describe('OnnxThread (a model on an inference thread of its own)', () => {
     await expect(thread.run({ type: 'uint8', data: new Uint8Array(3), dims: [1, 3] })).rejects.toMatchObject({ code: 'model_unavailable', message: expect.stringMatching(/scaled inference failed/) });
     await thread.close();
     await expect(thread.run({ type: 'uint8', data: new Uint8Array(4), dims: [1, 4] })).rejects.toMatchObject({ code: 'model_unavailable', message: 'scaled was closed' });
+  });
+});
+
+describe('RunsInFlight (the runs an inference thread has not answered yet)', () => {
+  it('answers each run by its id, and fails the waiting and later runs once the thread stops', async () => {
+    // a thread that echoes each run's id (the answer is the id doubled), and never answers run 3
+    const worker = new Worker("require('worker_threads').parentPort.on('message', (id) => { if (id !== 3) require('worker_threads').parentPort.postMessage(id); })", { eval: true });
+    const runs = new RunsInFlight<number>([worker], 'echo');
+    worker.on('message', (id: number) => runs.settle(id, { value: id * 2 }));
+    expect(await Promise.all([runs.start((id) => worker.postMessage(id)), runs.start((id) => worker.postMessage(id))])).toEqual([2, 4]);
+    const unanswered = runs.start((id) => worker.postMessage(id));
+    await worker.terminate();
+    await expect(unanswered).rejects.toMatchObject({ code: 'model_unavailable', message: "echo's inference thread has stopped" });
+    expect(runs.failed).toBe(true);
+    await expect(runs.start(() => undefined)).rejects.toMatchObject({ message: "echo's inference thread has stopped" });
   });
 });

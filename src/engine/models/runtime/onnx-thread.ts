@@ -1,12 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { OnnxThreadData, OnnxThreadInput, OnnxThreadReply, OnnxThreadRequest } from './onnx-thread-protocol';
+import { RunsInFlight } from './runs-in-flight';
 import { startWorkerThread, whenThreadReady } from './worker-thread';
-
-interface Pending {
-  resolve: (output: Float32Array) => void;
-  reject: (error: Error) => void;
-}
 
 /**
  * A single-input, single-output model run on an inference thread of its own (onnx-thread-main.ts).
@@ -16,18 +12,17 @@ interface Pending {
  * work on the frames around a keyframe waited for the run to end. `model` names it in errors.
  */
 export class OnnxThread {
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private failure: Error | undefined;
+  private readonly runs: RunsInFlight<Float32Array>;
 
   private constructor(
     private readonly worker: Worker,
     private readonly model: string,
   ) {
-    worker.on('message', (message: OnnxThreadReply) => this.settle(message));
-    worker.on('error', (error) => this.fail(new EngineError('model_unavailable', `${model}'s inference thread failed: ${error.message}`)));
-    worker.on('exit', () => this.fail(new EngineError('model_unavailable', `${model}'s inference thread has stopped`)));
-    worker.unref(); // referenced only while a run is in flight
+    this.runs = new RunsInFlight([worker], model);
+    worker.on('message', (message: OnnxThreadReply) => {
+      if (message.kind === 'result') this.runs.settle(message.id, { value: message.output });
+      else if (message.kind === 'error') this.runs.settle(message.id, { error: new EngineError('model_unavailable', `${model} inference failed: ${message.message}`) });
+    });
   }
 
   static async open(model: string, data: OnnxThreadData): Promise<OnnxThread> {
@@ -43,33 +38,11 @@ export class OnnxThread {
 
   /** runs the model on `input`, whose data moves to the thread (the caller must not use it after) */
   run(input: OnnxThreadInput): Promise<Float32Array> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    return new Promise<Float32Array>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      if (this.pending.size === 1) this.worker.ref();
-      this.worker.postMessage({ kind: 'run', id, input } satisfies OnnxThreadRequest, [input.data.buffer as ArrayBuffer]);
-    });
+    return this.runs.start((id) => this.worker.postMessage({ kind: 'run', id, input } satisfies OnnxThreadRequest, [input.data.buffer as ArrayBuffer]));
   }
 
   async close(): Promise<void> {
-    this.failure ??= new EngineError('model_unavailable', `${this.model} was closed`);
+    this.runs.fail(new EngineError('model_unavailable', `${this.model} was closed`));
     await this.worker.terminate();
-  }
-
-  private settle(message: OnnxThreadReply): void {
-    if (message.kind !== 'result' && message.kind !== 'error') return;
-    const pending = this.pending.get(message.id);
-    if (!pending) return;
-    this.pending.delete(message.id);
-    if (this.pending.size === 0) this.worker.unref();
-    if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `${this.model} inference failed: ${message.message}`));
-    else pending.resolve(message.output);
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const pending of this.pending.values()) pending.reject(this.failure);
-    this.pending.clear();
   }
 }

@@ -1,6 +1,7 @@
 import { MessageChannel, Transferable, Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
+import { RunsInFlight } from '../runtime/runs-in-flight';
 import { startWorkerThread, whenThreadReady } from '../runtime/worker-thread';
 import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
@@ -52,11 +53,6 @@ export interface TimedRvmOutput extends RvmOutput {
   stageMs: number[];
 }
 
-interface Pending {
-  resolve: (output: TimedRvmOutput) => void;
-  reject: (error: Error) => void;
-}
-
 /**
  * Robust Video Matting at a fixed geometry, run by onnxruntime on an inference thread of its own
  * (rvm-worker-main.ts) so the engine's event loop keeps the decoder and encoder pipes moving
@@ -66,10 +62,8 @@ interface Pending {
  * inference thread.
  */
 export class RvmMatter {
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
+  private readonly runs: RunsInFlight<TimedRvmOutput>;
   private nextStream = 1;
-  private failure: Error | undefined;
   /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
   private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
   /** each stage's inference on one frame (wall ms, the fastest warm-up frame after the first) */
@@ -80,12 +74,8 @@ export class RvmMatter {
     private readonly workers: Worker[],
     readonly geometry: RvmGeometry,
   ) {
-    for (const worker of workers) {
-      worker.on('message', (message: RvmWorkerReply) => this.settle(message));
-      worker.on('error', (error) => this.fail(new EngineError('model_unavailable', `RVM's inference thread failed: ${error.message}`)));
-      worker.on('exit', () => this.fail(new EngineError('model_unavailable', "RVM's inference thread has stopped")));
-      worker.unref(); // referenced only while frames are in flight (see run)
-    }
+    this.runs = new RunsInFlight(workers, 'RVM');
+    for (const worker of workers) worker.on('message', (message: RvmWorkerReply) => this.settle(message));
   }
 
   static async open(geometry: RvmGeometry, cacheDir: string, threads = DEFAULT_INTRA_OP_THREADS): Promise<RvmMatter> {
@@ -144,42 +134,26 @@ export class RvmMatter {
 
   /** @internal one frame of one stream, in the order of the calls */
   run(stream: number, reset: boolean, rgb: Uint8Array): Promise<TimedRvmOutput> {
-    if (this.failure) return Promise.reject(this.failure);
-    const id = this.nextId++;
-    const copy = new Uint8Array(rgb); // the caller keeps its frame; the copy is moved to the thread
-    const request: RvmWorkerRequest = { kind: 'run', id, stream, reset, rgb: copy };
-    return new Promise<TimedRvmOutput>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      if (this.pending.size === 1) for (const worker of this.workers) worker.ref();
-      this.workers[0].postMessage(request, [copy.buffer]);
+    return this.runs.start((id) => {
+      const copy = new Uint8Array(rgb); // the caller keeps its frame; the copy is moved to the thread
+      this.workers[0].postMessage({ kind: 'run', id, stream, reset, rgb: copy } satisfies RvmWorkerRequest, [copy.buffer]);
     });
   }
 
   /** @internal */
   end(stream: number, owner?: RvmStream): void {
     if (owner) this.unclosed.unregister(owner);
-    if (!this.failure) this.workers[0].postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
+    if (!this.runs.failed) this.workers[0].postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
   }
 
   async close(): Promise<void> {
-    this.failure ??= new EngineError('model_unavailable', 'RVM was closed');
+    this.runs.fail(new EngineError('model_unavailable', 'RVM was closed'));
     await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 
   private settle(message: RvmWorkerReply): void {
-    if (message.kind !== 'result' && message.kind !== 'error') return;
-    const pending = this.pending.get(message.id);
-    if (!pending) return;
-    this.pending.delete(message.id);
-    if (this.pending.size === 0) for (const worker of this.workers) worker.unref();
-    if (message.kind === 'error') pending.reject(new EngineError('model_unavailable', `RVM inference failed: ${message.message}`));
-    else pending.resolve({ alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, stageMs: message.stageMs });
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const pending of this.pending.values()) pending.reject(this.failure);
-    this.pending.clear();
+    if (message.kind === 'error') this.runs.settle(message.id, { error: new EngineError('model_unavailable', `RVM inference failed: ${message.message}`) });
+    else if (message.kind === 'result') this.runs.settle(message.id, { value: { alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, stageMs: message.stageMs } });
   }
 }
 
