@@ -7,6 +7,7 @@ import { join, resolve } from 'path';
 import * as ort from 'onnxruntime-node';
 import { onnx } from 'onnx-proto';
 import { prepareIsnetModel } from '../../../src/engine/models/isnet/isnet-model-file';
+import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter';
 import { openOnnxSession, runSingle } from '../../../src/engine/models/runtime/onnx-session';
 import { ffmpegPath, MEDIA_DIR } from './support/clips';
 
@@ -40,5 +41,27 @@ describe('ISNet with its convolutions in int8', () => {
     console.log(`ISNet int8 vs fp32 on car-slide frame 50: mean |diff| ${(difference / a.length).toExponential(2)}, ${((100 * flipped) / a.length).toFixed(3)}% across 0.5`);
     expect(difference / a.length).toBeLessThan(2e-3);
     expect(flipped / a.length).toBeLessThan(0.003);
+  }, 120_000);
+
+  it('takes a frame of any size and scales it in its graph as ffmpeg does: the 640x360 frame gives the plane of ffmpeg\'s 1024x1024 scaling', async () => {
+    const frameAt = (scale: string) => new Uint8Array(execFileSync(ffmpegPath(), ['-v', 'error', '-i', join(MEDIA_DIR, 'car-slide.mp4'), '-vf', `select='eq(n\\,50)'${scale}`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 1 << 25 }));
+    const [square, native] = [frameAt(`,scale=${SIZE}:${SIZE}:flags=bilinear`), frameAt('')];
+    expect(native.length).toBe(640 * 360 * 3);
+    const segmenter = await IsnetSegmenter.open(CACHE_DIR, { width: SIZE, height: SIZE });
+    try {
+      const [a, b] = [await segmenter.probabilities(square), await segmenter.probabilities(native, 640, 360)];
+      expect(b.length).toBe(SIZE * SIZE);
+      let [difference, flipped] = [0, 0];
+      for (let i = 0; i < a.length; i++) {
+        difference += Math.abs(a[i] - b[i]);
+        if (a[i] >= 0.5 !== b[i] >= 0.5) flipped++;
+      }
+      console.log(`ISNet on car-slide frame 50 at 640x360 vs ffmpeg's 1024x1024: mean |diff| ${(difference / a.length).toExponential(2)}, ${((100 * flipped) / a.length).toFixed(3)}% across 0.5`);
+      expect(difference / a.length).toBeLessThan(5e-3);
+      expect(flipped / a.length).toBeLessThan(0.005);
+      await expect(segmenter.probabilities(native, 640, 361)).rejects.toThrow(RangeError);
+    } finally {
+      await segmenter.close();
+    }
   }, 120_000);
 });

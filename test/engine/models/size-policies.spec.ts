@@ -1,6 +1,7 @@
 import { humanWorkingSize } from '../../../src/engine/models/human/human-model';
 import { downscaledSize } from '../../../src/engine/models/isnet/isnet-graph';
 import { isnetInputSizeFor } from '../../../src/engine/models/isnet/isnet-segmenter';
+import { originalInputSize } from '../../../src/engine/models/original/original-model';
 import { selfieInputSizeFor } from '../../../src/engine/models/selfie/selfie-size';
 
 describe('input size policies', () => {
@@ -13,6 +14,14 @@ describe('input size policies', () => {
 
   it('feeds ISNet its 1024 square', () => {
     expect(isnetInputSizeFor(640, 360)).toEqual({ width: 1024, height: 1024 });
+  });
+
+  it("decodes original's frames at the video's size, at most ISNet's on each axis (ISNet scales them in its graph)", () => {
+    const isnet = { width: 1024, height: 1024 };
+    expect(originalInputSize({ width: 640, height: 360 }, isnet)).toEqual({ width: 640, height: 360 });
+    expect(originalInputSize({ width: 1920, height: 1080 }, isnet)).toEqual({ width: 1024, height: 1024 });
+    expect(originalInputSize({ width: 1024, height: 1025 }, isnet)).toEqual({ width: 1024, height: 1024 });
+    expect(originalInputSize({ width: 2000, height: 500 }, isnet)).toEqual({ width: 1024, height: 500 });
   });
 
   it('follows ISNet feature-map sizes with ceil-mode halving', () => {

@@ -14,6 +14,7 @@ export const ISNET_OUTPUT = 'output';
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const FLOAT16 = onnx.TensorProto.DataType.FLOAT16;
 const UINT8 = onnx.TensorProto.DataType.UINT8;
+const INT64 = onnx.TensorProto.DataType.INT64;
 
 let halfTable: Float32Array | undefined;
 function halfLookup(): Float32Array {
@@ -121,27 +122,41 @@ export function retargetResizeSizes(model: onnx.IModelProto, height: number, wid
 }
 
 /**
- * Replaces the float NCHW input by packed RGB24 bytes [1, H, W, 3], so a frame goes in without a
- * per-pixel JS loop: the normalisation (x - 128) / 256 is a dequantisation of the bytes (scale 1/256,
+ * Replaces the float NCHW input by packed RGB24 bytes [1, h, w, 3] of any size, so a frame goes in
+ * without a per-pixel JS loop: the bytes are scaled to the model's H x W (bilinear, in bytes, in
+ * onnxruntime's NHWC path: a frame no longer has to be decoded at or scaled to ISNet's square in
+ * JavaScript), and the normalisation (x - 128) / 256 is a dequantisation of the bytes (scale 1/256,
  * zero point 128), one node instead of a cast, a subtraction and a multiplication, the same values.
  */
 export function acceptRgbBytes(model: onnx.IModelProto, height: number, width: number, inputName = 'rgb'): void {
   const graph = model.graph!;
   const original = graph.input![0].name!;
   const prefix = (name: string) => `rgb_input/${name}`;
+  const strings = (value: string) => new TextEncoder().encode(value);
   graph.initializer!.push(
     { name: prefix('scale'), dataType: FLOAT, dims: [], rawData: new Uint8Array(Float32Array.of(1 / 256).buffer) },
     { name: prefix('zero'), dataType: UINT8, dims: [], rawData: Uint8Array.of(128) },
+    { name: prefix('size'), dataType: INT64, dims: [4], rawData: new Uint8Array(BigInt64Array.of(1n, BigInt(height), BigInt(width), 3n).buffer) },
   );
   const nodes: onnx.INodeProto[] = [
-    { opType: 'Transpose', name: prefix('nchw'), input: [inputName], output: [prefix('planar')], attribute: [{ name: 'perm', type: onnx.AttributeProto.AttributeType.INTS, ints: [0, 3, 1, 2] }] },
+    {
+      opType: 'Resize',
+      name: prefix('resize'),
+      input: [inputName, '', '', prefix('size')],
+      output: [prefix('scaled')],
+      attribute: [
+        { name: 'mode', type: onnx.AttributeProto.AttributeType.STRING, s: strings('linear') },
+        { name: 'coordinate_transformation_mode', type: onnx.AttributeProto.AttributeType.STRING, s: strings('half_pixel') },
+      ],
+    },
+    { opType: 'Transpose', name: prefix('nchw'), input: [prefix('scaled')], output: [prefix('planar')], attribute: [{ name: 'perm', type: onnx.AttributeProto.AttributeType.INTS, ints: [0, 3, 1, 2] }] },
     { opType: 'DequantizeLinear', name: prefix('normalize'), input: [prefix('planar'), prefix('scale'), prefix('zero')], output: [original] },
   ];
   graph.node = [...nodes, ...(graph.node ?? [])];
   graph.input = [
     {
       name: inputName,
-      type: { tensorType: { elemType: UINT8, shape: { dim: [1, height, width, 3].map((dimValue) => ({ dimValue })) } } },
+      type: { tensorType: { elemType: UINT8, shape: { dim: [{ dimValue: 1 }, { dimParam: 'height' }, { dimParam: 'width' }, { dimValue: 3 }] } } },
     },
   ];
 }

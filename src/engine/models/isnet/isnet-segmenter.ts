@@ -31,10 +31,13 @@ export class IsnetSegmenter {
     return new IsnetSegmenter(thread, size.width, size.height);
   }
 
-  /** `rgb`: packed RGB24 of exactly width x height (copied: the caller keeps it) */
-  async probabilities(rgb: Uint8Array): Promise<Float32Array> {
-    if (rgb.length !== this.width * this.height * 3) throw new RangeError(`ISNet input must be ${this.width}x${this.height} RGB24`);
-    return this.thread.run({ type: 'uint8', data: new Uint8Array(rgb), dims: [1, this.height, this.width, 3] });
+  /**
+   * The plane at ISNet's input size (width x height) of `rgb`, packed RGB24 of `rgbWidth` x
+   * `rgbHeight` (ISNet's size unless given; the model scales it: isnet-graph.ts), copied: the caller keeps it
+   */
+  async probabilities(rgb: Uint8Array, rgbWidth = this.width, rgbHeight = this.height): Promise<Float32Array> {
+    if (rgb.length !== rgbWidth * rgbHeight * 3 || rgbWidth < 1 || rgbHeight < 1) throw new RangeError(`ISNet input must be ${rgbWidth}x${rgbHeight} RGB24`);
+    return this.thread.run({ type: 'uint8', data: new Uint8Array(rgb), dims: [1, rgbHeight, rgbWidth, 3] });
   }
 
   close(): Promise<void> {

@@ -37,8 +37,23 @@ import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
  * still decides wherever the two disagree
  */
 const KEYFRAME_BLEND = 0.6;
-/** motion is estimated on luma at 1/4 of the ISNet input (256 px wide for 1024) */
-const MOTION_DOWNSAMPLING = 4;
+/** motion is estimated on luma about this wide (the matte downsampled by a whole factor: 320 px for 640) */
+const MOTION_WIDTH = 320;
+
+function motionDownsampling(matteWidth: number): number {
+  return Math.max(1, Math.round(matteWidth / MOTION_WIDTH));
+}
+
+/**
+ * The size `original` decodes frames at: the video's, at most ISNet's input on each axis. RVM, the
+ * detector, the motion estimate and the matte work at RVM's size (the video's aspect, long side
+ * 640), ISNet on keyframes at its own square: decoding at ISNet's square for every frame (as
+ * before) scaled each frame up to 1024x1024 and back down to the matte's size, and moved ISNet's
+ * matte at 1024x1024 on the frames between its runs.
+ */
+export function originalInputSize(video: { width: number; height: number }, isnet: { width: number; height: number }): { width: number; height: number } {
+  return { width: Math.min(video.width, isnet.width), height: Math.min(video.height, isnet.height) };
+}
 /** RVM works on the next frames while this one's subjects are chosen and its matte is made */
 const ORIGINAL_FRAMES_IN_FLIGHT = 4;
 
@@ -68,7 +83,7 @@ export class OriginalSession implements SegmentationSession {
   keyframesAhead = 0;
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
-  private readonly propagator = new KeyframePropagator(MOTION_DOWNSAMPLING);
+  private readonly propagator: KeyframePropagator;
   private readonly interval = new SalientInterval();
   /** diagnostics (bench/quality/davis-frames.ts with DUMP_DIR): run ISNet where only people are kept too, to see its plane */
   alwaysSalient = false;
@@ -85,12 +100,18 @@ export class OriginalSession implements SegmentationSession {
   /** the next keyframe's ISNet run, started as soon as its frame is here (see `planAhead`) */
   private ahead?: SalientAhead;
 
+  /** the decoded frames' size (originalInputSize) */
+  private readonly input: { width: number; height: number };
+
   constructor(
     private readonly isnet: IsnetSegmenter,
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
+    video: { width: number; height: number },
   ) {
     this.people = new RvmOnDemand(rvm, ORIGINAL_FRAMES_IN_FLIGHT);
+    this.input = originalInputSize(video, isnet);
+    this.propagator = new KeyframePropagator(motionDownsampling(rvm.inputWidth));
   }
 
   /** how many frames RVM ran on (for tests and benchmarks) */
@@ -103,12 +124,13 @@ export class OriginalSession implements SegmentationSession {
     return (this.empty ??= new Float32Array(length));
   }
 
+  /** the decoder's size: the video's, at most ISNet's on each axis (see `originalInputSize`) */
   get inputWidth(): number {
-    return this.isnet.width;
+    return this.input.width;
   }
 
   get inputHeight(): number {
-    return this.isnet.height;
+    return this.input.height;
   }
 
   get matteSize(): { width: number; height: number } {
@@ -120,14 +142,15 @@ export class OriginalSession implements SegmentationSession {
     this.inFlight.set(frame.index, frame.data);
     this.startAhead();
     const size = this.matteSize;
-    const small = Buffer.from(resizeRgb(frame.data, this.isnet.width, this.isnet.height, size.width, size.height).buffer);
+    const { width, height } = this.input;
+    const small = width === size.width && height === size.height ? Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength) : Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
     const sequence = this.people.add({ index: frame.index, ...size, data: small });
     return this.finishing.run(() => this.finish(frame, small, sequence).finally(() => this.inFlight.delete(frame.index)));
   }
 
   private async finish(frame: RgbFrame, small: Buffer, sequence: number): Promise<Matte> {
-    const { width, height } = this.isnet;
     const size = this.matteSize;
+    const { width, height } = size;
     // on keyframes the detector runs beside RVM (where people may matter; with objects alone, before it)
     const observed = this.subjects.begin(small, size.width, size.height);
     let people: Float32Array | undefined;
@@ -152,20 +175,20 @@ export class OriginalSession implements SegmentationSession {
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
       salient = await this.salientOn(frame.index, frame.data, needs.region);
       if (this.propagator.hasKeyframe) {
-        const moved = this.propagator.propagate(frame.data, width, height);
+        const moved = this.propagator.propagate(small, width, height);
         this.interval.observe(maskIou(moved, salient, 0.5));
         blendInto(salient, moved, KEYFRAME_BLEND);
       }
       this.planAhead(frame.index, this.interval.frames, needs.region);
-      this.propagator.setKeyframe(frame.data, width, height, salient, width, height);
+      this.propagator.setKeyframe(small, width, height, salient, width, height);
       this.framesSinceSalient = 0;
       this.keyframes++;
     } else {
-      salient = this.propagator.propagate(frame.data, width, height);
+      salient = this.propagator.propagate(small, width, height);
       this.framesSinceSalient++;
     }
     if (this.ahead && frame.index >= this.ahead.index) this.ahead = undefined; // its turn came and went
-    const planes = { ...size, people, salient: salient ? resizePlane({ width, height, data: salient }, size.width, size.height) : new Float32Array(people.length) };
+    const planes = { ...size, people, salient: salient ?? new Float32Array(people.length) };
     const matte = subjectMatte({ ...planes, previous: this.previous }, this.subjects.subjects);
     this.previous = matte;
     this.last = { people, salient: planes.salient, subjects: this.subjects.subjects };
@@ -206,12 +229,18 @@ export class OriginalSession implements SegmentationSession {
     return this.salientAround(rgb, region);
   }
 
-  /** ISNet on `region` of the frame (see subject-crop.ts: a crop around the subjects is sharper), pasted back at the frame's place */
+  /**
+   * ISNet on `region` of the frame (see subject-crop.ts: a crop around the subjects is sharper),
+   * pasted back at the frame's place; at the matte's size
+   */
   private async salientAround(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
-    const { width, height } = this.isnet;
-    if (!region) return this.isnet.probabilities(rgb);
+    const { width, height } = this.input;
+    const isnet = { width: this.isnet.width, height: this.isnet.height };
+    const size = this.matteSize;
+    if (!region) return resizePlane({ ...isnet, data: await this.isnet.probabilities(rgb, width, height) }, size.width, size.height);
     const rect = toPixelRect(region, width, height);
-    return pastePlane(await this.isnet.probabilities(cropRgb(rgb, width, rect, width, height)), width, height, rect, width, height);
+    const pasted = pastePlane(await this.isnet.probabilities(cropRgb(rgb, width, rect), rect.width, rect.height), isnet.width, isnet.height, rect, width, height);
+    return width === size.width && height === size.height ? pasted : resizePlane({ width, height, data: pasted }, size.width, size.height);
   }
 
   async close(): Promise<void> {}
@@ -245,6 +274,6 @@ export class OriginalModel implements SegmentationModel {
       openPeopleRvm(this.parts.rvm, options.width, options.height),
       this.parts.detector(),
     ]);
-    return new OriginalSession(isnet, rvm, new MainSubjectFinder(detector));
+    return new OriginalSession(isnet, rvm, new MainSubjectFinder(detector), options);
   }
 }

@@ -51,14 +51,14 @@ export function toPixelRect(box: Box, width: number, height: number): PixelRect 
   return { x, y, width: x1 - x, height: y1 - y };
 }
 
-/** `rect` of a packed RGB24 frame, scaled to `outWidth` x `outHeight` */
-export function cropRgb(rgb: Uint8Array, frameWidth: number, rect: PixelRect, outWidth: number, outHeight: number): Uint8Array {
+/** `rect` of a packed RGB24 frame, scaled to `outWidth` x `outHeight` (by default as it is) */
+export function cropRgb(rgb: Uint8Array, frameWidth: number, rect: PixelRect, outWidth = rect.width, outHeight = rect.height): Uint8Array {
   const crop = new Uint8Array(rect.width * rect.height * 3);
   for (let row = 0; row < rect.height; row++) {
     const from = ((rect.y + row) * frameWidth + rect.x) * 3;
     crop.set(rgb.subarray(from, from + rect.width * 3), row * rect.width * 3);
   }
-  return resizeRgb(crop, rect.width, rect.height, outWidth, outHeight);
+  return outWidth === rect.width && outHeight === rect.height ? crop : resizeRgb(crop, rect.width, rect.height, outWidth, outHeight);
 }
 
 /** a plane of the crop's model size put back at `rect` in a frame-sized plane of zeros */
