@@ -31,10 +31,6 @@ const FAULTS = ['<rootDir>/test/faults/', '<rootDir>/test/integration/remote-wor
 module.exports = {
   testTimeout: 60000,
   testSequencer: '<rootDir>/test/support/slow-first.sequencer.js',
-  // a worker that ran the model specs holds gigabytes (onnxruntime's sessions and arenas): it is
-  // replaced before its next file, so a spec that measures its own process's memory (upload-abuse:
-  // RSS growth while 500 MB stream through) starts from a fresh one (it saw a 4.2 GB baseline)
-  workerIdleMemoryLimit: '1GB',
   projects: [
     // the unit tier refuses any connection to Postgres or Redis (test/support/unit-tier.setup.ts)
     tier('unit', ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts', '<rootDir>/test/engine/unit/**/*.spec.ts', '<rootDir>/test/security/address-policy.spec.ts', '<rootDir>/test/cli/cli-options.spec.ts'], [], {
