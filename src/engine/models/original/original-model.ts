@@ -11,7 +11,8 @@ import { RvmSession } from '../rvm/rvm-session';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
-import { peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
+import { objectTracks, peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
+import { lostAtEdge } from './lost-at-edge';
 import { RvmOnDemand } from './rvm-on-demand';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
@@ -83,6 +84,8 @@ export class OriginalSession implements SegmentationSession {
   /** how many frames ran ISNet (for benchmarks), and how many of those runs were started ahead of their turn */
   keyframes = 0;
   keyframesAhead = 0;
+  /** keyframes whose ISNet plane lost an object cut by the frame's edge, and kept the moved matte (lost-at-edge.ts) */
+  keyframesLost = 0;
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator: KeyframePropagator;
@@ -179,7 +182,11 @@ export class OriginalSession implements SegmentationSession {
       if (this.propagator.hasKeyframe) {
         const moved = this.propagator.propagate(small, width, height);
         this.interval.observe(maskIou(moved, salient, 0.5));
-        blendInto(salient, moved, KEYFRAME_BLEND);
+        const objects = objectTracks(this.subjects.subjects).map((t) => t.box);
+        if (lostAtEdge({ width, height, fresh: salient, moved }, objects)) {
+          this.keyframesLost++;
+          salient = moved;
+        } else blendInto(salient, moved, KEYFRAME_BLEND);
       }
       this.planAhead(frame.index, this.interval.frames, needs.region);
       this.propagator.setKeyframe(small, width, height, salient, width, height);
