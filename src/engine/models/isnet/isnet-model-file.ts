@@ -6,7 +6,7 @@ import { acceptRgbBytes, convertToFloat32, ISNET_OUTPUT, keepSingleOutput, remov
 import { quantizeIsnet } from './isnet-int8';
 
 /** bump when the graph rewrites change, so stale cached models are not reused */
-const REWRITE_REVISION = 4;
+const REWRITE_REVISION = 5;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
 const QUANTIZER_REVISION = 3;
 
