@@ -29,6 +29,8 @@ export interface PeerCaseOutput {
   firstCallSeconds: number;
   secondsPerFrame: number;
   iou: number;
+  /** IoU on each of the frames, in `frameIndices` order */
+  frameIous: number[];
   mad: number;
 }
 
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
     const plane = input.width * input.height;
 
     const seconds: number[] = [];
-    let iou = 0;
+    const frameIous: number[] = [];
     let mad = 0;
     for (const [i, name] of pngs.entries()) {
       const image = new Blob([await readFile(join(dir, name))], { type: 'image/png' });
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
       const alpha = new Uint8Array(plane);
       for (let p = 0; p < plane; p++) alpha[p] = mask[p * 4 + 3];
       const truthFrame = truth.subarray(indices[i] * plane, (indices[i] + 1) * plane);
-      iou += binaryIou(alpha, truthFrame);
+      frameIous.push(binaryIou(alpha, truthFrame));
       mad += meanAbsoluteDifference(alpha, truthFrame);
     }
     const steady = seconds.length > 1 ? seconds.slice(1) : seconds;
@@ -86,7 +88,8 @@ async function main(): Promise<void> {
       frameIndices: indices,
       firstCallSeconds: seconds[0],
       secondsPerFrame: steady.reduce((sum, value) => sum + value, 0) / steady.length,
-      iou: iou / pngs.length,
+      iou: frameIous.reduce((sum, value) => sum + value, 0) / frameIous.length,
+      frameIous,
       mad: (mad / pngs.length) * 1000,
     };
     writeCaseResult(output);

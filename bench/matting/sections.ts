@@ -39,6 +39,7 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
   }
   const rows: Cell[][] = [];
   const compared: PeerComparison[] = [];
+  const perFrame: string[] = [];
   let library = '';
   for (const original of originals) {
     try {
@@ -49,6 +50,8 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
       const ratio = (peer.secondsPerFrame * 1000) / original.msPerFrame;
       const comparison = { ratio, peerIou: peer.iou, ownIou: mean(peer.frameIndices.map((index) => original.frameIous[index])) };
       compared.push(comparison);
+      const ious = (values: number[]) => values.map((value) => value.toFixed(3)).join(' ');
+      perFrame.push(`${original.clip}: peer ${ious(peer.frameIous)}, original ${ious(peer.frameIndices.map((index) => original.frameIous[index]))}`);
       rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, ratio, peer.iou, comparison.ownIou, original.iou, peerVerdict(comparison)]);
     } catch (error) {
       rows.push([original.clip, `skipped: the peer library could not run here: ${(error as Error).message.slice(0, 160)}`]);
@@ -56,6 +59,7 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
   }
   console.log(`peer: ${library || 'did not run'}; IoU on the peer's frames; original's whole clip beside it\n`);
   console.log(renderTable(['clip', 'frames', 'peer ms/frame', 'original ms/frame', 'x faster', 'peer IoU', 'original IoU', 'original IoU whole clip', `>= ${PEER_RATIO_GOAL}x at equal or better IoU`], rows, [0, 0, 0, 0, 1, 4, 4, 4]));
+  if (perFrame.length) console.log(`\nIoU frame by frame:\n${perFrame.map((line) => `- ${line}`).join('\n')}`);
   if (compared.length) console.log(`\n${peerSummary(compared)}`);
 }
 
