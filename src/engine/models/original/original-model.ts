@@ -1,4 +1,5 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
+import { mirrorRows } from '../image/mirror';
 import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
 import { InOrder } from '../in-order';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
@@ -178,7 +179,7 @@ export class OriginalSession implements SegmentationSession {
       this.propagator.clear();
       this.interval.reset();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
-      salient = await this.salientOn(frame.index, frame.data, needs.region);
+      salient = this.propagator.hasKeyframe ? await this.salientOn(frame.index, frame.data, needs.region) : await this.salientBothWays(frame.data, needs.region);
       if (this.propagator.hasKeyframe) {
         const moved = this.propagator.propagate(small, width, height);
         this.interval.observe(maskIou(moved, salient, 0.5));
@@ -239,16 +240,36 @@ export class OriginalSession implements SegmentationSession {
   }
 
   /**
-   * ISNet on `region` of the frame (see subject-crop.ts: a crop around the subjects is sharper),
-   * pasted back at the frame's place; at the matte's size
+   * A shot's first keyframe: the mean of ISNet's planes of the frame and of its mirror image. Later
+   * keyframes are averaged with the last one's moved matte (KEYFRAME_BLEND); the first has none, and
+   * a single run of ISNet now and then misses part of its subject in one view and not in the other.
+   * Measured on 26 frames of nine clips (frames 0, 20 and 40, whole frames): IoU as they are 0.813,
+   * mirrored 0.839, the mean of both 0.843; on the nine first frames 0.765 -> 0.773 (car-slide's car
+   * cut by the frame's edge 0.853 -> 0.888). Mirrored views on every 2nd keyframe instead (no
+   * extra run) made car-slide worse (0.956 -> 0.951) and its matte flicker more (dtSSD 2.7 -> 3.2).
    */
-  private async salientAround(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
+  private async salientBothWays(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
+    const [plain, mirrored] = [await this.salientAround(rgb, region), await this.salientAround(rgb, region, true)];
+    return blendInto(plain, mirrored, 0.5);
+  }
+
+  /**
+   * ISNet on `region` of the frame (see subject-crop.ts: a crop around the subjects is sharper),
+   * pasted back at the frame's place; at the matte's size. `mirrored`: ISNet sees the mirror image,
+   * and its plane is mirrored back.
+   */
+  private async salientAround(rgb: Uint8Array, region: Box | undefined, mirrored = false): Promise<Float32Array> {
     const { width, height } = this.input;
     const isnet = { width: this.isnet.width, height: this.isnet.height };
     const size = this.matteSize;
-    if (!region) return resizePlane({ ...isnet, data: await this.isnet.probabilities(rgb, width, height) }, size.width, size.height);
+    const probabilities = async (image: Uint8Array, imageWidth: number, imageHeight: number): Promise<Float32Array> => {
+      if (!mirrored) return this.isnet.probabilities(image, imageWidth, imageHeight);
+      const plane = await this.isnet.probabilities(mirrorRows(image, imageWidth, imageHeight, 3), imageWidth, imageHeight);
+      return mirrorRows(plane, isnet.width, isnet.height, 1);
+    };
+    if (!region) return resizePlane({ ...isnet, data: await probabilities(rgb, width, height) }, size.width, size.height);
     const rect = toPixelRect(region, width, height);
-    const pasted = pastePlane(await this.isnet.probabilities(cropRgb(rgb, width, rect), rect.width, rect.height), isnet.width, isnet.height, rect, width, height);
+    const pasted = pastePlane(await probabilities(cropRgb(rgb, width, rect), rect.width, rect.height), isnet.width, isnet.height, rect, width, height);
     return width === size.width && height === size.height ? pasted : resizePlane({ width, height, data: pasted }, size.width, size.height);
   }
 
