@@ -5,7 +5,8 @@ import { ISNET_INT8_RANGES } from './isnet-int8-ranges';
 
 /**
  * Which of ISNet's convolutions run in int8 (onnxruntime's QLinearConv, VNNI on the AMD EPYC): all
- * 113 but the first one (on the 3-channel image), which stays fp32.
+ * but the first one (on the 3-channel image), which stays fp32: 99 of 100 since the first decoder
+ * stage is pruned (isnet-graph.ts, ISNET_OUTPUT; 113 of 114 before).
  * Measured at 1024x1024 by bench/quality/isnet-precision.ts (2 threads, median CPU ms per run, fp32
  * and int8 in turn on the same frames, load 4.5): fp32 3262 ms, int8 1314 ms (2.5x less). Ranges
  * at the 99.99th percentile: mean |diff| 2-6e-4, 0.01-0.06% of pixels across 0.5 on car-slide and
