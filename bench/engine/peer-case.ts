@@ -12,6 +12,7 @@ import { runToCompletion } from '../../src/engine/media/process';
 import { binaryIou, meanAbsoluteDifference } from '../../src/engine/quality/metrics';
 import { readCaseInput, runAsCase, writeCaseResult } from './case-protocol';
 import { truthDecodeArgs } from './quality';
+import { mean } from './stats';
 
 export interface PeerCaseInput {
   clipPath: string;
@@ -87,8 +88,8 @@ async function main(): Promise<void> {
       model: PEER_MODEL,
       frameIndices: indices,
       firstCallSeconds: seconds[0],
-      secondsPerFrame: steady.reduce((sum, value) => sum + value, 0) / steady.length,
-      iou: frameIous.reduce((sum, value) => sum + value, 0) / frameIous.length,
+      secondsPerFrame: mean(steady),
+      iou: mean(frameIous),
       frameIous,
       mad: (mad / pngs.length) * 1000,
     };

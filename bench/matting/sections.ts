@@ -48,10 +48,11 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
       const peer = await runCase<PeerCaseOutput>('peer-case', input);
       library = `${peer.library} (${peer.model})`;
       const ratio = (peer.secondsPerFrame * 1000) / original.msPerFrame;
-      const comparison = { ratio, peerIou: peer.iou, ownIou: mean(peer.frameIndices.map((index) => original.frameIous[index])) };
+      const ownFrameIous = peer.frameIndices.map((index) => original.frameIous[index]);
+      const comparison = { ratio, peerIou: peer.iou, ownIou: mean(ownFrameIous) };
       compared.push(comparison);
       const ious = (values: number[]) => values.map((value) => value.toFixed(3)).join(' ');
-      perFrame.push(`${original.clip}: peer ${ious(peer.frameIous)}, original ${ious(peer.frameIndices.map((index) => original.frameIous[index]))}`);
+      perFrame.push(`${original.clip}: peer ${ious(peer.frameIous)}, original ${ious(ownFrameIous)}`);
       rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, ratio, peer.iou, comparison.ownIou, original.iou, peerVerdict(comparison)]);
     } catch (error) {
       rows.push([original.clip, `skipped: the peer library could not run here: ${(error as Error).message.slice(0, 160)}`]);

@@ -85,8 +85,6 @@ export class OriginalSession implements SegmentationSession {
   /** how many frames ran ISNet (for benchmarks), and how many of those runs were started ahead of their turn */
   keyframes = 0;
   keyframesAhead = 0;
-  /** keyframes whose ISNet plane lost an object cut by the frame's edge, and kept the moved matte (lost-at-edge.ts) */
-  keyframesLost = 0;
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator: KeyframePropagator;
@@ -179,15 +177,15 @@ export class OriginalSession implements SegmentationSession {
       this.propagator.clear();
       this.interval.reset();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
-      salient = this.propagator.hasKeyframe ? await this.salientOn(frame.index, frame.data, needs.region) : await this.salientBothWays(frame.data, needs.region);
-      if (this.propagator.hasKeyframe) {
+      if (!this.propagator.hasKeyframe) salient = await this.salientBothWays(frame.data, needs.region);
+      else {
+        salient = await this.salientOn(frame.index, frame.data, needs.region);
         const moved = this.propagator.propagate(small, width, height);
         this.interval.observe(maskIou(moved, salient, 0.5));
         const objects = objectTracks(this.subjects.subjects).map((t) => t.box);
-        if (lostAtEdge({ width, height, fresh: salient, moved }, objects)) {
-          this.keyframesLost++;
-          salient = moved;
-        } else blendInto(salient, moved, KEYFRAME_BLEND);
+        // ISNet lost an object leaving the frame: the moved matte stands in for its plane
+        if (lostAtEdge({ width, height, fresh: salient, moved }, objects)) salient = moved;
+        else blendInto(salient, moved, KEYFRAME_BLEND);
       }
       this.planAhead(frame.index, this.interval.frames, needs.region);
       this.propagator.setKeyframe(small, width, height, salient, width, height);
