@@ -233,6 +233,15 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(await kept([{ cls: HORSE, box: box(0.2, 0.35, 0.8, 0.95), score: 0.8 }, { cls: PERSON, box: box(0.42, 0.1, 0.58, 0.6), score: 0.6 }])).toEqual([PERSON, HORSE].sort((a, b) => a - b));
   });
 
+  it('a bike under its rider comes with them though NanoDet scores it low (seen edge-on); what a person carries needs a higher score', async () => {
+    const rider = { cls: PERSON, box: box(0.45, 0.1, 0.6, 0.65), score: 0.7 };
+    const lowBike = { cls: classIndex('bicycle'), box: box(0.4, 0.45, 0.62, 0.9), score: 0.4 };
+    expect(await kept([rider, lowBike])).toEqual([PERSON, classIndex('bicycle')]);
+    expect(await kept([rider, { ...lowBike, score: 0.3 }])).toEqual([PERSON]);
+    expect(await kept([rider, { ...lowBike, cls: DOG }])).toEqual([PERSON]);
+    expect(await kept([rider, { ...lowBike, cls: DOG, score: 0.55 }])).toEqual([PERSON, DOG]);
+  });
+
   it("on a keyframe the detection starts when the frame begins, before RVM's alpha is there; between keyframes the detector does not run", async () => {
     let calls = 0;
     const person = box(0.4, 0.1, 0.6, 0.9);
