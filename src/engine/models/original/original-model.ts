@@ -15,6 +15,7 @@ import { maskIou } from '../../quality/metrics';
 import { objectTracks, peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
 import { lostAtEdge } from './lost-at-edge';
 import { RvmOnDemand } from './rvm-on-demand';
+import { IsnetScale, IsnetScalePolicy } from './isnet-scale';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
@@ -65,6 +66,7 @@ const ORIGINAL_FRAMES_IN_FLIGHT = 4;
 interface SalientAhead {
   index: number;
   region: Box | undefined;
+  scale: IsnetScale;
   probabilities?: Promise<Float32Array>;
 }
 
@@ -85,10 +87,14 @@ export class OriginalSession implements SegmentationSession {
   /** how many frames ran ISNet (for benchmarks), and how many of those runs were started ahead of their turn */
   keyframes = 0;
   keyframesAhead = 0;
+  /** how many keyframes used ISNet's small size (isnet-scale.ts), and how many ran both sizes */
+  keyframesSmall = 0;
+  scaleChecks = 0;
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator: KeyframePropagator;
   private readonly interval = new SalientInterval();
+  private readonly scales = new IsnetScalePolicy();
   /** diagnostics (bench/quality/davis-frames.ts with DUMP_DIR): run ISNet where only people are kept too, to see its plane */
   alwaysSalient = false;
   /** start the next keyframe's ISNet run ahead of its turn (off: every run at its turn, the reference in tests) */
@@ -108,13 +114,13 @@ export class OriginalSession implements SegmentationSession {
   private readonly input: { width: number; height: number };
 
   constructor(
-    private readonly isnet: IsnetSegmenter,
+    private readonly isnet: { full: IsnetSegmenter; small: IsnetSegmenter },
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
     video: { width: number; height: number },
   ) {
     this.people = new RvmOnDemand(rvm, ORIGINAL_FRAMES_IN_FLIGHT);
-    this.input = originalInputSize(video, isnet);
+    this.input = originalInputSize(video, isnet.full);
     this.propagator = new KeyframePropagator(motionDownsampling(rvm.inputWidth));
   }
 
@@ -177,11 +183,23 @@ export class OriginalSession implements SegmentationSession {
       this.propagator.clear();
       this.interval.reset();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
-      if (!this.propagator.hasKeyframe) salient = await this.salientBothWays(frame.data, needs.region);
+      if (!this.propagator.hasKeyframe) salient = await this.firstKeyframe(frame.data, needs.region);
       else {
-        salient = await this.salientOn(frame.index, frame.data, needs.region);
+        const scale = this.scales.next;
+        salient = await this.salientOn(frame.index, frame.data, needs.region, scale);
         const moved = this.propagator.propagate(small, width, height);
-        this.interval.observe(maskIou(moved, salient, 0.5));
+        let agreement = maskIou(moved, salient, 0.5);
+        let used = scale;
+        if (this.scales.needsCheck(agreement)) {
+          // the other size on the same frame and region; where it is the full one, its plane is used
+          const other = scale === 'small' ? 'full' : 'small';
+          const plane = await this.salientAround(frame.data, needs.region, { scale: other });
+          this.scales.checked(maskIou(salient, plane, 0.5));
+          this.scaleChecks++;
+          if (other === 'full') [salient, agreement, used] = [plane, maskIou(moved, plane, 0.5), other];
+        }
+        if (used === 'small') this.keyframesSmall++;
+        this.interval.observe(agreement);
         const objects = objectTracks(this.subjects.subjects).map((t) => t.box);
         // ISNet lost an object leaving the frame: the moved matte stands in for its plane
         if (lostAtEdge({ width, height, fresh: salient, moved }, objects)) salient = moved;
@@ -213,7 +231,7 @@ export class OriginalSession implements SegmentationSession {
    */
   private planAhead(index: number, frames: number, region: Box | undefined): void {
     const holds = this.subjects.holdFor(frames) || (region === undefined && this.subjects.subjects.chosen.length > 0);
-    this.ahead = holds && this.runsAhead ? { index: index + frames, region } : undefined;
+    this.ahead = holds && this.runsAhead ? { index: index + frames, region, scale: this.scales.next } : undefined;
     this.startAhead();
   }
 
@@ -222,19 +240,26 @@ export class OriginalSession implements SegmentationSession {
     const ahead = this.ahead;
     const rgb = ahead && !ahead.probabilities && this.inFlight.get(ahead.index);
     if (!ahead || !rgb) return;
-    ahead.probabilities = this.salientAround(rgb, ahead.region);
+    ahead.probabilities = this.salientAround(rgb, ahead.region, { scale: ahead.scale });
     ahead.probabilities.catch(() => undefined); // awaited at its turn, or not used
   }
 
-  /** ISNet's plane of frame `index`: the run started ahead for it when it is that run, else a run now */
-  private salientOn(index: number, rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
+  /** ISNet's plane of frame `index` at `scale`: the run started ahead for it when it is that run, else a run now */
+  private salientOn(index: number, rgb: Uint8Array, region: Box | undefined, scale: IsnetScale): Promise<Float32Array> {
     const ahead = this.ahead;
     this.ahead = undefined;
-    if (ahead?.probabilities && ahead.index === index && sameRegion(ahead.region, region)) {
+    if (ahead?.probabilities && ahead.index === index && ahead.scale === scale && sameRegion(ahead.region, region)) {
       this.keyframesAhead++;
       return ahead.probabilities;
     }
-    return this.salientAround(rgb, region);
+    return this.salientAround(rgb, region, { scale });
+  }
+
+  /** a shot's first keyframe: ISNet's full size both ways (`salientBothWays`), and its small size to decide the next keyframes' (isnet-scale.ts) */
+  private async firstKeyframe(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
+    const full = await this.salientBothWays(rgb, region);
+    this.scales.start(maskIou(await this.salientAround(rgb, region, { scale: 'small' }), full, 0.5));
+    return full;
   }
 
   /**
@@ -247,22 +272,23 @@ export class OriginalSession implements SegmentationSession {
    * extra run) made car-slide worse (0.956 -> 0.951) and its matte flicker more (dtSSD 2.7 -> 3.2).
    */
   private async salientBothWays(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
-    const [plain, mirrored] = [await this.salientAround(rgb, region), await this.salientAround(rgb, region, true)];
+    const [plain, mirrored] = [await this.salientAround(rgb, region, { scale: 'full' }), await this.salientAround(rgb, region, { scale: 'full', mirrored: true })];
     return blendInto(plain, mirrored, 0.5);
   }
 
   /**
    * ISNet on `region` of the frame (see subject-crop.ts: a crop around the subjects is sharper),
-   * pasted back at the frame's place; at the matte's size. `mirrored`: ISNet sees the mirror image,
-   * and its plane is mirrored back.
+   * pasted back at the frame's place; at the matte's size. `scale`: ISNet's input size
+   * (isnet-scale.ts); `mirrored`: ISNet sees the mirror image, and its plane is mirrored back.
    */
-  private async salientAround(rgb: Uint8Array, region: Box | undefined, mirrored = false): Promise<Float32Array> {
+  private async salientAround(rgb: Uint8Array, region: Box | undefined, { scale, mirrored = false }: { scale: IsnetScale; mirrored?: boolean }): Promise<Float32Array> {
     const { width, height } = this.input;
-    const isnet = { width: this.isnet.width, height: this.isnet.height };
+    const segmenter = this.isnet[scale];
+    const isnet = { width: segmenter.width, height: segmenter.height };
     const size = this.matteSize;
     const probabilities = async (image: Uint8Array, imageWidth: number, imageHeight: number): Promise<Float32Array> => {
-      if (!mirrored) return this.isnet.probabilities(image, imageWidth, imageHeight);
-      const plane = await this.isnet.probabilities(mirrorRows(image, imageWidth, imageHeight, 3), imageWidth, imageHeight);
+      if (!mirrored) return segmenter.probabilities(image, imageWidth, imageHeight);
+      const plane = await segmenter.probabilities(mirrorRows(image, imageWidth, imageHeight, 3), imageWidth, imageHeight);
       return mirrorRows(plane, isnet.width, isnet.height, 1);
     };
     if (!region) return resizePlane({ ...isnet, data: await probabilities(rgb, width, height) }, size.width, size.height);
@@ -284,6 +310,9 @@ export function blendInto(target: Float32Array, other: Float32Array, weight: num
   return target;
 }
 
+/** ISNet's small size (isnet-scale.ts) */
+const SMALL_ISNET_SIZE = { width: 640, height: 640 };
+
 export interface OriginalModelParts {
   isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>;
   rvm: (geometry: RvmGeometry) => Promise<RvmMatter>;
@@ -297,11 +326,12 @@ export class OriginalModel implements SegmentationModel {
   constructor(private readonly parts: OriginalModelParts) {}
 
   async createSession(options: SessionOptions): Promise<OriginalSession> {
-    const [isnet, rvm, detector] = await Promise.all([
+    const [full, small, rvm, detector] = await Promise.all([
       this.parts.isnet(isnetInputSizeFor(options.width, options.height)),
+      this.parts.isnet(SMALL_ISNET_SIZE),
       openPeopleRvm(this.parts.rvm, options.width, options.height),
       this.parts.detector(),
     ]);
-    return new OriginalSession(isnet, rvm, new MainSubjectFinder(detector), options);
+    return new OriginalSession({ full, small }, rvm, new MainSubjectFinder(detector), options);
   }
 }
