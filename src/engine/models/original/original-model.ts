@@ -25,7 +25,8 @@ import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
  * move is a translation: a subject that changes shape (an animal running, a rider pedalling)
  * drifts from it within a few frames (DAVIS dog, whole clip: 0.77 at every 4th frame, 0.80 at
  * every 3rd, 0.86 at every 2nd, 0.91 at every frame). ISNet does not run where no object is kept
- * (people alone come from RVM).
+ * (people alone come from RVM). It runs at 1024x1024, or at 640x640 on a shot's keyframes while
+ * the two sizes agree (isnet-scale.ts).
  *
  * ISNet runs on a thread of its own, and the next keyframe's run starts as soon as its frame is
  * here (`planAhead`), beside the engine's work on the frames before it. Measured on a quiet AMD
