@@ -44,13 +44,13 @@ describe("original: ISNet's input size per keyframe", () => {
   it('a check keeps the small size down to SCALES_STILL_AGREE and turns to it from SCALES_AGREE; a check restarts the count', () => {
     const policy = new IsnetScalePolicy();
     policy.start(0.99);
-    policy.checked(SCALES_STILL_AGREE);
+    policy.checked(SCALES_STILL_AGREE, 1);
     expect(policy.next).toBe('small');
-    policy.checked(SCALES_STILL_AGREE - 0.01);
+    policy.checked(SCALES_STILL_AGREE - 0.01, 1);
     expect(policy.next).toBe('full');
-    policy.checked(SCALES_AGREE - 0.01);
+    policy.checked(SCALES_AGREE - 0.01, 1);
     expect(policy.next).toBe('full');
-    policy.checked(SCALES_AGREE);
+    policy.checked(SCALES_AGREE, 1);
     expect(policy.next).toBe('small');
     expect(keyframes(policy, CHECK_EVERY).checks).toEqual([CHECK_EVERY - 1]);
   });
@@ -61,11 +61,21 @@ describe("original: ISNet's input size per keyframe", () => {
     const gaps: number[] = [];
     for (let check = 0; check < 5; check++) {
       gaps.push(keyframes(policy, CHECK_EVERY_MOST).checks[0] + 1);
-      policy.checked(0.5);
+      policy.checked(0.5, 1);
     }
     expect(gaps).toEqual([CHECK_EVERY, 2 * CHECK_EVERY, 4 * CHECK_EVERY, CHECK_EVERY_MOST, CHECK_EVERY_MOST]);
-    policy.checked(0.99);
+    policy.checked(0.99, 1);
     expect(policy.next).toBe('small');
     expect(keyframes(policy, CHECK_EVERY).checks).toEqual([CHECK_EVERY - 1]);
+  });
+
+  it('a check whose full plane is as far from the moved matte as a suspect small one (an odd keyframe at either size) leaves the size as it is', () => {
+    const policy = new IsnetScalePolicy();
+    policy.start(0.99);
+    expect(policy.needsCheck(0.1)).toBe(true);
+    policy.checked(0, SUSPECT_BELOW - 0.01);
+    expect(policy.next).toBe('small');
+    policy.checked(0, SUSPECT_BELOW);
+    expect(policy.next).toBe('full');
   });
 });

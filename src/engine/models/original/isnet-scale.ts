@@ -58,8 +58,19 @@ export class IsnetScalePolicy {
     return this.sinceCheck >= this.checkEvery || (this.small && movedAgreement < SUSPECT_BELOW);
   }
 
-  /** a check's result: the small and full planes of one keyframe agreed this much */
-  checked(agreement: number): void {
+  /**
+   * a check's result: the small and full planes of one keyframe agreed `agreement`, and the full one
+   * matched the moved matte `fullMoved`. Where the full plane is as far from the moved matte as a
+   * suspect small one (under `SUSPECT_BELOW`), the keyframe is odd at either size (a crop that cuts
+   * the subject, something else salient for a frame) and says nothing about the small size: the size
+   * stays. Its full plane is used all the same, and where the subject really changed, the next
+   * keyframes compare the small size with a moved matte that comes from it.
+   */
+  checked(agreement: number, fullMoved: number): void {
+    if (fullMoved < SUSPECT_BELOW) {
+      this.sinceCheck = 0;
+      return;
+    }
     const wasSmall = this.small;
     this.small = agreement >= (wasSmall ? SCALES_STILL_AGREE : SCALES_AGREE);
     this.checkEvery = wasSmall || this.small ? CHECK_EVERY : Math.min(2 * this.checkEvery, CHECK_EVERY_MOST);

@@ -195,9 +195,10 @@ export class OriginalSession implements SegmentationSession {
           // the other size on the same frame and region; where it is the full one, its plane is used
           const other = scale === 'small' ? 'full' : 'small';
           const plane = await this.salientAround(frame.data, needs.region, { scale: other });
-          this.scales.checked(maskIou(salient, plane, 0.5));
+          const fullMoved = other === 'full' ? maskIou(moved, plane, 0.5) : agreement;
+          this.scales.checked(maskIou(salient, plane, 0.5), fullMoved);
           this.scaleChecks++;
-          if (other === 'full') [salient, agreement, used] = [plane, maskIou(moved, plane, 0.5), other];
+          if (other === 'full') [salient, agreement, used] = [plane, fullMoved, other];
         }
         if (used === 'small') this.keyframesSmall++;
         this.interval.observe(agreement);
