@@ -184,29 +184,7 @@ export class OriginalSession implements SegmentationSession {
       this.propagator.clear();
       this.interval.reset();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
-      if (!this.propagator.hasKeyframe) salient = await this.firstKeyframe(frame.data, needs.region);
-      else {
-        const scale = this.scales.next;
-        salient = await this.salientOn(frame.index, frame.data, needs.region, scale);
-        const moved = this.propagator.propagate(small, width, height);
-        let agreement = maskIou(moved, salient, 0.5);
-        let used = scale;
-        if (this.scales.needsCheck(agreement)) {
-          // the other size on the same frame and region; where it is the full one, its plane is used
-          const other = scale === 'small' ? 'full' : 'small';
-          const plane = await this.salientAround(frame.data, needs.region, { scale: other });
-          const fullMoved = other === 'full' ? maskIou(moved, plane, 0.5) : agreement;
-          this.scales.checked(maskIou(salient, plane, 0.5), fullMoved);
-          this.scaleChecks++;
-          if (other === 'full') [salient, agreement, used] = [plane, fullMoved, other];
-        }
-        if (used === 'small') this.keyframesSmall++;
-        this.interval.observe(agreement);
-        const objects = objectTracks(this.subjects.subjects).map((t) => t.box);
-        // ISNet lost an object leaving the frame: the moved matte stands in for its plane
-        if (lostAtEdge({ width, height, fresh: salient, moved }, objects)) salient = moved;
-        else blendInto(salient, moved, KEYFRAME_BLEND);
-      }
+      salient = this.propagator.hasKeyframe ? await this.laterKeyframe(frame, small, needs.region) : await this.firstKeyframe(frame.data, needs.region);
       this.planAhead(frame.index, this.interval.frames, needs.region);
       this.propagator.setKeyframe(small, width, height, salient, width, height);
       this.framesSinceSalient = 0;
@@ -255,6 +233,40 @@ export class OriginalSession implements SegmentationSession {
       return ahead.probabilities;
     }
     return this.salientAround(rgb, region, { scale });
+  }
+
+  /**
+   * A later keyframe: ISNet's plane averaged with the last keyframe's matte moved to it
+   * (KEYFRAME_BLEND), or that moved matte alone where ISNet lost an object leaving the frame.
+   */
+  private async laterKeyframe(frame: RgbFrame, small: Buffer, region: Box | undefined): Promise<Float32Array> {
+    const { width, height } = this.matteSize;
+    const moved = this.propagator.propagate(small, width, height);
+    const { plane, agreement } = await this.sizedPlane(frame, region, moved);
+    this.interval.observe(agreement);
+    const objects = objectTracks(this.subjects.subjects).map((t) => t.box);
+    if (lostAtEdge({ width, height, fresh: plane, moved }, objects)) return moved;
+    return blendInto(plane, moved, KEYFRAME_BLEND);
+  }
+
+  /**
+   * ISNet's plane of a later keyframe at the size isnet-scale.ts picks, and how well it matches the
+   * moved matte. Where a check is due, the other size runs too on the same frame and region, and
+   * the full size's plane is the one returned.
+   */
+  private async sizedPlane(frame: RgbFrame, region: Box | undefined, moved: Float32Array): Promise<{ plane: Float32Array; agreement: number }> {
+    const scale = this.scales.next;
+    const plane = await this.salientOn(frame.index, frame.data, region, scale);
+    const agreement = maskIou(moved, plane, 0.5);
+    if (!this.scales.needsCheck(agreement)) {
+      if (scale === 'small') this.keyframesSmall++;
+      return { plane, agreement };
+    }
+    this.scaleChecks++;
+    const other = await this.salientAround(frame.data, region, { scale: scale === 'small' ? 'full' : 'small' });
+    const full = scale === 'small' ? { plane: other, agreement: maskIou(moved, other, 0.5) } : { plane, agreement };
+    this.scales.checked(maskIou(plane, other, 0.5), full.agreement);
+    return full;
   }
 
   /** a shot's first keyframe: ISNet's full size both ways (`salientBothWays`), and its small size to decide the next keyframes' (isnet-scale.ts) */
