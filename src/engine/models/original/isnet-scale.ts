@@ -21,6 +21,8 @@
  * matting the whole dog clip peaks at 1291 MB of RSS against 1070.
  */
 
+/** ISNet's small input size */
+export const SMALL_ISNET_SIZE = { width: 640, height: 640 };
 /** the two planes agree from this IoU (at 0.5) on: a shot turns to the small size */
 export const SCALES_AGREE = 0.95;
 /** ... and keep agreeing down to this one: the small size stays (checks compare one run of each, not a mean of two) */
@@ -68,13 +70,10 @@ export class IsnetScalePolicy {
    * keyframes compare the small size with a moved matte that comes from it.
    */
   checked(agreement: number, fullMoved: number): void {
-    if (fullMoved < SUSPECT_BELOW) {
-      this.sinceCheck = 0;
-      return;
-    }
+    this.sinceCheck = 0;
+    if (fullMoved < SUSPECT_BELOW) return;
     const wasSmall = this.small;
     this.small = agreement >= (wasSmall ? SCALES_STILL_AGREE : SCALES_AGREE);
     this.checkEvery = wasSmall || this.small ? CHECK_EVERY : Math.min(2 * this.checkEvery, CHECK_EVERY_MOST);
-    this.sinceCheck = 0;
   }
 }

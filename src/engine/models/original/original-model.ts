@@ -15,7 +15,7 @@ import { maskIou } from '../../quality/metrics';
 import { objectTracks, peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
 import { lostAtEdge } from './lost-at-edge';
 import { RvmOnDemand } from './rvm-on-demand';
-import { IsnetScale, IsnetScalePolicy } from './isnet-scale';
+import { IsnetScale, IsnetScalePolicy, SMALL_ISNET_SIZE } from './isnet-scale';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 
@@ -88,9 +88,8 @@ export class OriginalSession implements SegmentationSession {
   /** how many frames ran ISNet (for benchmarks), and how many of those runs were started ahead of their turn */
   keyframes = 0;
   keyframesAhead = 0;
-  /** how many keyframes used ISNet's small size (isnet-scale.ts), and how many ran both sizes */
+  /** how many keyframes used ISNet's small size (isnet-scale.ts) */
   keyframesSmall = 0;
-  scaleChecks = 0;
   /** the last frame's planes and subjects (for diagnostics: bench/quality/davis-frames.ts) */
   last?: { people: Float32Array; salient: Float32Array; subjects: MainSubjects };
   private readonly propagator: KeyframePropagator;
@@ -262,7 +261,6 @@ export class OriginalSession implements SegmentationSession {
       if (scale === 'small') this.keyframesSmall++;
       return { plane, agreement };
     }
-    this.scaleChecks++;
     const other = await this.salientAround(frame.data, region, { scale: scale === 'small' ? 'full' : 'small' });
     const full = scale === 'small' ? { plane: other, agreement: maskIou(moved, other, 0.5) } : { plane, agreement };
     this.scales.checked(maskIou(plane, other, 0.5), full.agreement);
@@ -323,9 +321,6 @@ export function blendInto(target: Float32Array, other: Float32Array, weight: num
   for (let i = 0; i < target.length; i++) target[i] = weight * target[i] + (1 - weight) * other[i];
   return target;
 }
-
-/** ISNet's small size (isnet-scale.ts) */
-const SMALL_ISNET_SIZE = { width: 640, height: 640 };
 
 export interface OriginalModelParts {
   isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>;
