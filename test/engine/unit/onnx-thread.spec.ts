@@ -46,6 +46,21 @@ describe('OnnxThread (a model on an inference thread of its own)', () => {
     }
   });
 
+  it('keeps the process alive only while a run is in flight, from the moment it is open', async () => {
+    const ports = () => process.getActiveResourcesInfo().filter((resource) => resource === 'MessagePort').length;
+    const before = ports();
+    const thread = await OnnxThread.open('scaled', { modelPath, threads: 1 });
+    try {
+      expect(ports()).toBe(before); // opened and never run: a process that is done may exit
+      const run = thread.run({ type: 'uint8', data: new Uint8Array(4), dims: [1, 4] });
+      expect(ports()).toBe(before + 1);
+      await run;
+      expect(ports()).toBe(before);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it('fails in the engine’s words: a model it cannot load, a run it cannot make, a run after close', async () => {
     await expect(OnnxThread.open('missing', { modelPath: join(dir, 'missing.onnx'), threads: 1 })).rejects.toMatchObject({ code: 'model_unavailable', message: expect.stringMatching(/could not load missing/) });
     const thread = await OnnxThread.open('scaled', { modelPath, threads: 1 });

@@ -309,7 +309,10 @@ export class OriginalSession implements SegmentationSession {
     return width === size.width && height === size.height ? pasted : resizePlane({ width, height, data: pasted }, size.width, size.height);
   }
 
-  async close(): Promise<void> {}
+  /** frees the recurrent state on RVM's thread (the models are shared by videos) */
+  async close(): Promise<void> {
+    await this.rvm.close();
+  }
 }
 
 function sameRegion(a: Box | undefined, b: Box | undefined): boolean {

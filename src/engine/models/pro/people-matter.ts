@@ -15,4 +15,9 @@ export class PeopleMatter {
     await this.rvm.segment({ index, width: inputWidth, height: inputHeight, data });
     return resizePlane({ width: inputWidth, height: inputHeight, data: this.rvm.last!.alpha }, width, height);
   }
+
+  /** frees the recurrent state on RVM's thread (the model is shared by videos) */
+  close(): Promise<void> {
+    return this.rvm.close();
+  }
 }

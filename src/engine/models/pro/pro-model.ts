@@ -366,7 +366,9 @@ export class ProSession implements SegmentationSession {
     return pastePlane(matte, width, height, rect, width, height);
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.people?.close();
+  }
 }
 
 function gated(matte: Float32Array, gate: Float32Array): Float32Array {

@@ -18,11 +18,12 @@ export class OnnxThread {
     private readonly worker: Worker,
     private readonly model: string,
   ) {
-    this.runs = new RunsInFlight([worker], model);
+    // the listener first: adding a 'message' listener refs the thread again, and RunsInFlight unrefs it
     worker.on('message', (message: OnnxThreadReply) => {
       if (message.kind === 'result') this.runs.settle(message.id, { value: message.output });
       else if (message.kind === 'error') this.runs.settle(message.id, { error: new EngineError('model_unavailable', `${model} inference failed: ${message.message}`) });
     });
+    this.runs = new RunsInFlight([worker], model);
   }
 
   static async open(model: string, data: OnnxThreadData): Promise<OnnxThread> {

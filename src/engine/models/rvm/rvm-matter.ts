@@ -74,8 +74,9 @@ export class RvmMatter {
     private readonly workers: Worker[],
     readonly geometry: RvmGeometry,
   ) {
-    this.runs = new RunsInFlight(workers, 'RVM');
+    // the listeners first: adding a 'message' listener refs a thread again, and RunsInFlight unrefs it
     for (const worker of workers) worker.on('message', (message: RvmWorkerReply) => this.settle(message));
+    this.runs = new RunsInFlight(workers, 'RVM');
   }
 
   static async open(geometry: RvmGeometry, cacheDir: string, threads = DEFAULT_INTRA_OP_THREADS): Promise<RvmMatter> {
