@@ -6,6 +6,7 @@ import { probe } from '../../src/engine/media/input-gate';
 import { ModelName } from '../../src/engine/types';
 import { runCase } from '../engine/case-protocol';
 import { loadModelsModule } from '../engine/models';
+import { cpuLine } from '../engine/machine';
 import { MEDIA_DIR } from '../engine/options';
 import type { PeerCaseInput, PeerCaseOutput } from '../engine/peer-case';
 import { mean } from '../engine/stats';
@@ -58,7 +59,7 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
       rows.push([original.clip, `skipped: the peer library could not run here: ${(error as Error).message.slice(0, 160)}`]);
     }
   }
-  console.log(`peer: ${library || 'did not run'}; IoU on the peer's frames; original's whole clip beside it\n`);
+  console.log(`peer: ${library || 'did not run'}; IoU on the peer's frames; original's whole clip beside it; ${cpuLine()}\n`);
   console.log(renderTable(['clip', 'frames', 'peer ms/frame', 'original ms/frame', 'x faster', 'peer IoU', 'original IoU', 'original IoU whole clip', `>= ${PEER_RATIO_GOAL}x at equal or better IoU`], rows, [0, 0, 0, 0, 1, 4, 4, 4]));
   if (perFrame.length) console.log(`\nIoU frame by frame:\n${perFrame.map((line) => `- ${line}`).join('\n')}`);
   if (compared.length) console.log(`\n${peerSummary(compared)}`);
