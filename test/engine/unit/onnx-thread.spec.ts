@@ -74,8 +74,7 @@ describe('RunsInFlight (the runs an inference thread has not answered yet)', () 
   it('answers each run by its id, and fails the waiting and later runs once the thread stops', async () => {
     // a thread that echoes each run's id (the answer is the id doubled), and never answers run 3
     const worker = new Worker("require('worker_threads').parentPort.on('message', (id) => { if (id !== 3) require('worker_threads').parentPort.postMessage(id); })", { eval: true });
-    const runs = new RunsInFlight<number>([worker], 'echo');
-    worker.on('message', (id: number) => runs.settle(id, { value: id * 2 }));
+    const runs = new RunsInFlight<number, number>([worker], 'echo', (id) => ({ id, value: id * 2 }));
     expect(await Promise.all([runs.start((id) => worker.postMessage(id)), runs.start((id) => worker.postMessage(id))])).toEqual([2, 4]);
     const unanswered = runs.start((id) => worker.postMessage(id));
     await worker.terminate();

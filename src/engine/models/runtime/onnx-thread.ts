@@ -12,18 +12,17 @@ import { startWorkerThread, whenThreadReady } from './worker-thread';
  * work on the frames around a keyframe waited for the run to end. `model` names it in errors.
  */
 export class OnnxThread {
-  private readonly runs: RunsInFlight<Float32Array>;
+  private readonly runs: RunsInFlight<Float32Array, OnnxThreadReply>;
 
   private constructor(
     private readonly worker: Worker,
     private readonly model: string,
   ) {
-    // the listener first: adding a 'message' listener refs the thread again, and RunsInFlight unrefs it
-    worker.on('message', (message: OnnxThreadReply) => {
-      if (message.kind === 'result') this.runs.settle(message.id, { value: message.output });
-      else if (message.kind === 'error') this.runs.settle(message.id, { error: new EngineError('model_unavailable', `${model} inference failed: ${message.message}`) });
+    this.runs = new RunsInFlight<Float32Array, OnnxThreadReply>([worker], model, (message) => {
+      if (message.kind === 'result') return { id: message.id, value: message.output };
+      if (message.kind === 'error') return { id: message.id, error: new EngineError('model_unavailable', `${model} inference failed: ${message.message}`) };
+      return undefined;
     });
-    this.runs = new RunsInFlight([worker], model);
   }
 
   static async open(model: string, data: OnnxThreadData): Promise<OnnxThread> {

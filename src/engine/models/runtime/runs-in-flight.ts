@@ -6,12 +6,16 @@ interface Waiting<T> {
   reject: (error: Error) => void;
 }
 
+/** what a thread's message says about a run: its result or its error (undefined: not about a run) */
+export type RunAnswer<T> = { id: number; value: T } | { id: number; error: Error } | undefined;
+
 /**
  * The runs sent to a model's inference threads and not answered yet. The threads keep the process
  * alive only while a run is in flight. Once one fails or stops, or the model is closed, every run
- * waiting and every later one fails with the first reason. `model` names it in errors.
+ * waiting and every later one fails with the first reason. `model` names it in errors; `answer`
+ * reads the threads' messages.
  */
-export class RunsInFlight<T> {
+export class RunsInFlight<T, M = unknown> {
   private readonly waiting = new Map<number, Waiting<T>>();
   private nextId = 1;
   private failure: Error | undefined;
@@ -19,10 +23,16 @@ export class RunsInFlight<T> {
   constructor(
     private readonly workers: readonly Worker[],
     model: string,
+    answer: (message: M) => RunAnswer<T>,
   ) {
     for (const worker of workers) {
+      worker.on('message', (message: M) => {
+        const answered = answer(message);
+        if (answered) this.settle(answered.id, answered);
+      });
       worker.on('error', (error) => this.fail(new EngineError('model_unavailable', `${model}'s inference thread failed: ${error.message}`)));
       worker.on('exit', () => this.fail(new EngineError('model_unavailable', `${model}'s inference thread has stopped`)));
+      // after the listeners: adding a 'message' listener refs the thread again
       worker.unref();
     }
   }
@@ -43,7 +53,7 @@ export class RunsInFlight<T> {
   }
 
   /** the answer to run `id` (none when it no longer waits: it failed meanwhile) */
-  settle(id: number, outcome: { value: T } | { error: Error }): void {
+  private settle(id: number, outcome: { value: T } | { error: Error }): void {
     const waiting = this.waiting.get(id);
     if (!waiting) return;
     this.waiting.delete(id);

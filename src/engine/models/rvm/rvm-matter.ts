@@ -1,7 +1,7 @@
 import { MessageChannel, Transferable, Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
-import { RunsInFlight } from '../runtime/runs-in-flight';
+import { RunAnswer, RunsInFlight } from '../runtime/runs-in-flight';
 import { startWorkerThread, whenThreadReady } from '../runtime/worker-thread';
 import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
@@ -62,7 +62,7 @@ export interface TimedRvmOutput extends RvmOutput {
  * inference thread.
  */
 export class RvmMatter {
-  private readonly runs: RunsInFlight<TimedRvmOutput>;
+  private readonly runs: RunsInFlight<TimedRvmOutput, RvmWorkerReply>;
   private nextStream = 1;
   /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
   private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
@@ -74,9 +74,7 @@ export class RvmMatter {
     private readonly workers: Worker[],
     readonly geometry: RvmGeometry,
   ) {
-    // the listeners first: adding a 'message' listener refs a thread again, and RunsInFlight unrefs it
-    for (const worker of workers) worker.on('message', (message: RvmWorkerReply) => this.settle(message));
-    this.runs = new RunsInFlight(workers, 'RVM');
+    this.runs = new RunsInFlight(workers, 'RVM', answer);
   }
 
   static async open(geometry: RvmGeometry, cacheDir: string, threads = DEFAULT_INTRA_OP_THREADS): Promise<RvmMatter> {
@@ -151,11 +149,13 @@ export class RvmMatter {
     this.runs.fail(new EngineError('model_unavailable', 'RVM was closed'));
     await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
+}
 
-  private settle(message: RvmWorkerReply): void {
-    if (message.kind === 'error') this.runs.settle(message.id, { error: new EngineError('model_unavailable', `RVM inference failed: ${message.message}`) });
-    else if (message.kind === 'result') this.runs.settle(message.id, { value: { alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, stageMs: message.stageMs } });
-  }
+/** what an RVM thread's message says about a run */
+function answer(message: RvmWorkerReply): RunAnswer<TimedRvmOutput> {
+  if (message.kind === 'error') return { id: message.id, error: new EngineError('model_unavailable', `RVM inference failed: ${message.message}`) };
+  if (message.kind === 'result') return { id: message.id, value: { alpha: message.alpha, alphaBytes: message.alphaBytes, foreground: message.foreground, stageMs: message.stageMs } };
+  return undefined;
 }
 
 function startRvmThread(data: RvmWorkerData, transferList: Transferable[] = []): Worker {
