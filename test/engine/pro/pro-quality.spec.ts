@@ -74,6 +74,8 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(scores.frames).toBe(PREFIX_FRAMES);
     expect(scores.iou).toBeGreaterThanOrEqual(0.93);
     expect(session.tracks.map((t) => COCO_CLASSES[t.cls]).sort()).toEqual(['car', 'truck']);
+    // people are asked for (no prompt: every class), none is in sight: RVM runs on the detector's keyframes alone
+    expect(session.peopleFrames).toBe(PREFIX_FRAMES / 4);
   }, 5 * MINUTES);
 
   it('car-slide, "person": fully transparent, and ISNet never runs', async () => {
@@ -81,6 +83,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(max).toBe(0);
     expect(session.keyframes).toBe(0);
     expect(session.detectorRuns).toBe(ABSENT_FRAMES / 4);
+    expect(session.peopleFrames).toBe(ABSENT_FRAMES / 4); // RVM on the detector's keyframes alone
   }, 2 * MINUTES);
 
   // `human` (the same RVM) has its whole-clip test on portrait-pan in models/quality.spec.ts
@@ -101,6 +104,7 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(iou).toBeGreaterThanOrEqual(0.95);
     expect([...ids]).toHaveLength(1);
     expect(session.keyframes).toBe(0);
+    expect(session.peopleFrames).toBe(PREFIX_FRAMES); // a person tracked throughout: RVM on every frame, its state carried
     expect(session.notes).toEqual(['pro: keeping person', 'text_prompt: ignored unknown words: sparkles']);
   }, 8 * MINUTES); // RVM on every frame (ISNet does not run: only people in sight), on a shared 2-core machine
 

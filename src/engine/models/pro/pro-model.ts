@@ -141,6 +141,11 @@ export class ProSession implements SegmentationSession {
     return { width: this.inputWidth, height: this.inputHeight };
   }
 
+  /** how many frames RVM ran on: the detector's keyframes, and every frame while a person is tracked */
+  get peopleFrames(): number {
+    return this.people?.ran ?? 0;
+  }
+
   /** live tracks (ids are stable across frames) */
   get tracks(): readonly Track[] {
     return this.tracker.tracks;
@@ -148,23 +153,25 @@ export class ProSession implements SegmentationSession {
 
   async segment(frame: RgbFrame): Promise<Matte> {
     const { width, height } = this.isnet;
-    const people = this.people && (await this.people.alphaAt(frame.data, width, height, frame.index));
+    const isKeyframe = !this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
     const moved = this.moveTracks(frame.data);
     const replayed = this.replay?.();
     if (replayed) {
       this.tracker.restore(replayed.tracks);
       this.cropToSubjects = replayed.cropToSubjects;
     }
+    const peopleFromRvm = this.people !== undefined;
+    const people = this.people && (isKeyframe || this.tracker.tracks.some((t) => t.cls === PERSON)) ? await this.people.alphaAt(frame.data, width, height, frame.index) : undefined;
     let mattes = moved;
-    if (!this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL) {
-      mattes = replayed ? await this.replayedKeyframe(frame.data, moved, people !== undefined) : await this.keyframe(frame.data, moved, people);
+    if (isKeyframe) {
+      mattes = replayed ? await this.replayedKeyframe(frame.data, moved, peopleFromRvm) : await this.keyframe(frame.data, moved, people);
       if (this.chooser) this.chosen = this.chooser.choose(frame.data, width, height, distinctObjects(this.tracker.tracks), people);
       this.observer?.(frame.data, this.tracker.tracks.map((track) => ({ id: track.id, cls: track.cls, box: track.box, detected: track.misses === 0, matte: this.matteOf(track, people, mattes) })));
       this.started = true;
       this.framesSinceKeyframe = 0;
     } else {
       this.framesSinceKeyframe++;
-      mattes = await this.refresh(frame.data, moved, people !== undefined);
+      mattes = await this.refresh(frame.data, moved, peopleFromRvm);
     }
     const out = new Float32Array(width * height);
     // subjects a prompt's attributes left out
