@@ -297,8 +297,8 @@ export class ProSession implements SegmentationSession {
    * same frame. Measured on people with objects tracked beside them, whole clips, the same mattes:
    * portrait-pan 674 -> 360 ms a frame (ISNet had run on 22 frames for a fire hydrant and a horse
    * that were never shown), bystanders 542 -> 411, two-people 529 -> 379, out-of-frame 686 -> 359
-   * (AMD EPYC Zen 3, 2 cores). On DAVIS, where the choice changes: rollerblade (35 frames) IoU
-   * 0.759 -> 0.769, bmx-trees 0.527 -> 0.538, breakdance-flare 0.894 -> 0.893 (ISNet on 18 -> 11 frames).
+   * (AMD EPYC Zen 3, 2 cores). On DAVIS, where the choice can then differ (whole clips): bmx-trees
+   * IoU 0.527 -> 0.538, breakdance-flare 0.894 -> 0.893 (ISNet on 18 -> 11 frames).
    */
   private async withShownMattes(rgb: Uint8Array, mattes: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
     const missing = this.tracker.tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON) && !mattes.has(t.id));
