@@ -262,7 +262,7 @@ export class ProSession implements SegmentationSession {
     // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
     const others = labelled.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
     this.cropToSubjects = othersApart(others, subjects);
-    const peopleOnly = people !== undefined && (this.chooser && this.chosen ? this.tracker.tracks.every((t) => t.cls === PERSON || !this.shown(t)) : [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON));
+    const peopleOnly = people !== undefined && this.readsPeopleAlone(candidates);
     const salient = peopleOnly ? undefined : await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(subjects) : undefined);
     if (salient) this.keyframes++;
     const foreground = (salient ?? people)!;
@@ -288,6 +288,15 @@ export class ProSession implements SegmentationSession {
       if (ownPeople) reference.people = massInBox(ownPeople, width, height, track.box);
     }
     return mattes;
+  }
+
+  /**
+   * Whether a keyframe (where RVM ran) reads RVM's plane alone: every subject in sight is a person;
+   * or, without a prompt once the chooser has chosen, every subject shown is (`withShownMattes`).
+   */
+  private readsPeopleAlone(candidates: readonly Detection[]): boolean {
+    if (this.chooser && this.chosen) return this.tracker.tracks.every((t) => t.cls === PERSON || !this.shown(t));
+    return [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
   }
 
   /**
