@@ -71,7 +71,7 @@ function bestIntegerShift(ref: LumaImage, cur: LumaImage, pixels: Int32Array, cx
 }
 
 /** vertex offset of the parabola through three costs, in [-0.5, 0.5] */
-function parabolaOffset(left: number, centre: number, right: number): number {
+export function parabolaOffset(left: number, centre: number, right: number): number {
   const denominator = left - 2 * centre + right;
   if (!Number.isFinite(denominator) || denominator <= 0) return 0;
   return Math.max(-0.5, Math.min(0.5, (0.5 * (left - right)) / denominator));
