@@ -96,6 +96,20 @@ describe('foreground flow', () => {
     expect(warpByField(new Float32Array(WIDTH * HEIGHT), WIDTH, HEIGHT, field, WIDTH, HEIGHT).every((v) => v === 0)).toBe(true);
   });
 
+  it('keeps a full matte full on frames smaller than one block, whatever the edges clip', () => {
+    for (const [width, height] of [
+      [2, 2],
+      [6, 3],
+    ]) {
+      const luma = { width, height, data: Float32Array.from({ length: width * height }, (_, i) => (i % 3) / 3) };
+      const mask = new Float32Array(width * height).fill(1);
+      const field = estimateForegroundFlow(luma, mask, luma, { dx: 0.4, dy: -0.3 });
+      const matte = new Float32Array(4 * width * height).fill(1);
+      const warped = warpByField(matte, 2 * width, 2 * height, field, width, height);
+      expect(warped.every((v) => v === 1)).toBe(true);
+    }
+  });
+
   it('is what the keyframe propagator moves a matte by when asked to follow the flow', () => {
     const key = scene(2 * WIDTH, 2 * HEIGHT, DOUBLED, { dx: 0, dy: 0 }, 0);
     const later = scene(2 * WIDTH, 2 * HEIGHT, DOUBLED, { dx: 0, dy: 0 }, 1);
