@@ -53,43 +53,55 @@ export function estimateForegroundFlow(ref: LumaImage, refMask: Float32Array, cu
   const field: MotionField = { block: BLOCK, columns, rows, dx: new Float32Array(columns * rows), dy: new Float32Array(columns * rows) };
   const matched = new Uint8Array(columns * rows);
   const pixels = new Int32Array(WINDOW * WINDOW * 2);
-  const centreX = round(around.dx);
-  const centreY = round(around.dy);
   for (let row = 0; row < rows; row++) {
     for (let column = 0; column < columns; column++) {
-      const count = foregroundInWindow(refMask, width, height, column * BLOCK + BLOCK / 2, row * BLOCK + BLOCK / 2, pixels);
-      if (count < 4) continue;
-      const cx = column * BLOCK + BLOCK / 2;
-      const cy = row * BLOCK + BLOCK / 2;
-      // the window moved anywhere in the search stays inside the frame
-      const inside =
-        cx - WINDOW / 2 + centreX - RANGE >= 0 && cx + WINDOW / 2 + centreX + RANGE <= width && cy - WINDOW / 2 + centreY - RANGE >= 0 && cy + WINDOW / 2 + centreY + RANGE <= height;
-      let best = NONE;
-      for (const candidate of SEARCH) {
-        const dx = centreX + candidate.dx;
-        const dy = centreY + candidate.dy;
-        const penalty = SMOOTHNESS * hypot(dx - around.dx, dy - around.dy);
-        const cost = windowCost(ref, cur, pixels, count, dx, dy, inside, best - penalty) + penalty;
-        if (cost >= best) continue;
-        best = cost;
-        field.dx[row * columns + column] = dx;
-        field.dy[row * columns + column] = dy;
-      }
-      if (best === NONE) continue;
+      const motion = matchBlock(ref, refMask, cur, column * BLOCK + BLOCK / 2, row * BLOCK + BLOCK / 2, around, pixels);
+      if (!motion) continue;
+      field.dx[row * columns + column] = motion.dx;
+      field.dy[row * columns + column] = motion.dy;
       matched[row * columns + column] = 1;
-      // sub-pixel: the vertex of the parabola through the costs beside the best offset, on each axis
-      const bestX = field.dx[row * columns + column];
-      const bestY = field.dy[row * columns + column];
-      const costAt = (dx: number, dy: number) => windowCost(ref, cur, pixels, count, dx, dy, false, NONE);
-      const centre = costAt(bestX, bestY);
-      field.dx[row * columns + column] = bestX + parabolaOffset(costAt(bestX - 1, bestY), centre, costAt(bestX + 1, bestY));
-      field.dy[row * columns + column] = bestY + parabolaOffset(costAt(bestX, bestY - 1), centre, costAt(bestX, bestY + 1));
     }
   }
   medianOfMatched(field.dx, matched, columns, rows);
   medianOfMatched(field.dy, matched, columns, rows);
   fillOutward(field, matched, around);
   return field;
+}
+
+/**
+ * Where the block centred at (cx, cy) of `ref` went in `cur`: the offset near `around` whose
+ * foreground pixels match best, to sub-pixel; undefined where the window has too little foreground
+ * or none of it lands inside the frame. `pixels` is scratch space.
+ */
+function matchBlock(ref: LumaImage, refMask: Float32Array, cur: LumaImage, cx: number, cy: number, around: Shift, pixels: Int32Array): Shift | undefined {
+  const { width, height } = ref;
+  const count = foregroundInWindow(refMask, width, height, cx, cy, pixels);
+  if (count < 4) return undefined;
+  const centreX = round(around.dx);
+  const centreY = round(around.dy);
+  // the window moved anywhere in the search stays inside the frame
+  const inside = cx - WINDOW / 2 + centreX - RANGE >= 0 && cx + WINDOW / 2 + centreX + RANGE <= width && cy - WINDOW / 2 + centreY - RANGE >= 0 && cy + WINDOW / 2 + centreY + RANGE <= height;
+  let best = NONE;
+  let bestX = 0;
+  let bestY = 0;
+  for (const candidate of SEARCH) {
+    const dx = centreX + candidate.dx;
+    const dy = centreY + candidate.dy;
+    const penalty = SMOOTHNESS * hypot(dx - around.dx, dy - around.dy);
+    const cost = windowCost(ref, cur, pixels, count, dx, dy, inside, best - penalty) + penalty;
+    if (cost >= best) continue;
+    best = cost;
+    bestX = dx;
+    bestY = dy;
+  }
+  if (best === NONE) return undefined;
+  // sub-pixel: the vertex of the parabola through the costs beside the best offset, on each axis
+  const costAt = (dx: number, dy: number) => windowCost(ref, cur, pixels, count, dx, dy, false, NONE);
+  const centre = costAt(bestX, bestY);
+  return {
+    dx: bestX + parabolaOffset(costAt(bestX - 1, bestY), centre, costAt(bestX + 1, bestY)),
+    dy: bestY + parabolaOffset(costAt(bestX, bestY - 1), centre, costAt(bestX, bestY + 1)),
+  };
 }
 
 /** the window's foreground pixels as (x, y) pairs in `pixels`; how many, or 0 where they are too few a share */
