@@ -1,4 +1,4 @@
-import { estimateForegroundFlow, warpByField } from '../../../src/engine/models/temporal/foreground-flow';
+import { estimateForegroundFlow, MotionField, valuesBounds, warpByField } from '../../../src/engine/models/temporal/foreground-flow';
 import { KeyframePropagator } from '../../../src/engine/models/temporal/keyframe-propagator';
 import { maskIou } from '../../../src/engine/quality/metrics';
 
@@ -56,6 +56,11 @@ const ARTICULATED: Part[] = [
   { x0: 50, y0: 20, x1: 110, y1: 50, dx: 4, dy: 0, seed: 1 },
   { x0: 60, y0: 50, x1: 76, y1: 85, dx: 0, dy: 2, seed: 2 },
 ];
+/** `plane` moved by `field` (measured on luma images lumaWidth x lumaHeight), as the propagator moves it */
+function warp(plane: Float32Array, width: number, height: number, field: MotionField, lumaWidth: number, lumaHeight: number): Float32Array {
+  return warpByField(plane, width, height, field, lumaWidth, lumaHeight, valuesBounds(plane, width, height));
+}
+
 /** the same scene at twice the size */
 const DOUBLED = ARTICULATED.map((p) => ({ ...p, x0: 2 * p.x0, y0: 2 * p.y0, x1: 2 * p.x1, y1: 2 * p.y1, dx: 2 * p.dx, dy: 2 * p.dy }));
 
@@ -64,10 +69,10 @@ describe('foreground flow', () => {
     const key = scene(WIDTH, HEIGHT, ARTICULATED, { dx: 0, dy: 0 }, 0);
     const later = scene(WIDTH, HEIGHT, ARTICULATED, { dx: 0, dy: 0 }, 1);
     const field = estimateForegroundFlow(key.luma, key.mask, later.luma, { dx: 3, dy: 0 });
-    const warped = warpByField(key.mask, WIDTH, HEIGHT, field, WIDTH, HEIGHT);
+    const warped = warp(key.mask, WIDTH, HEIGHT, field, WIDTH, HEIGHT);
     expect(maskIou(warped, later.mask, 0.5)).toBeGreaterThan(0.95);
     // the best single translation, the body's, loses the leg
-    const translated = warpByField(key.mask, WIDTH, HEIGHT, { block: WIDTH, columns: 1, rows: 1, dx: Float32Array.of(4), dy: Float32Array.of(0) }, WIDTH, HEIGHT);
+    const translated = warp(key.mask, WIDTH, HEIGHT, { block: WIDTH, columns: 1, rows: 1, dx: Float32Array.of(4), dy: Float32Array.of(0) }, WIDTH, HEIGHT);
     expect(maskIou(translated, later.mask, 0.5)).toBeLessThan(0.9);
   });
 
@@ -76,7 +81,7 @@ describe('foreground flow', () => {
     const key = scene(WIDTH, HEIGHT, body, { dx: -3, dy: 2 }, 0);
     const later = scene(WIDTH, HEIGHT, body, { dx: -3, dy: 2 }, 1);
     const field = estimateForegroundFlow(key.luma, key.mask, later.luma, { dx: 4, dy: 0 });
-    expect(maskIou(warpByField(key.mask, WIDTH, HEIGHT, field, WIDTH, HEIGHT), later.mask, 0.5)).toBeGreaterThan(0.97);
+    expect(maskIou(warp(key.mask, WIDTH, HEIGHT, field, WIDTH, HEIGHT), later.mask, 0.5)).toBeGreaterThan(0.97);
   });
 
   it('moves the matte at twice the motion estimate’s size', () => {
@@ -85,7 +90,7 @@ describe('foreground flow', () => {
     const field = estimateForegroundFlow(key.luma, key.mask, later.luma, { dx: 3, dy: 0 });
     const large = scene(2 * WIDTH, 2 * HEIGHT, DOUBLED, { dx: 0, dy: 0 }, 0);
     const largeLater = scene(2 * WIDTH, 2 * HEIGHT, DOUBLED, { dx: 0, dy: 0 }, 1);
-    expect(maskIou(warpByField(large.mask, 2 * WIDTH, 2 * HEIGHT, field, WIDTH, HEIGHT), largeLater.mask, 0.5)).toBeGreaterThan(0.95);
+    expect(maskIou(warp(large.mask, 2 * WIDTH, 2 * HEIGHT, field, WIDTH, HEIGHT), largeLater.mask, 0.5)).toBeGreaterThan(0.95);
   });
 
   it('moves everything by the translation it was given where the matte has no foreground', () => {
@@ -93,7 +98,7 @@ describe('foreground flow', () => {
     const field = estimateForegroundFlow(key.luma, new Float32Array(WIDTH * HEIGHT), key.luma, { dx: 2.5, dy: -1 });
     expect(new Set(field.dx)).toEqual(new Set([2.5]));
     expect(new Set(field.dy)).toEqual(new Set([-1]));
-    expect(warpByField(new Float32Array(WIDTH * HEIGHT), WIDTH, HEIGHT, field, WIDTH, HEIGHT).every((v) => v === 0)).toBe(true);
+    expect(warp(new Float32Array(WIDTH * HEIGHT), WIDTH, HEIGHT, field, WIDTH, HEIGHT).every((v) => v === 0)).toBe(true);
   });
 
   it('keeps a full matte full on frames smaller than one block, whatever the edges clip', () => {
@@ -105,7 +110,7 @@ describe('foreground flow', () => {
       const mask = new Float32Array(width * height).fill(1);
       const field = estimateForegroundFlow(luma, mask, luma, { dx: 0.4, dy: -0.3 });
       const matte = new Float32Array(4 * width * height).fill(1);
-      const warped = warpByField(matte, 2 * width, 2 * height, field, width, height);
+      const warped = warp(matte, 2 * width, 2 * height, field, width, height);
       expect(warped.every((v) => v === 1)).toBe(true);
     }
   });

@@ -236,15 +236,18 @@ function interpolateRow(grid: Float32Array, columns: number, rows: number, row: 
 }
 
 /** a rectangle of pixels, `x1` and `y1` excluded */
-interface Region {
+export interface Region {
   x0: number;
   y0: number;
   x1: number;
   y1: number;
 }
 
-/** the bounding box of the plane's values that are not negligible, grown by `margin` and kept inside the frame */
-function valuesRegion(plane: Float32Array, width: number, height: number, margin: number): Region | undefined {
+/**
+ * The bounding box of the plane's values that are not negligible, undefined where none is: a
+ * keyframe's matte is moved to several frames, so its propagator finds this once (warpByField).
+ */
+export function valuesBounds(plane: Float32Array, width: number, height: number): Region | undefined {
   let x0 = width;
   let y0 = height;
   let x1 = -1;
@@ -259,8 +262,12 @@ function valuesRegion(plane: Float32Array, width: number, height: number, margin
       y1 = y;
     }
   }
-  if (x1 < 0) return undefined;
-  return { x0: max(0, floor(x0 - margin)), y0: max(0, floor(y0 - margin)), x1: min(width, ceil(x1 + margin) + 1), y1: min(height, ceil(y1 + margin) + 1) };
+  return x1 < 0 ? undefined : { x0, y0, x1: x1 + 1, y1: y1 + 1 };
+}
+
+/** `bounds` grown by `margin` on each side, kept inside the frame */
+function grown(bounds: Region, margin: number, width: number, height: number): Region {
+  return { x0: max(0, floor(bounds.x0 - margin)), y0: max(0, floor(bounds.y0 - margin)), x1: min(width, ceil(bounds.x1 - 1 + margin) + 1), y1: min(height, ceil(bounds.y1 - 1 + margin) + 1) };
 }
 
 function largestMotion(field: MotionField): number {
@@ -297,15 +304,23 @@ function invertedField(field: MotionField): MotionField {
 /**
  * `plane` (the keyframe's matte, `width` x `height`) moved by `field`, measured on luma images
  * `lumaWidth` x `lumaHeight`: each pixel reads the keyframe where its content came from. Only the
- * pixels within the field's largest motion of the plane's values are computed: the rest read
- * negligible values and are zero.
+ * pixels within the field's largest motion of the plane's values (`bounds`, valuesBounds) are
+ * computed: the rest read negligible values and are zero.
  */
-export function warpByField(plane: Float32Array, width: number, height: number, field: MotionField, lumaWidth: number, lumaHeight: number): Float32Array {
+export function warpByField(
+  plane: Float32Array,
+  width: number,
+  height: number,
+  field: MotionField,
+  lumaWidth: number,
+  lumaHeight: number,
+  bounds: Region | undefined,
+): Float32Array {
   const out = new Float32Array(width * height);
+  if (!bounds) return out;
   const scaleX = lumaWidth / width;
   const scaleY = lumaHeight / height;
-  const region = valuesRegion(plane, width, height, largestMotion(field) / min(scaleX, scaleY) + 2);
-  if (!region) return out;
+  const region = grown(bounds, largestMotion(field) / min(scaleX, scaleY) + 2, width, height);
   const inverted = invertedField(field);
   const { block, columns, rows } = inverted;
   const toBlockX = scaleX / block;

@@ -1,5 +1,5 @@
 import { resizePlane } from '../image/resample';
-import { estimateForegroundFlow, warpByField } from './foreground-flow';
+import { estimateForegroundFlow, Region, valuesBounds, warpByField } from './foreground-flow';
 import { LumaImage, estimateSubjectShift, Shift, shiftPlane } from './subject-motion';
 
 /** Luma of packed RGB24 averaged over factor x factor blocks, in [0,1]. */
@@ -34,7 +34,15 @@ export function downsampledLuma(rgb: Uint8Array, width: number, height: number, 
  * translation fits); about 5-15 ms more a frame at 640x360.
  */
 export class KeyframePropagator {
-  private key?: { luma: LumaImage; maskSmall: Float32Array; matte: Float32Array; width: number; height: number };
+  private key?: {
+    luma: LumaImage;
+    maskSmall: Float32Array;
+    matte: Float32Array;
+    width: number;
+    height: number;
+    /** where the matte has values: the motion field's warp works only around them */
+    bounds: Region | undefined;
+  };
   private lastShift: Shift = { dx: 0, dy: 0 };
 
   constructor(
@@ -60,7 +68,8 @@ export class KeyframePropagator {
   setKeyframe(rgb: Uint8Array, frameWidth: number, frameHeight: number, matte: Float32Array, matteWidth: number, matteHeight: number): void {
     const luma = downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
     const maskSmall = resizePlane({ width: matteWidth, height: matteHeight, data: matte }, luma.width, luma.height);
-    this.key = { luma, maskSmall, matte: Float32Array.from(matte), width: matteWidth, height: matteHeight };
+    const bounds = this.options.flow ? valuesBounds(matte, matteWidth, matteHeight) : undefined;
+    this.key = { luma, maskSmall, matte: Float32Array.from(matte), width: matteWidth, height: matteHeight, bounds };
     this.lastShift = { dx: 0, dy: 0 };
   }
 
@@ -75,6 +84,6 @@ export class KeyframePropagator {
     if (found) this.lastShift = { dx: found.dx / toSmall, dy: found.dy / toSmall };
     if (!this.options.flow) return shiftPlane(key.matte, key.width, key.height, this.lastShift);
     const field = estimateForegroundFlow(key.luma, key.maskSmall, luma, { dx: this.lastShift.dx * toSmall, dy: this.lastShift.dy * toSmall });
-    return warpByField(key.matte, key.width, key.height, field, luma.width, luma.height);
+    return warpByField(key.matte, key.width, key.height, field, luma.width, luma.height, key.bounds);
   }
 }
