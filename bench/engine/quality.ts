@@ -20,6 +20,14 @@ export interface QualityRow extends MatteScores {
   cpuMsPerFrame: number;
   /** each frame's IoU at 0.5, in order */
   frameIous: number[];
+  /** `original`'s ISNet runs over the clip, and how many of them at its small size (absent for other models) */
+  salientRuns?: { keyframes: number; small: number };
+}
+
+/** the counters `original`'s session keeps of its ISNet runs, where the session has them */
+function salientRunsOf(session: object): QualityRow['salientRuns'] {
+  const { keyframes, keyframesSmall } = session as { keyframes?: unknown; keyframesSmall?: unknown };
+  return typeof keyframes === 'number' && typeof keyframesSmall === 'number' ? { keyframes, small: keyframesSmall } : undefined;
 }
 
 export function truthDecodeArgs(truthPath: string): string[] {
@@ -61,5 +69,5 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const used = process.cpuUsage(cpu);
   const cpuUs = used.user + used.system;
   const scores = scorer.scores();
-  return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuUs / 1000 / scores.frames : 0, frameIous: scorer.frameIous };
+  return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuUs / 1000 / scores.frames : 0, frameIous: scorer.frameIous, salientRuns: salientRunsOf(session) };
 }

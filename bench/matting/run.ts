@@ -6,7 +6,7 @@
  * and absolute numbers drift, the ratio much less.
  *
  * Also: `original` against @imgly/background-removal-node per frame on each quality clip (section
- * peer), and the colour error in the matte's soft edge over a colour background (section edge).
+ * peer, with the frames `original` ran ISNet on, which its time follows), and the colour error in the matte's soft edge over a colour background (section edge).
  *
  * BENCH_COMPOSITES (a folder of `npm run media:composites` output: its clips join the people clips),
  * BENCH_MODELS (default light,human,original), BENCH_CLIPS (quality clips), BENCH_SECTIONS

@@ -22,6 +22,15 @@ export interface OriginalOnClip {
   msPerFrame: number;
   iou: number;
   frameIous: number[];
+  frames: number;
+  /** its ISNet runs over the clip (all, and at the small size) */
+  salientRuns?: { keyframes: number; small: number };
+}
+
+/** "30 of 60 (17 small)": the frames ISNet ran on, to read a clip's time by */
+function salientRunsCell(original: OriginalOnClip): string {
+  const runs = original.salientRuns;
+  return runs ? `${runs.keyframes} of ${original.frames} (${runs.small} small)` : '-';
 }
 
 /**
@@ -54,13 +63,13 @@ export async function peerSection(originals: OriginalOnClip[], peerFrames: numbe
       compared.push(comparison);
       const ious = (values: number[]) => values.map((value) => value.toFixed(3)).join(' ');
       perFrame.push(`${original.clip}: peer ${ious(peer.frameIous)}, original ${ious(ownFrameIous)}`);
-      rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, ratio, peer.iou, comparison.ownIou, original.iou, peerVerdict(comparison)]);
+      rows.push([original.clip, peer.frameIndices.join(' '), peer.secondsPerFrame * 1000, original.msPerFrame, salientRunsCell(original), ratio, peer.iou, comparison.ownIou, original.iou, peerVerdict(comparison)]);
     } catch (error) {
       rows.push([original.clip, `skipped: the peer library could not run here: ${(error as Error).message.slice(0, 160)}`]);
     }
   }
   console.log(`peer: ${library || 'did not run'}; IoU on the peer's frames; original's whole clip beside it; ${cpuLine()}\n`);
-  console.log(renderTable(['clip', 'frames', 'peer ms/frame', 'original ms/frame', 'x faster', 'peer IoU', 'original IoU', 'original IoU whole clip', `>= ${PEER_RATIO_GOAL}x at equal or better IoU`], rows, [0, 0, 0, 0, 1, 4, 4, 4]));
+  console.log(renderTable(['clip', 'frames', 'peer ms/frame', 'original ms/frame', 'original ISNet runs', 'x faster', 'peer IoU', 'original IoU', 'original IoU whole clip', `>= ${PEER_RATIO_GOAL}x at equal or better IoU`], rows, [0, 0, 0, 0, 0, 1, 4, 4, 4]));
   if (perFrame.length) console.log(`\nIoU frame by frame:\n${perFrame.map((line) => `- ${line}`).join('\n')}`);
   if (compared.length) console.log(`\n${peerSummary(compared)}`);
 }
