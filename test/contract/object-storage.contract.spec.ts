@@ -136,6 +136,15 @@ describe.each([
       await expect(storage.withLocalFile(key, async () => 'used')).rejects.toBeInstanceOf(ObjectNotFoundError);
     });
 
+    it('reads an object deleted after its stream was opened to the end (a download racing retention)', async () => {
+      const bytes = randomBytes(256 * 1024);
+      const key = await stored(bytes);
+      const stream = await storage.openRead(key);
+      await storage.delete(key);
+      expect((await readAll(stream)).equals(bytes)).toBe(true);
+      await expect(storage.openRead(key)).rejects.toBeInstanceOf(ObjectNotFoundError);
+    });
+
     it('deletes idempotently', async () => {
       const key = await stored(randomBytes(100));
       await storage.delete(key);

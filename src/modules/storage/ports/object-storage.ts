@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { DomainError } from '../../../common/errors/domain-error';
 
 export interface StoredObject {
   key: string;
@@ -9,6 +10,16 @@ export class ObjectNotFoundError extends Error {
   constructor(readonly key: string) {
     super(`No stored object ${key}`);
     this.name = 'ObjectNotFoundError';
+  }
+}
+
+/** `storage.openRead` for a response: an object deleted since it was looked up (retention's sweep) is the API's `gone`, not a server error */
+export async function openReadOrGone(storage: ObjectStorage, key: string, range?: ByteRange): Promise<Readable> {
+  try {
+    return await storage.openRead(key, range);
+  } catch (error) {
+    if (error instanceof ObjectNotFoundError) throw new DomainError('gone', 'This file is no longer available');
+    throw error;
   }
 }
 

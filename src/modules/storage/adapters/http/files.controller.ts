@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { attachmentDisposition, contentTypeOf } from '../../application/content-types';
 import { SignatureCheck, UrlSigner } from '../../application/url-signer';
-import { ObjectStorage } from '../../ports/object-storage';
+import { ObjectStorage, openReadOrGone } from '../../ports/object-storage';
 
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header) : null;
@@ -60,7 +60,7 @@ export class FilesController {
     } else {
       res.setHeader('Content-Length', String(object.size));
     }
-    const stream = await this.storage.openRead(key, range ?? undefined);
+    const stream = await openReadOrGone(this.storage, key, range ?? undefined);
     stream.on('error', () => res.destroy());
     stream.pipe(res);
   }

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, promises as fs } from 'node:fs';
+import { createWriteStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -43,10 +43,19 @@ export class LocalDiskObjectStorage extends ObjectStorage {
     return { key, size: (await fs.stat(target)).size };
   }
 
+  /**
+   * The file is opened before the stream is handed back: an object deleted meanwhile (retention's
+   * sweep) rejects here, before a response has begun, and one deleted after the open is still read
+   * to the end (the open file outlives its name).
+   */
   async openRead(key: string, range?: ByteRange): Promise<Readable> {
-    const target = this.pathOf(key);
-    if (!(await this.stat(key))) throw new ObjectNotFoundError(key);
-    return createReadStream(target, range);
+    const file = await fs.open(this.pathOf(key), 'r').catch(() => undefined);
+    if (!file) throw new ObjectNotFoundError(key);
+    if (!(await file.stat()).isFile()) {
+      await file.close();
+      throw new ObjectNotFoundError(key);
+    }
+    return file.createReadStream(range);
   }
 
   async stat(key: string): Promise<StoredObject | null> {

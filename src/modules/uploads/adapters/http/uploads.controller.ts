@@ -3,7 +3,7 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { ObjectStorage } from '../../../storage/ports/object-storage';
+import { ObjectStorage, openReadOrGone } from '../../../storage/ports/object-storage';
 import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
 import { Idempotent } from '../../../../common/http/route-markers';
 import { UploadsService, UploadView } from '../../application/uploads.service';
@@ -48,7 +48,7 @@ export class UploadsController {
   @ApiOperation({ summary: "The uploaded video's bytes (to its owner); this URL is also accepted as a job's video_url" })
   async download(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Res() res: Response): Promise<void> {
     const upload = await this.uploads.findOwned(id, key.id);
-    const stream = await this.storage.openRead(upload.storageKey);
+    const stream = await openReadOrGone(this.storage, upload.storageKey);
     res.setHeader('Content-Type', upload.contentType);
     res.setHeader('Content-Length', String(upload.size));
     stream.on('error', () => res.destroy());
