@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { uploadStorageKey } from '../../src/modules/uploads/domain/upload';
 import { MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
@@ -70,6 +71,14 @@ describe('uploads', () => {
     expect(Buffer.compare(served.body, readFileSync(CLIP))).toBe(0);
     const other = await t.createKey();
     expect((await t.http.get(new URL(res.body.video_url).pathname).set('X-Api-Key', other)).status).toBe(404);
+  });
+
+  it('answers 410 gone, not a server error, for an upload whose file was deleted after it was looked up (a download racing retention)', async () => {
+    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
+    rmSync(path.join(t.dataDir, 'storage', uploadStorageKey(res.body.video_id)));
+    const served = await t.http.get(new URL(res.body.video_url).pathname).set('X-Api-Key', key);
+    expect(served.status).toBe(410);
+    expect(served.body.error.code).toBe('gone');
   });
 
   it('legacy /api/upload behaves the same', async () => {
