@@ -1,4 +1,4 @@
-import { RvmFrames, RvmOnDemand } from '../../../src/engine/models/original/rvm-on-demand';
+import { RvmFrames, RvmOnDemand } from '../../../src/engine/models/rvm/rvm-on-demand';
 import { RvmOutput } from '../../../src/engine/models/rvm/rvm-matter';
 import { RgbFrame } from '../../../src/engine/types';
 

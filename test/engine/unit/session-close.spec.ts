@@ -24,7 +24,7 @@ describe('sessions that read RVM free its state on close', () => {
 
   it('pro with people asked for (and without: nothing to free)', async () => {
     const { rvm, closed } = rvmSession();
-    await new ProSession({} as never, {} as never, new Set([0]), 16 / 9, new PeopleMatter(rvm)).close();
+    await new ProSession({} as never, {} as never, new Set([0]), 16 / 9, new PeopleMatter(rvm, 4)).close();
     expect(closed()).toBe(1);
     await expect(new ProSession({} as never, {} as never, new Set([2]), 16 / 9).close()).resolves.toBeUndefined();
   });

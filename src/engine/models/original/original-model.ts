@@ -14,7 +14,7 @@ import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
 import { objectTracks, peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
 import { lostAtEdge } from './lost-at-edge';
-import { RvmOnDemand } from './rvm-on-demand';
+import { RvmOnDemand } from '../rvm/rvm-on-demand';
 import { IsnetScale, IsnetScalePolicy, SMALL_ISNET_SIZE } from './isnet-scale';
 import { Box } from '../pro/boxes';
 import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';

@@ -24,9 +24,8 @@ function wholeShares(entry: TrackEvidence): Float64Array | undefined {
 export class SurveyedProSession implements SegmentationSession {
   private readonly evidence: EvidenceBook;
   private finished = false;
-  /** frames fed so far to the survey, and to `segment` (the same sequence, counted the same way) */
+  /** frames fed so far to the survey (`segment`'s are counted by the output pass: `main.framesFinished`) */
   private surveyFrames = 0;
-  private frames = 0;
   /** the survey's tracks after each frame (the output pass shows these) */
   readonly surveyed: SurveyedFrame[] = [];
 
@@ -72,24 +71,27 @@ export class SurveyedProSession implements SegmentationSession {
   finishSurvey(): void {
     const { wholeClasses, kept, notes } = resolveQueries(this.queries, this.evidence.entries);
     const spans = [...kept].map((segment) => this.evidence.frameSpan(segment, KEYFRAME_INTERVAL));
-    this.main.keep = (track) => wholeClasses.has(track.cls) || spans.some((s) => s.trackId === track.id && this.frames >= s.from && this.frames <= s.to);
+    this.main.keep = (track) => wholeClasses.has(track.cls) || spans.some((s) => s.trackId === track.id && this.main.framesFinished >= s.from && this.main.framesFinished <= s.to);
     const colours = [...this.evidence.entries].map(([segment, entry]) => ({ ...this.evidence.frameSpan(segment, KEYFRAME_INTERVAL), shares: wholeShares(entry) }));
     // a held track keeps the colours of its last segment
-    this.main.appearance = (track) => colours.filter((c) => c.trackId === track.id && c.shares && this.frames >= c.from).at(-1)?.shares;
+    this.main.appearance = (track) => colours.filter((c) => c.trackId === track.id && c.shares && this.main.framesFinished >= c.from).at(-1)?.shares;
     this.main.notes.push(...notes);
-    this.main.replay = () => this.surveyed[this.frames];
+    this.main.replay = () => this.surveyed[this.main.framesFinished];
     this.finished = true;
   }
 
-  async segment(frame: RgbFrame): Promise<Matte> {
+  /** the output pass keeps frames in flight as a session without attributes does (the survey's are fed one by one) */
+  get framesInFlight(): number {
+    return this.main.framesInFlight;
+  }
+
+  segment(frame: RgbFrame): Promise<Matte> {
     if (!this.finished) {
       // not surveyed (a caller that skipped it): every track of the named classes, as without attributes
       this.main.notes.push('pro: the clip was not surveyed; the prompt\'s attributes were not applied');
       this.finished = true;
     }
-    const matte = await this.main.segment(frame);
-    this.frames++;
-    return matte;
+    return this.main.segment(frame);
   }
 
   async close(): Promise<void> {

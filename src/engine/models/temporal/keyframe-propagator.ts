@@ -73,17 +73,38 @@ export class KeyframePropagator {
     this.lastShift = { dx: 0, dy: 0 };
   }
 
-  /** the keyframe matte moved to where the subject is in `rgb` (same size as the keyframe frame) */
-  propagate(rgb: Uint8Array, frameWidth: number, frameHeight: number): Float32Array {
-    const key = this.key;
-    if (!key) throw new Error('no keyframe to propagate');
-    const luma = downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
+  /**
+   * Follows the subject to the frame whose luma, downsampled by the propagator's factor, is `luma`:
+   * its shift since the keyframe (`shift`), without moving the matte.
+   */
+  follow(luma: LumaImage): void {
+    const key = this.keyframe();
     const toSmall = luma.width / key.width;
     const guess = { dx: this.lastShift.dx * toSmall, dy: this.lastShift.dy * toSmall };
     const found = estimateSubjectShift(key.luma, key.maskSmall, luma, guess);
     if (found) this.lastShift = { dx: found.dx / toSmall, dy: found.dy / toSmall };
+  }
+
+  /**
+   * the keyframe matte moved to where the subject is in `rgb` (same size as the keyframe frame);
+   * `luma`, where the caller has it, is `rgb`'s luma downsampled by the propagator's factor
+   */
+  propagate(rgb: Uint8Array, frameWidth: number, frameHeight: number, luma = this.lumaOf(rgb, frameWidth, frameHeight)): Float32Array {
+    this.follow(luma);
+    const key = this.keyframe();
     if (!this.options.flow) return shiftPlane(key.matte, key.width, key.height, this.lastShift);
+    const toSmall = luma.width / key.width;
     const field = estimateForegroundFlow(key.luma, key.maskSmall, luma, { dx: this.lastShift.dx * toSmall, dy: this.lastShift.dy * toSmall });
     return warpByField(key.matte, key.width, key.height, field, luma.width, luma.height, key.bounds);
+  }
+
+  /** a frame's luma as the propagator reads it (downsampled by its factor) */
+  lumaOf(rgb: Uint8Array, frameWidth: number, frameHeight: number): LumaImage {
+    return downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
+  }
+
+  private keyframe(): NonNullable<KeyframePropagator['key']> {
+    if (!this.key) throw new Error('no keyframe to propagate');
+    return this.key;
   }
 }

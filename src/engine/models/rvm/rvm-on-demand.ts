@@ -1,6 +1,6 @@
 import { RgbFrame } from '../../types';
-import { RvmOutput } from '../rvm/rvm-matter';
-import { RvmSession } from '../rvm/rvm-session';
+import { RvmOutput } from './rvm-matter';
+import { RvmSession } from './rvm-session';
 
 /** what of an RVM session this needs */
 export type RvmFrames = Pick<RvmSession, 'matte' | 'restart'>;
@@ -15,11 +15,12 @@ interface Entry {
 }
 
 /**
- * RVM for `original`, on the frames whose people plane is read. While people may matter (no
- * subject chosen yet, or a person among the chosen) frames go to RVM as they arrive, ahead of
- * their turn to be finished (frames in flight). While only objects are chosen, RVM's matte is read
- * on keyframes alone (the detector's people checks), so frames wait here and go to RVM only when
- * finished frames ask for them: RVM then does not run on a car or a dog frame after frame.
+ * RVM for `original` and `pro`, on the frames whose people plane is read. While people may matter
+ * (`original`: no subject chosen yet, or a person among the chosen; `pro`: a person tracked) frames
+ * go to RVM as they arrive, ahead of their turn to be finished (frames in flight). Otherwise RVM's
+ * matte is read on keyframes alone (the detector's people checks), so frames wait here and go to
+ * RVM only when finished frames ask for them: RVM then does not run on a car or a dog frame after
+ * frame.
  *
  * Which frames RVM sees must not depend on how fast they arrive (a run gives the same mattes
  * however many frames are in flight), so whether a frame goes ahead is decided by the frame
@@ -39,13 +40,15 @@ export class RvmOnDemand {
   constructor(
     private readonly rvm: RvmFrames,
     private readonly lag: number,
+    /** whether the first `lag` frames, which no finished frame decides, go ahead */
+    private readonly aheadAtFirst = true,
   ) {}
 
   /** the next frame, in order; returns its sequence number */
   add(frame: RgbFrame): number {
     const sequence = this.arrived++;
     const decidedBy = sequence - this.lag;
-    this.waiting.push({ sequence, frame, ahead: decidedBy < 0 ? true : this.modes.get(decidedBy) });
+    this.waiting.push({ sequence, frame, ahead: decidedBy < 0 ? this.aheadAtFirst : this.modes.get(decidedBy) });
     this.pump();
     return sequence;
   }
