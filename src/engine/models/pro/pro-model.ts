@@ -191,13 +191,17 @@ export class ProSession implements SegmentationSession {
       return await this.finishWith(frame, { isKeyframe, replayed: replayed !== undefined, moved, people });
     } finally {
       this.finishedCount++;
-      if (sequence !== undefined) this.people!.finished(sequence, this.tracker.tracks.some((t) => t.cls === PERSON));
+      if (sequence !== undefined) this.people?.finished(sequence, this.personTracked);
     }
+  }
+
+  private get personTracked(): boolean {
+    return this.tracker.tracks.some((t) => t.cls === PERSON);
   }
 
   /** RVM's people of frame `sequence`, read on the detector's keyframes and while a person is tracked */
   private async peopleOf(sequence: number, isKeyframe: boolean): Promise<Float32Array | undefined> {
-    if (isKeyframe || this.tracker.tracks.some((t) => t.cls === PERSON)) return this.people!.alphaOf(sequence, this.isnet.width, this.isnet.height);
+    if (isKeyframe || this.personTracked) return this.people!.alphaOf(sequence, this.isnet.width, this.isnet.height);
     this.people!.skip(sequence);
     return undefined;
   }
