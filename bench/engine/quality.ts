@@ -44,7 +44,7 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const frames = new FrameReader(decoder.stdout, input.width * input.height * 3);
   const truths = new FrameReader(truthDecoder.stdout, video.width * video.height);
   const scorer = new MatteScorer();
-  const inFlight = new FramesInFlight(session);
+  const inFlight = FramesInFlight.mattes(session);
   let handed = 0;
   const read = async () => (handed++ < maxFrames ? frames.next() : undefined);
   const started = performance.now();

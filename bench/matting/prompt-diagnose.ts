@@ -12,7 +12,7 @@ import { loadModel } from '../../src/engine/models';
 import { ISNET_EXPORT_SIZE } from '../../src/engine/models/isnet/isnet-graph';
 import { SurveyedProSession } from '../../src/engine/models/pro/surveyed-session';
 import { ProSession } from '../../src/engine/models/pro/pro-model';
-import { matteAtSize } from '../../src/engine/quality/evaluate-session';
+import { matteAtSize, surveyFrames } from '../../src/engine/quality/evaluate-session';
 import { H, W, writePromptComposite } from './prompt-composites';
 
 function decodeFrames(file: string, args: string[], size: number): Uint8Array[] {
@@ -31,10 +31,7 @@ async function main(): Promise<void> {
   const session = await (await loadModel('pro', { cacheDir: join(process.cwd(), '.cache', 'models') })).createSession({ width: W, height: H, fps: 25, textPrompt: prompt });
   const frameAt = (index: number) => ({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frames[index].buffer, frames[index].byteOffset, frames[index].byteLength) });
   const started = process.cpuUsage();
-  if (session instanceof SurveyedProSession) {
-    for (let i = 0; i < count; i++) await session.surveyFrame(frameAt(i));
-    session.finishSurvey();
-  }
+  await surveyFrames(session, frames);
   const output: ProSession = session instanceof SurveyedProSession ? session.output : (session as ProSession);
   if (pngDir) mkdirSync(pngDir, { recursive: true });
   let inter = 0;

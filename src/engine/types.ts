@@ -156,7 +156,8 @@ export interface SegmentationSession {
   readonly predictsForeground?: boolean;
   /**
    * a session that decides from the whole clip first (pro's prompt attributes): the engine feeds
-   * it every frame `segment` will see, in order, then calls `finishSurvey`, then segments
+   * it every frame `segment` will see, in order (up to `framesInFlight` at once, as to `segment`),
+   * then calls `finishSurvey` once every frame's survey has resolved, then segments
    */
   surveyFrame?(frame: RgbFrame): Promise<void>;
   finishSurvey?(): void;

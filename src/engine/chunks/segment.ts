@@ -11,6 +11,7 @@ import { ffmpegPath } from '../media/binaries';
 import { MediaProcess } from '../media/process';
 import { buildDecodeArgs, FrameWindow, SourceSpec } from '../pipeline/ffmpeg-args';
 import { FrameReader } from '../pipeline/frame-reader';
+import { FramesInFlight } from '../pipeline/frames-in-flight';
 import { JobPlan } from '../pipeline/plan';
 import { EngineError, OutputFormat, RgbFrame, SegmentationSession, SegmentRange } from '../types';
 
@@ -49,17 +50,17 @@ export async function surveySession(session: SegmentationSession, source: Source
   session.finishSurvey?.();
 }
 
+/** every frame of `source`, to `feed` in order, up to the session's framesInFlight at once */
 async function feedFrames(session: SegmentationSession, source: SourceSpec, feed: (frame: RgbFrame) => Promise<unknown>, signal?: AbortSignal): Promise<number> {
   const input = { width: session.inputWidth, height: session.inputHeight };
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true, signal });
   const reader = new FrameReader(decoder.stdout, input.width * input.height * 3, 3);
-  let frames = 0;
+  const read = async () => {
+    if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
+    return reader.next();
+  };
   try {
-    for (let data = await reader.next(); data; data = await reader.next()) {
-      if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
-      await feed({ index: frames, width: input.width, height: input.height, data });
-      frames += 1;
-    }
+    const frames = await new FramesInFlight(session, feed).drain(read);
     await decoder.exited;
     return frames;
   } catch (error) {

@@ -72,7 +72,7 @@ export async function streamMattes(job: StreamMattesJob): Promise<StreamMattesRe
 
   try {
     if (session.matteSize) output = openOutput(session.matteSize);
-    const inFlight = new FramesInFlight(session);
+    const inFlight = FramesInFlight.mattes(session);
     const estimatesForeground = job.withForeground === true && !session.predictsForeground;
     /** the frames whose mattes are still to come, oldest first, when the foreground colour is estimated from them */
     const handed: Buffer[] = [];

@@ -31,13 +31,8 @@ export async function evaluateSession(
 ): Promise<SessionEvaluation> {
   const scorer = new MatteScorer();
   const count = Math.min(frames.length, truth.length);
-  const inFlight = new FramesInFlight(session);
-  let handed = 0;
-  const read = async () => {
-    if (handed === count) return undefined;
-    const frame = frames[handed++];
-    return Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
-  };
+  const inFlight = FramesInFlight.mattes(session);
+  const read = readerOf(frames.slice(0, count));
   const started = performance.now();
   let scoring = 0;
   for (let scored = 0; scored < count; scored++) {
@@ -47,4 +42,24 @@ export async function evaluateSession(
     scoring += performance.now() - scoringStarted;
   }
   return { scores: scorer.scores(), msPerFrame: count ? (performance.now() - started - scoring) / count : 0 };
+}
+
+/**
+ * A surveying session's survey (pro's prompt attributes) as the engine runs it: every frame in
+ * order, up to the session's framesInFlight at once, then `finishSurvey`. Nothing for other sessions.
+ */
+export async function surveyFrames(session: SegmentationSession, frames: readonly Uint8Array[]): Promise<void> {
+  if (!session.surveyFrame) return;
+  await new FramesInFlight(session, (frame) => session.surveyFrame!(frame)).drain(readerOf(frames));
+  session.finishSurvey?.();
+}
+
+/** `read` for FramesInFlight: the frames in order, then undefined */
+function readerOf(frames: readonly Uint8Array[]): () => Promise<Buffer | undefined> {
+  let handed = 0;
+  return async () => {
+    if (handed === frames.length) return undefined;
+    const frame = frames[handed++];
+    return Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+  };
 }

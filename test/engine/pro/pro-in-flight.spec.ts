@@ -4,7 +4,7 @@
 import { join, resolve } from 'path';
 import { writePromptComposite } from '../../../bench/matting/prompt-composites';
 import { loadModel } from '../../../src/engine/models';
-import { ProSession } from '../../../src/engine/models/pro/pro-model';
+import { ProSession, SurveyedFrame } from '../../../src/engine/models/pro/pro-model';
 import { SurveyedProSession } from '../../../src/engine/models/pro/surveyed-session';
 import { Matte } from '../../../src/engine/types';
 import { decodeRgbFrames, MEDIA_DIR } from '../models/support/clips';
@@ -14,24 +14,31 @@ const CLIPS_DIR = resolve(process.cwd(), '.cache/prompt-composites');
 const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
+/** every frame given at once, or each once the one before it is done; the results in order */
+async function fed<T>(count: number, allAtOnce: boolean, feed: (index: number) => Promise<T>): Promise<T[]> {
+  if (allAtOnce) return Promise.all(Array.from({ length: count }, (_, index) => feed(index)));
+  const out: T[] = [];
+  for (let index = 0; index < count; index++) out.push(await feed(index));
+  return out;
+}
+
 /**
  * `pro`'s mattes of `frames`, handed over one by one or all at once (RVM then takes the next frames
- * while a person is tracked, people-matter.ts); a prompt with attributes is surveyed first, frame by frame.
+ * while a person is tracked, people-matter.ts); a prompt with attributes is surveyed first, its
+ * frames handed over the same way, and the tracks the survey kept after each frame are returned.
  */
-async function mattes(video: string, count: number, textPrompt: string | undefined, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number; peopleFrames: number }> {
+async function mattes(video: string, count: number, textPrompt: string | undefined, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number; peopleFrames: number; surveyed?: SurveyedFrame[] }> {
   const session = (await (await loadModel('pro', { cacheDir: CACHE_DIR })).createSession({ ...CLIP, textPrompt })) as ProSession | SurveyedProSession;
   const frames = decodeRgbFrames(video, session.inputWidth, session.inputHeight, count);
   const frameAt = (index: number) => ({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frames[index]) });
   if (session instanceof SurveyedProSession) {
-    for (let i = 0; i < frames.length; i++) await session.surveyFrame(frameAt(i));
+    await fed(frames.length, allAtOnce, (index) => session.surveyFrame(frameAt(index)));
     session.finishSurvey();
   }
-  const out: Matte[] = [];
-  if (allAtOnce) out.push(...(await Promise.all(frames.map((_, index) => session.segment(frameAt(index))))));
-  else for (let index = 0; index < frames.length; index++) out.push(await session.segment(frameAt(index)));
+  const out = await fed(frames.length, allAtOnce, (index) => session.segment(frameAt(index)));
   const output = session instanceof SurveyedProSession ? session.output : session;
   await session.close();
-  return { mattes: out, framesInFlight: session.framesInFlight, peopleFrames: output.peopleFrames };
+  return { mattes: out, framesInFlight: session.framesInFlight, peopleFrames: output.peopleFrames, surveyed: session instanceof SurveyedProSession ? session.surveyed : undefined };
 }
 
 function expectSameMattes(mattes: Matte[], reference: Matte[], count: number): void {
@@ -48,12 +55,14 @@ describe('pro with several frames in flight', () => {
     expectSameMattes(atOnce.mattes, oneByOne.mattes, 10);
   }, 3 * MINUTES);
 
-  it('"person wearing red jacket" (surveyed first): the output pass in flight gives the mattes it gives frame by frame', async () => {
+  it('"person wearing red jacket": the survey and the output pass in flight give the tracks and mattes they give frame by frame', async () => {
     const { video } = writePromptComposite('red-blue', CLIPS_DIR);
-    const [oneByOne, atOnce] = [await mattes(video, 8, 'person wearing red jacket', false), await mattes(video, 8, 'person wearing red jacket', true)];
+    const [oneByOne, atOnce] = [await mattes(video, 10, 'person wearing red jacket', false), await mattes(video, 10, 'person wearing red jacket', true)];
     expect(atOnce.framesInFlight).toBe(4);
+    expect(atOnce.surveyed).toHaveLength(10);
+    expect(atOnce.surveyed).toEqual(oneByOne.surveyed);
     expect(atOnce.peopleFrames).toBe(oneByOne.peopleFrames);
-    expectSameMattes(atOnce.mattes, oneByOne.mattes, 8);
+    expectSameMattes(atOnce.mattes, oneByOne.mattes, 10);
   }, 3 * MINUTES);
 
   it('without people asked for ("car"): one frame at a time, as before', async () => {

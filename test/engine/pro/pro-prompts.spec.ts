@@ -7,7 +7,7 @@ import { PROMPT_COMPOSITES, W, H, writePromptComposite } from '../../../bench/ma
 import { loadModel } from '../../../src/engine/models';
 import { ISNET_EXPORT_SIZE } from '../../../src/engine/models/isnet/isnet-graph';
 import { SurveyedProSession } from '../../../src/engine/models/pro/surveyed-session';
-import { matteAtSize } from '../../../src/engine/quality/evaluate-session';
+import { matteAtSize, surveyFrames } from '../../../src/engine/quality/evaluate-session';
 import { SegmentationSession } from '../../../src/engine/types';
 import { decodeAlphaFrames, decodeRgbFrames } from '../models/support/clips';
 
@@ -59,10 +59,7 @@ async function runPrompt(prompt: string, frames: readonly Uint8Array[]): Promise
   const started = performance.now();
   const session = await (await loadModel('pro', { cacheDir: CACHE_DIR })).createSession({ ...CLIP, textPrompt: prompt });
   const frameAt = (index: number) => ({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(frames[index].buffer, frames[index].byteOffset, frames[index].byteLength) });
-  if (session instanceof SurveyedProSession) {
-    for (let i = 0; i < frames.length; i++) await session.surveyFrame(frameAt(i));
-    session.finishSurvey();
-  }
+  await surveyFrames(session, frames);
   const mattes: Uint8Array[] = [];
   for (let i = 0; i < frames.length; i++) {
     mattes.push(matteAtSize(await session.segment(frameAt(i)), W, H));

@@ -125,6 +125,8 @@ export class ProSession implements SegmentationSession {
    * two-dogs "the biggest dog": 0.917 -> 0.913, both passes' CPU 113 -> 75 s.
    */
   keyframesOnly = false;
+  /** called as each frame is finished, in order, before the next one is (a survey's snapshot: `snapshot`) */
+  frameFinished?: () => void;
 
   constructor(
     private readonly isnet: IsnetSegmenter,
@@ -188,7 +190,9 @@ export class ProSession implements SegmentationSession {
         this.cropToSubjects = replayed.cropToSubjects;
       }
       const people = sequence === undefined ? undefined : await this.peopleOf(sequence, isKeyframe);
-      return await this.finishWith(frame, { isKeyframe, replayed: replayed !== undefined, moved, people });
+      const matte = await this.finishWith(frame, { isKeyframe, replayed: replayed !== undefined, moved, people });
+      this.frameFinished?.();
+      return matte;
     } finally {
       this.finishedCount++;
       if (sequence !== undefined) this.people?.finished(sequence, this.personTracked);

@@ -24,8 +24,6 @@ function wholeShares(entry: TrackEvidence): Float64Array | undefined {
 export class SurveyedProSession implements SegmentationSession {
   private readonly evidence: EvidenceBook;
   private finished = false;
-  /** frames fed so far to the survey (`segment`'s are counted by the output pass: `main.framesFinished`) */
-  private surveyFrames = 0;
   /** the survey's tracks after each frame (the output pass shows these) */
   readonly surveyed: SurveyedFrame[] = [];
 
@@ -38,7 +36,9 @@ export class SurveyedProSession implements SegmentationSession {
     this.evidence = new EvidenceBook(PERSON, aspect);
     const { width, height } = survey.matteSize;
     survey.keyframesOnly = true;
-    survey.observer = (rgb, tracks) => this.evidence.observe(this.surveyFrames, rgb, width, height, tracks);
+    // both read as the survey finishes each frame, in order, whatever frames are in flight behind it
+    survey.observer = (rgb, tracks) => this.evidence.observe(survey.framesFinished, rgb, width, height, tracks);
+    survey.frameFinished = () => this.surveyed.push(survey.snapshot);
   }
 
   get notes(): string[] {
@@ -62,10 +62,9 @@ export class SurveyedProSession implements SegmentationSession {
     return this.main;
   }
 
+  /** frames may be given before the previous ones are surveyed (up to `framesInFlight`), in order */
   async surveyFrame(frame: RgbFrame): Promise<void> {
     await this.survey.segment(frame);
-    this.surveyed.push(this.survey.snapshot);
-    this.surveyFrames++;
   }
 
   finishSurvey(): void {
@@ -80,7 +79,7 @@ export class SurveyedProSession implements SegmentationSession {
     this.finished = true;
   }
 
-  /** the output pass keeps frames in flight as a session without attributes does (the survey's are fed one by one) */
+  /** both passes keep frames in flight as a session without attributes does (the two sessions ask for the same people) */
   get framesInFlight(): number {
     return this.main.framesInFlight;
   }
