@@ -25,17 +25,44 @@ function ramp(size: number, lo: number, hi: number, feather: number): Float32Arr
 }
 
 export function boxGate(box: Box, width: number, height: number, shape: GateShape = DEFAULT_GATE): Float32Array {
+  const gate = new Float32Array(width * height);
+  forGatedRows(box, width, height, shape, (row, gx, [x0, x1], v) => {
+    for (let x = x0; x < x1; x++) gate[row + x] = v * gx[x];
+  });
+  return gate;
+}
+
+/**
+ * `plane` times the box's gate (boxGate), the same values, worked out only where the gate is not
+ * zero: a person's box covers a part of `pro`'s 1024x1024 plane, and the gate was made and applied
+ * over all of it for every track every frame.
+ */
+export function gatePlane(plane: Float32Array, box: Box, width: number, height: number, shape: GateShape = DEFAULT_GATE): Float32Array {
+  const out = new Float32Array(width * height);
+  forGatedRows(box, width, height, shape, (row, gx, [x0, x1], v) => {
+    for (let x = x0, o = row + x0; x < x1; x++, o++) out[o] = plane[o] * Math.fround(v * gx[x]);
+  });
+  return out;
+}
+
+/** each row where the gate is not zero: its offset, the horizontal ramp, the columns where that is not zero, the row's vertical ramp */
+function forGatedRows(box: Box, width: number, height: number, shape: GateShape, row: (offset: number, gx: Float32Array, columns: [number, number], v: number) => void): void {
   const mx = Math.max((box.x1 - box.x0) * shape.margin, shape.minMargin);
   const my = Math.max((box.y1 - box.y0) * shape.margin, shape.minMargin);
   const gx = ramp(width, box.x0 - mx, box.x1 + mx, shape.feather);
   const gy = ramp(height, box.y0 - my, box.y1 + my, shape.feather);
-  const gate = new Float32Array(width * height);
-  for (let y = 0; y < height; y++) {
-    const v = gy[y];
-    if (v === 0) continue;
-    for (let x = 0, o = y * width; x < width; x++, o++) gate[o] = v * gx[x];
-  }
-  return gate;
+  const columns = nonZeroSpan(gx);
+  if (!columns) return;
+  for (let y = 0; y < height; y++) if (gy[y] !== 0) row(y * width, gx, columns, gy[y]);
+}
+
+/** [first, last + 1) of the values that are not zero (a ramp's are one run) */
+function nonZeroSpan(values: Float32Array): [number, number] | undefined {
+  const first = values.findIndex((v) => v !== 0);
+  if (first < 0) return undefined;
+  let end = values.length;
+  while (values[end - 1] === 0) end--;
+  return [first, end];
 }
 
 /** pixels of `plane` at or above 0.5 inside `box` (box normalised to the plane) */

@@ -9,7 +9,7 @@ import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { LumaImage } from '../temporal/subject-motion';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
-import { boxGate, DEFAULT_GATE, massInBox } from './box-gate';
+import { boxGate, DEFAULT_GATE, gatePlane, massInBox } from './box-gate';
 import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
 import { Box, expandBox, intersectionArea, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
@@ -267,7 +267,7 @@ export class ProSession implements SegmentationSession {
   /** a track's own matte: RVM's inside its box for a person, else its ISNet matte */
   private matteOf(track: Track, people: Float32Array | undefined, mattes: Map<number, Float32Array>): Float32Array | undefined {
     const { width, height } = this.isnet;
-    return people && track.cls === PERSON ? gated(people, boxGate(track.box, width, height)) : mattes.get(track.id);
+    return people && track.cls === PERSON ? gatePlane(people, track.box, width, height) : mattes.get(track.id);
   }
 
   /**
