@@ -1,18 +1,22 @@
 import { HumanModel } from '../../../src/engine/models/human/human-model';
+import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
+import { ProModel } from '../../../src/engine/models/pro/pro-model';
+import { SurveyedProSession } from '../../../src/engine/models/pro/surveyed-session';
+import { hasInt8DotProduct } from '../../../src/engine/models/runtime/cpu-features';
 import { openPeopleRvm } from '../../../src/engine/models/rvm/people-rvm';
 import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
 import { RvmGeometry } from '../../../src/engine/models/rvm/rvm-model-file';
 
 /** what `original` and `pro` ask of RVM for their people, with a stand-in for the model (no inference here) */
-async function peopleRvm(width: number, height: number, int8DotProduct: boolean) {
+async function peopleRvm(width: number, height: number, int8DotProduct: boolean, mirroredWhereInt8?: boolean) {
   const opened: RvmGeometry[] = [];
   let streams = 0;
   const open = async (geometry: RvmGeometry) => {
     opened.push(geometry);
     return { width: geometry.width, height: geometry.height, geometry, stream: () => ({ id: ++streams }) } as unknown as RvmMatter;
   };
-  const session = await openPeopleRvm(open, width, height, int8DotProduct);
+  const session = await openPeopleRvm(open, width, height, int8DotProduct, mirroredWhereInt8);
   return { session, opened, streams };
 }
 
@@ -29,6 +33,29 @@ describe("the people RVM of `original` and `pro`", () => {
     expect(opened).toEqual([{ width: 360, height: 640, ratio: 1, precision: 'float32', pipelined: true }]);
     expect(session.mirrored).toBe(false);
     expect(streams).toBe(1);
+  });
+});
+
+describe("the RVM of `pro`'s survey (a prompt with attributes)", () => {
+  it('one pass even with 8-bit dot products: its mattes are read for tracks and colours, never shown', async () => {
+    const { session, streams } = await peopleRvm(1920, 1080, true, false);
+    expect(session.mirrored).toBe(false);
+    expect(streams).toBe(1);
+  });
+
+  it('through `pro`: the output pass takes the pair where the CPU runs RVM in int8, the survey one state', async () => {
+    const states: number[] = [];
+    const rvm = async (geometry: RvmGeometry) => {
+      let streams = 0;
+      states.push(0);
+      const index = states.length - 1;
+      return { width: geometry.width, height: geometry.height, geometry, stream: () => ((states[index] = ++streams), { id: streams }) } as unknown as RvmMatter;
+    };
+    const isnet = async (size: { width: number; height: number }) => ({ ...size, close: async () => undefined }) as unknown as IsnetSegmenter;
+    const model = new ProModel(isnet, async () => ({}) as NanodetDetector, rvm);
+    const session = await model.createSession({ width: 1280, height: 720, fps: 25, textPrompt: 'person wearing red jacket' });
+    expect(session).toBeInstanceOf(SurveyedProSession);
+    expect(states).toEqual([hasInt8DotProduct() ? 2 : 1, 1]);
   });
 });
 

@@ -19,9 +19,10 @@ import { RvmSession } from './rvm-session';
  * cost). Pipelined as `human`'s (human-model.ts): the two streams' frames go through the encoder and
  * decoder threads by turns; with `original`'s frames in flight, 224-239 -> 190-206 ms a frame on
  * portrait-pan, end to end at 640x360 3.8 -> 4.7 fps (interleaved, a loaded day), the same mattes.
+ * `mirroredWhereInt8: false` keeps one pass (`pro`'s survey, whose mattes are not shown: pro-model.ts).
  */
-export async function openPeopleRvm(open: (geometry: RvmGeometry) => Promise<RvmMatter>, width: number, height: number, int8DotProduct = hasInt8DotProduct()): Promise<RvmSession> {
+export async function openPeopleRvm(open: (geometry: RvmGeometry) => Promise<RvmMatter>, width: number, height: number, int8DotProduct = hasInt8DotProduct(), mirroredWhereInt8 = true): Promise<RvmSession> {
   const precision = rvmPrecision(int8DotProduct);
   const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, pipelined: true });
-  return new RvmSession(matter, { mirrored: precision === 'int8' });
+  return new RvmSession(matter, { mirrored: mirroredWhereInt8 && precision === 'int8' });
 }
