@@ -1,4 +1,4 @@
-import { boxGate, gatePlane } from '../../../src/engine/models/pro/box-gate';
+import { blendInGate, boxGate, gatePlane } from '../../../src/engine/models/pro/box-gate';
 import { Box } from '../../../src/engine/models/pro/boxes';
 
 /** a plane of values 0..1 that a seeded generator makes the same every run */
@@ -31,5 +31,20 @@ describe('gatePlane: a plane times a box\'s gate, worked out where the gate is n
     expect(gated[50 * width + 75]).toBeCloseTo(0.8, 6);
     expect(gated[50 * width + 180]).toBe(0);
     expect(gated[2 * width + 75]).toBe(0);
+  });
+});
+
+describe("blendInGate: a keyframe's fresh matte blended with the moved one inside the box's gate", () => {
+  it.each([
+    { x0: 0.3, y0: 0.2, x1: 0.6, y1: 0.9 },
+    { x0: -0.1, y0: 0.7, x1: 0.3, y1: 1.1 },
+  ])('the values of w * fresh + (1 - w) * gate * previous over the whole plane, bit for bit (box %o)', (box) => {
+    const [width, height] = [173, 97];
+    const fresh = gatePlane(plane(width, height, 3), box, width, height);
+    const previous = plane(width, height, 11);
+    const gate = boxGate(box, width, height);
+    const expected = fresh.map((value, i) => 0.6 * value + (1 - 0.6) * gate[i] * previous[i]);
+    blendInGate(fresh, previous, 0.6, box, width, height);
+    expect(Buffer.from(fresh.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
   });
 });

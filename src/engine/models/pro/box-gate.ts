@@ -45,6 +45,16 @@ export function gatePlane(plane: Float32Array, box: Box, width: number, height: 
   return out;
 }
 
+/**
+ * A keyframe's blend inside the box's gate, in place: `fresh` = w * fresh + (1 - w) * gate * previous
+ * where the gate is not zero (`fresh`, gated by the same box, is zero elsewhere and stays so).
+ */
+export function blendInGate(fresh: Float32Array, previous: Float32Array, w: number, box: Box, width: number, height: number, shape: GateShape = DEFAULT_GATE): void {
+  forGatedRows(box, width, height, shape, (row, gx, [x0, x1], v) => {
+    for (let x = x0, o = row + x0; x < x1; x++, o++) fresh[o] = w * fresh[o] + (1 - w) * Math.fround(v * gx[x]) * previous[o];
+  });
+}
+
 /** each row where the gate is not zero: its offset, the horizontal ramp, the columns where that is not zero, the row's vertical ramp */
 function forGatedRows(box: Box, width: number, height: number, shape: GateShape, row: (offset: number, gx: Float32Array, columns: [number, number], v: number) => void): void {
   const mx = Math.max((box.x1 - box.x0) * shape.margin, shape.minMargin);

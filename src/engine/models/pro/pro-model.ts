@@ -5,11 +5,11 @@ import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
-import { KeyframePropagator } from '../temporal/keyframe-propagator';
+import { downsampledLuma, KeyframePropagator } from '../temporal/keyframe-propagator';
 import { LumaImage } from '../temporal/subject-motion';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
-import { boxGate, DEFAULT_GATE, gatePlane, massInBox } from './box-gate';
+import { blendInGate, DEFAULT_GATE, gatePlane, massInBox } from './box-gate';
 import { BoxTracker, DEFAULT_TRACKER_OPTIONS, Track } from './box-tracker';
 import { Box, expandBox, intersectionArea, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
@@ -113,6 +113,8 @@ export class ProSession implements SegmentationSession {
   /** frames are finished one after another, in order */
   private readonly finishing = new InOrder();
   private finishedCount = 0;
+  /** the frame being finished's luma, once made (lumaOf) */
+  private frameLuma?: LumaImage;
   /** the last keyframe showed ISNet only the region around the requested subjects (other objects apart from them) */
   private cropToSubjects = false;
   /** without a prompt: the main subjects among the tracks (ids), chosen on keyframes */
@@ -192,6 +194,7 @@ export class ProSession implements SegmentationSession {
   }
 
   private async finish(frame: RgbFrame, sequence: number | undefined): Promise<Matte> {
+    this.frameLuma = undefined;
     try {
       const isKeyframe = !this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
       const moved = this.moveTracks(frame.data, isKeyframe);
@@ -208,6 +211,14 @@ export class ProSession implements SegmentationSession {
       this.finishedCount++;
       if (sequence !== undefined) this.people?.finished(sequence, this.personTracked);
     }
+  }
+
+  /**
+   * The luma of the frame being finished, as every track's propagator reads it (they downsample
+   * alike): made once a frame for all of them, where one needs it (moved, or a keyframe's matte set).
+   */
+  private lumaOf(rgb: Uint8Array): LumaImage {
+    return (this.frameLuma ??= downsampledLuma(rgb, this.isnet.width, this.isnet.height, MOTION_DOWNSAMPLING));
   }
 
   private get personTracked(): boolean {
@@ -289,12 +300,10 @@ export class ProSession implements SegmentationSession {
   private moveTracks(rgb: Uint8Array, isKeyframe: boolean): Map<number, Float32Array> {
     const { width, height } = this.isnet;
     const moved = new Map<number, Float32Array>();
-    // the tracks' propagators downsample alike: the frame's luma is made once for all of them
-    let luma: LumaImage | undefined;
     for (const track of this.tracker.tracks) {
       const state = this.states.get(track.id);
       if (!state?.propagator.hasKeyframe) continue;
-      luma ??= state.propagator.lumaOf(rgb, width, height);
+      const luma = this.lumaOf(rgb);
       if (this.people && track.cls === PERSON && !isKeyframe) state.propagator.follow(luma);
       else moved.set(track.id, state.propagator.propagate(rgb, width, height, luma));
       const { dx, dy } = state.propagator.shift;
@@ -455,19 +464,18 @@ export class ProSession implements SegmentationSession {
   /** a track's new matte from ISNet's `foreground` (blended with its moved `previous` one), inside its box; its propagator starts from it */
   private keyMatte(rgb: Uint8Array, track: Track, foreground: Float32Array, previous: Float32Array | undefined): Float32Array {
     const { width, height } = this.isnet;
-    const gate = boxGate(track.box, width, height);
     let state = this.states.get(track.id);
     if (!state) {
       state = { propagator: new KeyframePropagator(MOTION_DOWNSAMPLING), appliedShift: { dx: 0, dy: 0 }, reference: {}, interval: new SalientInterval(), sinceMatte: 0 };
       this.states.set(track.id, state);
     }
-    const matte = gated(foreground, gate);
+    const matte = gatePlane(foreground, track.box, width, height);
     if (previous) {
       state.interval.observe(maskIou(previous, matte, 0.5));
       // the blend, gated by the box: gate * (w * fresh + (1 - w) * previous)
-      for (let i = 0; i < matte.length; i++) matte[i] = KEYFRAME_BLEND * matte[i] + (1 - KEYFRAME_BLEND) * gate[i] * previous[i];
+      blendInGate(matte, previous, KEYFRAME_BLEND, track.box, width, height);
     }
-    state.propagator.setKeyframe(rgb, width, height, matte, width, height);
+    state.propagator.setKeyframe(rgb, width, height, matte, width, height, this.lumaOf(rgb));
     state.appliedShift = { dx: 0, dy: 0 };
     state.sinceMatte = 0;
     return matte;
@@ -487,11 +495,6 @@ export class ProSession implements SegmentationSession {
   }
 }
 
-function gated(matte: Float32Array, gate: Float32Array): Float32Array {
-  const out = new Float32Array(matte.length);
-  for (let i = 0; i < out.length; i++) out[i] = matte[i] * gate[i];
-  return out;
-}
 
 /**
  * `pro`'s prompt, checked: the requested class indices, the subject queries (prompt-grammar.ts) and

@@ -65,8 +65,8 @@ export class KeyframePropagator {
     return this.lastShift;
   }
 
-  setKeyframe(rgb: Uint8Array, frameWidth: number, frameHeight: number, matte: Float32Array, matteWidth: number, matteHeight: number): void {
-    const luma = downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
+  /** `luma`, where the caller has it, is `rgb`'s luma downsampled by the propagator's factor (lumaOf) */
+  setKeyframe(rgb: Uint8Array, frameWidth: number, frameHeight: number, matte: Float32Array, matteWidth: number, matteHeight: number, luma = this.lumaOf(rgb, frameWidth, frameHeight)): void {
     const maskSmall = resizePlane({ width: matteWidth, height: matteHeight, data: matte }, luma.width, luma.height);
     const bounds = this.options.flow ? valuesBounds(matte, matteWidth, matteHeight) : undefined;
     this.key = { luma, maskSmall, matte: Float32Array.from(matte), width: matteWidth, height: matteHeight, bounds };
