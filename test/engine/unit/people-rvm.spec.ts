@@ -16,7 +16,7 @@ async function peopleRvm(width: number, height: number, int8DotProduct: boolean,
     opened.push(geometry);
     return { width: geometry.width, height: geometry.height, geometry, stream: () => ({ id: ++streams }) } as unknown as RvmMatter;
   };
-  const session = await openPeopleRvm(open, width, height, int8DotProduct, mirroredWhereInt8);
+  const session = await openPeopleRvm(open, width, height, { int8DotProduct, mirroredWhereInt8 });
   return { session, opened, streams };
 }
 

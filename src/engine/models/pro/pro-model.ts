@@ -495,7 +495,6 @@ export class ProSession implements SegmentationSession {
   }
 }
 
-
 /**
  * `pro`'s prompt, checked: the requested class indices, the subject queries (prompt-grammar.ts) and
  * the notes for the job's details. No prompt keeps every class the detector knows; a prompt naming
@@ -527,7 +526,7 @@ export class ProModel implements SegmentationModel {
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const aspect = options.width / options.height;
     const open = async (mirroredPeople: boolean) => {
-      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, undefined, mirroredPeople), PRO_FRAMES_IN_FLIGHT) : undefined;
+      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, { mirroredWhereInt8: mirroredPeople }), PRO_FRAMES_IN_FLIGHT) : undefined;
       return new ProSession(isnet, detector, requested, aspect, people, options.textPrompt === undefined);
     };
     const session = await open(true);

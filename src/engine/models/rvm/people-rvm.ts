@@ -21,7 +21,12 @@ import { RvmSession } from './rvm-session';
  * portrait-pan, end to end at 640x360 3.8 -> 4.7 fps (interleaved, a loaded day), the same mattes.
  * `mirroredWhereInt8: false` keeps one pass (`pro`'s survey, whose mattes are not shown: pro-model.ts).
  */
-export async function openPeopleRvm(open: (geometry: RvmGeometry) => Promise<RvmMatter>, width: number, height: number, int8DotProduct = hasInt8DotProduct(), mirroredWhereInt8 = true): Promise<RvmSession> {
+export async function openPeopleRvm(
+  open: (geometry: RvmGeometry) => Promise<RvmMatter>,
+  width: number,
+  height: number,
+  { int8DotProduct = hasInt8DotProduct(), mirroredWhereInt8 = true }: { int8DotProduct?: boolean; mirroredWhereInt8?: boolean } = {},
+): Promise<RvmSession> {
   const precision = rvmPrecision(int8DotProduct);
   const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, pipelined: true });
   return new RvmSession(matter, { mirrored: mirroredWhereInt8 && precision === 'int8' });

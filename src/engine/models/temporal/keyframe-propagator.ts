@@ -99,7 +99,7 @@ export class KeyframePropagator {
   }
 
   /** a frame's luma as the propagator reads it (downsampled by its factor) */
-  lumaOf(rgb: Uint8Array, frameWidth: number, frameHeight: number): LumaImage {
+  private lumaOf(rgb: Uint8Array, frameWidth: number, frameHeight: number): LumaImage {
     return downsampledLuma(rgb, frameWidth, frameHeight, this.factor);
   }
 
