@@ -6,6 +6,10 @@
  *   bystanders    the person at full size drifting across the centre, before two bystanders at 0.4x in
  *                 the lower corners (mirrored, other moments of the clip) who are NOT in the alpha:
  *                 the main subject alone is the truth, as in a speaker before an audience
+ *   turning       the person at 0.9x turning once about their vertical axis: their width narrows to
+ *                 0.35x side-on and widens again, mirrored while their back is to the camera (a flat
+ *                 cutout turning: the silhouette changes shape from frame to frame, which a recurrent
+ *                 model must follow)
  * Each is portrait-pan's person (its frames and exact alpha: rembg's example cutout, MIT) moved and
  * scaled in the same way in colour and alpha, laid over a background ffmpeg generates (its
  * `mandelbrot` source, zooming: no third-party pixels), 640x360, 25 fps, 4 s. Written to
@@ -34,6 +38,8 @@ export interface Placement {
   frameOffset: number;
   /** in the picture but not in the exact alpha (someone in the background, not the subject) */
   bystander?: boolean;
+  /** the width kept of the scaled person, about the frame's centre (a turn seen from the camera; default 1) */
+  widthScale?: number;
 }
 
 export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
@@ -48,6 +54,10 @@ export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
     { scale: 0.4, dx: 0.36 * W, mirror: false, frameOffset: 60, bystander: true },
     { scale: 1, dx: (t - 0.5) * 0.12 * W, mirror: false, frameOffset: 0 },
   ],
+  turning: (t) => {
+    const facing = Math.cos(2 * Math.PI * t);
+    return [{ scale: 0.9, dx: 0, mirror: facing < 0, frameOffset: 0, widthScale: 0.35 + 0.65 * Math.abs(facing) }];
+  },
 };
 
 /** the composites whose alpha holds every person in them (`light` and `human` keep every person they see there) */
@@ -58,10 +68,17 @@ export function decode(args: string[], frameBytes: number, frames = FRAMES): Uin
   return Array.from({ length: floor(bytes.length / frameBytes) }, (_, i) => bytes.subarray(i * frameBytes, (i + 1) * frameBytes));
 }
 
-/** lays one placed instance over `colour`/`alpha` (bilinear sampling, the same for colour and alpha) */
+/**
+ * lays one placed instance over `colour`/`alpha` (bilinear sampling, the same for colour and alpha).
+ * A width squeezed below 1 takes that many more samples across each pixel's footprint, as a camera's
+ * optics would average them, instead of skipping source pixels.
+ */
 export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Array, a: Uint8Array, place: Placement): void {
-  const left = W / 2 - (place.scale * W) / 2 + place.dx;
+  const xScale = place.scale * (place.widthScale ?? 1);
+  const taps = Math.ceil(1 / Math.min(1, place.widthScale ?? 1));
+  const left = W / 2 - (xScale * W) / 2 + place.dx;
   const top = H - place.scale * H;
+  const premultiplied = new Float64Array(3);
   for (let y = 0; y < H; y++) {
     const sy = (y + 0.5 - top) / place.scale - 0.5;
     if (sy < 0 || sy > H - 1) continue;
@@ -69,27 +86,32 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
     const y1 = min(H - 1, y0 + 1);
     const fy = sy - y0;
     for (let x = 0; x < W; x++) {
-      let sx = (x + 0.5 - left) / place.scale - 0.5;
-      if (sx < 0 || sx > W - 1) continue;
-      if (place.mirror) sx = W - 1 - sx;
-      const x0 = floor(sx);
-      const x1 = min(W - 1, x0 + 1);
-      const fx = sx - x0;
-      const w00 = (1 - fx) * (1 - fy);
-      const w01 = fx * (1 - fy);
-      const w10 = (1 - fx) * fy;
-      const w11 = fx * fy;
-      const i00 = y0 * W + x0;
-      const i01 = y0 * W + x1;
-      const i10 = y1 * W + x0;
-      const i11 = y1 * W + x1;
-      const w = (w00 * a[i00] + w01 * a[i01] + w10 * a[i10] + w11 * a[i11]) / 255;
-      if (w <= 0) continue;
-      const p = y * W + x;
-      for (let c = 0; c < 3; c++) {
-        const sample = w00 * rgb[3 * i00 + c] + w01 * rgb[3 * i01 + c] + w10 * rgb[3 * i10 + c] + w11 * rgb[3 * i11 + c];
-        colour[3 * p + c] = w * sample + (1 - w) * colour[3 * p + c];
+      premultiplied.fill(0);
+      let covered = 0;
+      for (let tap = 0; tap < taps; tap++) {
+        let sx = (x + (tap + 0.5) / taps - left) / xScale - 0.5;
+        if (sx < 0 || sx > W - 1) continue;
+        if (place.mirror) sx = W - 1 - sx;
+        const x0 = floor(sx);
+        const x1 = min(W - 1, x0 + 1);
+        const fx = sx - x0;
+        const w00 = (1 - fx) * (1 - fy);
+        const w01 = fx * (1 - fy);
+        const w10 = (1 - fx) * fy;
+        const w11 = fx * fy;
+        const i00 = y0 * W + x0;
+        const i01 = y0 * W + x1;
+        const i10 = y1 * W + x0;
+        const i11 = y1 * W + x1;
+        const w = (w00 * a[i00] + w01 * a[i01] + w10 * a[i10] + w11 * a[i11]) / 255;
+        if (w <= 0) continue;
+        covered += w;
+        for (let c = 0; c < 3; c++) premultiplied[c] += w * (w00 * rgb[3 * i00 + c] + w01 * rgb[3 * i01 + c] + w10 * rgb[3 * i10 + c] + w11 * rgb[3 * i11 + c]);
       }
+      if (covered <= 0) continue;
+      const w = covered / taps;
+      const p = y * W + x;
+      for (let c = 0; c < 3; c++) colour[3 * p + c] = premultiplied[c] / taps + (1 - w) * colour[3 * p + c];
       alpha[p] = w + (1 - w) * alpha[p];
     }
   }
