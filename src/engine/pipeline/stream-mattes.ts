@@ -40,7 +40,7 @@ export interface StreamMattesResult {
 const DECODE_AHEAD_FRAMES = 3;
 /**
  * Mattes (with their foreground colour, when it is piped) that may wait in Node for the encoder:
- * at least a few, and as many as fit in 1 MB (12 of `light`'s at 384x216). The encoder starts
+ * at least a few, and as many as fit in 1 MB (18 of `light`'s at 320x180). The encoder starts
  * later than the model (about 0.2 s for VP9) and takes longer on some frames (key frames); with
  * room to run ahead, the model works on meanwhile instead of waiting for it. More room did not
  * measure better: the backlog built up is what the encoder finishes alone at the end.

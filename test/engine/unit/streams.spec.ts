@@ -121,7 +121,7 @@ describe('matteBytes', () => {
 describe('mattes waiting for the encoder', () => {
   it('lets small mattes run ahead as far as 1 MB holds, counting the foreground colour beside them', () => {
     expect(ENCODE_BEHIND_BYTES).toBe(2 ** 20);
-    expect(mattesBehindEncoder({ width: 384, height: 216 }, false)).toBe(12); // light's: 83 KB each
+    expect(mattesBehindEncoder({ width: 320, height: 180 }, false)).toBe(18); // light's: 57.6 KB each
     expect(mattesBehindEncoder({ width: 320, height: 180 }, true)).toBe(4); // 57.6 KB of alpha + 172.8 KB of colour
     expect(mattesBehindEncoder({ width: 640, height: 360 }, false) * 640 * 360).toBeLessThanOrEqual(ENCODE_BEHIND_BYTES);
   });

@@ -32,12 +32,13 @@ class LightSession extends RvmSession {
 }
 
 /**
- * `light`: Robust Video Matting at a small size (long side 384, encoder at 256 px), its larger
- * convolutions in int8 where the CPU has 8-bit dot products (rvm-int8.ts, rvmPrecision),
- * pipelined: the encoder of the next frame runs on its own thread beside the recurrent decoder of
- * this one (63-66 fps at 640x360 against 46-50 on one thread; README, Tests and benchmarks).
- * MediaPipe's selfie model, run per frame, was faster but collapsed on portraits the project had
- * not seen (IoU 0.47) and flickers (portrait-pan dtSSD 14.4 against RVM's 4.6); see rvm-geometry.ts.
+ * `light`: Robust Video Matting at a small size (long side 320, the encoder at the same size;
+ * rvm-geometry.ts says why), its larger convolutions in int8 where the CPU has 8-bit dot products
+ * (rvm-int8.ts, rvmPrecision), pipelined: the encoder of the next frame runs on its own thread
+ * beside the recurrent decoder of this one (at its former 384 / 256 size, 63-66 fps at 640x360
+ * against 46-50 on one thread; README, Tests and benchmarks). MediaPipe's selfie model, run per
+ * frame, was faster but collapsed on portraits the project had not seen (IoU 0.47) and flickers
+ * (portrait-pan dtSSD 14.4 against RVM's 4.0).
  */
 export class LightModel implements SegmentationModel {
   readonly name = 'light' as const;

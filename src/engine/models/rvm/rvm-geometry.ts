@@ -25,7 +25,25 @@ import { RvmGeometry } from './rvm-model-file';
  * encoder's size, not the input's, is what finds small, fast people.
  *
  * At a 384x216 input with a 256 px encoder (0.67): portrait-pan 0.952 / 4.6, rollerblade 0.616,
- * swing 0.750, at about the cost of 640x360 at 0.4 (the guided filter works on fewer pixels).
+ * swing 0.750, at about the cost of 640x360 at 0.4 (the guided filter works on fewer pixels). That
+ * was `light` until the composite of a person turning (bench/matting/composites.ts) found it at
+ * 0.813: at 256 px the encoder took the background's fine filaments beside the hair for hair and
+ * kept them after the turn. `light`'s sizes measured again (28 November 2026, Intel Xeon with VNNI;
+ * bench:matting's quality section, IoU at 0.5; ms: one run of both stages in int8, one after the
+ * other on one thread each, interleaved, the range of 2-6 sets on a shared machine):
+ *
+ * | input / encoder | turning | approach | out-of-frame | two-people | portrait-pan | rollerblade / swing / breakdance | ms |
+ * |---|---|---|---|---|---|---|---|
+ * | 384 / 256 (0.67) | 0.813 | 0.931 | 0.949 | 0.948 | 0.953 | 0.616 / 0.745 / 0.814 | 31-38 |
+ * | 320 / 256 (0.8) | 0.814 | 0.929 | 0.953 | 0.949 | 0.942 | | |
+ * | 288 / 288 (1) | 0.895 | 0.949 | 0.962 | 0.957 | 0.951 | 0.699 / 0.757 / 0.831 | 28-33 |
+ * | 352 / 288 (0.82) | 0.919 | 0.958 | 0.968 | 0.967 | 0.951 | | 38-42 |
+ * | 320 / 320 (1) | 0.934 | 0.956 | 0.970 | 0.964 | 0.958 | 0.697 / 0.771 / 0.858 | 29-33 |
+ * | 384 / 320 (0.83) | 0.946 | 0.961 | 0.977 | 0.970 | 0.960 | | 46-56 |
+ *
+ * The encoder's size decides it again, and at ratio 1 RVM skips its guided filter, so 320 / 320
+ * costs no more than 384 / 256 did: `light` runs it, with a margin over the floor that 288 px
+ * lacks (0.895 on the turn). Its matte is 320 px wide, scaled up to the video like every matte.
  * Below ~320 px the encoder loses people that are small in the frame (rollerblade, swing). 0.7 keeps
  * portrait-pan at 0.9726 like 0.75 for 13% less CPU (ms: CPU per run on one thread, ORT 1.30, AMD
  * EPYC), but the people floor (mean >= 0.85 on rollerblade, swing and breakdance-flare) holds only at
@@ -42,7 +60,7 @@ export const RVM_PROFILES = {
   /** the people of `human` (in int8), `original` and `pro`: quality first, the encoder at the input's full size */
   human: { inputLongSide: 640, encoderLongSide: 640 },
   /** `light`: speed first, IoU >= 0.85 on the portrait clips */
-  light: { inputLongSide: 384, encoderLongSide: 256 },
+  light: { inputLongSide: 320, encoderLongSide: 320 },
 } as const;
 
 /** the model input: the video's aspect ratio, long side at most `longSide`, even sizes */
