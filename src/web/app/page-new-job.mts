@@ -10,10 +10,10 @@ import { MODELS, OUTPUT_FORMATS } from './types.mjs';
 import { uploadBox } from './upload.mjs';
 
 const MODEL_NOTES: Record<string, string> = {
-  light: 'fastest, people and simple scenes',
-  human: 'portraits and people',
-  original: 'general quality',
-  pro: 'prompt-targeted subjects',
+  light: 'fastest, people only',
+  human: 'the main people, finest edges',
+  original: 'the main subject, of any kind (the API default)',
+  pro: 'only the subjects a prompt names',
 };
 
 const FORMAT_NOTES: Record<string, string> = {
