@@ -44,6 +44,7 @@ import { RvmGeometry } from './rvm-model-file';
  * The encoder's size decides it again, and at ratio 1 RVM skips its guided filter, so 320 / 320
  * costs no more than 384 / 256 did: `light` runs it, with a margin over the floor that 288 px
  * lacks (0.895 on the turn). Its matte is 320 px wide, scaled up to the video like every matte.
+ *
  * Below ~320 px the encoder loses people that are small in the frame (rollerblade, swing). 0.7 keeps
  * portrait-pan at 0.9726 like 0.75 for 13% less CPU (ms: CPU per run on one thread, ORT 1.30, AMD
  * EPYC), but the people floor (mean >= 0.85 on rollerblade, swing and breakdance-flare) holds only at
