@@ -78,7 +78,6 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
   const taps = Math.ceil(1 / Math.min(1, place.widthScale ?? 1));
   const left = W / 2 - (xScale * W) / 2 + place.dx;
   const top = H - place.scale * H;
-  const premultiplied = new Float64Array(3);
   for (let y = 0; y < H; y++) {
     const sy = (y + 0.5 - top) / place.scale - 0.5;
     if (sy < 0 || sy > H - 1) continue;
@@ -86,7 +85,9 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
     const y1 = min(H - 1, y0 + 1);
     const fy = sy - y0;
     for (let x = 0; x < W; x++) {
-      premultiplied.fill(0);
+      let red = 0;
+      let green = 0;
+      let blue = 0;
       let covered = 0;
       for (let tap = 0; tap < taps; tap++) {
         let sx = (x + (tap + 0.5) / taps - left) / xScale - 0.5;
@@ -106,12 +107,16 @@ export function layOver(colour: Float32Array, alpha: Float32Array, rgb: Uint8Arr
         const w = (w00 * a[i00] + w01 * a[i01] + w10 * a[i10] + w11 * a[i11]) / 255;
         if (w <= 0) continue;
         covered += w;
-        for (let c = 0; c < 3; c++) premultiplied[c] += w * (w00 * rgb[3 * i00 + c] + w01 * rgb[3 * i01 + c] + w10 * rgb[3 * i10 + c] + w11 * rgb[3 * i11 + c]);
+        red += w * (w00 * rgb[3 * i00] + w01 * rgb[3 * i01] + w10 * rgb[3 * i10] + w11 * rgb[3 * i11]);
+        green += w * (w00 * rgb[3 * i00 + 1] + w01 * rgb[3 * i01 + 1] + w10 * rgb[3 * i10 + 1] + w11 * rgb[3 * i11 + 1]);
+        blue += w * (w00 * rgb[3 * i00 + 2] + w01 * rgb[3 * i01 + 2] + w10 * rgb[3 * i10 + 2] + w11 * rgb[3 * i11 + 2]);
       }
       if (covered <= 0) continue;
       const w = covered / taps;
       const p = y * W + x;
-      for (let c = 0; c < 3; c++) colour[3 * p + c] = premultiplied[c] / taps + (1 - w) * colour[3 * p + c];
+      colour[3 * p] = red / taps + (1 - w) * colour[3 * p];
+      colour[3 * p + 1] = green / taps + (1 - w) * colour[3 * p + 1];
+      colour[3 * p + 2] = blue / taps + (1 - w) * colour[3 * p + 2];
       alpha[p] = w + (1 - w) * alpha[p];
     }
   }
