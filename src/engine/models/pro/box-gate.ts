@@ -1,5 +1,8 @@
 import { Box } from './boxes';
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { fround } = Math;
+
 /**
  * A soft mask of a box on a width x height plane: 1 inside the box grown by `margin` (fraction of
  * the box's size, at least `minMargin` of the frame), ramping linearly to 0 over `feather`
@@ -40,7 +43,7 @@ export function boxGate(box: Box, width: number, height: number, shape: GateShap
 export function gatePlane(plane: Float32Array, box: Box, width: number, height: number, shape: GateShape = DEFAULT_GATE): Float32Array {
   const out = new Float32Array(width * height);
   forGatedRows(box, width, height, shape, (row, gx, [x0, x1], v) => {
-    for (let x = x0, o = row + x0; x < x1; x++, o++) out[o] = plane[o] * Math.fround(v * gx[x]);
+    for (let x = x0, o = row + x0; x < x1; x++, o++) out[o] = plane[o] * fround(v * gx[x]);
   });
   return out;
 }
@@ -51,7 +54,7 @@ export function gatePlane(plane: Float32Array, box: Box, width: number, height: 
  */
 export function blendInGate(fresh: Float32Array, previous: Float32Array, w: number, box: Box, width: number, height: number, shape: GateShape = DEFAULT_GATE): void {
   forGatedRows(box, width, height, shape, (row, gx, [x0, x1], v) => {
-    for (let x = x0, o = row + x0; x < x1; x++, o++) fresh[o] = w * fresh[o] + (1 - w) * Math.fround(v * gx[x]) * previous[o];
+    for (let x = x0, o = row + x0; x < x1; x++, o++) fresh[o] = w * fresh[o] + (1 - w) * fround(v * gx[x]) * previous[o];
   });
 }
 
