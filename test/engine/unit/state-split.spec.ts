@@ -4,7 +4,7 @@
 import * as ort from 'onnxruntime-node';
 import { onnx } from 'onnx-proto';
 import { OnnxGraphBuilder } from '../../../src/engine/models/onnx/graph-builder';
-import { splitAtState } from '../../../src/engine/models/onnx/state-split';
+import { splitAtState, splitAtStates } from '../../../src/engine/models/onnx/state-split';
 
 const { FLOAT } = onnx.TensorProto.DataType;
 const SIZE = 6;
@@ -113,3 +113,53 @@ describe('splitAtState', () => {
   });
 });
 
+describe('splitAtStates: the recurrent work in parts, one per group of state inputs', () => {
+  const tensor = (name: string) => ({ name, elemType: FLOAT, shape: [1, SIZE] });
+  const names = (values: onnx.IValueInfoProto[] | null | undefined) => values!.map((value) => value.name);
+
+  /**
+   * encoded = relu(x); first_out = encoded + first_in / 2 and carried = first_out * 3;
+   * second_out = carried + second_in / 4 + encoded; y = sigmoid(second_out). The second group's part
+   * reads what the first computed (carried) and what the stateless part did (encoded).
+   */
+  function twoStateModel(carriedName = 'carried'): Uint8Array {
+    const graph = new OnnxGraphBuilder();
+    const scalar = (name: string, value: number) => graph.addFloatInitializer(name, [1], Float32Array.of(value));
+    const encoded = graph.addNode('Relu', ['x'], 'encoded');
+    const first = graph.addNode('Add', [encoded, graph.addNode('Mul', ['first_in', scalar('half', 0.5)], 'first_kept')], 'first_out');
+    const carried = carriedName === 'first_out' ? first : graph.addNode('Mul', [first, scalar('three', 3)], carriedName);
+    const second = graph.addNode('Add', [graph.addNode('Add', [carried, graph.addNode('Mul', ['second_in', scalar('quarter', 0.25)], 'second_kept')], 'second_sum'), encoded], 'second_out');
+    graph.addNode('Sigmoid', [second], 'y');
+    const inputs = [tensor('x'), tensor('first_in'), tensor('second_in')];
+    return graph.build({ inputs, outputs: [tensor('y'), tensor('first_out'), tensor('second_out')], opset: 17, graphName: 'two_states' });
+  }
+
+  it('gives each group its part, each reading what the parts before computed, and runs frame after frame as the whole', async () => {
+    const parts = splitAtStates(twoStateModel(), [['first_in'], ['second_in']]);
+    const graphs = parts.map((part) => onnx.ModelProto.decode(part).graph!);
+    expect(graphs.map((graph) => [names(graph.input), names(graph.output)])).toEqual([
+      [['x'], ['encoded']],
+      [['first_in', 'encoded'], ['first_out', 'carried']],
+      [['second_in', 'encoded', 'carried'], ['y', 'second_out']],
+    ]);
+    const [whole, ...sessions] = await Promise.all([twoStateModel(), ...parts].map((bytes) => ort.InferenceSession.create(bytes)));
+    const zeros = (): ort.Tensor => new ort.Tensor('float32', new Float32Array(SIZE), [1, SIZE]);
+    let wholeState = { first_in: zeros(), second_in: zeros() };
+    let splitState = wholeState;
+    for (let frame = 0; frame < 4; frame++) {
+      const x = new ort.Tensor('float32', Float32Array.from({ length: SIZE }, (_, i) => Math.cos(frame * 2 + i)), [1, SIZE]);
+      const expected = await whole.run({ x, ...wholeState });
+      const stateless = await sessions[0].run({ x });
+      const first = await sessions[1].run({ first_in: splitState.first_in, encoded: stateless.encoded });
+      const second = await sessions[2].run({ second_in: splitState.second_in, encoded: stateless.encoded, carried: first.carried });
+      expect([...(second.y.data as Float32Array)]).toEqual([...(expected.y.data as Float32Array)]);
+      wholeState = { first_in: expected.first_out, second_in: expected.second_out };
+      splitState = { first_in: first.first_out, second_in: second.second_out };
+    }
+  });
+
+  it('refuses a group that no node reads, and a later part that reads a part\'s state output', () => {
+    expect(() => splitAtStates(twoStateModel(), [['first_in'], ['third_in']])).toThrow('no node reads the state inputs third_in');
+    expect(() => splitAtStates(twoStateModel('first_out'), [['first_in'], ['second_in']])).toThrow('the graph output first_out is read by a later part');
+  });
+});
