@@ -27,7 +27,7 @@ class SegmenterRegistry {
   isnet = (size: Size): Promise<IsnetSegmenter> => memo(this.isnets, `${size.width}x${size.height}`, () => IsnetSegmenter.open(this.cacheDir, size));
 
   rvm = (geometry: RvmGeometry): Promise<RvmMatter> =>
-    memo(this.rvms, `${geometry.width}x${geometry.height}@${geometry.ratio}/${geometry.precision ?? 'float32'}${geometry.pipelined ? '/pipelined' : ''}${geometry.foreground ? '/foreground' : ''}`, () => RvmMatter.open(geometry, this.cacheDir));
+    memo(this.rvms, `${geometry.width}x${geometry.height}@${geometry.ratio}/${geometry.precision ?? 'float32'}${geometry.stages ? `/stages${geometry.stages}` : ''}${geometry.foreground ? '/foreground' : ''}`, () => RvmMatter.open(geometry, this.cacheDir));
 
   detector = (): Promise<NanodetDetector> => memo(this.detectors, 'nanodet', () => NanodetDetector.open(this.cacheDir));
 }

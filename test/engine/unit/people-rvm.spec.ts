@@ -1,4 +1,5 @@
 import { HumanModel } from '../../../src/engine/models/human/human-model';
+import { LightModel } from '../../../src/engine/models/light/light-model';
 import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { ProModel } from '../../../src/engine/models/pro/pro-model';
@@ -6,7 +7,8 @@ import { SurveyedProSession } from '../../../src/engine/models/pro/surveyed-sess
 import { hasInt8DotProduct } from '../../../src/engine/models/runtime/cpu-features';
 import { openPeopleRvm } from '../../../src/engine/models/rvm/people-rvm';
 import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
-import { RvmGeometry } from '../../../src/engine/models/rvm/rvm-model-file';
+import { RvmGeometry, rvmStages } from '../../../src/engine/models/rvm/rvm-model-file';
+import { rvmPrecision } from '../../../src/engine/models/rvm/rvm-int8';
 
 /** what `original` and `pro` ask of RVM for their people, with a stand-in for the model (no inference here) */
 async function peopleRvm(width: number, height: number, int8DotProduct: boolean, mirroredWhereInt8?: boolean) {
@@ -23,14 +25,14 @@ async function peopleRvm(width: number, height: number, int8DotProduct: boolean,
 describe("the people RVM of `original` and `pro`", () => {
   it('with 8-bit dot products: int8 at human\'s geometry, pipelined, and the mirrored frame matted on a second state', async () => {
     const { session, opened, streams } = await peopleRvm(1920, 1080, true);
-    expect(opened).toEqual([{ width: 640, height: 360, ratio: 1, precision: 'int8', pipelined: true }]);
+    expect(opened).toEqual([{ width: 640, height: 360, ratio: 1, precision: 'int8', stages: 2 }]);
     expect(session.mirrored).toBe(true);
     expect(streams).toBe(2);
   });
 
   it('without them: one fp32 pass, pipelined, since the mirrored pair would cost twice as much there', async () => {
     const { session, opened, streams } = await peopleRvm(360, 640, false);
-    expect(opened).toEqual([{ width: 360, height: 640, ratio: 1, precision: 'float32', pipelined: true }]);
+    expect(opened).toEqual([{ width: 360, height: 640, ratio: 1, precision: 'float32', stages: 2 }]);
     expect(session.mirrored).toBe(false);
     expect(streams).toBe(1);
   });
@@ -69,8 +71,28 @@ describe('the RVM of `human`', () => {
     };
     const model = new HumanModel({ rvm, detector: async () => ({}) as NanodetDetector });
     const session = await model.createSession({ width: 1280, height: 720, fps: 25 });
-    expect(opened).toEqual([expect.objectContaining({ width: 640, height: 360, ratio: 1, pipelined: true })]);
+    expect(opened).toEqual([expect.objectContaining({ width: 640, height: 360, ratio: 1, precision: rvmPrecision(), stages: rvmStages(rvmPrecision()) })]);
     expect(streams).toBe(1);
     expect(session.framesInFlight).toBeGreaterThan(1);
+  });
+});
+
+describe('the RVM of `light`', () => {
+  it("opens RVM at light's geometry, in this CPU's precision, in as many stages as that precision takes", async () => {
+    const opened: RvmGeometry[] = [];
+    const rvm = async (geometry: RvmGeometry) => {
+      opened.push(geometry);
+      return { width: geometry.width, height: geometry.height, geometry, stream: () => ({ id: 1 }) } as unknown as RvmMatter;
+    };
+    await new LightModel(rvm).createSession({ width: 1280, height: 720, fps: 25 });
+    const precision = rvmPrecision();
+    expect(opened).toEqual([{ width: 320, height: 180, ratio: 1, precision, stages: rvmStages(precision) }]);
+  });
+});
+
+describe('the stages of `light` and `human`', () => {
+  it('the decoder in two stages of its own where RVM runs in fp32 (the decoder is the bound there), in one where in int8', () => {
+    expect(rvmStages('float32')).toBe(3);
+    expect(rvmStages('int8')).toBe(2);
   });
 });

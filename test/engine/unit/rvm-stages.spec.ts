@@ -11,4 +11,12 @@ describe("which of RVM's pipelined stages yields its core", () => {
   ])('%s: %d against %d ms', (_, stateless, recurrent, yields) => {
     expect(statelessStageYields(stateless, recurrent)).toBe(yields);
   });
+
+  it.each([
+    ["the decoder in two stages, the longer counting (light in fp32 on an AVX2-only EPYC)", 24, [21.5, 26.6], false],
+    ['both decoder stages longer than it by more than a quarter', 15, [21.5, 26.6], true],
+    ['one of them long enough', 15, [12, 19], true],
+  ])('%s: %d against %j ms', (_, stateless, recurrent, yields) => {
+    expect(statelessStageYields(stateless, ...recurrent)).toBe(yields);
+  });
 });

@@ -28,6 +28,6 @@ export async function openPeopleRvm(
   { int8DotProduct = hasInt8DotProduct(), mirroredWhereInt8 = true }: { int8DotProduct?: boolean; mirroredWhereInt8?: boolean } = {},
 ): Promise<RvmSession> {
   const precision = rvmPrecision(int8DotProduct);
-  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, pipelined: true });
+  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, stages: 2 });
   return new RvmSession(matter, { mirrored: mirroredWhereInt8 && precision === 'int8' });
 }

@@ -24,11 +24,15 @@ export const STATELESS_STAGE_NICENESS = 10;
  * 5 (8.1 and 9.0 ms) went from 1.09-1.10 to 1.15-1.17 of its CPU-bound minimum at 640x360 with it.
  * `light` in fp32 on an AVX2-only EPYC (Zen 3: 22 and 36 ms of CPU) went the other way, 1.13-1.19
  * (median 1.155) -> 1.08-1.15 (median 1.10), 18.3 -> 19.4 fps (median of 8 interleaved pairs).
+ * With the decoder in two stages the longer of them counts: `light` there (24, 21.5 and 26.6 ms)
+ * does not yield, and yielding measured no better (1.15 against 1.13-1.14 of its CPU-bound minimum
+ * in three interleaved pairs).
  */
 const YIELDING_SHARE = 0.8;
 
-export function statelessStageYields(statelessMs: number, recurrentMs: number): boolean {
-  return statelessMs < YIELDING_SHARE * recurrentMs;
+/** `recurrentMs`: each recurrent stage's run */
+export function statelessStageYields(statelessMs: number, ...recurrentMs: number[]): boolean {
+  return statelessMs < YIELDING_SHARE * Math.max(...recurrentMs);
 }
 
 /**
@@ -56,8 +60,8 @@ export interface TimedRvmOutput extends RvmOutput {
 /**
  * Robust Video Matting at a fixed geometry, run by onnxruntime on an inference thread of its own
  * (rvm-worker-main.ts) so the engine's event loop keeps the decoder and encoder pipes moving
- * during inference; pipelined, on one thread per stage (the encoder, the recurrent decoder), a
- * frame apart (RvmGeometry.pipelined).
+ * during inference; pipelined, on one thread per stage (the encoder, the recurrent decoder in one
+ * stage or two), each a frame ahead of the next (RvmGeometry.stages).
  * Sessions are shared by videos: each RvmStream is one video's recurrent state, kept on the
  * inference thread.
  */
@@ -80,11 +84,15 @@ export class RvmMatter {
   static async open(geometry: RvmGeometry, cacheDir: string, threads = DEFAULT_INTRA_OP_THREADS): Promise<RvmMatter> {
     const size = { width: geometry.width, height: geometry.height };
     let workers: Worker[];
-    if (geometry.pipelined) {
-      // one thread per stage and one onnxruntime thread each: the two stages are the parallelism
-      const [stateless, recurrent] = prepareRvmStages(geometry, cacheDir);
-      const { port1, port2 } = new MessageChannel();
-      workers = [startRvmThread({ ...size, modelPath: stateless, threads: 1, to: port1 }, [port1]), startRvmThread({ ...size, modelPath: recurrent, threads: 1, from: port2 }, [port2])];
+    if (geometry.stages) {
+      // one thread per stage and one onnxruntime thread each: the stages are the parallelism
+      const stages = prepareRvmStages(geometry, cacheDir);
+      const channels = stages.slice(1).map(() => new MessageChannel());
+      workers = stages.map((modelPath, stage) => {
+        const from = channels[stage - 1]?.port2;
+        const to = channels[stage]?.port1;
+        return startRvmThread({ ...size, modelPath, threads: 1, from, to }, [from, to].filter((port) => port !== undefined));
+      });
     } else {
       workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads })];
     }
@@ -112,8 +120,8 @@ export class RvmMatter {
     for (let frame = 0; frame < WARM_UP_FRAMES; frame++) runs.push((await stream.next(grey)).stageMs);
     stream.close();
     this.stageMs = runs[0].map((_, stage) => Math.min(...runs.slice(1).map((run) => run[stage])));
-    const [stateless, recurrent] = this.stageMs;
-    if (this.geometry.pipelined && statelessStageYields(stateless, recurrent)) await lowerPriority(this.workers[0], STATELESS_STAGE_NICENESS);
+    const [stateless, ...recurrent] = this.stageMs;
+    if (this.geometry.stages && statelessStageYields(stateless, ...recurrent)) await lowerPriority(this.workers[0], STATELESS_STAGE_NICENESS);
   }
 
   get width(): number {

@@ -6,7 +6,7 @@ import { writeAtomically } from '../isnet/isnet-assets';
 import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
 import { pruneOutputs } from '../onnx/output-pruning';
-import { splitAtState } from '../onnx/state-split';
+import { splitAtStates } from '../onnx/state-split';
 import { quantizeRvm } from './rvm-int8';
 import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
@@ -28,11 +28,12 @@ export interface RvmGeometry {
   /** int8: the convolutions picked in rvm-int8.ts quantised (default float32) */
   precision?: 'float32' | 'int8';
   /**
-   * for sessions that keep several frames in flight: RVM in two stages on threads of their own
-   * (prepareRvmStages), the encoder of frame t+1 beside the recurrent decoder of frame t. Default:
-   * the whole model on one thread.
+   * for sessions that keep several frames in flight: RVM in stages on threads of their own, each a
+   * frame ahead of the next (prepareRvmStages): 2, the encoder of frame t+1 beside the recurrent
+   * decoder of frame t; 3, the decoder's last block and output block on a third thread as well.
+   * Default: the whole model on one thread.
    */
-  pipelined?: boolean;
+  stages?: PipelineStages;
   /**
    * the model also gives RVM's predicted foreground colour (`fgr`). Default: the alpha alone, since
    * the engine estimates the colour of the soft edge itself (rvm-session.ts says why); without
@@ -41,23 +42,56 @@ export interface RvmGeometry {
   foreground?: boolean;
 }
 
+export type PipelineStages = 2 | 3;
+
+/**
+ * The state inputs each recurrent stage keeps (onnx/state-split.ts's groups), by the number of
+ * stages. In three, the decoder is cut before its last block (at half the input size, state r1),
+ * which with the output block after it at full size is about half the decoder: at `light`'s 320x180
+ * in fp32 on one thread (AMD EPYC Zen 3) the encoder took 24 ms, the decoder 47, and in three
+ * stages 24, 21.5 and 26.6 (the mattes the same bit for bit). Two stages are bound by the decoder's
+ * thread wherever it takes more than half the CPU a frame costs on two cores; three are not.
+ */
+const STATE_GROUPS: Record<PipelineStages, string[][]> = {
+  2: [[...RVM_STATE_INPUTS]],
+  3: [['r4i', 'r3i', 'r2i'], ['r1i']],
+};
+
+/**
+ * How many stages `light` and `human` run RVM in: three in fp32 (CPUs without 8-bit dot products),
+ * where the recurrent decoder took more than half the CPU a frame costs on two cores, so that two
+ * stages waited on its thread; two in int8, where the stages are shorter and more even and both
+ * models were already within 1.05-1.08 of their CPU-bound minimum (an Intel Xeon with VNNI).
+ * bench:matting on an AMD EPYC Zen 3 (fp32), interleaved, two stages -> three:
+ * - `light` (three pairs): 1.12-1.13 -> 1.05 of the CPU-bound minimum at 640x360 (17.8-19.7 ->
+ *   18.1-20.3 fps), 1.06 -> 1.04-1.05 at 1280x720 (13.7-16.5 -> 15.1-15.9 fps);
+ * - `human` (one clean pair): 1.17 -> 1.04 at 640x360 (4.6 -> 5.3 fps), 1.11 -> 1.03 at 1280x720
+ *   (4.2 -> 4.7 fps);
+ * for a third onnxruntime session: peak RSS 40-70 MB more.
+ */
+export function rvmStages(precision: 'int8' | 'float32'): PipelineStages {
+  return precision === 'float32' ? 3 : 2;
+}
+
 /**
  * The model of prepareRvmModel split at its recurrent state (onnx/state-split.ts): the encoder, then
- * the recurrent decoder, cached beside it. The same arithmetic, so a frame's matte is the same
- * whichever way it runs. The paths, in the order frames go through them. The model with `fgr` is
- * split, and the recurrent part loses `fgr` afterwards: the split keeps the output block's
- * convolution of the image in the recurrent part because that part reads the image anyway (for
+ * the recurrent decoder in one stage or two, cached beside it. The same arithmetic, so a frame's
+ * matte is the same whichever way it runs. The paths, in the order frames go through them. The
+ * model with `fgr` is split, and the last part loses `fgr` afterwards: the split keeps the output
+ * block's convolution of the image in the last part because that part reads the image anyway (for
  * `fgr`); split without `fgr`, that convolution's 16 channels at full size would cross between
  * the threads instead of the image's 3.
  */
-export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): [stateless: string, recurrent: string] {
+export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): string[] {
   const whole = prepareRvmModel({ ...geometry, foreground: true }, cacheDir);
-  const at = (part: string) => whole.replace(/\.onnx$/, `-${part}-s${SPLIT_REVISION}.onnx`);
-  const paths: [string, string] = [at('stateless'), at(geometry.foreground ? 'recurrent' : `recurrent-alpha${ALPHA_ONLY_REVISION}`)];
+  const groups = STATE_GROUPS[geometry.stages ?? 2];
+  const at = (part: string) => whole.replace(/\.onnx$/, `-${groups.length > 1 ? `stages${groups.length + 1}-` : ''}${part}-s${SPLIT_REVISION}.onnx`);
+  const decoders = groups.slice(0, -1).map((_, index) => at(`recurrent${index + 1}`));
+  const paths = [at('stateless'), ...decoders, at(geometry.foreground ? 'recurrent' : `recurrent-alpha${ALPHA_ONLY_REVISION}`)];
   if (paths.every((path) => existsSync(path))) return paths;
-  const split = splitAtState(readFileSync(whole), [...RVM_STATE_INPUTS]);
-  writeAtomically(paths[0], split.stateless);
-  writeAtomically(paths[1], geometry.foreground ? split.recurrent : withoutForeground(split.recurrent));
+  const parts = splitAtStates(readFileSync(whole), groups);
+  const last = parts.length - 1;
+  parts.forEach((part, index) => writeAtomically(paths[index], index === last && !geometry.foreground ? withoutForeground(part) : part));
   return paths;
 }
 

@@ -7,8 +7,9 @@
  * to the engine.
  *
  * Pipelined (rvm-worker-protocol.ts), the stateless stage's thread runs the encoder on frame t+1
- * while the recurrent stage's thread runs the decoder on frame t; the first hands its tensors on to
- * the second, in order. An `end` goes through the same way, so it never overtakes its stream's frames.
+ * while the recurrent stage's thread runs the decoder on frame t (or each of the decoder's two
+ * stages its own frame); each hands its tensors on to the next, in order. An `end` goes through the
+ * same way, so it never overtakes its stream's frames.
  */
 import * as ort from 'onnxruntime-node';
 import { MessagePort, parentPort, workerData } from 'node:worker_threads';
@@ -44,7 +45,8 @@ function inOrder<T>(handle: (request: T) => Promise<void>): (request: T) => void
 function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWorkerData): void {
   const states = new Map<number, Feeds>();
   const initial = zeroState(session);
-  const keepsState = Object.keys(initial).length > 0;
+  const stateInputs = Object.keys(initial);
+  const stateOutputs = stateInputs.map(stateOutputOf);
   const run = inOrder(async (request: RvmStageRequest) => {
     if (request.kind === 'lower-priority') {
       lowerThreadPriority(request.by);
@@ -63,8 +65,9 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
       const started = performance.now();
       const result = await session.run(Object.fromEntries(session.inputNames.map((name) => [name, available[name]])));
       const stageMs = [...(request.kind === 'carried' ? request.stageMs : []), performance.now() - started];
-      if (keepsState) states.set(request.stream, Object.fromEntries(Object.keys(initial).map((name) => [name, result[stateOutputOf(name)]])));
-      if (to) handOn(to, request, tensorsOut(result), stageMs);
+      if (stateInputs.length) states.set(request.stream, Object.fromEntries(stateInputs.map((name, index) => [name, result[stateOutputs[index]]])));
+      // a stage between two others hands on what it received too: the stages after it pick what they read by name
+      if (to) handOn(to, request, { ...(request.kind === 'carried' ? request.tensors : {}), ...tensorsOut(result, stateOutputs) }, stageMs);
       else answer(request.id, result, stageMs);
     } catch (error) {
       reply({ kind: 'error', id: request.id, message: (error as Error).message });
@@ -86,9 +89,12 @@ function answer(id: number, result: ort.InferenceSession.OnnxValueMapType, stage
   reply({ kind: 'result', id, alpha, alphaBytes, foreground, stageMs }, buffers);
 }
 
-function tensorsOut(result: ort.InferenceSession.OnnxValueMapType): Record<string, CarriedTensor> {
+/** the results but the state outputs, which stay on this thread */
+function tensorsOut(result: ort.InferenceSession.OnnxValueMapType, stateOutputs: string[]): Record<string, CarriedTensor> {
   return Object.fromEntries(
-    Object.entries(result).map(([name, tensor]) => [name, { type: tensor.type as CarriedTensor['type'], dims: [...tensor.dims], data: tensor.data as Float32Array | Uint8Array }]),
+    Object.entries(result)
+      .filter(([name]) => !stateOutputs.includes(name))
+      .map(([name, tensor]) => [name, { type: tensor.type as CarriedTensor['type'], dims: [...tensor.dims], data: tensor.data as Float32Array | Uint8Array }]),
   );
 }
 

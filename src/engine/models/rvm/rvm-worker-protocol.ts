@@ -11,10 +11,10 @@ export function stateOutputOf(input: string): string {
 }
 
 /**
- * One inference thread: the whole model, or one of its two stages (rvm-model-file.ts's
+ * One inference thread: the whole model, or one of its stages (rvm-model-file.ts's
  * prepareRvmStages). The whole model and the stateless stage read frames from the engine's thread;
- * the stateless stage hands its tensors on through `to`, and the recurrent stage reads them from
- * `from` and answers the engine's thread with the matte.
+ * each stage but the last hands tensors on through `to`, the next reads them from `from`, and the
+ * last answers the engine's thread with the matte.
  */
 export interface RvmWorkerData {
   modelPath: string;
@@ -50,7 +50,7 @@ export interface CarriedTensor {
   data: Float32Array | Uint8Array;
 }
 
-/** a frame between the two stages: the tensors the stateless stage wrote, and how long it ran */
+/** a frame between two stages: the tensors the stages before wrote, and how long each ran */
 export interface RvmCarriedRequest {
   kind: 'carried';
   id: number;
