@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -56,9 +56,34 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): RunningPro
 
 /**
  * A port for a server a test starts: below Linux's ephemeral range (32768+), so it never collides
- * with the outgoing connections or port-0 listeners of the same machine, and spread wide enough that
- * parallel test files rarely meet.
+ * with the outgoing connections or port-0 listeners of the same machine, spread wide enough that
+ * parallel test files rarely meet, and not one that something already listens on. A cluster keeps
+ * its public port across restarts for minutes, and a test app that drew it failed to listen.
  */
-export function randomPort(): number {
-  return 10000 + Math.floor(Math.random() * 22000);
+export function randomPort(random: () => number = Math.random, listening: Set<number> = listeningPorts()): number {
+  for (;;) {
+    const port = 10000 + Math.floor(random() * 22000);
+    if (!listening.has(port)) return port;
+  }
 }
+
+/** the TCP ports listened on now, by any process (Linux's /proc/net; empty where it is missing) */
+export function listeningPorts(): Set<number> {
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === LISTEN_STATE && local) ports.add(parseInt(local.slice(local.lastIndexOf(':') + 1), 16));
+    }
+  }
+  return ports;
+}
+
+/** a listening socket's state in /proc/net/tcp (TCP_LISTEN, in hex) */
+const LISTEN_STATE = '0A';

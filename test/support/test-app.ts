@@ -86,7 +86,15 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);
   reportSlowShutdownHooks(app);
-  await app.listen(port, '127.0.0.1');
+  try {
+    await app.listen(port, '127.0.0.1');
+  } catch (error) {
+    // a started app left behind would keep reaching Postgres after this test file's environment is gone
+    await app.close();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   const keys = app.get(ApiKeysService);
   return {
