@@ -1,6 +1,6 @@
 import { hasInt8DotProduct } from '../runtime/cpu-features';
 import { RvmMatter } from './rvm-matter';
-import { RvmGeometry } from './rvm-model-file';
+import { RvmGeometry, rvmStages } from './rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from './rvm-geometry';
 import { rvmPrecision } from './rvm-int8';
 import { RvmSession } from './rvm-session';
@@ -18,7 +18,8 @@ import { RvmSession } from './rvm-session';
  * are speed goals (the same mirroring took its DAVIS people mean from 0.870 to 0.877 at twice RVM's
  * cost). Pipelined as `human`'s (human-model.ts): the two streams' frames go through the encoder and
  * decoder threads by turns; with `original`'s frames in flight, 224-239 -> 190-206 ms a frame on
- * portrait-pan, end to end at 640x360 3.8 -> 4.7 fps (interleaved, a loaded day), the same mattes.
+ * portrait-pan, end to end at 640x360 3.8 -> 4.7 fps (interleaved, a loaded day), the same mattes;
+ * in fp32 in three stages, as `human`'s (rvmStages).
  * `mirroredWhereInt8: false` keeps one pass (`pro`'s survey, whose mattes are not shown: pro-model.ts).
  */
 export async function openPeopleRvm(
@@ -28,6 +29,6 @@ export async function openPeopleRvm(
   { int8DotProduct = hasInt8DotProduct(), mirroredWhereInt8 = true }: { int8DotProduct?: boolean; mirroredWhereInt8?: boolean } = {},
 ): Promise<RvmSession> {
   const precision = rvmPrecision(int8DotProduct);
-  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, stages: 2 });
+  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, stages: rvmStages(precision) });
   return new RvmSession(matter, { mirrored: mirroredWhereInt8 && precision === 'int8' });
 }

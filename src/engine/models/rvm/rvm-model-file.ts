@@ -58,16 +58,19 @@ const STATE_GROUPS: Record<PipelineStages, string[][]> = {
 };
 
 /**
- * How many stages `light` and `human` run RVM in: three in fp32 (CPUs without 8-bit dot products),
+ * How many stages RVM runs in, for every model: three in fp32 (CPUs without 8-bit dot products),
  * where the recurrent decoder took more than half the CPU a frame costs on two cores, so that two
- * stages waited on its thread; two in int8, where the stages are shorter and more even and both
- * models were already within 1.05-1.08 of their CPU-bound minimum (an Intel Xeon with VNNI).
+ * stages waited on its thread; two in int8, where the stages are shorter and more even and `light`
+ * and `human` were already within 1.05-1.08 of their CPU-bound minimum (an Intel Xeon with VNNI;
+ * three stages there are not measured).
  * bench:matting on an AMD EPYC Zen 3 (fp32), interleaved, two stages -> three:
  * - `light` (three pairs): 1.12-1.13 -> 1.05 of the CPU-bound minimum at 640x360 (17.8-19.7 ->
  *   18.1-20.3 fps), 1.06 -> 1.04-1.05 at 1280x720 (13.7-16.5 -> 15.1-15.9 fps);
  * - `human` (one clean pair): 1.17 -> 1.04 at 640x360 (4.6 -> 5.3 fps), 1.11 -> 1.03 at 1280x720
  *   (4.2 -> 4.7 fps);
- * for a third onnxruntime session: peak RSS 40-70 MB more.
+ * - `original` on portrait-pan, people alone (two pairs): 1.13 -> 1.03 at 640x360 (4.5 / 4.7 -> 4.7 /
+ *   5.0 fps), 1.09-1.10 -> 1.03 at 1280x720 (4.1 / 4.5 -> 4.7 / 4.4 fps);
+ * for a third onnxruntime session: peak RSS 30-70 MB more.
  */
 export function rvmStages(precision: 'int8' | 'float32'): PipelineStages {
   return precision === 'float32' ? 3 : 2;
