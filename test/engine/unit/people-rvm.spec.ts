@@ -90,7 +90,7 @@ describe('the RVM of `light`', () => {
   });
 });
 
-describe('the stages of `light` and `human`', () => {
+describe('how many stages RVM runs in, for every model', () => {
   it('the decoder in two stages of its own where RVM runs in fp32 (the decoder is the bound there), in one where in int8', () => {
     expect(rvmStages('float32')).toBe(3);
     expect(rvmStages('int8')).toBe(2);

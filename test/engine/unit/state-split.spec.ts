@@ -4,7 +4,7 @@
 import * as ort from 'onnxruntime-node';
 import { onnx } from 'onnx-proto';
 import { OnnxGraphBuilder } from '../../../src/engine/models/onnx/graph-builder';
-import { splitAtState, splitAtStates } from '../../../src/engine/models/onnx/state-split';
+import { splitAtStates } from '../../../src/engine/models/onnx/state-split';
 
 const { FLOAT } = onnx.TensorProto.DataType;
 const SIZE = 6;
@@ -25,7 +25,13 @@ function recurrentModel(): Uint8Array {
   return graph.build({ inputs: [tensor('x'), tensor('state_in')], outputs: [tensor('y'), tensor('state_out')], opset: 17, graphName: 'recurrent' });
 }
 
-describe('splitAtState', () => {
+/** the two-part split: what does not read the state, and what does */
+function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): { stateless: Uint8Array; recurrent: Uint8Array } {
+  const [stateless, recurrent] = splitAtStates(modelBytes, [stateInputs]);
+  return { stateless, recurrent };
+}
+
+describe('splitAtStates in two parts', () => {
   const split = splitAtState(recurrentModel(), ['state_in']);
   const names = (values: onnx.IValueInfoProto[] | null | undefined) => values!.map((value) => value.name);
 

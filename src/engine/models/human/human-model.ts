@@ -6,7 +6,7 @@ import { PeopleSeen } from '../people-seen';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter, RvmOutput } from '../rvm/rvm-matter';
-import { RvmGeometry, rvmStages } from '../rvm/rvm-model-file';
+import { pipelinedAt, RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor, rvmInputSize } from '../rvm/rvm-geometry';
 import { rvmPrecision } from '../rvm/rvm-int8';
 import { RvmSession } from '../rvm/rvm-session';
@@ -105,8 +105,9 @@ export interface HumanModelParts {
  * 0.871 in fp32 (0.870 since int8's multiply-add bound, rvm-int8.ts), and scores the out-of-frame
  * composite higher (0.954 against 0.935). RVM runs pipelined (RvmGeometry.stages: the encoder of
  * the next frame on its own thread beside the recurrent decoder of this one, one onnxruntime thread
- * each; in fp32 the decoder itself in two stages, rvmStages): one run on two onnxruntime threads took 116-124 ms for 185-196 ms of CPU, against 167-178 ms
- * on one, so the two stages side by side waste less than one run split over two threads. End to end
+ * each; in fp32 the decoder itself in two stages, rvmStages): one run on two onnxruntime threads
+ * took 116-124 ms for 185-196 ms of CPU, against 167-178 ms on one, so the two stages side by side
+ * waste less than one run split over two threads. End to end
  * at 640x360, interleaved runs on a loaded day: 7.3-7.7 -> 8.6-9.0 fps, at 1280x720 6.4-6.5 -> 7.9-8.0.
  */
 export class HumanModel implements SegmentationModel {
@@ -115,8 +116,7 @@ export class HumanModel implements SegmentationModel {
   constructor(private readonly parts: HumanModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const precision = rvmPrecision();
-    const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), precision, stages: rvmStages(precision) }), this.parts.detector()]);
+    const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), ...pipelinedAt(rvmPrecision()) }), this.parts.detector()]);
     return new HumanSession(new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL));
   }
 }

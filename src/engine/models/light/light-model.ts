@@ -1,7 +1,7 @@
 import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { PeopleSeen } from '../people-seen';
 import { RvmMatter } from '../rvm/rvm-matter';
-import { RvmGeometry, rvmStages } from '../rvm/rvm-model-file';
+import { pipelinedAt, RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
 import { rvmPrecision } from '../rvm/rvm-int8';
 import { RvmSession } from '../rvm/rvm-session';
@@ -35,9 +35,9 @@ class LightSession extends RvmSession {
  * `light`: Robust Video Matting at a small size (long side 320, the encoder at the same size;
  * rvm-geometry.ts says why), its larger convolutions in int8 where the CPU has 8-bit dot products
  * (rvm-int8.ts, rvmPrecision), pipelined: the encoder of the next frame runs on its own thread
- * beside the recurrent decoder of this one, in fp32 itself in two stages (rvm-model-file.ts, rvmStages). At its
- * former 384 / 256 size pipelining took it from 46-50 to 63-66 fps at 640x360 (README, Tests and
- * benchmarks). MediaPipe's selfie model, run per frame, was faster but collapsed on portraits the
+ * beside the recurrent decoder of this one, in fp32 itself in two stages (rvm-model-file.ts,
+ * rvmStages). At its former 384 / 256 size pipelining took it from 46-50 to 63-66 fps at 640x360
+ * (README, Tests and benchmarks). MediaPipe's selfie model, run per frame, was faster but collapsed on portraits the
  * project had not seen (IoU 0.47) and flickers (portrait-pan dtSSD 14.4 against RVM's 4.0).
  */
 export class LightModel implements SegmentationModel {
@@ -46,7 +46,6 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const precision = rvmPrecision();
-    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), precision, stages: rvmStages(precision) }));
+    return new LightSession(await this.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(rvmPrecision()) }));
   }
 }

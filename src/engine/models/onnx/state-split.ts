@@ -3,32 +3,16 @@ import { attribute, attributeInts } from './graph-parts';
 
 const { DataType } = onnx.TensorProto;
 
-export interface StageSplit {
-  /** reads the graph's inputs but the state; outputs what `recurrent` reads of it */
-  stateless: Uint8Array;
-  /** reads the state and those tensors; outputs every output of the graph */
-  recurrent: Uint8Array;
-}
-
 /** ops whose outputs are not float: the split cannot type a tensor they produce */
 const NON_FLOAT_PRODUCERS = new Set(['Shape', 'Size', 'Cast', 'ArgMax', 'ArgMin', 'NonZero', 'TopK']);
-
-/**
- * Splits a recurrent model in two at its state, so that the two parts can run a frame apart on
- * threads of their own: what does not read the state (for RVM, the encoder on the image) for frame
- * t+1 beside what does (the recurrent decoder) for frame t. splitAtStates says how.
- */
-export function splitAtState(modelBytes: Uint8Array, stateInputs: string[]): StageSplit {
-  const [stateless, recurrent] = splitAtStates(modelBytes, [stateInputs]);
-  return { stateless, recurrent };
-}
 
 /**
  * Splits a recurrent model at its state into a stateless part and one recurrent part per group of
  * state inputs, in the order given: part 0 is what reads no state, part k what reads group k's
  * state or what part k computes, and nothing that a later part computes. Each part reads the tensors it
  * needs from the parts before it, so the parts can run a frame apart each on a thread of its own,
- * in a chain: the recurrent work of one frame spread over several threads, each with its own state.
+ * in a chain: for RVM, the encoder on the image for frame t+1 beside the recurrent decoder for frame
+ * t, the decoder itself in one part or several, each thread with its own state.
  * A group's state outputs must come out of its own part, since that part's thread keeps the state,
  * and no later part may read a part's graph outputs: that thread keeps them, it does not hand them on.
  * Constant subgraphs (a DequantizeLinear of a weight) are copied into each part that reads them.
@@ -81,9 +65,10 @@ export function splitAtStates(modelBytes: Uint8Array, stateGroups: string[][]): 
     const handedOn = [...producers.keys()].filter((name) => computed(name) && !graphOutputs.has(name) && readLater(name, part));
     const outputs = [...graph.output!.filter((output) => computed(output.name!)), ...handedOn.map(valueInfo)];
     const kept = part === 0 ? withProducers(outputs.map((output) => output.name!), nodes) : nodes;
-    const handed = [...producers].filter(([name, producer]) => producer.part < part && partReads[part].has(name)).map(([name]) => valueInfo(name));
-    const inputs = graph.input!.filter((input) => reads(kept).has(input.name!));
-    return encodePart(model, [...withProducers([...reads(kept)], constantNodes), ...kept], [...inputs, ...handed], outputs);
+    const keptReads = part === 0 ? reads(kept) : partReads[part];
+    const handed = [...producers].filter(([name, producer]) => producer.part < part && keptReads.has(name)).map(([name]) => valueInfo(name));
+    const inputs = graph.input!.filter((input) => keptReads.has(input.name!));
+    return encodePart(model, [...withProducers([...keptReads], constantNodes), ...kept], [...inputs, ...handed], outputs);
   });
 }
 

@@ -1,6 +1,6 @@
 import { hasInt8DotProduct } from '../runtime/cpu-features';
 import { RvmMatter } from './rvm-matter';
-import { RvmGeometry, rvmStages } from './rvm-model-file';
+import { pipelinedAt, RvmGeometry } from './rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from './rvm-geometry';
 import { rvmPrecision } from './rvm-int8';
 import { RvmSession } from './rvm-session';
@@ -29,6 +29,6 @@ export async function openPeopleRvm(
   { int8DotProduct = hasInt8DotProduct(), mirroredWhereInt8 = true }: { int8DotProduct?: boolean; mirroredWhereInt8?: boolean } = {},
 ): Promise<RvmSession> {
   const precision = rvmPrecision(int8DotProduct);
-  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), precision, stages: rvmStages(precision) });
+  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), ...pipelinedAt(precision) });
   return new RvmSession(matter, { mirrored: mirroredWhereInt8 && precision === 'int8' });
 }

@@ -76,6 +76,11 @@ export function rvmStages(precision: 'int8' | 'float32'): PipelineStages {
   return precision === 'float32' ? 3 : 2;
 }
 
+/** how every model runs RVM at `precision`: pipelined, in rvmStages(precision) stages */
+export function pipelinedAt(precision: 'int8' | 'float32'): Pick<RvmGeometry, 'precision' | 'stages'> {
+  return { precision, stages: rvmStages(precision) };
+}
+
 /**
  * The model of prepareRvmModel split at its recurrent state (onnx/state-split.ts): the encoder, then
  * the recurrent decoder in one stage or two, cached beside it. The same arithmetic, so a frame's
