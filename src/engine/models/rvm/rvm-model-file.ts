@@ -61,8 +61,9 @@ const STATE_GROUPS: Record<PipelineStages, string[][]> = {
  * How many stages RVM runs in, for every model: three in fp32 (CPUs without 8-bit dot products),
  * where the recurrent decoder took more than half the CPU a frame costs on two cores, so that two
  * stages waited on its thread; two in int8, where the stages are shorter and more even and `light`
- * and `human` were already within 1.05-1.08 of their CPU-bound minimum (an Intel Xeon with VNNI;
- * three stages there are not measured).
+ * and `human` were already within 1.05-1.08 of their CPU-bound minimum (an Intel Xeon with VNNI).
+ * Three in int8 on an AMD EPYC Zen 4 (docs/engine-measurements.md): `human` 1.06-1.07 -> 1.04-1.05
+ * of its minimum at 640x360 but no surer frames a second, `light` unchanged, 50-90 MB more: not kept.
  * bench:matting on an AMD EPYC Zen 3 (fp32), interleaved, two stages -> three:
  * - `light` (three pairs): 1.12-1.13 -> 1.05 of the CPU-bound minimum at 640x360 (17.8-19.7 ->
  *   18.1-20.3 fps), 1.06 -> 1.04-1.05 at 1280x720 (13.7-16.5 -> 15.1-15.9 fps);
