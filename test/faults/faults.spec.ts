@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { Cluster, createJob, createKey, killHard, randomPort, startRedis, startWebhookReceiver, Tally, uploadClip, waitForAll, waitForStatus, withDeployment } from '../support/cluster';
+import { Cluster, createJob, createKey, killHard, randomPort, startRedis, startWebhookReceiver, Tally, uploadClip, waitForAll, waitForStatus, withDeployment, withProcessOutput } from '../support/cluster';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -14,11 +14,22 @@ const report: Array<Tally & { name: string; duplicateWebhooks: number }> = [];
 
 function record(name: string, outcome: Tally, duplicateWebhooks: number): void {
   report.push({ name, ...outcome, duplicateWebhooks });
-  expect({ lost: outcome.lost, doubleCharges: outcome.doubleCharges, doubleCompletions: outcome.doubleCompletions, duplicateWebhooks }).toEqual({ lost: 0, doubleCharges: 0, doubleCompletions: 0, duplicateWebhooks: 0 });
+  // the jobs' statuses stand beside the counts, so that a job left behind says where it stopped
+  expect({ lost: outcome.lost, doubleCharges: outcome.doubleCharges, doubleCompletions: outcome.doubleCompletions, duplicateWebhooks, statuses: outcome.statuses }).toEqual({
+    lost: 0,
+    doubleCharges: 0,
+    doubleCompletions: 0,
+    duplicateWebhooks: 0,
+    statuses: { completed: outcome.jobs },
+  });
 }
 
 afterAll(() => {
-  const lines = report.map((r) => `  ${r.name.padEnd(44)} jobs=${r.jobs} completed=${r.completed} lost=${r.lost} double_charges=${r.doubleCharges} double_completions=${r.doubleCompletions} duplicate_webhooks=${r.duplicateWebhooks}`);
+  const lines = report.map(
+    (r) =>
+      `  ${r.name.padEnd(44)} jobs=${r.jobs} completed=${r.completed} lost=${r.lost} double_charges=${r.doubleCharges} double_completions=${r.doubleCompletions} duplicate_webhooks=${r.duplicateWebhooks}` +
+      (r.lost > 0 ? ` statuses=${JSON.stringify(r.statuses)}` : ''),
+  );
   console.log(`fault suite:\n${lines.join('\n')}`);
 });
 
@@ -111,6 +122,8 @@ describe('faults', () => {
       killHard(api);
       await cluster.start('worker');
       record('API killed between commit and enqueue', await waitForAll(database.url, [id], 90000), 0);
+    } catch (error) {
+      throw withProcessOutput(error, cluster.processes);
     } finally {
       await cluster.stopAll();
     }
@@ -131,6 +144,8 @@ describe('faults', () => {
       const outcome = await waitForAll(database.url, ids, 240000);
       record('2 APIs + 2 workers, 50 jobs', outcome, receiver.duplicates());
       expect(receiver.events()).toBe(100);
+    } catch (error) {
+      throw withProcessOutput(error, cluster.processes);
     } finally {
       await receiver.close();
       await cluster.stopAll();

@@ -33,6 +33,7 @@ export function killHard(proc: RunningProcess): void {
 }
 
 export interface AppProcess extends RunningProcess {
+  role: 'api' | 'worker' | 'all';
   port: number;
   url: string;
 }
@@ -73,7 +74,7 @@ export class Cluster {
       }),
     );
     await proc.waitFor(role === 'worker' ? /Backdrop worker started/ : /Backdrop is running at/, 120000);
-    const app = Object.assign(proc, { port, url: `http://127.0.0.1:${port}` });
+    const app = Object.assign(proc, { role, port, url: `http://127.0.0.1:${port}` });
     this.processes.push(app);
     return app;
   }
@@ -136,6 +137,8 @@ export interface Tally {
   lost: number;
   doubleCharges: number;
   doubleCompletions: number;
+  /** how many of the jobs are in each status: where the ones not completed stopped */
+  statuses: Record<string, number>;
 }
 
 /** Reads the outcome from the database itself. */
@@ -147,18 +150,28 @@ export async function tally(databaseUrl: string, jobIds: string[]): Promise<Tall
     const charges = (await db.query(`SELECT job_id FROM credit_ledger WHERE kind = 'charge' AND job_id = ANY($1) GROUP BY job_id HAVING COUNT(*) > 1`, [jobIds])).rowCount ?? 0;
     const completions = (await db.query(`SELECT job_id FROM job_events WHERE kind = 'completed' AND job_id = ANY($1) GROUP BY job_id HAVING COUNT(*) > 1`, [jobIds])).rowCount ?? 0;
     const completed = statuses.filter((row) => row.status === 'completed').length;
-    return { jobs: jobIds.length, completed, lost: jobIds.length - completed, doubleCharges: charges, doubleCompletions: completions };
+    const byStatus: Record<string, number> = {};
+    for (const { status } of statuses) byStatus[status] = (byStatus[status] ?? 0) + 1;
+    return { jobs: jobIds.length, completed, lost: jobIds.length - completed, doubleCharges: charges, doubleCompletions: completions, statuses: byStatus };
   } finally {
     await db.end();
   }
 }
 
+/** The jobs' outcome once all completed, or at the deadline; throws when the database could not be read by then. */
 export async function waitForAll(databaseUrl: string, jobIds: string[], timeoutMs: number): Promise<Tally> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const now = await tally(databaseUrl, jobIds).catch(() => null);
+    let unreadable: unknown;
+    const now = await tally(databaseUrl, jobIds).catch((error: unknown) => {
+      unreadable = error;
+      return null;
+    });
     if (now && now.completed === jobIds.length) return now;
-    if (Date.now() > deadline) return now ?? { jobs: jobIds.length, completed: 0, lost: jobIds.length, doubleCharges: 0, doubleCompletions: 0 };
+    if (Date.now() > deadline) {
+      if (now) return now;
+      throw new Error(`the jobs' database could not be read at the end of ${timeoutMs} ms: ${String(unreadable)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -213,6 +226,19 @@ export interface Deployment {
 }
 
 /** An API, `workers` workers, a webhook receiver, a funded key and an uploaded clip; all stopped afterwards. */
+const OUTPUT_LINES_ON_FAILURE = 30;
+
+/** a failure with what each process of the deployment last wrote (warnings and errors: LOG_LEVEL warn) */
+export function withProcessOutput(error: unknown, processes: readonly AppProcess[]): unknown {
+  if (!(error instanceof Error)) return error;
+  const outputs = processes.map((proc, index) => {
+    const lines = proc.output().trimEnd().split('\n').slice(-OUTPUT_LINES_ON_FAILURE);
+    return `--- ${proc.role} process ${index + 1} (port ${proc.port}), its last ${lines.length} lines:\n${lines.join('\n')}`;
+  });
+  error.message += `\n${outputs.join('\n')}`;
+  return error;
+}
+
 export async function withDeployment(env: Record<string, string>, workers: number, use: (deployment: Deployment) => Promise<void>): Promise<void> {
   const cluster = new Cluster(env);
   const receiver = await startWebhookReceiver();
@@ -222,6 +248,8 @@ export async function withDeployment(env: Record<string, string>, workers: numbe
     for (let i = 0; i < workers; i += 1) started.push(await cluster.start('worker'));
     const key = await createKey(api, 1000);
     await use({ cluster, api, workers: started, receiver, key, videoUrl: await uploadClip(api, key) });
+  } catch (error) {
+    throw withProcessOutput(error, cluster.processes);
   } finally {
     await receiver.close();
     await cluster.stopAll();
