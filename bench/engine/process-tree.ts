@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 const PAGE_BYTES = 4096;
 
-/** the fields of /proc/<pid>/stat after "pid (comm)", from `state` on (comm may hold spaces and parentheses) */
-function statFields(pid: number | 'self'): string[] | undefined {
+/** the fields of /proc/<pid>/stat after "pid (comm)", from `state` on (comm may hold spaces and parentheses); a thread's too (`self/task/<tid>`) */
+function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -74,10 +74,8 @@ export function descendantsOf(root: number): number[] {
   return found;
 }
 
-/** Samples this process's RSS and that of the whole tree under it, keeping the peaks. */
-export class RssSampler {
-  peakSelf = 0;
-  peakTree = 0;
+/** Reads something of this process every interval between start and stop (and at both). */
+abstract class IntervalSampler {
   private timer: NodeJS.Timeout | undefined;
 
   start(intervalMs = 100): void {
@@ -90,11 +88,57 @@ export class RssSampler {
     this.sample();
   }
 
-  private sample(): void {
+  protected abstract sample(): void;
+}
+
+/** Samples this process's RSS and that of the whole tree under it, keeping the peaks. */
+export class RssSampler extends IntervalSampler {
+  peakSelf = 0;
+  peakTree = 0;
+
+  protected sample(): void {
     const self = process.memoryUsage.rss();
     const tree = self + descendantsOf(process.pid).reduce((sum, pid) => sum + residentBytes(pid), 0);
     this.peakSelf = Math.max(this.peakSelf, self);
     this.peakTree = Math.max(this.peakTree, tree);
+  }
+}
+
+/**
+ * The CPU time each thread of this process used between start and stop: whether one thread bounds
+ * a run (RVM's stages run on threads of their own) where the CPU-bound minimum assumes none does.
+ * A thread is read until it exits, so up to one interval of its time is missed; threads that exist
+ * at start count from there, threads started later from zero. Empty without /proc.
+ */
+export class ThreadCpuSampler extends IntervalSampler {
+  private readonly atStart = new Map<string, number>();
+  private readonly latest = new Map<string, number>();
+  private started = false;
+
+  /** the CPU ms of the `count` busiest threads, busiest first */
+  busiest(count: number): number[] {
+    return [...this.latest]
+      .map(([tid, ms]) => ms - (this.atStart.get(tid) ?? 0))
+      .sort((a, b) => b - a)
+      .slice(0, count);
+  }
+
+  protected sample(): void {
+    let tids: string[];
+    try {
+      tids = readdirSync('/proc/self/task');
+    } catch {
+      return;
+    }
+    for (const tid of tids) {
+      const fields = statFields(`self/task/${tid}`);
+      if (!fields) continue; // exited since the listing
+      // fields[11] and fields[12] are utime and stime (stat fields 14 and 15), in clock ticks
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+      if (!this.started) this.atStart.set(tid, ms);
+      this.latest.set(tid, ms);
+    }
+    this.started = true;
   }
 }
 

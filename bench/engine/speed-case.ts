@@ -11,7 +11,7 @@ import { runEngine } from '../../src/engine/engine';
 import { probe } from '../../src/engine/media/input-gate';
 import { ModelName, OutputFormat } from '../../src/engine/types';
 import { loadModelsModule } from './models';
-import { RssSampler, withCpuTime } from './process-tree';
+import { RssSampler, ThreadCpuSampler, withCpuTime } from './process-tree';
 import { syntheticModel } from './synthetic-model';
 import { readCaseInput, runAsCase, writeCaseResult } from './case-protocol';
 import { MatteRecording, recordingModel } from './recording-model';
@@ -33,6 +33,8 @@ export interface SpeedCaseOutput {
   wallMs: number;
   /** CPU time of the run: this process's threads and its ffmpeg children (undefined without /proc) */
   cpuMs?: number;
+  /** CPU ms of this process's three busiest threads over the run, busiest first (ThreadCpuSampler; empty without /proc) */
+  busiestThreadsMs: number[];
   frames: number;
   width: number;
   height: number;
@@ -42,6 +44,9 @@ export interface SpeedCaseOutput {
   outputPath: string;
   notes: string[];
 }
+
+/** RVM's stages (up to three) or one model's inference thread, and the engine's own */
+const BUSIEST_THREADS = 3;
 
 async function main(): Promise<void> {
   const input = readCaseInput<SpeedCaseInput>();
@@ -56,7 +61,9 @@ async function main(): Promise<void> {
   const outputPath = join(input.outDir, `engine-${input.model}.${extension}`);
   const { model: recorded, recording } = recordingModel(model, join(input.outDir, `mattes-${input.model}.gray`));
   const sampler = new RssSampler();
+  const threads = new ThreadCpuSampler();
   sampler.start();
+  threads.start();
   const started = performance.now();
   const { result, cpuMs } = await withCpuTime(() =>
     runEngine(
@@ -66,12 +73,14 @@ async function main(): Promise<void> {
   );
   const wallMs = performance.now() - started;
   sampler.stop();
+  threads.stop();
 
   const output: SpeedCaseOutput = {
     modelUsed: result.modelUsed,
     modelLoadMs,
     wallMs,
     cpuMs,
+    busiestThreadsMs: threads.busiest(BUSIEST_THREADS),
     frames: result.frames,
     width: result.width,
     height: result.height,

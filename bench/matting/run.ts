@@ -98,7 +98,7 @@ async function speedSection(dir: string): Promise<void> {
     const source = { inputPath: input.path, pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video, durationLimit: previewSeconds };
     const floorMs = await measurePlainFloor(source, 'webm', false, dir);
     const frames = Math.round(Math.min(previewSeconds, video.durationSeconds) * video.fps);
-    rows.push(['ffmpeg floor', input.label, frames, frames / (floorMs / 1000), 1, undefined, undefined, undefined, '-']);
+    rows.push(['ffmpeg floor', input.label, frames, frames / (floorMs / 1000), 1, undefined, undefined, undefined, undefined, '-']);
     for (const model of models) {
       const caseInput: SpeedCaseInput = { model, format: 'webm', inputPath: input.path, outDir: dir, cacheDir, previewSeconds };
       const runs: SpeedCaseOutput[] = [];
@@ -116,14 +116,35 @@ async function speedSection(dir: string): Promise<void> {
             ? `<= 1.1x CPU-bound: ${cpuBound <= 1.1 ? 'met' : 'MISSED'}`
             : '-';
       const peakRss = Math.max(...runs.map((run) => run.peakTreeRss));
-      rows.push([model, input.label, runs[0].frames, withRange(fpsRuns, 1), median(runs.map((run) => run.wallMs)) / floorMs, cpuMs.length ? median(cpuMs) : undefined, cpuBoundRuns.length ? withRange(cpuBoundRuns, 2) : undefined, megabytes(peakRss), goal]);
+      rows.push([
+        model,
+        input.label,
+        runs[0].frames,
+        withRange(fpsRuns, 1),
+        median(runs.map((run) => run.wallMs)) / floorMs,
+        cpuMs.length ? median(cpuMs) : undefined,
+        busiestThreads(runs),
+        cpuBoundRuns.length ? withRange(cpuBoundRuns, 2) : undefined,
+        megabytes(peakRss),
+        goal,
+      ]);
     }
   }
   console.log(`\n## Speed: end to end to transparent WebM (${previewSeconds} s of portrait-pan; ${cpuLine()}; model load excluded)\n`);
   console.log('x floor = engine wall time / plain ffmpeg decode + VP9 encode of the same clip, measured just before;');
   console.log('CPU ms/f = CPU time of the engine and its ffmpeg children per frame; x CPU-bound = wall / (CPU time / cores).');
+  console.log(
+    "busiest threads ms/f = CPU time per frame of the engine process's three busiest threads (RVM's stages, the engine's own; each the median over the runs): where the busiest needs more than CPU ms/f / cores, frames wait on it and x CPU-bound cannot reach 1.",
+  );
   console.log(`Each model and size: the median of ${speedRuns} run(s), fps and x CPU-bound with their range; peak RSS the largest; goals on the medians.\n`);
-  console.log(renderTable(['model', 'size', 'frames', 'fps', 'x floor', 'CPU ms/f', 'x CPU-bound', 'peak RSS MB (tree)', 'goal'], rows, [0, 0, 0, 1, 2, 1, 2, 0]));
+  console.log(renderTable(['model', 'size', 'frames', 'fps', 'x floor', 'CPU ms/f', 'busiest threads ms/f', 'x CPU-bound', 'peak RSS MB (tree)', 'goal'], rows, [0, 0, 0, 1, 2, 1, 0, 2, 0]));
+}
+
+/** each rank's median over the runs, in CPU ms a frame: "84 / 76 / 25" (undefined without /proc) */
+function busiestThreads(runs: readonly SpeedCaseOutput[]): string | undefined {
+  const ranks = Math.min(...runs.map((run) => run.busiestThreadsMs.length));
+  if (!ranks) return undefined;
+  return Array.from({ length: ranks }, (_, rank) => median(runs.map((run) => run.busiestThreadsMs[rank] / run.frames)).toFixed(0)).join(' / ');
 }
 
 /** the median, and the range where there are several values: "19.3 (18.1-19.7)" */

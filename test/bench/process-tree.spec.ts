@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { withCpuTime } from '../../bench/engine/process-tree';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { ThreadCpuSampler, withCpuTime } from '../../bench/engine/process-tree';
 
 /** a child that burns some CPU and prints the CPU time it used, in ms (user + system) */
 const BURN_AND_REPORT = `
@@ -20,5 +22,44 @@ describe("withCpuTime (the benchmark's CPU accounting, from /proc)", () => {
     // /proc counts in clock ticks (10 ms); the child's own figure misses its last moments
     expect(used).toBeGreaterThanOrEqual(reportedByChild - 20);
     expect(used).toBeLessThan(reportedByChild + ownMs + 300);
+  });
+});
+
+/** a thread that burns about 400 ms of CPU, reports its own CPU time from /proc (ms), and exits when told */
+const THREAD_BURN_AND_REPORT = `
+const { parentPort } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const until = Date.now() + 400;
+let x = 0; while (Date.now() < until) x = (x + 1) % 1000003;
+const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+parentPort.postMessage(((Number(fields[11]) + Number(fields[12])) * 1000) / ticks);
+parentPort.once('message', () => process.exit(0));
+`;
+
+describe("ThreadCpuSampler (the benchmark's busiest threads)", () => {
+  it("gives a thread started during the run the CPU time the thread itself reads, as the busiest", async () => {
+    const sampler = new ThreadCpuSampler();
+    sampler.start(20);
+    const worker = new Worker(THREAD_BURN_AND_REPORT, { eval: true });
+    const [ownMs] = (await once(worker, 'message')) as [number];
+    sampler.stop(); // read while the thread still lives
+    worker.postMessage('exit');
+    await once(worker, 'exit');
+    expect(ownMs).toBeGreaterThan(100);
+    const [busiest] = sampler.busiest(1);
+    // both are clock ticks (10 ms); the thread idles between its reading and the sampler's
+    expect(Math.abs(busiest - ownMs)).toBeLessThanOrEqual(20);
+  });
+
+  it('counts a thread that existed at start from there, not from its birth', () => {
+    const sampler = new ThreadCpuSampler();
+    let x = 0;
+    for (let i = 0; i < 1e8; i++) x = (x + i) % 1000003; // this thread's CPU before the run (over 100 ms)
+    sampler.start(1000);
+    sampler.stop();
+    expect(Math.max(...sampler.busiest(100))).toBeLessThanOrEqual(20);
   });
 });
