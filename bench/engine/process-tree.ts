@@ -115,12 +115,14 @@ export class ThreadCpuSampler extends IntervalSampler {
   private readonly latest = new Map<string, number>();
   private started = false;
 
+  /** the CPU ms of each thread seen, by thread id */
+  perThread(): Map<number, number> {
+    return new Map([...this.latest].map(([tid, ms]) => [Number(tid), ms - (this.atStart.get(tid) ?? 0)]));
+  }
+
   /** the CPU ms of the `count` busiest threads, busiest first */
   busiest(count: number): number[] {
-    return [...this.latest]
-      .map(([tid, ms]) => ms - (this.atStart.get(tid) ?? 0))
-      .sort((a, b) => b - a)
-      .slice(0, count);
+    return [...this.perThread().values()].sort((a, b) => b - a).slice(0, count);
   }
 
   protected sample(): void {
