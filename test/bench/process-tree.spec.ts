@@ -30,17 +30,18 @@ const THREAD_BURN_AND_REPORT = `
 const { parentPort } = require('node:worker_threads');
 const { readFileSync, readlinkSync } = require('node:fs');
 const { execFileSync } = require('node:child_process');
+// before the thread reads its CPU: forking a large process (a Jest worker after model specs) costs the thread tens of ms
+const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 const until = Date.now() + 400;
 let x = 0; while (Date.now() < until) x = (x + 1) % 1000003;
 const stat = readFileSync('/proc/thread-self/stat', 'utf8');
 const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 parentPort.postMessage({ tid: Number(readlinkSync('/proc/thread-self').split('/').pop()), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks });
 parentPort.once('message', () => process.exit(0));
 `;
 
 describe("ThreadCpuSampler (the benchmark's busiest threads)", () => {
-  // the test process's other threads may be busier (a Jest worker's, or threads an earlier spec left): the worker is found by its id
+  // the test process's other threads may be busier (threads an earlier spec left in the Jest worker): the worker is found by its id
   it('gives a thread started during the run the CPU time the thread itself reads, and ranks it among the busiest', async () => {
     const sampler = new ThreadCpuSampler();
     sampler.start(20);
