@@ -225,7 +225,6 @@ export interface Deployment {
   videoUrl: string;
 }
 
-/** An API, `workers` workers, a webhook receiver, a funded key and an uploaded clip; all stopped afterwards. */
 const OUTPUT_LINES_ON_FAILURE = 30;
 
 /** a failure with what each process of the deployment last wrote (warnings and errors: LOG_LEVEL warn) */
@@ -239,6 +238,7 @@ export function withProcessOutput(error: unknown, processes: readonly AppProcess
   return error;
 }
 
+/** An API, `workers` workers, a webhook receiver, a funded key and an uploaded clip; all stopped afterwards. */
 export async function withDeployment(env: Record<string, string>, workers: number, use: (deployment: Deployment) => Promise<void>): Promise<void> {
   const cluster = new Cluster(env);
   const receiver = await startWebhookReceiver();

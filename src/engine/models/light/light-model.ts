@@ -37,8 +37,9 @@ class LightSession extends RvmSession {
  * (rvm-int8.ts, rvmPrecision), pipelined: the encoder of the next frame runs on its own thread
  * beside the recurrent decoder of this one, in fp32 itself in two stages (rvm-model-file.ts,
  * rvmStages). At its former 384 / 256 size pipelining took it from 46-50 to 63-66 fps at 640x360
- * (README, Tests and benchmarks). MediaPipe's selfie model, run per frame, was faster but collapsed on portraits the
- * project had not seen (IoU 0.47) and flickers (portrait-pan dtSSD 14.4 against RVM's 4.0).
+ * (README, Tests and benchmarks). MediaPipe's selfie model, run per frame, was faster but
+ * collapsed on portraits the project had not seen (IoU 0.47) and flickers (portrait-pan dtSSD 14.4
+ * against RVM's 4.0).
  */
 export class LightModel implements SegmentationModel {
   readonly name = 'light' as const;
