@@ -17,8 +17,10 @@ useMediaBinaries(config.binaries ?? {});
 const models = new Map<ModelName, Promise<SegmentationModel>>();
 const running = new Map<number, AbortController>();
 
+/** A parent that died (killed, crashed) leaves nobody to tell: the child shuts down instead of crashing on EPIPE. */
 function send(message: ChildMessage): void {
-  process.send?.(message);
+  if (!process.connected) return shutDown();
+  process.send?.(message, undefined, undefined, (error: Error | null) => error && shutDown());
 }
 
 async function loadModel(name: ModelName, options: { cacheDir: string }): Promise<SegmentationModel> {
