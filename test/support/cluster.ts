@@ -226,13 +226,18 @@ export interface Deployment {
 }
 
 const OUTPUT_LINES_ON_FAILURE = 30;
+/** a crash report (the stack, the error's fields, and an engine child's own report after it) runs longer */
+const OUTPUT_LINES_OF_EXITED_PROCESS = 150;
 
-/** a failure with what each process of the deployment last wrote (warnings and errors: LOG_LEVEL warn) */
+/** a failure with what each process of the deployment last wrote (warnings and errors: LOG_LEVEL warn), and how a process that ended ended */
 export function withProcessOutput(error: unknown, processes: readonly AppProcess[]): unknown {
   if (!(error instanceof Error)) return error;
   const outputs = processes.map((proc, index) => {
-    const lines = proc.output().trimEnd().split('\n').slice(-OUTPUT_LINES_ON_FAILURE);
-    return `--- ${proc.role} process ${index + 1} (port ${proc.port}), its last ${lines.length} lines:\n${lines.join('\n')}`;
+    const { exitCode, signalCode } = proc.child;
+    const exited = exitCode !== null || signalCode !== null;
+    const lines = proc.output().trimEnd().split('\n').slice(-(exited ? OUTPUT_LINES_OF_EXITED_PROCESS : OUTPUT_LINES_ON_FAILURE));
+    const state = exited ? `exited (${signalCode ?? `code ${exitCode}`}) before the end of the test` : 'running';
+    return `--- ${proc.role} process ${index + 1} (port ${proc.port}), ${state}, its last ${lines.length} lines:\n${lines.join('\n')}`;
   });
   error.message += `\n${outputs.join('\n')}`;
   return error;
