@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
 import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
 import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
@@ -50,6 +51,23 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     await world.handler.handle(job.id);
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_unreachable' });
     expect(world.gateway.tasks).toEqual([]);
+  });
+
+  it('an upload the database cannot look up leaves the job to the queue\'s retry (thrown, still processing), not failed as a missing upload', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const stored = await world.uploads.storeBody(Readable.from([Buffer.from('the bytes of an upload')]), 'video/mp4');
+    await world.uploads.register(KEY, 'clip.mp4', stored);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: world.uploads.videoUrlOf(stored.uploadId), request: { model: 'light' }, autoStart: true });
+
+    world.uploadRows.failing = true;
+    await expect(world.handler.handle(job.id)).rejects.toThrow('the database is down');
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', errorCode: null });
+
+    world.uploadRows.failing = false;
+    world.gateway.succeedWith(4);
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
   });
 
   it('a job already ended is left alone', async () => {

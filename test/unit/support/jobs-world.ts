@@ -58,10 +58,11 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const dispatcher = new InMemoryJobDispatcher();
   const metrics = new InMemoryServiceMetrics();
   const outbound = new InMemoryOutboundHttp();
-  const uploads = new UploadsService(storage, new InMemoryUploadRepository(), new TenSecondProbe(), config, ids);
+  const uploadRows = new InMemoryUploadRepository();
+  const uploads = new UploadsService(storage, uploadRows, new TenSecondProbe(), config, ids);
   const presenter = new JobPresenter(storage, config);
   const dispatchRelay = new JobDispatchRelay(jobs, dispatcher, clock, config);
   const lifecycle = new JobLifecycle(unitOfWork, presenter, new WebhookAnnouncer(clock, ids), deliveries, dispatchRelay, clock, metrics, config);
   const service = new JobsService(jobs, lifecycle, uploads, outbound, clock, ids);
-  return { config, clock, ids, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, presenter, dispatchRelay, lifecycle, service };
+  return { config, clock, ids, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, uploadRows, presenter, dispatchRelay, lifecycle, service };
 }

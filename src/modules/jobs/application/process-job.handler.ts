@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
+import { DomainError } from '../../../common/errors/domain-error';
 import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../../common/outbound-http';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
@@ -19,6 +20,12 @@ import { watchWhileProcessing } from './job-watch';
 const PROGRESS_WRITE_INTERVAL_MS = 500;
 
 class InputFailure extends WorkerFailure {}
+
+/**
+ * Preparation stopped by the service's own trouble (a database or storage that did not answer), not
+ * by the job's input: thrown on to the queue, which retries the job with backoff.
+ */
+class ServiceTrouble extends Error {}
 
 /**
  * Runs one started job to its end: fetch the input, hand it to the WorkerGateway, record progress and
@@ -58,6 +65,7 @@ export class ProcessJobHandler {
     } catch (error) {
       // Stopped by this worker's shutdown: the job is handed back to the queue, not failed.
       if (this.shuttingDown) throw new HandedBack(`job ${running.id} handed back: the worker is shutting down`);
+      if (error instanceof ServiceTrouble) throw error.cause;
       const failure = this.describeFailure(error);
       if (failure.code === 'worker_failed') this.logger.error(`job ${running.id} failed: ${(error as Error).stack ?? error}`);
       await this.lifecycle.fail(running, failure.code, failure.message);
@@ -89,17 +97,11 @@ export class ProcessJobHandler {
    * chunks (the join completes it).
    */
   private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null> {
-    const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job);
-    const admitted = await this.admitInput(job, inputKey);
-    if (admitted === null) return null;
-    let backgroundImageKey: string | null;
-    try {
-      backgroundImageKey = await this.fetchBackgroundImage(job);
-    } catch (error) {
-      if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
-      throw error;
-    }
-    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploadedSeconds)) return null;
+    const prepared = await this.prepare(job).catch((error: unknown) => {
+      throw error instanceof WorkerFailure ? error : new ServiceTrouble(`job ${job.id} could not be prepared`, { cause: error });
+    });
+    if (!prepared) return null;
+    const { inputKey, backgroundImageKey } = prepared;
     const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
@@ -115,6 +117,22 @@ export class ProcessJobHandler {
     } finally {
       for (const fetched of [inputKey, backgroundImageKey]) if (fetched?.startsWith('inputs/')) await this.storage.delete(fetched);
     }
+  }
+
+  /** The job's input and background image, its input admitted; null when the job ended (no credit) or was split into chunks. */
+  private async prepare(job: Job): Promise<{ inputKey: string; backgroundImageKey: string | null } | null> {
+    const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job);
+    const admitted = await this.admitInput(job, inputKey);
+    if (admitted === null) return null;
+    let backgroundImageKey: string | null;
+    try {
+      backgroundImageKey = await this.fetchBackgroundImage(job);
+    } catch (error) {
+      if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
+      throw error;
+    }
+    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploadedSeconds)) return null;
+    return { inputKey, backgroundImageKey };
   }
 
   /**
@@ -159,7 +177,11 @@ export class ProcessJobHandler {
   private async resolveInput(job: Job): Promise<{ inputKey: string; durationSeconds?: number }> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     if (uploadId) {
-      const upload = await this.uploads.findOwned(uploadId, job.apiKeyId).catch(() => null);
+      // only a missing or deleted upload fails the job; a database that cannot answer is thrown, so the queue retries
+      const upload = await this.uploads.findOwned(uploadId, job.apiKeyId).catch((error: unknown) => {
+        if (error instanceof DomainError) return null;
+        throw error;
+      });
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
       return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
     }

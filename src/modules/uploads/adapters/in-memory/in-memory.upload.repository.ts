@@ -4,6 +4,8 @@ import { UploadRepository } from '../../ports/upload.repository';
 /** Upload rows in a Map; reads are scoped to the owner, as in Postgres. */
 export class InMemoryUploadRepository extends UploadRepository {
   private readonly uploads = new Map<string, Upload>();
+  /** when set, reads fail (a database that is down) */
+  failing = false;
 
   async insert(upload: Upload): Promise<void> {
     if (this.uploads.has(upload.id)) throw new Error(`duplicate upload id ${upload.id}`);
@@ -11,6 +13,7 @@ export class InMemoryUploadRepository extends UploadRepository {
   }
 
   async findOwned(id: string, apiKeyId: string): Promise<Upload | null> {
+    if (this.failing) throw new Error('the database is down');
     const upload = this.uploads.get(id);
     return upload && upload.apiKeyId === apiKeyId ? { ...upload } : null;
   }
