@@ -17,6 +17,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // Every promise is awaited, returned, or voided on purpose: an unhandled rejection ends a Node process.
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error', '@typescript-eslint/no-misused-promises': 'error' },
+  },
   // The dependency rule of the hexagon: domain code and the engine import no framework.
   { files: ['src/modules/*/domain/**/*.ts', 'src/engine/**/*.ts'], rules: { 'no-restricted-imports': ['error', frameworkImports] } },
   // Configuration is read in one place: src/config. The engine gets its ffmpeg builds from the entry point

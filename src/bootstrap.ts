@@ -49,8 +49,8 @@ export async function bootstrap(): Promise<void> {
     // app's own close: this process owns its signals, so the order is app first, then the database.
     process.removeAllListeners('SIGINT');
     process.removeAllListeners('SIGTERM');
-    process.once('SIGINT', stopEmbedded);
-    process.once('SIGTERM', stopEmbedded);
+    process.once('SIGINT', () => void stopEmbedded());
+    process.once('SIGTERM', () => void stopEmbedded());
   }
 
   let developmentKey: string | null = null;

@@ -50,7 +50,7 @@ async function startFileServer(): Promise<{ url: string; uploads: Buffer[]; webh
   const uploads: Buffer[] = [];
   const webhooks: RemoteStatus[] = [];
   const stalled: http.ServerResponse[] = [];
-  const server = http.createServer(async (req, res) => {
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
     if (req.method === 'GET' && req.url === '/input') return res.end(await readFile(CLIP));
@@ -59,8 +59,10 @@ async function startFileServer(): Promise<{ url: string; uploads: Buffer[]; webh
     if (req.method === 'PUT' && req.url === '/output') return (uploads.push(Buffer.concat(chunks)), res.end('{}'));
     if (req.method === 'PUT' && req.url === '/refused') return (res.writeHead(403), res.end());
     if (req.method === 'POST' && req.url === '/webhook') return (webhooks.push(JSON.parse(Buffer.concat(chunks).toString())), res.end());
-    res.writeHead(404).end();
-  });
+    return res.writeHead(404).end();
+  };
+  // a request that fails (the client went away mid-body) is dropped, not an unhandled rejection in Jest's process
+  const server = http.createServer((req, res) => void serve(req, res).catch(() => res.destroy()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

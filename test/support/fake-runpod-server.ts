@@ -51,11 +51,12 @@ export class FakeRunpodServer {
   private port = 0;
 
   private constructor(readonly apiKey: string) {
-    this.server = http.createServer((req, res) =>
-      this.handle(req, res).catch((error: Error) => {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: error.message }));
-      }),
+    this.server = http.createServer(
+      (req, res) =>
+        void this.handle(req, res).catch((error: Error) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: error.message }));
+        }),
     );
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
