@@ -239,7 +239,10 @@ export function withProcessOutput(error: unknown, processes: readonly AppProcess
     const state = exited ? `exited (${signalCode ?? `code ${exitCode}`}) before the end of the test` : 'running';
     return `--- ${proc.role} process ${index + 1} (port ${proc.port}), ${state}, its last ${lines.length} lines:\n${lines.join('\n')}`;
   });
-  error.message += `\n${outputs.join('\n')}`;
+  const appended = `\n${outputs.join('\n')}`;
+  error.message += appended;
+  // Jest prints an error's stack, written when it was thrown, for any error but a failed expectation
+  if (error.stack) error.stack += appended;
   return error;
 }
 
