@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { isNativeError } from 'node:util/types';
 import { Client } from 'pg';
 import { ADMIN_TOKEN, MEDIA_DIR } from './test-app';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, SHARED_MODEL_CACHE, startProcess } from './processes';
@@ -231,7 +232,8 @@ const OUTPUT_LINES_OF_EXITED_PROCESS = 150;
 
 /** a failure with what each process of the deployment last wrote (warnings and errors: LOG_LEVEL warn), and how a process that ended ended */
 export function withProcessOutput(error: unknown, processes: readonly AppProcess[]): unknown {
-  if (!(error instanceof Error)) return error;
+  // not `instanceof Error`: fetch's errors come from Node's realm, not the test's
+  if (!isNativeError(error)) return error;
   const outputs = processes.map((proc, index) => {
     const { exitCode, signalCode } = proc.child;
     const exited = exitCode !== null || signalCode !== null;
@@ -239,10 +241,7 @@ export function withProcessOutput(error: unknown, processes: readonly AppProcess
     const state = exited ? `exited (${signalCode ?? `code ${exitCode}`}) before the end of the test` : 'running';
     return `--- ${proc.role} process ${index + 1} (port ${proc.port}), ${state}, its last ${lines.length} lines:\n${lines.join('\n')}`;
   });
-  const appended = `\n${outputs.join('\n')}`;
-  error.message += appended;
-  // Jest prints an error's stack, written when it was thrown, for any error but a failed expectation
-  if (error.stack) error.stack += appended;
+  error.message += `\n${outputs.join('\n')}`;
   return error;
 }
 
