@@ -42,7 +42,7 @@ parentPort.once('message', () => process.exit(0));
 
 describe("ThreadCpuSampler (the benchmark's busiest threads)", () => {
   // the test process's other threads may be busier (threads an earlier spec left in the Jest worker): the worker is found by its id
-  it('gives a thread started during the run the CPU time the thread itself reads, and ranks it among the busiest', async () => {
+  it('gives a thread started during the run the CPU time the thread itself reads, and ranks the threads busiest first', async () => {
     const sampler = new ThreadCpuSampler();
     sampler.start(20);
     const worker = new Worker(THREAD_BURN_AND_REPORT, { eval: true });
@@ -55,9 +55,11 @@ describe("ThreadCpuSampler (the benchmark's busiest threads)", () => {
     const sampled = perThread.get(own.tid)!;
     // both are clock ticks (10 ms); the thread idles between its reading and the sampler's
     expect(Math.abs(sampled - own.ms)).toBeLessThanOrEqual(20);
-    const ranked = sampler.busiest(perThread.size);
-    expect(ranked).toContain(sampled);
-    expect(ranked).toEqual([...ranked].sort((a, b) => b - a));
+    // the busiest thread used at least what the worker did, and the ranking runs busiest first, `count` long
+    const ranked = sampler.busiest(2);
+    expect(ranked).toHaveLength(2);
+    expect(ranked[0]).toBeGreaterThanOrEqual(sampled);
+    expect(ranked[0]).toBeGreaterThanOrEqual(ranked[1]);
   });
 
   it('counts a thread that existed at start from there, not from its birth', () => {
