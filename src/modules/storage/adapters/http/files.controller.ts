@@ -5,6 +5,7 @@ import { DomainError } from '../../../../common/errors/domain-error';
 import { attachmentDisposition, contentTypeOf } from '../../application/content-types';
 import { SignatureCheck, UrlSigner } from '../../application/url-signer';
 import { ObjectStorage, openReadOrGone } from '../../ports/object-storage';
+import { sendStream } from '../../../../common/http/send-stream';
 
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header) : null;
@@ -61,8 +62,7 @@ export class FilesController {
       res.setHeader('Content-Length', String(object.size));
     }
     const stream = await openReadOrGone(this.storage, key, range ?? undefined);
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
+    sendStream(stream, res);
   }
 
   /** The request body, streamed into storage at the signed key; an aborted body stores nothing. */

@@ -8,6 +8,7 @@ import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/ht
 import { Idempotent } from '../../../../common/http/route-markers';
 import { UploadsService, UploadView } from '../../application/uploads.service';
 import { UploadedVideoFile } from './video-upload.storage-engine';
+import { sendStream } from '../../../../common/http/send-stream';
 
 const uploadBody = {
   schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'mp4, mov, webm or avi; 500 MB at most' } } },
@@ -51,8 +52,7 @@ export class UploadsController {
     const stream = await openReadOrGone(this.storage, upload.storageKey);
     res.setHeader('Content-Type', upload.contentType);
     res.setHeader('Content-Length', String(upload.size));
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
+    sendStream(stream, res);
   }
 
   private async register(key: AuthenticatedKey, file: UploadedVideoFile | undefined): Promise<UploadView> {
