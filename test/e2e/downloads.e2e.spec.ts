@@ -1,24 +1,11 @@
-import { readdirSync, readlinkSync } from 'node:fs';
 import * as http from 'node:http';
 import { Readable } from 'node:stream';
 import { ObjectStorage } from '../../src/modules/storage/ports/object-storage';
+import { bytesBody, openFilesUnder } from '../support/http-probes';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
 
 /** far more than the socket's buffers hold, so the download is still being sent when its client goes */
 const OBJECT_BYTES = 64 * 1024 * 1024;
-
-/** this process's open file descriptors on a path that contains `name` (the app runs in this process) */
-function openDescriptorsOn(name: string): number {
-  let count = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`).includes(name)) count++;
-    } catch {
-      // closed between the listing and the read
-    }
-  }
-  return count;
-}
 
 /** GETs `url`, takes the first chunk of the body, and drops the connection; `onFirstChunk`'s answer is returned */
 function abortAfterFirstChunk<T>(url: string, onFirstChunk: (status: number) => T): Promise<T> {
@@ -55,11 +42,12 @@ describe('downloads (real HTTP, local storage)', () => {
     })()));
     const url = await storage.signedDownloadUrl(key, 300);
 
-    const during = await abortAfterFirstChunk(url, (status) => ({ status, open: openDescriptorsOn('aborted-download.webm') }));
+    const openOnObject = () => openFilesUnder(t.dataDir).filter((file) => file.endsWith('aborted-download.webm')).length;
+    const during = await abortAfterFirstChunk(url, (status) => ({ status, open: openOnObject() }));
     expect(during).toEqual({ status: 200, open: 1 });
 
     // before: the read stream was piped and, unpiped by the closed response, kept its file open until garbage collection
-    await eventually(async () => (openDescriptorsOn('aborted-download.webm') === 0 ? true : undefined), 5000);
+    await eventually(async () => (openOnObject() === 0 ? true : undefined), 5000);
   });
 
   it('serves byte ranges: a span, a suffix, and the whole object for a range past its end', async () => {
@@ -67,11 +55,7 @@ describe('downloads (real HTTP, local storage)', () => {
     const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
     await storage.put(key, Readable.from([bytes]));
     const url = new URL(await storage.signedDownloadUrl(key, 300));
-    const get = (range: string) => t.http.get(url.pathname + url.search).set('Range', range).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const get = (range: string) => t.http.get(url.pathname + url.search).set('Range', range).buffer(true).parse(bytesBody);
 
     const span = await get('bytes=10-19');
     expect(span.status).toBe(206);

@@ -5,6 +5,7 @@ import { S3ObjectStorage } from '../../src/modules/storage/adapters/s3/s3.object
 import { uploadStorageKey } from '../../src/modules/uploads/domain/upload';
 import { startS3Server, TestS3Server } from '../support/s3-server';
 import { ADMIN_TOKEN, eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+import { bytesBody } from '../support/http-probes';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
 
@@ -37,11 +38,7 @@ describe('the app on S3 storage (real HTTP, Postgres, queue, S3-compatible serve
     const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
     expect(upload.status).toBe(200);
     expect(await bucket.stat(uploadStorageKey(upload.body.video_id))).toEqual({ key: uploadStorageKey(upload.body.video_id), size: clip.length });
-    const echoed = await t.http.get(`/v1/uploads/${upload.body.video_id}`).set('X-Api-Key', key).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const echoed = await t.http.get(`/v1/uploads/${upload.body.video_id}`).set('X-Api-Key', key).buffer(true).parse(bytesBody);
     expect((echoed.body as Buffer).equals(clip)).toBe(true);
 
     const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: upload.body.video_url });

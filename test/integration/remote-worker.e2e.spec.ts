@@ -12,6 +12,7 @@ import { ffmpegPath, ffprobePath } from '../../src/engine/media/binaries';
 import { RunningWorker } from '../../src/worker/worker-app';
 import { LoopbackWorker, startApiOnWorker, startLoopbackWorker } from '../support/loopback-worker';
 import { eventually, MEDIA_DIR, TestApp } from '../support/test-app';
+import { bytesBody } from '../support/http-probes';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
 const WORKER_KEY = 'e2e-worker-key-0123456789abcdef';
@@ -55,11 +56,7 @@ describe('remote worker end to end (API -> RemoteHttpWorkerGateway -> worker ser
     console.log(`remote worker e2e: job completed in ${elapsed} ms; progress seen ${JSON.stringify([...new Set(progress)])}`);
 
     const output = new URL(job.output_url);
-    const download = await t.http.get(output.pathname + output.search).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const download = await t.http.get(output.pathname + output.search).buffer(true).parse(bytesBody);
     expect(download.status).toBe(200);
     expect(download.headers['content-type']).toBe('video/webm');
     const file = path.join(dir, 'output.webm');

@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { openFilesUnder } from '../support/http-probes';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 const CLIP = readFileSync(path.join(MEDIA_DIR, 'portrait-pan.mp4'));
@@ -26,18 +27,6 @@ function filesUnder(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Files this process holds open under `dir` (Linux: /proc/self/fd). */
-function openFilesUnder(dir: string): string[] {
-  return readdirSync('/proc/self/fd').flatMap((fd) => {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`);
-      return target.startsWith(dir) ? [target] : [];
-    } catch {
-      return [];
-    }
-  });
 }
 
 describe('upload abuse', () => {
