@@ -163,6 +163,21 @@ describe('frame alignment', () => {
     expect([result.width, result.height]).toEqual([96, 160]);
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
   });
+
+  it("reads a phone's footage: HEVC Main 10, HLG-tagged, in a QuickTime file turned a quarter", async () => {
+    const upright = join(dir, 'phone-upright.mov');
+    await ffmpeg([
+      '-i', await movingBox('phone-source.mp4'),
+      '-c:v', 'libx265', '-pix_fmt', 'yuv420p10le', '-x265-params', 'log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc',
+      '-color_primaries', 'bt2020', '-color_trc', 'arib-std-b67', '-colorspace', 'bt2020nc', '-y', upright,
+    ]);
+    // this ffmpeg writes the rotation only when it copies the stream
+    const path = join(dir, 'phone.mov');
+    await ffmpeg(['-i', upright, '-c', 'copy', '-tag:v', 'hvc1', '-metadata:s:v:0', 'rotate=270', '-y', path]);
+    expect((await probeStreams(path)).streams[0]).toMatchObject({ codec_name: 'hevc', pix_fmt: 'yuv420p10le', color_transfer: 'arib-std-b67' });
+    const { result } = await expectAlphaFollowsContent(path, 96, 160);
+    expect([result.width, result.height, result.frames]).toEqual([96, 160, 30]);
+  });
 });
 
 describe('refusals and cancel', () => {

@@ -18,6 +18,7 @@ export interface StreamInfo {
   width?: number;
   height?: number;
   pix_fmt?: string;
+  color_transfer?: string;
   nb_read_frames?: string;
   duration?: string;
   tags?: Record<string, string>;
