@@ -6,6 +6,7 @@
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
 import { probe } from '../../src/engine/media/input-gate';
+import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { buildDecodeArgs } from '../../src/engine/pipeline/ffmpeg-args';
 import { FrameReader } from '../../src/engine/pipeline/frame-reader';
 import { ModelName } from '../../src/engine/types';
@@ -15,7 +16,7 @@ import { renderTable } from './table';
 
 async function decodeAll(path: string, width: number, height: number): Promise<Buffer[]> {
   const video = await probe(path);
-  const source = { inputPath: path, pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video };
+  const source = sourceSpecOf(path, video);
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, { width, height }), { readStdout: true });
   const reader = new FrameReader(decoder.stdout, width * height * 3);
   const frames: Buffer[] = [];

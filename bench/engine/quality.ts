@@ -6,6 +6,7 @@
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
 import { probe } from '../../src/engine/media/input-gate';
+import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { buildDecodeArgs } from '../../src/engine/pipeline/ffmpeg-args';
 import { FramesInFlight } from '../../src/engine/pipeline/frames-in-flight';
 import { FrameReader } from '../../src/engine/pipeline/frame-reader';
@@ -38,7 +39,7 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const video = await probe(clipPath);
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps });
   const input = { width: session.inputWidth, height: session.inputHeight };
-  const source = { inputPath: clipPath, pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video };
+  const source = sourceSpecOf(clipPath, video);
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true });
   const truthDecoder = new MediaProcess(ffmpegPath(), truthDecodeArgs(truthPath), { readStdout: true });
   const frames = new FrameReader(decoder.stdout, input.width * input.height * 3);

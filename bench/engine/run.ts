@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { probe } from '../../src/engine/media/input-gate';
 import { ProbedVideo } from '../../src/engine/media/probe';
+import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { ENCODER_PRESETS } from '../../src/engine/pipeline/encoders';
 import { SourceSpec } from '../../src/engine/pipeline/ffmpeg-args';
 import { ModelName } from '../../src/engine/types';
@@ -41,7 +42,7 @@ function machineReport(): string {
 
 function sourceOf(clip: ClipName, video: ProbedVideo, previewSeconds: number | undefined): SourceSpec {
   const trimmed = previewSeconds !== undefined && previewSeconds < video.durationSeconds;
-  return { inputPath: clipPath(clip), pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video, durationLimit: trimmed ? previewSeconds : undefined };
+  return sourceSpecOf(clipPath(clip), video, trimmed ? previewSeconds : undefined);
 }
 
 async function fastest<T extends { wallMs: number }>(repeat: number, run: () => Promise<T>): Promise<T & { peakRuns: T[] }> {

@@ -20,6 +20,7 @@ import { cpus, tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { probe } from '../../src/engine/media/input-gate';
+import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { ModelName } from '../../src/engine/types';
 import { runCase } from '../engine/case-protocol';
 import { measurePlainFloor } from '../engine/floor';
@@ -95,7 +96,7 @@ async function speedSection(dir: string): Promise<void> {
   const rows: Cell[][] = [];
   for (const input of inputs) {
     const video = await probe(input.path);
-    const source = { inputPath: input.path, pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video, durationLimit: previewSeconds };
+    const source = sourceSpecOf(input.path, video, previewSeconds);
     const floorMs = await measurePlainFloor(source, 'webm', false, dir);
     const frames = Math.round(Math.min(previewSeconds, video.durationSeconds) * video.fps);
     rows.push(['ffmpeg floor', input.label, frames, frames / (floorMs / 1000), 1, undefined, undefined, undefined, undefined, '-']);

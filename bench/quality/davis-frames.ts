@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
 import { probe } from '../../src/engine/media/input-gate';
+import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { buildDecodeArgs } from '../../src/engine/pipeline/ffmpeg-args';
 import { FrameReader } from '../../src/engine/pipeline/frame-reader';
 import { matteAtSize } from '../../src/engine/quality/evaluate-session';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   const video = await probe(paths.video);
   const session = (await model.createSession({ width: video.width, height: video.height, fps: video.fps })) as OriginalSession;
   const input = { width: session.inputWidth, height: session.inputHeight };
-  const source = { inputPath: paths.video, pin: video.pin, needsLibvpxDecoder: video.needsLibvpxDecoder, fps: video.fps, size: video };
+  const source = sourceSpecOf(paths.video, video);
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true });
   const truthDecoder = new MediaProcess(ffmpegPath(), truthDecodeArgs(paths.truth), { readStdout: true });
   const frames = new FrameReader(decoder.stdout, input.width * input.height * 3);

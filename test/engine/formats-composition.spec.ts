@@ -180,6 +180,46 @@ describe('frame alignment', () => {
   });
 });
 
+describe('HDR input', () => {
+  /**
+   * White, dark gray (0x40) and red patches of BT.709 made HDR as a camera records them: BT.2020,
+   * 10-bit HEVC, `transfer`, SDR's white at the 203 nits of HDR's reference white (ITU-R BT.2408).
+   * Read as SDR they come out as PQ white 146, HLG white 189, red (134, 82, 55) and (169, 72, 38).
+   */
+  async function hdrPatches(transfer: 'smpte2084' | 'arib-std-b67'): Promise<string> {
+    const path = join(dir, `hdr-${transfer}.mp4`);
+    const patch = (colour: string) => ['-f', 'lavfi', '-i', `color=c=${colour}:s=64x64:r=25:d=0.4,format=rgb24`];
+    await ffmpeg([
+      ...patch('white'), ...patch('0x404040'), ...patch('red'),
+      '-filter_complex', [
+        '[0][1][2]hstack=3',
+        'setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv',
+        'zscale=t=linear:npl=203', 'format=gbrpf32le', `zscale=p=2020:t=${transfer}:m=2020_ncl:r=tv:npl=203`, 'format=yuv420p10le',
+      ].join(','),
+      '-c:v', 'libx265', '-x265-params', `log-level=error:colorprim=bt2020:transfer=${transfer}:colormatrix=bt2020nc`,
+      '-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc', '-y', path,
+    ]);
+    return path;
+  }
+
+  it.each([
+    ['PQ', 'smpte2084'],
+    ['HLG', 'arib-std-b67'],
+  ] as const)('tone-maps %s to SDR BT.709 for the model and the output alike', async (name, transfer) => {
+    // the luma model's alpha is the luma of the frame it was given: what the model saw
+    const { result, outputPath } = await run('png_sequence', { inputPath: await hdrPatches(transfer), previewDuration: undefined }, { kind: 'luma', input: { width: 192, height: 64 } });
+    expect(result.notes).toContain(`input is HDR (${name}): tone-mapped to SDR (BT.709)`);
+    const image = await decodePngRgba([...(await readZipEntries(outputPath)).values()][5]);
+    const pixel = (x: number) => [...image.data.subarray((32 * 192 + x) * 4, (32 * 192 + x) * 4 + 4)];
+    const [white, gray, red] = [pixel(32), pixel(96), pixel(160)];
+    expect(Math.min(...white)).toBeGreaterThan(175); // alpha too: the model saw it bright
+    expect(Math.max(...white.slice(0, 3)) - Math.min(...white.slice(0, 3))).toBeLessThan(8);
+    expect(gray.slice(0, 3).every((v) => v > 40 && v < 90)).toBe(true);
+    expect(red[0]).toBeGreaterThan(160);
+    expect(Math.max(red[1], red[2])).toBeLessThan(30);
+  });
+});
+
 describe('refusals and cancel', () => {
   it('input_too_long, from the probe, before any model is loaded', async () => {
     const loadModel = jest.fn();

@@ -5,6 +5,7 @@
 import { EngineError, VideoInfo } from '../types';
 import { ffmpegPath, ffprobePath } from './binaries';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
+import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
 import { InputPin, pinArgs } from './input-pin';
 import { MediaProcessError, runToCompletion } from './process';
 
@@ -14,6 +15,9 @@ interface FfprobeStream {
   width?: number;
   height?: number;
   pix_fmt?: string;
+  color_transfer?: string;
+  color_primaries?: string;
+  color_space?: string;
   r_frame_rate?: string;
   avg_frame_rate?: string;
   nb_frames?: string;
@@ -35,6 +39,8 @@ export interface ParsedVideo extends VideoInfo {
   needsLibvpxDecoder: boolean;
   /** the video stream's first timestamp; a chunk of a long job seeks its input with it */
   videoStart?: VideoStart;
+  /** PQ or HLG: the pipeline tone-maps it to SDR (tone-map.ts) */
+  hdr?: HdrSignal;
 }
 
 /** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
@@ -124,6 +130,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   const frameCount = parsePositive(video.nb_frames) ?? Math.max(1, Math.round(durationSeconds * fps));
   const hasAlpha = pixelFormatHasAlpha(video.pix_fmt) || tag(video.tags, 'alpha_mode') === '1';
   const videoCodec = video.codec_name ?? 'unknown';
+  const hdr = hdrSignalOf(video);
 
   return {
     durationSeconds,
@@ -138,6 +145,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     formatName: json.format?.format_name ?? 'unknown',
     needsLibvpxDecoder: hasAlpha && videoCodec === 'vp9',
     videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
+    ...(hdr ? { hdr } : {}),
   };
 }
 

@@ -21,6 +21,7 @@ import { fromVideoStart, inputSeekSeconds, seekArgs, VideoStart } from './input-
 import { Rgb } from '../types';
 import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
+import { HdrSignal, toneMapChain } from './tone-map';
 
 export const MATTE_PIPE_FD = 3;
 /** the subject's own colour (RGB24, at the mattes' size): the session's prediction or the pipeline's estimate */
@@ -54,6 +55,8 @@ export interface SourceSpec {
   fps: number;
   /** display size (after rotation) */
   size: Size;
+  /** HDR input: both sides tone-map it to SDR (tone-map.ts) */
+  hdr?: HdrSignal;
 }
 
 /** The background as the encoder reads it: an image comes with the pin the gate gave it. */
@@ -119,13 +122,18 @@ function chainOf(source: SourceSpec): string {
   return sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined);
 }
 
+/** HDR source: the tone-mapping, then a comma (to put before what follows); nothing otherwise */
+function toneMapOf(source: SourceSpec): string {
+  return source.hdr ? `${toneMapChain(source.hdr)},` : '';
+}
+
 /** Decoder: the source as packed RGB frames at the model's input size, on stdout. */
 export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] {
   return [
     ...COMMON_ARGS,
     ...buildSourceInputArgs(source),
     '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-vf', `${chainOf(source)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,format=rgb24`,
+    '-vf', `${chainOf(source)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,${toneMapOf(source)}format=rgb24`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ];
@@ -148,7 +156,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
     from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
   const parts = spec.decontaminate
     ? [
-        `[0:v]${chainOf(source)},${resizeTo(source.size)}format=gbrp[sourcecolor]`,
+        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeTo(source.size)}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
@@ -156,7 +164,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `[0:v]${chainOf(source)},${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
+        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];

@@ -5,6 +5,7 @@ import { ProbedVideo } from '../media/probe';
 import { ENCODER_PRESETS, EncoderPreset } from './encoders';
 import { CompositeBackground, SourceSpec } from './ffmpeg-args';
 import { computeLayout, Layout } from './geometry';
+import { hdrName } from './tone-map';
 
 export const DEFAULT_MAX_DURATION_SECONDS = 600;
 
@@ -49,17 +50,10 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
     notes.push(`${request.outputFormat} has no alpha channel: composited over black`);
   }
   if (video.rotation !== 0) notes.push(`input rotated ${video.rotation} degrees: output written upright`);
+  if (video.hdr) notes.push(`input is HDR (${hdrName(video.hdr)}): tone-mapped to SDR (BT.709)`);
 
   return {
-    source: {
-      inputPath: request.inputPath,
-      pin: video.pin,
-      needsLibvpxDecoder: video.needsLibvpxDecoder,
-      videoStart: video.videoStart,
-      durationLimit: trimmed ? preview : undefined,
-      fps: video.fps,
-      size: { width: video.width, height: video.height },
-    },
+    source: sourceSpecOf(request.inputPath, video, trimmed ? preview : undefined),
     preset,
     background,
     layout: computeLayout(video, request.composition, preset.evenDimensions),
@@ -68,6 +62,12 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
     framesExpected: Math.max(1, Math.round(processedSeconds * video.fps)),
     notes,
   };
+}
+
+/** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
+export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
+  const { pin, needsLibvpxDecoder, videoStart, hdr, fps, width, height } = video;
+  return { inputPath, pin, needsLibvpxDecoder, videoStart, hdr, durationLimit, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

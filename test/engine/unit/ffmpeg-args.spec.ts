@@ -62,6 +62,24 @@ describe('buildDecodeArgs', () => {
   });
 });
 
+describe('HDR input', () => {
+  const hdrSource: SourceSpec = { ...source, hdr: { transfer: 'arib-std-b67', primaries: 'bt2020', matrix: 'bt2020nc' } };
+  const toneMap =
+    'setparams=color_primaries=bt2020:color_trc=arib-std-b67:colorspace=bt2020nc,zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=709,tonemap=hable:desat=0,zscale=t=709:m=709:r=tv';
+
+  it('the decoder tone-maps at the model size, after scaling', () => {
+    const args = buildDecodeArgs(hdrSource, { width: 256, height: 144 });
+    expect(args[args.indexOf('-vf') + 1]).toBe(`setpts=PTS-STARTPTS,fps=25,scale=256:144:flags=bilinear,${toneMap},format=rgb24`);
+  });
+
+  it('the encoder tone-maps the source before anything reads its colour, with or without the predicted foreground', () => {
+    const plain = buildEncodeArgs(spec('mov', { source: hdrSource }), '/out/o.mov');
+    expect(plain[plain.indexOf('-filter_complex') + 1]).toContain(`[0:v]setpts=PTS-STARTPTS,fps=25,${toneMap},format=yuva444p[fgcolor];`);
+    const decontaminated = buildEncodeArgs(spec('mov', { source: hdrSource, background: BG_JPEG, decontaminate: true }), '/out/o.mov');
+    expect(decontaminated[decontaminated.indexOf('-filter_complex') + 1]).toContain(`[0:v]setpts=PTS-STARTPTS,fps=25,${toneMap},format=gbrp[sourcecolor];`);
+  });
+});
+
 describe('buildEncodeArgs', () => {
   it('webm, transparent, with audio: colour and alpha as two VP9 streams with the same settings, opus apart', () => {
     const vp9 = [

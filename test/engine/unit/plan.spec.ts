@@ -62,4 +62,12 @@ describe('planJob', () => {
     expect(plan.background).toEqual({ type: 'image', imagePath: '/bg', pin: { demuxer: 'png_pipe', maxPixels: 80000000 } });
     expect(() => planJob(withImage, video)).toThrow(/input gate/);
   });
+
+  it('carries an HDR signal to the source, and says it is tone-mapped', () => {
+    const hdr = { transfer: 'smpte2084', primaries: 'bt2020', matrix: 'bt2020nc' } as const;
+    const plan = planJob({ ...request, previewDuration: 5 }, { ...video, hdr });
+    expect(plan.source.hdr).toEqual(hdr);
+    expect(plan.notes).toEqual(['input is HDR (PQ): tone-mapped to SDR (BT.709)']);
+    expect(planJob({ ...request, previewDuration: 5 }, video).source.hdr).toBeUndefined();
+  });
 });

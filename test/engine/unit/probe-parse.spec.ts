@@ -54,6 +54,15 @@ describe('parseProbeOutput', () => {
     expect(parseProbeOutput(output(stream({ codec_name: 'prores', pix_fmt: 'yuva444p10le' })))).toMatchObject({ hasAlpha: true, needsLibvpxDecoder: false });
   });
 
+  it('reads HDR from the colour tags (PQ, HLG), taking BT.2020 where primaries or matrix are untagged or unknown', () => {
+    const hdrOf = (tags: Record<string, string>) => parseProbeOutput(output(stream({ pix_fmt: 'yuv420p10le', ...tags }))).hdr;
+    expect(hdrOf({ color_transfer: 'smpte2084', color_primaries: 'bt2020', color_space: 'bt2020nc' })).toEqual({ transfer: 'smpte2084', primaries: 'bt2020', matrix: 'bt2020nc' });
+    expect(hdrOf({ color_transfer: 'arib-std-b67', color_primaries: 'bt709', color_space: 'bt709' })).toEqual({ transfer: 'arib-std-b67', primaries: 'bt709', matrix: 'bt709' });
+    expect(hdrOf({ color_transfer: 'smpte2084', color_primaries: 'bt2020:x=1', color_space: 'unknown' })).toEqual({ transfer: 'smpte2084', primaries: 'bt2020', matrix: 'bt2020nc' });
+    expect(hdrOf({ color_transfer: 'bt709', color_primaries: 'bt2020', color_space: 'bt2020nc' })).toBeUndefined();
+    expect(hdrOf({})).toBeUndefined();
+  });
+
   it('falls back to r_frame_rate when the average is unknown', () => {
     expect(parseProbeOutput(output(stream({ avg_frame_rate: '0/0' }))).fps).toBe(30);
   });
