@@ -164,6 +164,28 @@ describe('frame alignment', () => {
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
   });
 
+  it('deinterlaces interlaced input: no combed edges in the output, mattes aligned', async () => {
+    // a white box moving 4 px a field, 50 fields a second woven into 25 top-field-first frames
+    const path = join(dir, 'interlaced.mp4');
+    await ffmpeg([
+      '-f', 'lavfi', '-i', 'color=black:s=160x96:r=50:d=1.2',
+      '-f', 'lavfi', '-i', 'color=white:s=24x24:r=50:d=1.2',
+      '-filter_complex', '[0:v][1:v]overlay=x=4+t*200:y=36:shortest=1,tinterlace=mode=interleave_top,setfield=tff',
+      '-c:v', 'libx264', '-flags', '+ildct+ilme', '-x264opts', 'tff=1', '-pix_fmt', 'yuv444p', '-y', path,
+    ]);
+    expect((await probeStreams(path)).streams[0]).toMatchObject({ field_order: 'tt' });
+    const { result, outputPath } = await expectAlphaFollowsContent(path, 160, 96);
+    expect(result.notes).toContain('input is interlaced: deinterlaced, a frame for each frame');
+    // combed: inside the box's rows, a pixel and the one below it from the other field differ by
+    // most of the range at each vertical edge (about 4 px x 22 rows x 2 edges a frame)
+    let combed = 0;
+    for (const png of [...(await readZipEntries(outputPath)).values()].slice(2)) {
+      const { data } = await decodePngRgba(png);
+      for (let y = 38; y < 58; y++) for (let x = 0; x < 160; x++) if (Math.abs(data[(y * 160 + x) * 4] - data[((y + 1) * 160 + x) * 4]) > 128) combed++;
+    }
+    expect(combed).toBeLessThan(20);
+  });
+
   it("reads a phone's footage: HEVC Main 10, HLG-tagged, in a QuickTime file turned a quarter", async () => {
     const upright = join(dir, 'phone-upright.mov');
     await ffmpeg([

@@ -18,6 +18,7 @@ interface FfprobeStream {
   color_transfer?: string;
   color_primaries?: string;
   color_space?: string;
+  field_order?: string;
   r_frame_rate?: string;
   avg_frame_rate?: string;
   nb_frames?: string;
@@ -41,6 +42,8 @@ export interface ParsedVideo extends VideoInfo {
   videoStart?: VideoStart;
   /** PQ or HLG: the pipeline tone-maps it to SDR (tone-map.ts) */
   hdr?: HdrSignal;
+  /** fields, not frames (1080i broadcast and camcorders): the pipeline deinterlaces it */
+  interlaced?: boolean;
 }
 
 /** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
@@ -146,8 +149,12 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     needsLibvpxDecoder: hasAlpha && videoCodec === 'vp9',
     videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
     ...(hdr ? { hdr } : {}),
+    ...(INTERLACED_FIELD_ORDERS.includes(video.field_order ?? '') ? { interlaced: true } : {}),
   };
 }
+
+/** ffprobe's field orders of interlaced video: top or bottom field first, coded and displayed */
+const INTERLACED_FIELD_ORDERS = ['tt', 'bb', 'tb', 'bt'];
 
 function isCoverArt(stream: FfprobeStream): boolean {
   return ['mjpeg', 'png', 'bmp'].includes(stream.codec_name ?? '') && !stream.avg_frame_rate?.match(/^[1-9]/);

@@ -57,6 +57,8 @@ export interface SourceSpec {
   size: Size;
   /** HDR input: both sides tone-map it to SDR (tone-map.ts) */
   hdr?: HdrSignal;
+  /** interlaced input: both sides deinterlace it first (DEINTERLACE) */
+  interlaced?: boolean;
 }
 
 /** The background as the encoder reads it: an image comes with the pin the gate gave it. */
@@ -117,9 +119,18 @@ export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: Vide
   return `${chain},trim=start_frame=${frames.start}${end},setpts=PTS-STARTPTS`;
 }
 
-/** The source chain of `source`, seeking or not. */
+/**
+ * Interlaced input's two fields made one frame, before anything else reads it: left as they are,
+ * a moving edge is combed (alternate lines from two moments) in the frames the model sees and in
+ * the output. yadif, one frame for each frame (the frame count and rate unchanged, so both sides
+ * stay aligned), the field order from the frames, only on frames flagged interlaced.
+ */
+export const DEINTERLACE = 'yadif=mode=send_frame:parity=auto:deint=interlaced';
+
+/** The source chain of `source`, seeking or not, deinterlaced first where it is interlaced. */
 function chainOf(source: SourceSpec): string {
-  return sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined);
+  const chain = sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined);
+  return source.interlaced ? `${DEINTERLACE},${chain}` : chain;
 }
 
 /** HDR source: the tone-mapping, then a comma (to put before what follows); nothing otherwise */

@@ -50,6 +50,7 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
     notes.push(`${request.outputFormat} has no alpha channel: composited over black`);
   }
   if (video.rotation !== 0) notes.push(`input rotated ${video.rotation} degrees: output written upright`);
+  if (video.interlaced) notes.push('input is interlaced: deinterlaced, a frame for each frame');
   if (video.hdr) notes.push(`input is HDR (${hdrName(video.hdr)}): tone-mapped to SDR (BT.709)`);
 
   return {
@@ -66,8 +67,8 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
 
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
-  const { pin, needsLibvpxDecoder, videoStart, hdr, fps, width, height } = video;
-  return { inputPath, pin, needsLibvpxDecoder, videoStart, hdr, durationLimit, fps, size: { width, height } };
+  const { pin, needsLibvpxDecoder, videoStart, hdr, interlaced, fps, width, height } = video;
+  return { inputPath, pin, needsLibvpxDecoder, videoStart, hdr, interlaced, durationLimit, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

@@ -19,6 +19,7 @@ export interface StreamInfo {
   height?: number;
   pix_fmt?: string;
   color_transfer?: string;
+  field_order?: string;
   nb_read_frames?: string;
   duration?: string;
   tags?: Record<string, string>;

@@ -62,6 +62,16 @@ describe('buildDecodeArgs', () => {
   });
 });
 
+describe('interlaced input', () => {
+  it('is deinterlaced first on both sides, a frame for each frame', () => {
+    const interlaced = { ...source, interlaced: true };
+    const decode = buildDecodeArgs(interlaced, { width: 64, height: 64 });
+    expect(decode[decode.indexOf('-vf') + 1]).toBe('yadif=mode=send_frame:parity=auto:deint=interlaced,setpts=PTS-STARTPTS,fps=25,scale=64:64:flags=bilinear,format=rgb24');
+    const encode = buildEncodeArgs(spec('mov', { source: interlaced }), '/out/o.mov');
+    expect(encode[encode.indexOf('-filter_complex') + 1]).toContain('[0:v]yadif=mode=send_frame:parity=auto:deint=interlaced,setpts=PTS-STARTPTS,fps=25,format=yuva444p[fgcolor];');
+  });
+});
+
 describe('HDR input', () => {
   const hdrSource: SourceSpec = { ...source, hdr: { transfer: 'arib-std-b67', primaries: 'bt2020', matrix: 'bt2020nc' } };
   const toneMap =

@@ -63,6 +63,12 @@ describe('planJob', () => {
     expect(() => planJob(withImage, video)).toThrow(/input gate/);
   });
 
+  it('carries interlacing to the source, and says it is deinterlaced', () => {
+    const plan = planJob({ ...request, previewDuration: 5 }, { ...video, interlaced: true });
+    expect(plan.source.interlaced).toBe(true);
+    expect(plan.notes).toEqual(['input is interlaced: deinterlaced, a frame for each frame']);
+  });
+
   it('carries an HDR signal to the source, and says it is tone-mapped', () => {
     const hdr = { transfer: 'smpte2084', primaries: 'bt2020', matrix: 'bt2020nc' } as const;
     const plan = planJob({ ...request, previewDuration: 5 }, { ...video, hdr });

@@ -63,6 +63,11 @@ describe('parseProbeOutput', () => {
     expect(hdrOf({})).toBeUndefined();
   });
 
+  it('reads interlacing from the field order; progressive and untagged streams are not', () => {
+    for (const order of ['tt', 'bb', 'tb', 'bt']) expect(parseProbeOutput(output(stream({ field_order: order }))).interlaced).toBe(true);
+    for (const order of ['progressive', 'unknown', undefined]) expect(parseProbeOutput(output(stream({ field_order: order }))).interlaced).toBeUndefined();
+  });
+
   it('falls back to r_frame_rate when the average is unknown', () => {
     expect(parseProbeOutput(output(stream({ avg_frame_rate: '0/0' }))).fps).toBe(30);
   });
