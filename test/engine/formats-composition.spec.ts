@@ -164,6 +164,16 @@ describe('frame alignment', () => {
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
   });
 
+  it("reads a browser's recording: a live WebM with no duration, measured from its packets", async () => {
+    // MediaRecorder's WebM, as ffmpeg's live mode writes it: no duration, no index
+    const path = join(dir, 'recorded.webm');
+    await ffmpeg(['-i', await movingBox('recorded-source.mp4'), '-c:v', 'libvpx', '-b:v', '1M', '-live', '1', '-f', 'webm', '-y', path]);
+    expect((await probeStreams(path)).format.duration).toBeUndefined();
+    const { result } = await expectAlphaFollowsContent(path, 160, 96);
+    expect(result.frames).toBe(30);
+    expect(result.durationSeconds).toBeCloseTo(1.2, 5);
+  });
+
   it('deinterlaces interlaced input: no combed edges in the output, mattes aligned', async () => {
     // a white box moving 4 px a field, 50 fields a second woven into 25 top-field-first frames
     const path = join(dir, 'interlaced.mp4');

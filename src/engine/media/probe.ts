@@ -7,9 +7,10 @@ import { ffmpegPath, ffprobePath } from './binaries';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
 import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
 import { InputPin, pinArgs } from './input-pin';
+import { measurePacketSpan, PacketSpan } from './packet-span';
 import { MediaProcessError, runToCompletion } from './process';
 
-interface FfprobeStream {
+export interface FfprobeStream {
   codec_type?: string;
   codec_name?: string;
   width?: number;
@@ -87,6 +88,11 @@ export async function readVideoInfo(
     const oversized = refusedPictureSize(stderr);
     if (oversized && onOversized) throw onOversized(oversized);
     json = JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
+    const video = videoStreamOf(json);
+    if (video && !durationOf(json, video)) {
+      const span = await measurePacketSpan(path, pin, signal);
+      if (span) json = withPacketSpan(json, span);
+    }
   } catch (error) {
     if (error instanceof EngineError) throw error;
     const oversized = error instanceof MediaProcessError ? refusedPictureSize(error.stderrTail) : undefined;
@@ -119,13 +125,13 @@ export async function proveFrameDecodes(path: string, pin: InputPin, message: st
 
 /** Pure: ffprobe's JSON to VideoInfo. Throws input_invalid when there is no usable video stream. */
 export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
-  const video = json.streams?.find((stream) => stream.codec_type === 'video' && !isCoverArt(stream));
+  const video = videoStreamOf(json);
   if (!video || !video.width || !video.height) {
     throw new EngineError('input_invalid', 'no video stream found in the input');
   }
   const fps = parseFrameRate(video.avg_frame_rate) ?? parseFrameRate(video.r_frame_rate);
   if (!fps) throw new EngineError('input_invalid', 'the video stream has no frame rate');
-  const durationSeconds = parsePositive(json.format?.duration) ?? parsePositive(video.duration) ?? parseTagDuration(video.tags);
+  const durationSeconds = durationOf(json, video);
   if (!durationSeconds) throw new EngineError('input_invalid', 'the video has no duration');
 
   const rotation = parseRotation(video);
@@ -151,6 +157,28 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     ...(hdr ? { hdr } : {}),
     ...(INTERLACED_FIELD_ORDERS.includes(video.field_order ?? '') ? { interlaced: true } : {}),
   };
+}
+
+/**
+ * The probe with the packets' measured span (packet-span.ts) as the container's duration, and as
+ * the frame rate where the stream gave no average one (a live WebM's nominal rate is its 1 kHz timebase).
+ */
+export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOutput {
+  const video = videoStreamOf(json);
+  const streams = json.streams?.map((stream) =>
+    stream === video && !parseFrameRate(stream.avg_frame_rate) ? { ...stream, avg_frame_rate: `${span.packets}/${span.seconds}` } : stream,
+  );
+  return { ...json, streams, format: { ...json.format, duration: String(span.seconds) } };
+}
+
+/** the video stream the pipeline reads: the first that is not cover art */
+export function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
+  return json.streams?.find((stream) => stream.codec_type === 'video' && !isCoverArt(stream));
+}
+
+/** the container's duration, else the stream's, else Matroska's tag; undefined when none says */
+export function durationOf(json: FfprobeOutput, video: FfprobeStream): number | undefined {
+  return parsePositive(json.format?.duration) ?? parsePositive(video.duration) ?? parseTagDuration(video.tags);
 }
 
 /** ffprobe's field orders of interlaced video: top or bottom field first, coded and displayed */

@@ -1,0 +1,70 @@
+/**
+ * The duration of a video whose container does not state it, measured from its packets' timestamps.
+ * A browser's MediaRecorder writes WebM as a live stream, with no duration and no index (Chrome,
+ * Firefox), and so does ffmpeg's `-live 1`: ffprobe reports "N/A", and such uploads, the usual way a
+ * web page records a webcam, would be refused. Demuxing alone reads every packet's timestamp without
+ * decoding anything. Lines are folded into a running span as they arrive, so a file of many small
+ * packets costs no memory.
+ */
+import { ffprobePath } from './binaries';
+import { InputPin, pinArgs } from './input-pin';
+import { MediaProcess } from './process';
+
+export interface PacketSpan {
+  /** from the first packet's timestamp to the end of the last */
+  seconds: number;
+  packets: number;
+}
+
+/** ffprobe, pinned: the first video stream's packets as "pts_time,duration_time" lines */
+export function buildPacketTimesArgs(path: string, pin: InputPin): string[] {
+  return ['-v', 'error', ...pinArgs(pin), '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', path];
+}
+
+/** Folds ffprobe's packet lines, in chunks as they come, into their span. Packets without a timestamp count but do not move it. */
+export class PacketSpanReader {
+  private first = Infinity;
+  private last = -Infinity;
+  private lastDuration = 0;
+  private packets = 0;
+  private pending = '';
+
+  add(chunk: string): void {
+    const lines = (this.pending + chunk).split('\n');
+    this.pending = lines.pop() ?? '';
+    for (const line of lines) this.addLine(line);
+  }
+
+  /** the span, or undefined when fewer than two packets had timestamps */
+  finish(): PacketSpan | undefined {
+    if (this.pending) this.addLine(this.pending);
+    this.pending = '';
+    if (!(this.last > this.first)) return undefined;
+    // a last packet without a duration lasts as long as the average one before it
+    const end = this.last + (this.lastDuration || (this.last - this.first) / Math.max(1, this.packets - 1));
+    return { seconds: end - this.first, packets: this.packets };
+  }
+
+  private addLine(line: string): void {
+    const [ptsText, durationText] = line.trim().split(',');
+    if (!ptsText) return;
+    this.packets++;
+    const pts = Number(ptsText);
+    if (ptsText === 'N/A' || !Number.isFinite(pts)) return;
+    this.first = Math.min(this.first, pts);
+    if (pts >= this.last) {
+      this.last = pts;
+      const duration = Number(durationText);
+      this.lastDuration = Number.isFinite(duration) && duration > 0 ? duration : 0;
+    }
+  }
+}
+
+/** The span of the first video stream's packets, demuxed pinned. */
+export async function measurePacketSpan(path: string, pin: InputPin, signal?: AbortSignal): Promise<PacketSpan | undefined> {
+  const ffprobe = new MediaProcess(ffprobePath(), buildPacketTimesArgs(path, pin), { readStdout: true, signal });
+  const reader = new PacketSpanReader();
+  ffprobe.stdout.on('data', (chunk: Buffer) => reader.add(chunk.toString('latin1')));
+  await ffprobe.exited;
+  return reader.finish();
+}
