@@ -164,6 +164,17 @@ describe('frame alignment', () => {
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
   });
 
+  it('writes non-square pixels at their display size in square ones, mattes aligned', async () => {
+    // 160x96 squeezed into 120x96 pixels 4:3 wide, as HDV keeps 1920x1080 in 1440x1080
+    const path = join(dir, 'anamorphic.mp4');
+    await ffmpeg(['-i', await movingBox('anamorphic-source.mp4'), '-vf', 'scale=120:96,setsar=4/3', '-c:v', 'libx264', '-pix_fmt', 'yuv444p', '-y', path]);
+    expect((await probeStreams(path)).streams[0]).toMatchObject({ width: 120, height: 96, sample_aspect_ratio: '4:3' });
+    const { result } = await expectAlphaFollowsContent(path, 160, 96);
+    expect([result.width, result.height]).toEqual([160, 96]);
+    const webm = await run('webm', { inputPath: path, previewDuration: undefined });
+    expect((await probeStreams(webm.outputPath)).streams[0]).toMatchObject({ width: 160, height: 96, sample_aspect_ratio: '1:1' });
+  });
+
   it("reads a browser's recording: a live WebM with no duration, measured from its packets", async () => {
     // MediaRecorder's WebM, as ffmpeg's live mode writes it: no duration, no index
     const path = join(dir, 'recorded.webm');

@@ -20,6 +20,7 @@ export interface FfprobeStream {
   color_primaries?: string;
   color_space?: string;
   field_order?: string;
+  sample_aspect_ratio?: string;
   r_frame_rate?: string;
   avg_frame_rate?: string;
   nb_frames?: string;
@@ -45,6 +46,8 @@ export interface ParsedVideo extends VideoInfo {
   hdr?: HdrSignal;
   /** fields, not frames (1080i broadcast and camcorders): the pipeline deinterlaces it */
   interlaced?: boolean;
+  /** pixels that are not square (HDV, DV, DVD): width and height are the display size, in square pixels */
+  anamorphic?: boolean;
 }
 
 /** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
@@ -136,6 +139,9 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
 
   const rotation = parseRotation(video);
   const quarterTurn = rotation === 90 || rotation === 270;
+  const pixelAspect = parsePixelAspect(video.sample_aspect_ratio);
+  // the display size in square pixels: the coded width stretched by the pixels' aspect, then turned
+  const displayWidth = Math.max(1, Math.round(video.width * pixelAspect));
   const frameCount = parsePositive(video.nb_frames) ?? Math.max(1, Math.round(durationSeconds * fps));
   const hasAlpha = pixelFormatHasAlpha(video.pix_fmt) || tag(video.tags, 'alpha_mode') === '1';
   const videoCodec = video.codec_name ?? 'unknown';
@@ -144,8 +150,8 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   return {
     durationSeconds,
     fps,
-    width: quarterTurn ? video.height : video.width,
-    height: quarterTurn ? video.width : video.height,
+    width: quarterTurn ? video.height : displayWidth,
+    height: quarterTurn ? displayWidth : video.height,
     rotation,
     frameCount: Math.round(frameCount),
     hasAudio: json.streams?.some((stream) => stream.codec_type === 'audio') ?? false,
@@ -156,6 +162,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
     ...(hdr ? { hdr } : {}),
     ...(INTERLACED_FIELD_ORDERS.includes(video.field_order ?? '') ? { interlaced: true } : {}),
+    ...(pixelAspect !== 1 ? { anamorphic: true } : {}),
   };
 }
 
@@ -179,6 +186,16 @@ export function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
 /** the container's duration, else the stream's, else Matroska's tag; undefined when none says */
 export function durationOf(json: FfprobeOutput, video: FfprobeStream): number | undefined {
   return parsePositive(json.format?.duration) ?? parsePositive(video.duration) ?? parseTagDuration(video.tags);
+}
+
+/**
+ * The width of a pixel over its height, from ffprobe's "4:3"; 1 when unknown ("0:1"), absurd
+ * (outside 1/4..4) or within 1% of square, as a player would round it.
+ */
+export function parsePixelAspect(value: string | undefined): number {
+  const [width, height] = (value ?? '').split(':').map(Number);
+  const aspect = width / height;
+  return Number.isFinite(aspect) && aspect >= 0.25 && aspect <= 4 && Math.abs(aspect - 1) > 0.01 ? aspect : 1;
 }
 
 /** ffprobe's field orders of interlaced video: top or bottom field first, coded and displayed */

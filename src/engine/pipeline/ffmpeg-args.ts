@@ -59,6 +59,8 @@ export interface SourceSpec {
   hdr?: HdrSignal;
   /** interlaced input: both sides deinterlace it first (DEINTERLACE) */
   interlaced?: boolean;
+  /** pixels that are not square: `size` is the display size, which the encoder scales the source to */
+  anamorphic?: boolean;
 }
 
 /** The background as the encoder reads it: an image comes with the pin the gate gave it. */
@@ -165,9 +167,11 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
   const foreground = layout.foreground;
   const resizeTo = (from: Size) =>
     from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
+  // non-square pixels are scaled to the foreground's square ones even where the display size is the foreground's
+  const resizeSource = source.anamorphic ? `scale=${foreground.width}:${foreground.height}:flags=bilinear,setsar=1,` : resizeTo(source.size);
   const parts = spec.decontaminate
     ? [
-        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeTo(source.size)}format=gbrp[sourcecolor]`,
+        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
@@ -175,7 +179,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeTo(source.size)}format=${preset.workingPixelFormat}[fgcolor]`,
+        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=${preset.workingPixelFormat}[fgcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];

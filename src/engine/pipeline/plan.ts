@@ -50,6 +50,7 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
     notes.push(`${request.outputFormat} has no alpha channel: composited over black`);
   }
   if (video.rotation !== 0) notes.push(`input rotated ${video.rotation} degrees: output written upright`);
+  if (video.anamorphic) notes.push(`input's pixels are not square: written at its display size, ${video.width}x${video.height}`);
   if (video.interlaced) notes.push('input is interlaced: deinterlaced, a frame for each frame');
   if (video.hdr) notes.push(`input is HDR (${hdrName(video.hdr)}): tone-mapped to SDR (BT.709)`);
 
@@ -67,8 +68,8 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
 
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
-  const { pin, needsLibvpxDecoder, videoStart, hdr, interlaced, fps, width, height } = video;
-  return { inputPath, pin, needsLibvpxDecoder, videoStart, hdr, interlaced, durationLimit, fps, size: { width, height } };
+  const { pin, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, fps, width, height } = video;
+  return { inputPath, pin, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, durationLimit, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

@@ -20,6 +20,7 @@ export interface StreamInfo {
   pix_fmt?: string;
   color_transfer?: string;
   field_order?: string;
+  sample_aspect_ratio?: string;
   nb_read_frames?: string;
   duration?: string;
   tags?: Record<string, string>;

@@ -62,6 +62,16 @@ describe('buildDecodeArgs', () => {
   });
 });
 
+describe('non-square pixels', () => {
+  it('the encoder scales them to the square ones of the display size, even where that is the size already', () => {
+    const anamorphic = { ...source, anamorphic: true };
+    const encode = buildEncodeArgs(spec('mov', { source: anamorphic }), '/out/o.mov');
+    expect(encode[encode.indexOf('-filter_complex') + 1]).toContain('[0:v]setpts=PTS-STARTPTS,fps=25,scale=640:360:flags=bilinear,setsar=1,format=yuva444p[fgcolor];');
+    const decode = buildDecodeArgs(anamorphic, { width: 64, height: 36 });
+    expect(decode[decode.indexOf('-vf') + 1]).toBe('setpts=PTS-STARTPTS,fps=25,scale=64:36:flags=bilinear,format=rgb24');
+  });
+});
+
 describe('interlaced input', () => {
   it('is deinterlaced first on both sides, a frame for each frame', () => {
     const interlaced = { ...source, interlaced: true };

@@ -63,6 +63,12 @@ describe('planJob', () => {
     expect(() => planJob(withImage, video)).toThrow(/input gate/);
   });
 
+  it('says non-square pixels are written at the display size', () => {
+    const plan = planJob({ ...request, previewDuration: 5 }, { ...video, anamorphic: true });
+    expect(plan.source.anamorphic).toBe(true);
+    expect(plan.notes).toEqual(["input's pixels are not square: written at its display size, 640x360"]);
+  });
+
   it('carries interlacing to the source, and says it is deinterlaced', () => {
     const plan = planJob({ ...request, previewDuration: 5 }, { ...video, interlaced: true });
     expect(plan.source.interlaced).toBe(true);

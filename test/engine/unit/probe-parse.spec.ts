@@ -63,6 +63,17 @@ describe('parseProbeOutput', () => {
     expect(hdrOf({})).toBeUndefined();
   });
 
+  it('gives non-square pixels their display size in square ones, turned after stretching', () => {
+    const hdv = parseProbeOutput(output(stream({ width: 1440, height: 1080, sample_aspect_ratio: '4:3' })));
+    expect([hdv.width, hdv.height, hdv.anamorphic]).toEqual([1920, 1080, true]);
+    const turned = parseProbeOutput(output(stream({ width: 1440, height: 1080, sample_aspect_ratio: '4:3', tags: { rotate: '90' } })));
+    expect([turned.width, turned.height]).toEqual([1080, 1920]);
+    for (const square of ['1:1', '0:1', '1000:999', '100:1', 'N/A', undefined]) {
+      const video = parseProbeOutput(output(stream({ sample_aspect_ratio: square })));
+      expect([video.width, video.anamorphic]).toEqual([1920, undefined]);
+    }
+  });
+
   it('reads interlacing from the field order; progressive and untagged streams are not', () => {
     for (const order of ['tt', 'bb', 'tb', 'bt']) expect(parseProbeOutput(output(stream({ field_order: order }))).interlaced).toBe(true);
     for (const order of ['progressive', 'unknown', undefined]) expect(parseProbeOutput(output(stream({ field_order: order }))).interlaced).toBeUndefined();
