@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { uploadStorageKey } from '../../src/modules/uploads/domain/upload';
 import { MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+import { ffmpeg, probeStreams } from '../engine/support/media-tools';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
 const CLIP_BYTES = statSync(CLIP).size;
@@ -71,6 +73,17 @@ describe('uploads', () => {
     expect(Buffer.compare(served.body, readFileSync(CLIP))).toBe(0);
     const other = await t.createKey();
     expect((await t.http.get(new URL(res.body.video_url).pathname).set('X-Api-Key', other)).status).toBe(404);
+  });
+
+  it("accepts a browser's recording, whose WebM states no duration, with the duration its packets span", async () => {
+    const recorded = path.join(mkdtempSync(path.join(tmpdir(), 'upload-live-')), 'recorded.webm');
+    await ffmpeg(['-t', '2', '-i', CLIP, '-c:v', 'libvpx', '-b:v', '500k', '-an', '-live', '1', '-f', 'webm', '-y', recorded]);
+    expect((await probeStreams(recorded)).format.duration).toBeUndefined();
+    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', recorded, { filename: 'recording.webm', contentType: 'video/webm' });
+    rmSync(path.dirname(recorded), { recursive: true, force: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, content_type: 'video/webm' });
+    expect(res.body.duration_seconds).toBeCloseTo(2, 1);
   });
 
   it('answers 410 gone, not a server error, for an upload whose file was deleted after it was looked up (a download racing retention)', async () => {
