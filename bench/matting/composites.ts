@@ -60,9 +60,6 @@ export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
   },
 };
 
-/** the composites whose alpha holds every person in them (`light` and `human` keep every person they see there) */
-export const EVERYONE_COMPOSITES = Object.keys(COMPOSITES).filter((name) => !COMPOSITES[name](0).some((place) => place.bystander));
-
 export function decode(args: string[], frameBytes: number, frames = FRAMES): Uint8Array[] {
   const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(frames), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
   return Array.from({ length: floor(bytes.length / frameBytes) }, (_, i) => bytes.subarray(i * frameBytes, (i + 1) * frameBytes));

@@ -11,8 +11,11 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { ffmpegPath } from '../../src/engine/media/binaries';
-import { LightModel } from '../../src/engine/models/light/light-model';
+import { RVM_PROFILES, rvmGeometryFor } from '../../src/engine/models/rvm/rvm-geometry';
+import { rvmPrecision } from '../../src/engine/models/rvm/rvm-int8';
 import { RvmMatter } from '../../src/engine/models/rvm/rvm-matter';
+import { pipelinedAt } from '../../src/engine/models/rvm/rvm-model-file';
+import { RvmSession } from '../../src/engine/models/rvm/rvm-session';
 import { Rgb, SegmentationModel, SegmentationSession } from '../../src/engine/types';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
@@ -63,22 +66,26 @@ export function buildEdgeClip(mediaDir: string, dir: string, frames: number): Ed
 }
 
 /**
- * `light` whose mattes carry RVM's predicted foreground colour, composited in the soft edge: its
- * RVM keeps the `fgr` output that the engine's models leave out (RvmGeometry.foreground). `close`
- * stops its inference threads.
+ * RVM as `light` runs it (its geometry and precision) with mattes that carry its predicted
+ * foreground colour, composited in the soft edge: it keeps the `fgr` output that the engine's models
+ * leave out (RvmGeometry.foreground). The clip holds one person, so `light`'s choice of the main
+ * people changes nothing here. `close` stops its inference threads.
  */
 export function lightPredictingForeground(cacheDir: string): SegmentationModel & { close(): Promise<void> } {
-  const matters = new Map<string, Promise<RvmMatter>>();
-  const light = new LightModel((geometry) => {
-    const key = JSON.stringify(geometry);
-    const matter = matters.get(key) ?? RvmMatter.open({ ...geometry, foreground: true }, cacheDir);
-    matters.set(key, matter);
-    return matter;
-  });
-  const close = async () => {
-    await Promise.all([...matters.values()].map(async (matter) => (await matter).close()));
+  const matters: Promise<RvmMatter>[] = [];
+  const rvm: SegmentationModel = {
+    name: 'light',
+    async createSession(options) {
+      const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(rvmPrecision()), foreground: true };
+      const matter = RvmMatter.open(geometry, cacheDir);
+      matters.push(matter);
+      return new RvmSession(await matter);
+    },
   };
-  return Object.assign(withPredictedForeground(light), { close });
+  const close = async () => {
+    await Promise.all(matters.map(async (matter) => (await matter).close()));
+  };
+  return Object.assign(withPredictedForeground(rvm), { close });
 }
 
 /** the same sessions, their predicted foreground composited in the matte's soft edge */

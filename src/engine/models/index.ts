@@ -48,7 +48,7 @@ const models = new Map<string, SegmentationModel>();
 function createModel(name: ModelName, registry: SegmenterRegistry): SegmentationModel {
   switch (name) {
     case 'light':
-      return new LightModel(registry.rvm);
+      return new LightModel({ rvm: registry.rvm, detector: registry.detector });
     case 'original':
       return new OriginalModel({ isnet: registry.isnet, rvm: registry.rvm, detector: registry.detector });
     case 'human':

@@ -84,7 +84,7 @@ describe('the RVM of `light`', () => {
       opened.push(geometry);
       return { width: geometry.width, height: geometry.height, geometry, stream: () => ({ id: 1 }) } as unknown as RvmMatter;
     };
-    await new LightModel(rvm).createSession({ width: 1280, height: 720, fps: 25 });
+    await new LightModel({ rvm, detector: async () => ({}) as NanodetDetector }).createSession({ width: 1280, height: 720, fps: 25 });
     const precision = rvmPrecision();
     expect(opened).toEqual([{ width: 320, height: 180, ratio: 1, precision, stages: rvmStages(precision) }]);
   });

@@ -261,6 +261,18 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(calls).toBe(2);
   });
 
+  it('until someone is chosen the detector runs on every frame, or only on keyframes where asked (`light`)', async () => {
+    const runsOver = async (frames: number, keyframesOnly: boolean) => {
+      let calls = 0;
+      const detector = { detect: async () => (calls++, []) } as unknown as NanodetDetector;
+      const finder = new MainSubjectFinder(detector, true, 16, keyframesOnly);
+      for (let k = 0; k < frames; k++) expect((await finder.begin(grey, W, H)(plane())).chosen).toEqual([]);
+      return calls;
+    };
+    expect(await runsOver(33, false)).toBe(33);
+    expect(await runsOver(33, true)).toBe(3); // frames 0, 16 and 32
+  });
+
   it("a keyframe reads RVM's alpha only where a person is tracked, or a person or what NanoDet mistakes people for scores high enough to be tracked", async () => {
     const reads = async (keyframes: { cls: number; box: Box; score: number }[][]): Promise<boolean[]> => {
       let k = 0;

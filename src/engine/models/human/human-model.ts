@@ -1,15 +1,12 @@
-import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
-import { toAlphaBytes } from '../image/resample';
-import { InOrder } from '../in-order';
-import { peopleMatte } from '../original/subject-matte';
-import { PeopleSeen } from '../people-seen';
+import { SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
-import { RvmMatter, RvmOutput } from '../rvm/rvm-matter';
+import { RvmMatter } from '../rvm/rvm-matter';
 import { pipelinedAt, RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor, rvmInputSize } from '../rvm/rvm-geometry';
 import { rvmPrecision } from '../rvm/rvm-int8';
 import { RvmSession } from '../rvm/rvm-session';
+import { MainPeopleSession } from './main-people-session';
 
 /** the size `human` works at: the video's aspect ratio, long side at most 640 (even sizes) */
 export function humanWorkingSize(width: number, height: number, longSide = 640): { width: number; height: number } {
@@ -30,67 +27,8 @@ const HUMAN_FRAMES_IN_FLIGHT = 4;
  */
 const HUMAN_KEYFRAME_INTERVAL = 8;
 
-/**
- * `human` over one video: RVM's matte of every person it sees, kept on the video's main people
- * (the dancer, not the seated crowd around them). NanoDet finds and tracks people on keyframes
- * and the subject selector chooses among them (main-subjects.ts, the rule in the README's "How a
- * subject is chosen"); the chosen people's regions of RVM's matte are kept (subject-matte.ts).
- */
-export class HumanSession implements SegmentationSession {
-  /** RVM works on the next frames while this one's people are chosen (and NanoDet runs on keyframes) */
-  readonly framesInFlight = HUMAN_FRAMES_IN_FLIGHT;
-  private readonly seen = new PeopleSeen('human');
-  private previous?: Float32Array;
-  /** frames have their people chosen one after another, in order */
-  private readonly choosing = new InOrder();
-
-  constructor(
-    private readonly rvm: RvmSession,
-    private readonly subjects: MainSubjectFinder,
-  ) {}
-
-  get notes(): string[] {
-    return this.seen.notes;
-  }
-
-  get inputWidth(): number {
-    return this.rvm.inputWidth;
-  }
-
-  get inputHeight(): number {
-    return this.rvm.inputHeight;
-  }
-
-  get matteSize(): { width: number; height: number } {
-    return this.rvm.matteSize;
-  }
-
-  /** RVM takes the frame at once; the people are chosen frame after frame, in order */
-  segment(frame: RgbFrame): Promise<Matte> {
-    const matted = this.rvm.matte(frame);
-    matted.catch(() => undefined); // awaited in choosePeople, after the frames before this one
-    return this.choosing.run(() => this.choosePeople(frame, matted));
-  }
-
-  private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {
-    // on keyframes the detector runs beside RVM's stages (they leave each other's idle core time)
-    const observed = this.subjects.begin(frame.data, frame.width, frame.height);
-    const rvm = await matted;
-    const people = rvm.alpha;
-    const subjects = await observed(people);
-    const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
-    this.previous = matte;
-    const alpha = matte === people ? rvm.alphaBytes : toAlphaBytes(matte);
-    this.seen.observe(alpha);
-    return { width: frame.width, height: frame.height, data: alpha };
-  }
-
-  async close(): Promise<void> {
-    await this.rvm.close();
-  }
-}
-
-export interface HumanModelParts {
+/** what `human` and `light` are made of: RVM at a geometry, and the detector that finds the main people */
+export interface PeopleModelParts {
   rvm: (geometry: RvmGeometry) => Promise<RvmMatter>;
   detector: () => Promise<NanodetDetector>;
 }
@@ -113,10 +51,10 @@ export interface HumanModelParts {
 export class HumanModel implements SegmentationModel {
   readonly name = 'human' as const;
 
-  constructor(private readonly parts: HumanModelParts) {}
+  constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
     const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), ...pipelinedAt(rvmPrecision()) }), this.parts.detector()]);
-    return new HumanSession(new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL));
+    return new MainPeopleSession('human', new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
   }
 }

@@ -1,0 +1,71 @@
+import { Matte, RgbFrame, SegmentationSession } from '../../types';
+import { toAlphaBytes } from '../image/resample';
+import { InOrder } from '../in-order';
+import { peopleMatte } from '../original/subject-matte';
+import { PeopleSeen } from '../people-seen';
+import { MainSubjectFinder } from '../pro/main-subjects';
+import { RvmOutput } from '../rvm/rvm-matter';
+import { RvmSession } from '../rvm/rvm-session';
+
+/**
+ * `human` and `light` over one video: RVM's matte of every person it sees, kept on the video's
+ * main people (the dancer, not the seated crowd around them). NanoDet finds and tracks people on
+ * keyframes and the subject selector chooses among them (main-subjects.ts, the rule in the README's
+ * "How a subject is chosen"); the chosen people's regions of RVM's matte are kept (subject-matte.ts).
+ */
+export class MainPeopleSession implements SegmentationSession {
+  private readonly seen: PeopleSeen;
+  private previous?: Float32Array;
+  /** frames have their people chosen one after another, in order */
+  private readonly choosing = new InOrder();
+
+  /** `framesInFlight`: RVM works on the next frames while this one's people are chosen (and NanoDet runs on keyframes) */
+  constructor(
+    model: 'human' | 'light',
+    private readonly rvm: RvmSession,
+    private readonly subjects: MainSubjectFinder,
+    readonly framesInFlight: number,
+  ) {
+    this.seen = new PeopleSeen(model);
+  }
+
+  get notes(): string[] {
+    return this.seen.notes;
+  }
+
+  get inputWidth(): number {
+    return this.rvm.inputWidth;
+  }
+
+  get inputHeight(): number {
+    return this.rvm.inputHeight;
+  }
+
+  get matteSize(): { width: number; height: number } {
+    return this.rvm.matteSize;
+  }
+
+  /** RVM takes the frame at once; the people are chosen frame after frame, in order */
+  segment(frame: RgbFrame): Promise<Matte> {
+    const matted = this.rvm.matte(frame);
+    matted.catch(() => undefined); // awaited in choosePeople, after the frames before this one
+    return this.choosing.run(() => this.choosePeople(frame, matted));
+  }
+
+  private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {
+    // on keyframes the detector runs beside RVM's stages (they leave each other's idle core time)
+    const observed = this.subjects.begin(frame.data, frame.width, frame.height);
+    const rvm = await matted;
+    const people = rvm.alpha;
+    const subjects = await observed(people);
+    const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
+    this.previous = matte;
+    const alpha = matte === people ? rvm.alphaBytes : toAlphaBytes(matte);
+    this.seen.observe(alpha);
+    return { width: frame.width, height: frame.height, data: alpha };
+  }
+
+  async close(): Promise<void> {
+    await this.rvm.close();
+  }
+}
