@@ -497,8 +497,8 @@ export class ProSession implements SegmentationSession {
 
 /**
  * `pro`'s prompt, checked: the requested class indices, the subject queries (prompt-grammar.ts) and
- * the notes for the job's details. No prompt keeps every class the detector knows; a prompt naming
- * no known subject is refused.
+ * the notes for the job's details. No prompt requests every class the detector knows, of which the
+ * main subject is kept; a prompt naming no known subject is refused.
  */
 export function resolvePrompt(textPrompt: string | undefined): { requested: Set<number>; queries: SubjectQuery[]; notes: string[] } {
   if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), queries: [], notes: ['pro: no text_prompt, keeping the main subject (see the README: how a subject is chosen)'] };

@@ -6,7 +6,8 @@ import { COCO_CLASSES } from '../../../engine/models/pro/vocabulary';
  * Model `pro` keeps only the subjects its text_prompt names. A text_prompt that names no supported
  * subject (empty, or only unknown words) is refused: 400 invalid_request on text_prompt, listing
  * the supported subjects. Unknown words beside known ones are accepted; the engine reports them in
- * the job's notes. A `pro` job without text_prompt keeps every subject of the 80 supported classes.
+ * the job's notes. A `pro` job without text_prompt keeps the video's main subject, of any of the 80
+ * supported classes (README: how a subject is chosen).
  */
 export function assertProPrompt(model: string, textPrompt: string | undefined | null): void {
   if (model !== 'pro') return;

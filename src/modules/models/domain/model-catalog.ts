@@ -16,7 +16,7 @@ export interface ModelView {
 const DESCRIPTIONS: Record<Model, string> = {
   original:
     "The video's main subject, of any kind (the default): an object detector and tracker choose it; people take Robust Video Matting's matte (a recurrent video-matting model), other subjects ISNet's segmentation, moved by the subject's own motion between its runs.",
-  light: 'People only, fast: Robust Video Matting at a small size (320 px), its state carried from frame to frame.',
+  light: "The video's main people, fast: Robust Video Matting at a small size (320 px), its state carried from frame to frame, kept on the people a detector tracks.",
   human: "The video's main people: Robust Video Matting at 640 px, its state carried from frame to frame and reset at cuts, kept on the people a detector tracks.",
   pro: 'Only the subjects named in text_prompt (COCO classes, see vocabulary), optionally described by colour (of a person: of the upper or lower clothing), position, size and count (see prompt_attributes), e.g. "person wearing red jacket", "the two people on the right", "the man and his bike": an object detector and tracker select them, people take Robust Video Matting\'s matte and other subjects ISNet\'s segmentation, and attributes are decided once for the whole clip. Without text_prompt, the main subject is kept (by size, position, focus, motion and persistence); "people" or "everyone" keeps every person.',
 };
