@@ -76,14 +76,18 @@ describe('uploads', () => {
   });
 
   it("accepts a browser's recording, whose WebM states no duration, with the duration its packets span", async () => {
-    const recorded = path.join(mkdtempSync(path.join(tmpdir(), 'upload-live-')), 'recorded.webm');
-    await ffmpeg(['-t', '2', '-i', CLIP, '-c:v', 'libvpx', '-b:v', '500k', '-an', '-live', '1', '-f', 'webm', '-y', recorded]);
-    expect((await probeStreams(recorded)).format.duration).toBeUndefined();
-    const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', recorded, { filename: 'recording.webm', contentType: 'video/webm' });
-    rmSync(path.dirname(recorded), { recursive: true, force: true });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, content_type: 'video/webm' });
-    expect(res.body.duration_seconds).toBeCloseTo(2, 1);
+    const dir = mkdtempSync(path.join(tmpdir(), 'upload-live-'));
+    try {
+      const recorded = path.join(dir, 'recorded.webm');
+      await ffmpeg(['-t', '2', '-i', CLIP, '-c:v', 'libvpx', '-b:v', '500k', '-an', '-live', '1', '-f', 'webm', '-y', recorded]);
+      expect((await probeStreams(recorded)).format.duration).toBeUndefined();
+      const res = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', recorded, { filename: 'recording.webm', contentType: 'video/webm' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ success: true, content_type: 'video/webm' });
+      expect(res.body.duration_seconds).toBeCloseTo(2, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('answers 410 gone, not a server error, for an upload whose file was deleted after it was looked up (a download racing retention)', async () => {

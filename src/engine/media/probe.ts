@@ -10,7 +10,7 @@ import { InputPin, pinArgs } from './input-pin';
 import { measurePacketSpan, PacketSpan } from './packet-span';
 import { MediaProcessError, runToCompletion } from './process';
 
-export interface FfprobeStream {
+interface FfprobeStream {
   codec_type?: string;
   codec_name?: string;
   width?: number;
@@ -179,12 +179,12 @@ export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOu
 }
 
 /** the video stream the pipeline reads: the first that is not cover art */
-export function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
+function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
   return json.streams?.find((stream) => stream.codec_type === 'video' && !isCoverArt(stream));
 }
 
 /** the container's duration, else the stream's, else Matroska's tag; undefined when none says */
-export function durationOf(json: FfprobeOutput, video: FfprobeStream): number | undefined {
+function durationOf(json: FfprobeOutput, video: FfprobeStream): number | undefined {
   return parsePositive(json.format?.duration) ?? parsePositive(video.duration) ?? parseTagDuration(video.tags);
 }
 
@@ -192,7 +192,7 @@ export function durationOf(json: FfprobeOutput, video: FfprobeStream): number | 
  * The width of a pixel over its height, from ffprobe's "4:3"; 1 when unknown ("0:1"), absurd
  * (outside 1/4..4) or within 1% of square, as a player would round it.
  */
-export function parsePixelAspect(value: string | undefined): number {
+function parsePixelAspect(value: string | undefined): number {
   const [width, height] = (value ?? '').split(':').map(Number);
   const aspect = width / height;
   return Number.isFinite(aspect) && aspect >= 0.25 && aspect <= 4 && Math.abs(aspect - 1) > 0.01 ? aspect : 1;

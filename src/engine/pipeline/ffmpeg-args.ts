@@ -127,7 +127,7 @@ export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: Vide
  * the output. yadif, one frame for each frame (the frame count and rate unchanged, so both sides
  * stay aligned), the field order from the frames, only on frames flagged interlaced.
  */
-export const DEINTERLACE = 'yadif=mode=send_frame:parity=auto:deint=interlaced';
+const DEINTERLACE = 'yadif=mode=send_frame:parity=auto:deint=interlaced';
 
 /** The source chain of `source`, seeking or not, deinterlaced first where it is interlaced. */
 function chainOf(source: SourceSpec): string {
