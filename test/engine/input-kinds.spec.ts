@@ -1,8 +1,9 @@
 /**
  * The kinds of footage users upload, end to end through the engine with the test-double model, each
- * made here with ffmpeg: non-square pixels, a browser's live WebM, interlaced video, a phone's HEVC
- * turned a quarter, HDR. Each is read as its maker meant: at its display size, whole, deinterlaced,
- * upright, tone-mapped, with the mattes on their own frames.
+ * made here with ffmpeg: non-square pixels, a browser's live WebM, a thumbnail track stored before
+ * the video, interlaced video, a phone's HEVC turned a quarter, HDR. Each is read as its maker meant:
+ * at its display size, whole, from its moving track, deinterlaced, upright, tone-mapped, with the
+ * mattes on their own frames.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,16 @@ describe('footage as it comes', () => {
     const { result } = await expectAlphaFollowsContent(path, 160, 96);
     expect(result.frames).toBe(30);
     expect(result.durationSeconds).toBeCloseTo(1.2, 5);
+  });
+
+  it('reads the moving track behind a one-picture thumbnail track stored first', async () => {
+    const thumbnail = join(dir, 'thumbnail.jpg');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=red:s=64x48', '-frames:v', '1', '-y', thumbnail]);
+    const path = join(dir, 'with-thumbnail.mp4');
+    await ffmpeg(['-i', thumbnail, '-i', await movingBox('thumbnail-source.mp4'), '-map', '0:v', '-map', '1:v', '-c', 'copy', '-y', path]);
+    expect((await probeStreams(path)).streams.map((stream) => stream.codec_name)).toEqual(['mjpeg', 'h264']);
+    const { result } = await expectAlphaFollowsContent(path, 160, 96);
+    expect([result.width, result.height, result.frames]).toEqual([160, 96, 30]);
   });
 
   it('deinterlaces interlaced input: no combed edges in the output, mattes aligned', async () => {

@@ -16,9 +16,9 @@ export interface PacketSpan {
   packets: number;
 }
 
-/** ffprobe, pinned: the first video stream's packets as "pts_time,duration_time" lines */
-export function buildPacketTimesArgs(path: string, pin: InputPin): string[] {
-  return ['-v', 'error', ...pinArgs(pin), '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', path];
+/** ffprobe, pinned: the packets of stream `stream` (its index in the file) as "pts_time,duration_time" lines */
+export function buildPacketTimesArgs(path: string, pin: InputPin, stream: number): string[] {
+  return ['-v', 'error', ...pinArgs(pin), '-select_streams', String(stream), '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', path];
 }
 
 /** Folds ffprobe's packet lines, in chunks as they come, into their span. Packets without a timestamp count but do not move it. */
@@ -60,9 +60,9 @@ export class PacketSpanReader {
   }
 }
 
-/** The span of the first video stream's packets, demuxed pinned. */
-export async function measurePacketSpan(path: string, pin: InputPin, signal?: AbortSignal): Promise<PacketSpan | undefined> {
-  const ffprobe = new MediaProcess(ffprobePath(), buildPacketTimesArgs(path, pin), { readStdout: true, signal });
+/** The span of the packets of the video stream at index `stream`, demuxed pinned. */
+export async function measurePacketSpan(path: string, pin: InputPin, stream: number, signal?: AbortSignal): Promise<PacketSpan | undefined> {
+  const ffprobe = new MediaProcess(ffprobePath(), buildPacketTimesArgs(path, pin, stream), { readStdout: true, signal });
   const reader = new PacketSpanReader();
   ffprobe.stdout.on('data', (chunk: Buffer) => reader.add(chunk.toString('latin1')));
   await ffprobe.exited;

@@ -11,6 +11,7 @@ import { measurePacketSpan, PacketSpan } from './packet-span';
 import { MediaProcessError, runToCompletion } from './process';
 
 interface FfprobeStream {
+  index?: number;
   codec_type?: string;
   codec_name?: string;
   width?: number;
@@ -28,6 +29,7 @@ interface FfprobeStream {
   start_pts?: number;
   time_base?: string;
   tags?: Record<string, string>;
+  disposition?: { attached_pic?: number };
   side_data_list?: { rotation?: number | string }[];
 }
 
@@ -38,6 +40,8 @@ export interface FfprobeOutput {
 
 /** What ffprobe tells about a video, plus what the ffmpeg argument builders need to decode it. */
 export interface ParsedVideo extends VideoInfo {
+  /** the index in the file of the video stream read (videoStreamOf): every ffmpeg maps this one */
+  videoStream: number;
   /** VP9 with alpha only decodes its alpha through libvpx (`-c:v libvpx-vp9` before `-i`) */
   needsLibvpxDecoder: boolean;
   /** the video stream's first timestamp; a chunk of a long job seeks its input with it */
@@ -56,19 +60,21 @@ export interface ProbedVideo extends ParsedVideo {
 }
 
 const DECODE_CHECK_SIZE = 16;
+/** picture codecs that files also use for cover art and thumbnails */
+const STILL_CODECS = ['mjpeg', 'png', 'bmp'];
 
 export function buildProbeArgs(path: string, pin: InputPin): string[] {
   return ['-v', 'error', ...pinArgs(pin), '-print_format', 'json', '-show_format', '-show_streams', '-i', path];
 }
 
-/** Decodes the first video frame into a 16x16 gray thumbnail: proof that the stream decodes. */
-export function buildDecodeCheckArgs(path: string, pin: InputPin, needsLibvpxDecoder = false): string[] {
+/** Decodes the first frame of video stream `stream` into a 16x16 gray thumbnail: proof that the stream decodes. */
+export function buildDecodeCheckArgs(path: string, pin: InputPin, needsLibvpxDecoder = false, stream?: number): string[] {
   return [
     '-v', 'error', '-nostdin',
     ...pinArgs(pin),
     ...(needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
     '-i', path,
-    '-map', '0:v:0', '-frames:v', '1',
+    '-map', stream === undefined ? '0:v:0' : `0:${stream}`, '-frames:v', '1',
     '-vf', `scale=${DECODE_CHECK_SIZE}:${DECODE_CHECK_SIZE}`,
     '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1',
   ];
@@ -93,7 +99,7 @@ export async function readVideoInfo(
     json = JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
     const video = videoStreamOf(json);
     if (video && !durationOf(json, video)) {
-      const span = await measurePacketSpan(path, pin, signal);
+      const span = await measurePacketSpan(path, pin, video.index ?? 0, signal);
       if (span) json = withPacketSpan(json, span);
     }
   } catch (error) {
@@ -113,13 +119,20 @@ export function refusedPictureSize(stderr: string): { width: number; height: num
 
 /** Decodes the first frame; input_invalid when it does not. */
 export async function proveItDecodes(path: string, info: ProbedVideo, signal?: AbortSignal): Promise<void> {
-  await proveFrameDecodes(path, info.pin, 'the video stream does not decode', signal, info.needsLibvpxDecoder);
+  await proveFrameDecodes(path, info.pin, 'the video stream does not decode', signal, info.needsLibvpxDecoder, info.videoStream);
 }
 
 /** Decodes the first frame of any pinned input (a video, an image); input_invalid with `message` when it does not. */
-export async function proveFrameDecodes(path: string, pin: InputPin, message: string, signal?: AbortSignal, needsLibvpxDecoder = false): Promise<void> {
+export async function proveFrameDecodes(
+  path: string,
+  pin: InputPin,
+  message: string,
+  signal?: AbortSignal,
+  needsLibvpxDecoder = false,
+  stream?: number,
+): Promise<void> {
   try {
-    const { stdout } = await runToCompletion(ffmpegPath(), buildDecodeCheckArgs(path, pin, needsLibvpxDecoder), signal);
+    const { stdout } = await runToCompletion(ffmpegPath(), buildDecodeCheckArgs(path, pin, needsLibvpxDecoder, stream), signal);
     if (stdout.length !== DECODE_CHECK_SIZE * DECODE_CHECK_SIZE) throw new Error('no frame decoded');
   } catch (error) {
     throw asInputInvalid(error, message, signal);
@@ -158,6 +171,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     hasAlpha,
     videoCodec,
     formatName: json.format?.format_name ?? 'unknown',
+    videoStream: video.index ?? 0,
     needsLibvpxDecoder: hasAlpha && videoCodec === 'vp9',
     videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
     ...(hdr ? { hdr } : {}),
@@ -178,9 +192,14 @@ export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOu
   return { ...json, streams, format: { ...json.format, duration: String(span.seconds) } };
 }
 
-/** the video stream the pipeline reads: the first that is not cover art */
+/**
+ * The video stream the pipeline reads: the first that is moving pictures. Cover art and a track of
+ * one still picture (a thumbnail some tools store as the file's first video track) are passed over
+ * while a moving one follows; a file of one still picture alone is read as a one-frame video.
+ */
 function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
-  return json.streams?.find((stream) => stream.codec_type === 'video' && !isCoverArt(stream));
+  const videos = json.streams?.filter((stream) => stream.codec_type === 'video' && !isCoverArt(stream)) ?? [];
+  return videos.find((stream) => !isStillPicture(stream)) ?? videos[0];
 }
 
 /** the container's duration, else the stream's, else Matroska's tag; undefined when none says */
@@ -202,7 +221,15 @@ function parsePixelAspect(value: string | undefined): number {
 const INTERLACED_FIELD_ORDERS = ['tt', 'bb', 'tb', 'bt'];
 
 function isCoverArt(stream: FfprobeStream): boolean {
-  return ['mjpeg', 'png', 'bmp'].includes(stream.codec_name ?? '') && !stream.avg_frame_rate?.match(/^[1-9]/);
+  return stream.disposition?.attached_pic === 1 || (isStillCodec(stream) && !stream.avg_frame_rate?.match(/^[1-9]/));
+}
+
+function isStillPicture(stream: FfprobeStream): boolean {
+  return isStillCodec(stream) && parsePositive(stream.nb_frames) === 1;
+}
+
+function isStillCodec(stream: FfprobeStream): boolean {
+  return STILL_CODECS.includes(stream.codec_name ?? '');
 }
 
 /** "30000/1001" -> 29.97; "0/0" and nonsense -> undefined */

@@ -44,6 +44,8 @@ export interface SourceSpec {
   inputPath: string;
   /** how the input gate said to open it */
   pin: InputPin;
+  /** the index in the file of the video stream to read (the probe's choice) */
+  videoStream: number;
   /** VP9 with alpha: decode with libvpx (the native decoder drops the alpha plane) */
   needsLibvpxDecoder: boolean;
   /** seconds to read from the start (previews); undefined reads it all */
@@ -145,7 +147,7 @@ export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] 
   return [
     ...COMMON_ARGS,
     ...buildSourceInputArgs(source),
-    '-map', '0:v:0', '-an', '-sn', '-dn',
+    '-map', `0:${source.videoStream}`, '-an', '-sn', '-dn',
     '-vf', `${chainOf(source)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,${toneMapOf(source)}format=rgb24`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
@@ -158,7 +160,7 @@ export function buildMatteInputArgs(matte: Size, fps: number, path = `pipe:${MAT
 }
 
 /**
- * The filter graph that cuts the foreground out and lays it on the canvas. Inputs: [0:v] source,
+ * The filter graph that cuts the foreground out and lays it on the canvas. Inputs: the source's video stream,
  * `matteLabel` the mattes, [2:v] the background image if any. Output `[out]`, in the preset's
  * output pixel format.
  */
@@ -171,7 +173,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
   const resizeSource = source.anamorphic ? `scale=${foreground.width}:${foreground.height}:flags=bilinear,setsar=1,` : resizeTo(source.size);
   const parts = spec.decontaminate
     ? [
-        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=gbrp[sourcecolor]`,
+        `[0:${source.videoStream}]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
@@ -179,7 +181,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `[0:v]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=${preset.workingPixelFormat}[fgcolor]`,
+        `[0:${source.videoStream}]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=${preset.workingPixelFormat}[fgcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];

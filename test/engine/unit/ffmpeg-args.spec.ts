@@ -15,7 +15,7 @@ import {
 import { computeLayout } from '../../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../../src/engine/types';
 
-const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, needsLibvpxDecoder: false, fps: 25, size: { width: 640, height: 360 } };
+const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, videoStream: 0, needsLibvpxDecoder: false, fps: 25, size: { width: 640, height: 360 } };
 
 /** what every input gets before its -i: its demuxer, alone, and the file and pipe protocols only */
 const pinned = (demuxer: string, maxPixels?: number) => [
@@ -39,7 +39,7 @@ function spec(format: OutputFormat, overrides: Partial<CompositeSpec> = {}): Com
 }
 
 const FOREGROUND_640x360 =
-  '[0:v]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
+  '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
   '[1:v]scale=640:360:flags=bilinear,format=gray[fgalpha];' +
   '[fgcolor][fgalpha]alphamerge[fg]';
 
@@ -48,7 +48,7 @@ describe('buildDecodeArgs', () => {
     expect(buildDecodeArgs({ ...source, durationLimit: 1.5 }, { width: 256, height: 144 })).toEqual([
       '-v', 'error', '-nostdin',
       ...SOURCE_PIN, '-t', '1.5', '-i', '/in/clip.mp4',
-      '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-map', '0:0', '-an', '-sn', '-dn',
       '-vf', 'setpts=PTS-STARTPTS,fps=25,scale=256:144:flags=bilinear,format=rgb24',
       '-vsync', 'passthrough',
       '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
@@ -62,11 +62,23 @@ describe('buildDecodeArgs', () => {
   });
 });
 
+describe('the video stream read', () => {
+  it('both sides read the stream the probe chose, by its index in the file', () => {
+    const third = { ...source, videoStream: 2 };
+    const decode = buildDecodeArgs(third, { width: 64, height: 36 });
+    expect(decode[decode.indexOf('-map') + 1]).toBe('0:2');
+    for (const decontaminate of [false, true]) {
+      const encode = buildEncodeArgs(spec('mov', { source: third, decontaminate }), '/out/o.mov');
+      expect(encode[encode.indexOf('-filter_complex') + 1]).toMatch(/^\[0:2\]setpts/);
+    }
+  });
+});
+
 describe('non-square pixels', () => {
   it('the encoder scales them to the square ones of the display size, even where that is the size already', () => {
     const anamorphic = { ...source, anamorphic: true };
     const encode = buildEncodeArgs(spec('mov', { source: anamorphic }), '/out/o.mov');
-    expect(encode[encode.indexOf('-filter_complex') + 1]).toContain('[0:v]setpts=PTS-STARTPTS,fps=25,scale=640:360:flags=bilinear,setsar=1,format=yuva444p[fgcolor];');
+    expect(encode[encode.indexOf('-filter_complex') + 1]).toContain('[0:0]setpts=PTS-STARTPTS,fps=25,scale=640:360:flags=bilinear,setsar=1,format=yuva444p[fgcolor];');
     const decode = buildDecodeArgs(anamorphic, { width: 64, height: 36 });
     expect(decode[decode.indexOf('-vf') + 1]).toBe('setpts=PTS-STARTPTS,fps=25,scale=64:36:flags=bilinear,format=rgb24');
   });
@@ -78,7 +90,7 @@ describe('interlaced input', () => {
     const decode = buildDecodeArgs(interlaced, { width: 64, height: 64 });
     expect(decode[decode.indexOf('-vf') + 1]).toBe('yadif=mode=send_frame:parity=auto:deint=interlaced,setpts=PTS-STARTPTS,fps=25,scale=64:64:flags=bilinear,format=rgb24');
     const encode = buildEncodeArgs(spec('mov', { source: interlaced }), '/out/o.mov');
-    expect(encode[encode.indexOf('-filter_complex') + 1]).toContain('[0:v]yadif=mode=send_frame:parity=auto:deint=interlaced,setpts=PTS-STARTPTS,fps=25,format=yuva444p[fgcolor];');
+    expect(encode[encode.indexOf('-filter_complex') + 1]).toContain('[0:0]yadif=mode=send_frame:parity=auto:deint=interlaced,setpts=PTS-STARTPTS,fps=25,format=yuva444p[fgcolor];');
   });
 });
 
@@ -94,9 +106,9 @@ describe('HDR input', () => {
 
   it('the encoder tone-maps the source before anything reads its colour, with or without the predicted foreground', () => {
     const plain = buildEncodeArgs(spec('mov', { source: hdrSource }), '/out/o.mov');
-    expect(plain[plain.indexOf('-filter_complex') + 1]).toContain(`[0:v]setpts=PTS-STARTPTS,fps=25,${toneMap},format=yuva444p[fgcolor];`);
+    expect(plain[plain.indexOf('-filter_complex') + 1]).toContain(`[0:0]setpts=PTS-STARTPTS,fps=25,${toneMap},format=yuva444p[fgcolor];`);
     const decontaminated = buildEncodeArgs(spec('mov', { source: hdrSource, background: BG_JPEG, decontaminate: true }), '/out/o.mov');
-    expect(decontaminated[decontaminated.indexOf('-filter_complex') + 1]).toContain(`[0:v]setpts=PTS-STARTPTS,fps=25,${toneMap},format=gbrp[sourcecolor];`);
+    expect(decontaminated[decontaminated.indexOf('-filter_complex') + 1]).toContain(`[0:0]setpts=PTS-STARTPTS,fps=25,${toneMap},format=gbrp[sourcecolor];`);
   });
 });
 
@@ -137,7 +149,7 @@ describe('buildEncodeArgs', () => {
       ...SOURCE_PIN, '-t', '0.5', '-i', '/in/clip.mp4',
       ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '201x113', '-framerate', '25', '-i', 'pipe:3',
       '-filter_complex',
-      '[0:v]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
+      '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
         '[1:v]format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
         'color=c=0x09A246:s=202x114:r=25,format=yuv420p[bg];' +
@@ -159,7 +171,7 @@ describe('buildEncodeArgs', () => {
       ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
       ...pinned('jpeg_pipe', 80000000), '-i', '/in/bg.jpg',
       '-filter_complex',
-      '[0:v]setpts=PTS-STARTPTS,fps=25,scale=540:304:flags=bilinear,format=yuva444p[fgcolor];' +
+      '[0:0]setpts=PTS-STARTPTS,fps=25,scale=540:304:flags=bilinear,format=yuva444p[fgcolor];' +
         '[1:v]scale=540:304:flags=bilinear,format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
         '[2:v]scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv444p,loop=loop=-1:size=1,setpts=N/(25*TB)[bg];' +
@@ -177,7 +189,7 @@ describe('buildEncodeArgs', () => {
     expect(inputs.slice(-14)).toEqual([...pinned('rawvideo'), '-pix_fmt', 'rgb24', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:4']);
     expect(inputs.indexOf('/in/bg.jpg')).toBeLessThan(inputs.indexOf('pipe:4'));
     expect(args[args.indexOf('-filter_complex') + 1]).toContain(
-      '[0:v]setpts=PTS-STARTPTS,fps=25,format=gbrp[sourcecolor];' +
+      '[0:0]setpts=PTS-STARTPTS,fps=25,format=gbrp[sourcecolor];' +
         '[3:v]scale=640:360:flags=bilinear,format=gbrp[predictedcolor];' +
         '[1:v]scale=640:360:flags=bilinear,format=gray,split=2[fgalpha][edgesource];' +
         "[edgesource]lut=c0='if(lt(val,250),255,0)',format=gbrp[edge];" +
@@ -191,7 +203,7 @@ describe('buildEncodeArgs', () => {
     const args = buildEncodeArgs(spec('webp', { layout, keepAudio: true }), '/out/o.webp');
     expect(args.slice(args.indexOf('-filter_complex'))).toEqual([
       '-filter_complex',
-      '[0:v]setpts=PTS-STARTPTS,fps=25,scale=400:225:flags=bilinear,format=yuva420p[fgcolor];' +
+      '[0:0]setpts=PTS-STARTPTS,fps=25,scale=400:225:flags=bilinear,format=yuva420p[fgcolor];' +
         '[1:v]scale=400:225:flags=bilinear,format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
         '[fg]pad=800:800:0:0:color=black@0,format=yuva420p[out]',
@@ -207,7 +219,7 @@ describe('buildEncodeArgs', () => {
     const layout = computeLayout(source.size, { canvas: { width: 640, height: 640 }, foreground: { anchor: 'center', scale: 1, offset: { x: 10, y: 0 } } }, false);
     const filter = buildEncodeArgs(spec('png_sequence', { layout }), '/tmp/f/frame_%05d.png');
     expect(filter.slice(filter.indexOf('-filter_complex') + 1)).toEqual([
-      '[0:v]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
+      '[0:0]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
         '[1:v]scale=640:360:flags=bilinear,format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
         'color=c=black@0:s=640x640:r=25,format=rgba[bg];' +
@@ -229,7 +241,7 @@ describe('GIF passes', () => {
       ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
       '-filter_complex',
       '[1:v]split=2[mattes][recorded];' +
-        '[0:v]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
+        '[0:0]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
         '[mattes]scale=640:360:flags=bilinear,format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
         '[fg]format=rgba[out];' +

@@ -26,10 +26,10 @@ describe('PacketSpanReader', () => {
     expect(spanOf('N/A,N/A\nN/A,N/A\n')).toBeUndefined();
   });
 
-  it('reads the first video stream, pinned', () => {
-    expect(buildPacketTimesArgs('/in/a.webm', { demuxer: 'matroska' })).toEqual([
+  it('reads the chosen video stream, pinned', () => {
+    expect(buildPacketTimesArgs('/in/a.webm', { demuxer: 'matroska' }, 1)).toEqual([
       '-v', 'error', '-protocol_whitelist', 'file,pipe', '-format_whitelist', 'matroska', '-f', 'matroska',
-      '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', '/in/a.webm',
+      '-select_streams', '1', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', '/in/a.webm',
     ]);
   });
 });

@@ -13,6 +13,7 @@ const video: ProbedVideo = {
   hasAlpha: false,
   videoCodec: 'h264',
   formatName: 'mov,mp4',
+  videoStream: 0,
   needsLibvpxDecoder: false,
   pin: { demuxer: 'mov', maxPixels: 18874368 },
 };

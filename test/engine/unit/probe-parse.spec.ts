@@ -29,7 +29,29 @@ describe('parseProbeOutput', () => {
       hasAlpha: false,
       videoCodec: 'h264',
       formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+      videoStream: 0,
       needsLibvpxDecoder: false,
+    });
+  });
+
+  describe('which video stream it reads', () => {
+    const format = { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '10.010000' };
+    const thumbnail = { index: 0, codec_type: 'video', codec_name: 'mjpeg', width: 320, height: 240, avg_frame_rate: '25/1', r_frame_rate: '25/1', nb_frames: '1' };
+    const cover = { index: 1, codec_type: 'video', codec_name: 'png', width: 600, height: 600, avg_frame_rate: '25/1', r_frame_rate: '25/1', disposition: { attached_pic: 1 } };
+
+    it('passes over cover art and a one-picture thumbnail track before the moving one', () => {
+      const parsed = parseProbeOutput({ streams: [thumbnail, cover, { codec_type: 'audio', index: 2 }, stream({ index: 3 })], format });
+      expect(parsed).toMatchObject({ videoStream: 3, width: 1920, height: 1080, frameCount: 300, videoCodec: 'h264' });
+    });
+
+    it('reads a file of one still picture as a one-frame video, but never cover art alone', () => {
+      expect(parseProbeOutput({ streams: [thumbnail], format })).toMatchObject({ videoStream: 0, width: 320, frameCount: 1 });
+      expect(() => parseProbeOutput({ streams: [cover], format })).toThrow(expect.objectContaining({ code: 'input_invalid' }));
+    });
+
+    it('reads a many-frame Motion JPEG stream as video', () => {
+      const motionJpeg = { ...thumbnail, nb_frames: '250' };
+      expect(parseProbeOutput({ streams: [motionJpeg, stream({ index: 1 })], format })).toMatchObject({ videoStream: 0, videoCodec: 'mjpeg' });
     });
   });
 
