@@ -1,6 +1,6 @@
 import { Box } from '../../../src/engine/models/pro/boxes';
 import { labelRegions, regionKeepMask } from '../../../src/engine/models/pro/region-gate';
-import { CHOOSE_RATIO, KEEP_RATIO, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
+import { BACKGROUND_SIZE_SHARE, CHOOSE_RATIO, KEEP_RATIO, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
 
 /** The main-subject rule on synthetic tracks: what a viewer would call the subject is chosen, and the choice holds. */
 const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
@@ -64,8 +64,8 @@ describe('SubjectSelector', () => {
     selector.update([observe(1, box(0.3, 0.1, 0.7, 0.9), { confidence: 0.4 }), observe(2, box(0.05, 0.6, 0.15, 0.9))]);
     expect(chosenIds(selector)).toEqual([2]);
     selector.update([observe(1, box(0.3, 0.1, 0.7, 0.9), { confidence: 0.4, supported: true }), observe(2, box(0.05, 0.6, 0.15, 0.9))]);
-    // confirmed, the big central track is chosen; the small one, chosen before, is held above the keep ratio
-    expect(chosenIds(selector)).toEqual([1, 2]);
+    // confirmed, the big central track is chosen; the small one, a tenth of its area, is background beside it
+    expect(chosenIds(selector)).toEqual([1]);
     selector.update([observe(2, box(0.05, 0.6, 0.15, 0.9))]);
     expect(chosenIds(selector)).toEqual([2]);
   });
@@ -83,11 +83,32 @@ describe('SubjectSelector', () => {
     }
   });
 
+  it('passers-by far smaller than the subject stay out, however sharp, central and busy they are', () => {
+    // a person close to the camera, low in the frame and swaying; people walking about the middle distance behind
+    const subject = observe(1, box(0.38, 0.45, 0.6, 1), { focus: 0.6, motion: 0.3 });
+    const passersBy = [box(0.35, 0.3, 0.4, 0.55), box(0.47, 0.28, 0.52, 0.5), box(0.6, 0.35, 0.66, 0.6)].map((b, i) =>
+      observe(2 + i, b, { focus: 1, motion: 1 }),
+    );
+    const selector = new SubjectSelector();
+    for (let k = 0; k < 6; k++) {
+      selector.update([subject, ...passersBy]);
+      expect(chosenIds(selector)).toEqual([1]);
+    }
+    // the same people, as large as the subject, are chosen beside it
+    const near = passersBy.map((o, i) => ({ ...o, box: box(0.05 + 0.3 * i, 0.45, 0.27 + 0.3 * i, 1) }));
+    for (let k = 0; k < 6; k++) selector.update([subject, ...near]);
+    expect(chosenIds(selector)).toEqual([1, 2, 3, 4]);
+  });
+
   it('rates size, centrality, focus, motion and confidence with the documented weights', () => {
     const ratings = rateObservations([observe(1, box(0.25, 0.25, 0.75, 0.75), { confidence: 1 }), observe(2, box(0, 0, 0.25, 0.25), { focus: 0, motion: 0, confidence: 0 })]);
     expect(ratings.get(1)).toBeCloseTo(1, 5);
     // a quarter of the area (0.4 * 0.25), centre at (0.125, 0.125): centrality 1 - 0.53 / 0.707
     expect(ratings.get(2)).toBeCloseTo(0.4 * 0.25 + 0.2 * (1 - Math.hypot(0.375, 0.375) / Math.SQRT1_2), 5);
+    // under a quarter of the largest area, the whole rating scales with the area's share over a quarter
+    const small = rateObservations([observe(1, box(0.25, 0.25, 0.75, 0.75), { confidence: 1 }), observe(3, box(0.45, 0.45, 0.55, 0.55), { confidence: 1 })]);
+    const centralSmall = 0.4 * 0.04 + 0.2 + 0.15 + 0.15 + 0.1;
+    expect(small.get(3)).toBeCloseTo(centralSmall * (0.04 / BACKGROUND_SIZE_SHARE), 5);
   });
 });
 

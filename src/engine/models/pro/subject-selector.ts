@@ -9,7 +9,10 @@ import { Box, boxArea } from './boxes';
  *    the largest rates 0.25), centrality .20 (1 at the frame's centre, 0 at a corner), focus .15
  *    (sharpness inside its box against the sharpest track's: the subject is the one in focus),
  *    motion .15 (change inside its box since the last keyframe against the most-changing track's:
- *    the subject is what moves, not a seated crowd) and detector confidence .10.
+ *    the subject is what moves, not a seated crowd) and detector confidence .10. A track under a
+ *    quarter of the largest one's area has its whole rating scaled by its share over that quarter:
+ *    far smaller than the subject, passers-by behind them are background however sharp, central
+ *    and busy they are (on the other cues alone they rated 0.7 of the subject and were chosen).
  * 2. A track's prominence is that rating averaged over time (an exponential average over
  *    keyframes, so one odd frame does not decide, yet someone walking in catches up in a few).
  * 3. Only a track the detector is sure of (best score at least 0.5), or one a segmentation
@@ -33,6 +36,8 @@ export const PROMINENCE_RESPONSE = 0.5;
 export const SUBJECT_CONFIDENCE = 0.5;
 /** box area (share of the frame) that rates full size even when no track is larger */
 export const FULL_SIZE_AREA = 0.05;
+/** below this share of the largest track's area a track's whole rating shrinks with its size (rule 1) */
+export const BACKGROUND_SIZE_SHARE = 0.25;
 
 export interface TrackObservation {
   id: number;
@@ -70,13 +75,14 @@ export function rateObservations(observations: readonly TrackObservation[], scal
     const cx = (o.box.x0 + o.box.x1) / 2 - 0.5;
     const cy = (o.box.y0 + o.box.y1) / 2 - 0.5;
     const centrality = Math.max(0, 1 - Math.hypot(cx, cy) / Math.SQRT1_2);
+    const size = share(boxArea(o.box), largest);
     const rating =
-      w.size * share(boxArea(o.box), largest) +
+      w.size * size +
       w.centrality * centrality +
       w.focus * share(o.focus, sharpest) +
       w.motion * share(o.motion, busiest) +
       w.confidence * Math.min(1, Math.max(0, o.confidence));
-    ratings.set(o.id, rating);
+    ratings.set(o.id, rating * Math.min(1, size / BACKGROUND_SIZE_SHARE));
   }
   return ratings;
 }
