@@ -10,11 +10,16 @@
  *                 0.35x side-on and widens again, mirrored while their back is to the camera (a flat
  *                 cutout turning: the silhouette changes shape from frame to frame, which a recurrent
  *                 model must follow)
+ *   passers-by    the person at 0.6x crossing the frame low in it, before people walking about in
+ *                 real camera footage (walkers.mp4: a square seen from above) who are NOT in the
+ *                 alpha: far smaller than the subject, sharp and moving
  * Each is portrait-pan's person (its frames and exact alpha: rembg's example cutout, MIT) moved and
  * scaled in the same way in colour and alpha, laid over a background ffmpeg generates (its
- * `mandelbrot` source, zooming: no third-party pixels), 640x360, 25 fps, 4 s. Written to
- * `<dir>/<name>.mp4` (H.264 CRF 14) and `<dir>/<name>.alpha.mkv` (FFV1 gray: the exact alpha).
- * DAVIS is never used. Usage: node dist/bench/matting/composites.js [dir] (default .cache/composites).
+ * `mandelbrot` source, zooming: no third-party pixels) or, for passers-by, over walkers.mp4 from
+ * ../shared/media (opencv-doc's vtest.avi, Apache-2.0 AND BSD-3-Clause; scaled to 640x480, its middle
+ * 640x360, its 10 fps shown at 25), 640x360, 25 fps, 4 s. Written to `<dir>/<name>.mp4` (H.264 CRF
+ * 14) and `<dir>/<name>.alpha.mkv` (FFV1 gray: the exact alpha). DAVIS is never used.
+ * Usage: node dist/bench/matting/composites.js [dir] (default .cache/composites).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -58,7 +63,11 @@ export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
     const facing = Math.cos(2 * Math.PI * t);
     return [{ scale: 0.9, dx: 0, mirror: facing < 0, frameOffset: 0, widthScale: 0.35 + 0.65 * Math.abs(facing) }];
   },
+  'passers-by': (t) => [{ scale: 0.6, dx: (t - 0.5) * 0.5 * W, mirror: false, frameOffset: 0 }],
 };
+
+/** the composites laid over real footage instead of the generated background */
+const OVER_FOOTAGE = new Set(['passers-by']);
 
 export function decode(args: string[], frameBytes: number, frames = FRAMES): Uint8Array[] {
   const bytes = execFileSync(ffmpegPath(), ['-v', 'error', ...args, '-frames:v', String(frames), '-f', 'rawvideo', '-'], { maxBuffer: 1 << 30 });
@@ -132,19 +141,24 @@ interface Sources {
   person: Uint8Array[];
   truth: Uint8Array[];
   background: Uint8Array[];
+  /** real camera footage: passers-by in a square (walkers.mp4) */
+  footage: Uint8Array[];
 }
 
-/** the frames every composite is made of; `mediaDir` holds portrait-pan and its alpha */
+/** the frames every composite is made of; `mediaDir` holds portrait-pan and its alpha, and walkers.mp4 */
 export function readSources(mediaDir = MEDIA_DIR): Sources {
   return {
     person: decode(['-i', join(mediaDir, 'portrait-pan.mp4'), '-pix_fmt', 'rgb24'], W * H * 3),
     truth: decode(['-i', join(mediaDir, 'portrait-pan.alpha.mkv'), '-pix_fmt', 'gray'], W * H),
     background: decode(['-f', 'lavfi', '-i', `mandelbrot=size=${W}x${H}:rate=25`, '-pix_fmt', 'rgb24'], W * H * 3),
+    footage: decode(['-i', join(mediaDir, 'walkers.mp4'), '-vf', `scale=${W}:480,crop=${W}:${H},fps=25`, '-pix_fmt', 'rgb24'], W * H * 3),
   };
 }
 
 /** writes `<dir>/<name>.mp4` and `<dir>/<name>.alpha.mkv` */
-export function writeComposite(name: string, dir: string, { person, truth, background }: Sources = readSources()): void {
+export function writeComposite(name: string, dir: string, sources: Sources = readSources()): void {
+  const { person, truth } = sources;
+  const background = OVER_FOOTAGE.has(name) ? sources.footage : sources.background;
   const count = min(person.length, truth.length, background.length);
   const colourOut = Buffer.alloc(count * W * H * 3);
   const alphaOut = Buffer.alloc(count * W * H);

@@ -100,6 +100,23 @@ describe('SubjectSelector', () => {
     expect(chosenIds(selector)).toEqual([1, 2, 3, 4]);
   });
 
+  it('a box held through the detector\'s misses does not put the subject it outgrew in the background', () => {
+    // DAVIS bmx-trees: a large person box, stale since the detector lost it, behind the small rider it found
+    const stale = observe(1, box(0.34, 0.16, 0.74, 0.69), { held: true, focus: 0.5, motion: 0.5 });
+    const rider = observe(6, box(0.3, 0.44, 0.42, 0.69));
+    // its cues as they are, not scaled down: size 0.03 of the stale box's 0.212, centrality, focus, motion, confidence
+    const centrality = 1 - Math.hypot(0.36 - 0.5, 0.565 - 0.5) / Math.SQRT1_2;
+    const cues = 0.4 * ((0.12 * 0.25) / (0.4 * 0.53)) + 0.2 * centrality + 0.15 + 0.15 + 0.1 * 0.8;
+    expect(rateObservations([stale, rider]).get(6)).toBeCloseTo(cues, 5);
+    const selector = new SubjectSelector();
+    for (let k = 0; k < 6; k++) selector.update([stale, rider]);
+    expect(chosenIds(selector)).toContain(6);
+    // found on this keyframe, the same large box does
+    const found = new SubjectSelector();
+    for (let k = 0; k < 6; k++) found.update([{ ...stale, held: false }, rider]);
+    expect(chosenIds(found)).toEqual([1]);
+  });
+
   it('rates size, centrality, focus, motion and confidence with the documented weights', () => {
     const ratings = rateObservations([observe(1, box(0.25, 0.25, 0.75, 0.75), { confidence: 1 }), observe(2, box(0, 0, 0.25, 0.25), { focus: 0, motion: 0, confidence: 0 })]);
     expect(ratings.get(1)).toBeCloseTo(1, 5);

@@ -10,9 +10,12 @@ import { Box, boxArea } from './boxes';
  *    (sharpness inside its box against the sharpest track's: the subject is the one in focus),
  *    motion .15 (change inside its box since the last keyframe against the most-changing track's:
  *    the subject is what moves, not a seated crowd) and detector confidence .10. A track under a
- *    quarter of the largest one's area has its whole rating scaled by its share over that quarter:
- *    far smaller than the subject, passers-by behind them are background however sharp, central
- *    and busy they are (on the other cues alone they rated 0.7 of the subject and were chosen).
+ *    quarter of the area of the largest one the detector found on this keyframe has its whole
+ *    rating scaled by its share over that quarter: far smaller than the subject, passers-by behind
+ *    them are background however sharp, central and busy they are (on the other cues alone they
+ *    rated 0.7 of the subject and were chosen). A box held through the detector's misses is where
+ *    the object was, not where it is, and is not that measure (on DAVIS bmx-trees a stale box
+ *    behind the rider would have put him in the background).
  * 2. A track's prominence is that rating averaged over time (an exponential average over
  *    keyframes, so one odd frame does not decide, yet someone walking in catches up in a few).
  * 3. Only a track the detector is sure of (best score at least 0.5), or one a segmentation
@@ -50,6 +53,8 @@ export interface TrackObservation {
   motion: number;
   /** a segmentation model confirms the object (see rule 3) */
   supported?: boolean;
+  /** the detector missed it on this keyframe: the box is the track's last or predicted one */
+  held?: boolean;
 }
 
 export interface SelectedTrack {
@@ -61,11 +66,14 @@ export interface SelectedTrack {
 
 /**
  * One keyframe's ratings, 0..1 each (no history). Size, focus and motion are measured against the
- * largest, sharpest and busiest of `scale` (default: all of them), each share at most 1.
+ * largest, sharpest and busiest of `scale` (default: all of them), each share at most 1; the
+ * background rule against the largest of them the detector found on this keyframe.
  */
 export function rateObservations(observations: readonly TrackObservation[], scale: readonly TrackObservation[] = observations): Map<number, number> {
   const maxOf = (f: (o: TrackObservation) => number) => Math.max(1e-9, ...scale.map(f));
   const largest = Math.max(FULL_SIZE_AREA, maxOf((o) => boxArea(o.box)));
+  const found = scale.filter((o) => !o.held);
+  const largestFound = found.length > 0 ? Math.max(FULL_SIZE_AREA, ...found.map((o) => boxArea(o.box))) : largest;
   const sharpest = maxOf((o) => o.focus);
   const busiest = maxOf((o) => o.motion);
   const w = SELECTION_WEIGHTS;
@@ -75,14 +83,13 @@ export function rateObservations(observations: readonly TrackObservation[], scal
     const cx = (o.box.x0 + o.box.x1) / 2 - 0.5;
     const cy = (o.box.y0 + o.box.y1) / 2 - 0.5;
     const centrality = Math.max(0, 1 - Math.hypot(cx, cy) / Math.SQRT1_2);
-    const size = share(boxArea(o.box), largest);
     const rating =
-      w.size * size +
+      w.size * share(boxArea(o.box), largest) +
       w.centrality * centrality +
       w.focus * share(o.focus, sharpest) +
       w.motion * share(o.motion, busiest) +
       w.confidence * Math.min(1, Math.max(0, o.confidence));
-    ratings.set(o.id, rating * Math.min(1, size / BACKGROUND_SIZE_SHARE));
+    ratings.set(o.id, rating * Math.min(1, boxArea(o.box) / largestFound / BACKGROUND_SIZE_SHARE));
   }
   return ratings;
 }

@@ -56,6 +56,7 @@ export class TrackChooser {
         focus: sharpnessIn(luma, track.box),
         motion: previous && previous.data.length === luma.data.length ? changeIn(luma.data, previous.data, luma.width, luma.height, track.box) : 0,
         supported: supported(track),
+        held: track.misses > 0,
       })),
     );
     return new Set(rated.filter((r) => r.chosen).map((r) => r.id));
