@@ -13,8 +13,9 @@ import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
 /**
  * The project's own composites (bench/matting/composites.ts: walking toward the camera, partly out
  * of frame, two people, a subject before bystanders, a person turning, a subject before passers-by
- * in real footage), built here from portrait-pan (and walkers.mp4). `light` on all: the issue's floor for `light` is IoU >= 0.85 on every portrait clip
- * (measured 0.961 / 0.972 / 0.969 / 0.977 / 0.942; 0.813 on the turn at its former 384 / 256 size,
+ * in real footage), built here from portrait-pan (and walkers.mp4). `light` on all: the issue's
+ * floor for `light` is IoU >= 0.85 on every portrait clip (measured 0.961 / 0.972 / 0.969 / 0.977 /
+ * 0.942, and 0.954 on passers-by here on an AVX2-only EPYC; 0.813 on the turn at its former 384 / 256 size,
  * rvm-geometry.ts; 0.739 on the bystanders while it kept everyone in sight, light-model.ts; `human`
  * 0.985 / 0.948 / 0.987 / 0.987 / 0.980, in bench:matting with BENCH_COMPOSITES). `human` on the
  * bystanders too: the main subject alone, not everyone in sight.
