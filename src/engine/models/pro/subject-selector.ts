@@ -39,7 +39,7 @@ export const PROMINENCE_RESPONSE = 0.5;
 export const SUBJECT_CONFIDENCE = 0.5;
 /** box area (share of the frame) that rates full size even when no track is larger */
 export const FULL_SIZE_AREA = 0.05;
-/** below this share of the largest track's area a track's whole rating shrinks with its size (rule 1) */
+/** below this share of the largest box found on the keyframe a track's whole rating shrinks with its size (rule 1) */
 export const BACKGROUND_SIZE_SHARE = 0.25;
 
 export interface TrackObservation {
