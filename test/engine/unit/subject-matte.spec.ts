@@ -43,10 +43,13 @@ describe('original: the subject matte', () => {
     const before = box(0.42, 0.2, 0.62, 0.9);
     const now = box(0.5, 0.2, 0.7, 0.9);
     const staleBox = box(0.3, 0.2, 0.45, 0.9);
-    const planes = { width: W, height: H, people: plane(now, spectator), salient: plane() };
-    const chosen = subjects([track(PERSON, staleBox)]);
+    // a second chosen person, larger: `now` is then no larger region that no box explains
+    const partner = box(0.75, 0.05, 0.98, 0.95);
+    const planes = { width: W, height: H, people: plane(now, spectator, partner), salient: plane() };
+    const chosen = subjects([track(PERSON, staleBox), track(PERSON, partner)]);
     const withoutHistory = subjectMatte(planes, chosen);
     expect(at(withoutHistory, 0.65, 0.5)).toBe(0);
+    expect(at(withoutHistory, 0.85, 0.5)).toBe(1);
     const matte = subjectMatte({ ...planes, previous: plane(before) }, chosen);
     expect(at(matte, 0.65, 0.5)).toBe(1);
     expect(at(matte, 0.1, 0.7)).toBe(0);
@@ -97,6 +100,17 @@ describe('human: the people matte', () => {
     const matte = peopleMatte({ width: W, height: H, people: plane(dancer, spectator) }, { chosen: [dancerTrack], attached: [], all: [dancerTrack, track(PERSON, spectator)] });
     expect(at(matte, 0.5, 0.5)).toBe(1);
     expect(at(matte, 0.1, 0.7)).toBe(0);
+  });
+
+  it('original too keeps a larger person no box explains, beside the objects it keeps; not one in a bystander\'s box', () => {
+    const subject = box(0.35, 0.1, 0.65, 0.95);
+    const bystanderTrack = track(PERSON, spectator);
+    const salient = plane();
+    const missed = subjectMatte({ width: W, height: H, people: plane(subject, spectator), salient }, { chosen: [bystanderTrack], attached: [], all: [bystanderTrack] });
+    expect(at(missed, 0.5, 0.5)).toBe(1);
+    const other = track(PERSON, box(0.8, 0.5, 0.95, 0.9));
+    const explained = subjectMatte({ width: W, height: H, people: plane(subject, box(0.8, 0.5, 0.95, 0.9)), salient }, { chosen: [track(PERSON, subject)], attached: [], all: [other] });
+    expect(at(explained, 0.87, 0.7)).toBe(0);
   });
 
   it('keeps a larger person no box explains (the detector missed the subject and chose a bystander); not one in a bystander\'s box', () => {
