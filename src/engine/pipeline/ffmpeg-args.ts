@@ -137,6 +137,11 @@ function chainOf(source: SourceSpec): string {
   return source.interlaced ? `${DEINTERLACE},${chain}` : chain;
 }
 
+/** the source's video stream as ffmpeg names it (`-map` and filter inputs): the stream the probe chose */
+function sourceVideo(source: SourceSpec): string {
+  return `0:${source.videoStream}`;
+}
+
 /** HDR source: the tone-mapping, then a comma (to put before what follows); nothing otherwise */
 function toneMapOf(source: SourceSpec): string {
   return source.hdr ? `${toneMapChain(source.hdr)},` : '';
@@ -147,7 +152,7 @@ export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] 
   return [
     ...COMMON_ARGS,
     ...buildSourceInputArgs(source),
-    '-map', `0:${source.videoStream}`, '-an', '-sn', '-dn',
+    '-map', sourceVideo(source), '-an', '-sn', '-dn',
     '-vf', `${chainOf(source)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,${toneMapOf(source)}format=rgb24`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
@@ -173,7 +178,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
   const resizeSource = source.anamorphic ? `scale=${foreground.width}:${foreground.height}:flags=bilinear,setsar=1,` : resizeTo(source.size);
   const parts = spec.decontaminate
     ? [
-        `[0:${source.videoStream}]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=gbrp[sourcecolor]`,
+        `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
@@ -181,7 +186,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `[0:${source.videoStream}]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=${preset.workingPixelFormat}[fgcolor]`,
+        `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${resizeSource}format=${preset.workingPixelFormat}[fgcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];
