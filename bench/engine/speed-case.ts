@@ -52,7 +52,7 @@ export interface SpeedCaseOutput {
   outputPath: string;
   notes: string[];
   /** the job run first, with `afterFirstJob` */
-  firstJob?: { wallMs: number; cpuMs?: number };
+  firstJob?: { wallMs: number };
 }
 
 /** RVM's stages (up to three) or one model's inference thread, and the engine's own */
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     mattes: recording,
     outputPath,
     notes: result.notes,
-    firstJob: firstJob && { wallMs: firstJob.wallMs, cpuMs: firstJob.cpuMs },
+    firstJob: firstJob && { wallMs: firstJob.wallMs },
   };
   writeCaseResult(output);
 }
