@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { OUTPUT_EXTENSIONS } from '../../src/contract/job-settings';
 import { runEngine } from '../../src/engine/engine';
 import { probe } from '../../src/engine/media/input-gate';
-import { EngineRequest, ModelName, OutputFormat } from '../../src/engine/types';
+import { EngineRequest, ModelName, OutputFormat, SegmentationModel } from '../../src/engine/types';
 import { loadModelsModule } from './models';
 import { RssSampler, ThreadCpuSampler, withCpuTime } from './process-tree';
 import { syntheticModel } from './synthetic-model';
@@ -70,13 +70,14 @@ async function main(): Promise<void> {
   const extension = OUTPUT_EXTENSIONS[input.format];
   const outputPath = join(input.outDir, `engine-${input.model}.${extension}`);
   const request: EngineRequest = { inputPath: input.inputPath, outputPath, model: input.model, outputFormat: input.format, background: { type: 'transparent' }, previewDuration: input.previewSeconds };
-  const firstJob = input.afterFirstJob ? await timedRun(() => runEngine(request, { loadModel: async () => model, cacheDir: input.cacheDir, workDir: input.outDir })) : undefined;
+  const runWith = (loaded: SegmentationModel) => () => runEngine(request, { loadModel: async () => loaded, cacheDir: input.cacheDir, workDir: input.outDir });
+  const firstJob = input.afterFirstJob ? await timedRun(runWith(model)) : undefined;
   const { model: recorded, recording } = recordingModel(model, join(input.outDir, `mattes-${input.model}.gray`));
   const sampler = new RssSampler();
   const threads = new ThreadCpuSampler();
   sampler.start();
   threads.start();
-  const { result, cpuMs, wallMs } = await timedRun(() => runEngine(request, { loadModel: async () => recorded, cacheDir: input.cacheDir, workDir: input.outDir }));
+  const { result, cpuMs, wallMs } = await timedRun(runWith(recorded));
   sampler.stop();
   threads.stop();
 
