@@ -2,6 +2,8 @@
  * Matte quality of a model on a clip with ground truth: the clip is decoded exactly as the engine
  * decodes it for the model, the mattes are scaled to the video's size, and scored frame by frame
  * against the exact alpha the clip was composited with (IoU, MAD, dtSSD). `maxFrames` scores a prefix.
+ * A session that hands the clip to another model (HandOver) has that model scored, as the engine
+ * would run it, with both models' time counted.
  */
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
@@ -12,7 +14,7 @@ import { FramesInFlight } from '../../src/engine/pipeline/frames-in-flight';
 import { FrameReader } from '../../src/engine/pipeline/frame-reader';
 import { matteAtSize } from '../../src/engine/quality/evaluate-session';
 import { MatteScorer, MatteScores } from '../../src/engine/quality/metrics';
-import { SegmentationModel } from '../../src/engine/types';
+import { HandOver, ModelName, SegmentationModel } from '../../src/engine/types';
 
 export interface QualityRow extends MatteScores {
   /** wall time per frame, from the first frame handed to the session to the last matte, scoring left out */
@@ -23,6 +25,8 @@ export interface QualityRow extends MatteScores {
   frameIous: number[];
   /** `original`'s ISNet runs over the clip, and how many of them at its small size (absent for other models) */
   salientRuns?: { keyframes: number; small: number };
+  /** the model the session handed the clip to (HandOver), which made these mattes */
+  handedOverTo?: ModelName;
 }
 
 /** the counters `original`'s session keeps of its ISNet runs, where the session has them */
@@ -35,7 +39,36 @@ export function truthDecodeArgs(truthPath: string): string[] {
   return ['-v', 'error', '-nostdin', '-i', truthPath, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'];
 }
 
-export async function measureQuality(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames = Infinity): Promise<QualityRow> {
+/** a table's model column: the model asked for, and the one its session handed the clip to */
+export function modelColumn(name: string, row: QualityRow): string {
+  return row.handedOverTo ? `${name} (handed to ${row.handedOverTo})` : name;
+}
+
+/** loads the model a session hands its video to (HandOver): the benchmark then scores that one, as the engine would */
+export type HandOverLoader = (model: ModelName) => Promise<SegmentationModel>;
+
+export async function measureQuality(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames = Infinity, handOverTo?: HandOverLoader): Promise<QualityRow> {
+  const first = await measureSession(model, clipPath, truthPath, maxFrames);
+  if (!(first instanceof HandOver)) return first;
+  if (!handOverTo) throw first;
+  const row = await measureQuality(await handOverTo(first.model), clipPath, truthPath, maxFrames);
+  // the first model's time on the frames it saw counts: the engine spends it too
+  const frames = row.frames;
+  return { ...row, handedOverTo: first.model, msPerFrame: row.msPerFrame + first.busyMs / frames, cpuMsPerFrame: row.cpuMsPerFrame + first.cpuMs / frames };
+}
+
+/** a session's HandOver, with the time spent before it */
+class HandedOver extends HandOver {
+  constructor(
+    by: HandOver,
+    readonly busyMs: number,
+    readonly cpuMs: number,
+  ) {
+    super(by.model, by.note);
+  }
+}
+
+async function measureSession(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames: number): Promise<QualityRow | HandedOver> {
   const video = await probe(clipPath);
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps });
   const input = { width: session.inputWidth, height: session.inputHeight };
@@ -51,6 +84,11 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
   const started = performance.now();
   const cpu = process.cpuUsage();
   let scoringMs = 0;
+  const spent = () => {
+    const used = process.cpuUsage(cpu);
+    return { busyMs: performance.now() - started - scoringMs, cpuMs: (used.user + used.system) / 1000 };
+  };
+  let handOver: HandOver | undefined;
   try {
     for (;;) {
       // frames handed on as the pipeline does: up to the session's framesInFlight at once
@@ -61,14 +99,17 @@ export async function measureQuality(model: SegmentationModel, clipPath: string,
       scorer.addFrame(matteAtSize(matte, video.width, video.height), truth);
       scoringMs += performance.now() - scoringStarted;
     }
+    handOver = session.handOverAtEnd?.();
+  } catch (error) {
+    if (!(error instanceof HandOver)) throw error;
+    handOver = error;
   } finally {
     decoder.kill();
     truthDecoder.kill();
     await session.close();
   }
-  const busyMs = performance.now() - started - scoringMs;
-  const used = process.cpuUsage(cpu);
-  const cpuUs = used.user + used.system;
+  const { busyMs, cpuMs } = spent();
+  if (handOver) return new HandedOver(handOver, busyMs, cpuMs);
   const scores = scorer.scores();
-  return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuUs / 1000 / scores.frames : 0, frameIous: scorer.frameIous, salientRuns: salientRunsOf(session) };
+  return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuMs / scores.frames : 0, frameIous: scorer.frameIous, salientRuns: salientRunsOf(session) };
 }

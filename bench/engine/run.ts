@@ -28,7 +28,7 @@ import { loadModelsModule, modelsAvailable, MODELS_MODULE } from './models';
 import { BenchOptions, ClipName, clipPath, parseBenchOptions, truthPath } from './options';
 import type { PeerCaseInput, PeerCaseOutput } from './peer-case';
 import { proCostSection } from './pro-cost';
-import { measureQuality } from './quality';
+import { measureQuality, modelColumn } from './quality';
 import type { SpeedCaseInput, SpeedCaseOutput } from './speed-case';
 import { Cell, megabytes, renderTable } from './table';
 
@@ -153,8 +153,8 @@ async function qualitySection(options: BenchOptions): Promise<void> {
     for (const clip of options.qualityClips) {
       try {
         const loaded = await loadModel(model, { cacheDir: options.cacheDir });
-        const quality = await measureQuality(loaded, clipPath(clip), truthPath(clip));
-        rows.push([modelLabel(model, loaded.name), clip, quality.frames, quality.iou, quality.mad, quality.dtssd, quality.msPerFrame]);
+        const quality = await measureQuality(loaded, clipPath(clip), truthPath(clip), Infinity, (name) => loadModel(name, { cacheDir: options.cacheDir }));
+        rows.push([modelColumn(modelLabel(model, loaded.name), quality), clip, quality.frames, quality.iou, quality.mad, quality.dtssd, quality.msPerFrame]);
       } catch (error) {
         rows.push([model, clip, `failed: ${(error as Error).message.slice(0, 160)}`]);
       }

@@ -27,7 +27,7 @@ import { measurePlainFloor } from '../engine/floor';
 import { cpuLine } from '../engine/machine';
 import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
-import { measureQuality } from '../engine/quality';
+import { measureQuality, modelColumn } from '../engine/quality';
 import type { SpeedCaseInput, SpeedCaseOutput } from '../engine/speed-case';
 import { median } from '../engine/stats';
 import { Cell, megabytes, renderTable } from '../engine/table';
@@ -75,11 +75,11 @@ async function qualitySection(): Promise<void> {
   for (const [label, load] of entries) {
     const model = await load();
     for (const clip of clips) {
-      const row = await measureQuality(model, `${clipBase(clip)}.mp4`, `${clipBase(clip)}.alpha.mkv`);
+      const row = await measureQuality(model, `${clipBase(clip)}.mp4`, `${clipBase(clip)}.alpha.mkv`, Infinity, (name) => loadModel(name, { cacheDir }));
       if (label === 'per-frame selfie') baseline.set(clip, row.dtssd);
       const name = isAbsolute(clip) ? basename(clip) : clip;
       if (label === 'original') originalScores.push({ ...row, clip: name, base: clipBase(clip) });
-      rows.push([label, name, row.frames, row.iou, row.mad, row.dtssd, row.msPerFrame, qualityGoal(label, clip, row.iou, row.dtssd, baseline.get(clip))]);
+      rows.push([modelColumn(label, row), name, row.frames, row.iou, row.mad, row.dtssd, row.msPerFrame, qualityGoal(label, clip, row.iou, row.dtssd, baseline.get(clip))]);
     }
   }
   console.log('\n## Quality (every frame; IoU at 0.5, MAD and dtSSD x1e-3; ms = segment() per frame, single stream)\n');

@@ -15,7 +15,7 @@ import { loadModelsModule } from '../engine/models';
 import { MEDIA_DIR } from '../engine/options';
 import { mean } from '../engine/stats';
 import { Cell, renderTable } from '../engine/table';
-import { measureQuality, QualityRow } from '../engine/quality';
+import { measureQuality, modelColumn, QualityRow } from '../engine/quality';
 import { perFrameSelfie } from '../matting/per-frame-selfie';
 import { COMPOSITES, DAVIS_SEQUENCES, FLOORS } from './sequences';
 
@@ -51,6 +51,7 @@ export function floorLines(model: string, scores: Map<string, QualityRow>): stri
 }
 
 export async function runDavis(load: (name: string) => Promise<SegmentationModel>): Promise<void> {
+  const handOverTo = (model: ModelName) => load(model);
   console.log(`DAVIS benchmark: ${cpuLine()}; frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
   for (const name of models) {
     const model = await load(name);
@@ -58,10 +59,10 @@ export async function runDavis(load: (name: string) => Promise<SegmentationModel
     const rows: Cell[][] = [];
     for (const clip of clips) {
       const paths = clipPaths(clip);
-      const score = await measureQuality(model, paths.video, paths.truth, maxFrames);
+      const score = await measureQuality(model, paths.video, paths.truth, maxFrames, handOverTo);
       scores.set(clip, score);
-      rows.push([name, clip, score.frames, score.iou, score.mad, score.dtssd, score.msPerFrame, score.cpuMsPerFrame]);
-      console.log(`${name} ${clip}: IoU ${score.iou.toFixed(3)}, dtSSD ${score.dtssd.toFixed(2)}, ${score.msPerFrame.toFixed(0)} ms/frame, CPU ${score.cpuMsPerFrame.toFixed(0)} ms/frame`);
+      rows.push([modelColumn(name, score), clip, score.frames, score.iou, score.mad, score.dtssd, score.msPerFrame, score.cpuMsPerFrame]);
+      console.log(`${modelColumn(name, score)} ${clip}: IoU ${score.iou.toFixed(3)}, dtSSD ${score.dtssd.toFixed(2)}, ${score.msPerFrame.toFixed(0)} ms/frame, CPU ${score.cpuMsPerFrame.toFixed(0)} ms/frame`);
     }
     const davis = DAVIS_SEQUENCES.filter((s) => scores.has(s));
     if (davis.length) rows.push([name, `mean of ${davis.length} DAVIS`, undefined, mean(davis.map((s) => scores.get(s)!.iou)), mean(davis.map((s) => scores.get(s)!.mad)), mean(davis.map((s) => scores.get(s)!.dtssd)), undefined, undefined]);

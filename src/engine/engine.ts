@@ -2,7 +2,9 @@
  * runEngine: one request, start to finish. Probe, plan, load the model, stream the video through
  * the segmentation session into the format's encoder, then finish the format (GIF render and
  * disposal patch, PNG zip) and move the output into place. Partial output never sits at
- * `outputPath`: it is written beside it under a hidden temporary name and renamed at the end.
+ * `outputPath`: it is written beside it under a hidden temporary name and renamed at the end. A
+ * session may hand the video to another model (HandOver: `light` and `human` seeing no one), and
+ * the video is then started again with that one.
  */
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,7 @@ import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
 import { planSegment, surveySession, warmUpSession } from './chunks/segment';
-import { EngineError, EngineProgress, EngineRequest, EngineResult, ModelName, SegmentationModel, SegmentationSession } from './types';
+import { EngineError, EngineProgress, EngineRequest, EngineResult, HandOver, ModelName, SegmentationModel, SegmentationSession } from './types';
 
 export interface EngineDeps {
   loadModel(name: ModelName, options: { cacheDir: string }): Promise<SegmentationModel>;
@@ -52,10 +54,62 @@ export async function runEngine(
   // undecodable input is refused before any model runs; the check overlaps the model's loading
   const decodes = proveItDecodes(request.inputPath, video, signal);
   decodes.catch(() => undefined); // awaited below, unless the model fails to load first
-  const model = await loadModel(request, deps);
+  const model = await loadModel(request.model, deps);
   await decodes;
-  throwIfAborted(signal);
+  // frames done never go back when a video is handed to another model and started again
+  let framesReported = 0;
+  const reportFrame = (framesDone: number) => {
+    framesReported = Math.max(framesReported, framesDone);
+    onProgress?.({ framesDone: framesReported, framesTotal: Math.max(plan.framesExpected, framesReported) });
+  };
+  const first = await matteWith(model, request, plan, { deps, video, reportFrame, signal });
+  const matted = first instanceof HandOver ? await handOver(first, request, plan, { deps, video, reportFrame, signal }) : first;
+  await rename(matted.partialPath, request.outputPath).catch(async (error: unknown) => {
+    await rm(matted.partialPath, { force: true });
+    throw error;
+  });
+  onProgress?.({ framesDone: matted.frames, framesTotal: matted.frames });
+  return {
+    durationSeconds: matted.frames / plan.source.fps,
+    frames: matted.frames,
+    width: plan.layout.canvas.width,
+    height: plan.layout.canvas.height,
+    outputFormat: request.outputFormat,
+    modelUsed: matted.model,
+    notes: [...matted.notes, ...plan.notes],
+  };
+}
 
+interface MatteContext {
+  deps: EngineDeps;
+  /** the video's display size and frame rate, for the session */
+  video: { width: number; height: number; fps: number };
+  reportFrame: (framesDone: number) => void;
+  signal?: AbortSignal;
+}
+
+/** a video matted and encoded, not yet moved into place */
+interface Matted {
+  model: ModelName;
+  partialPath: string;
+  frames: number;
+  notes: string[];
+}
+
+/** The video started again with the model a session handed it to (HandOver); that one may not hand it on. */
+async function handOver(by: HandOver, request: EngineRequest, plan: JobPlan, context: MatteContext): Promise<Matted> {
+  const next = await matteWith(await loadModel(by.model, context.deps), request, plan, context);
+  if (next instanceof HandOver) throw new EngineError('model_unavailable', `model ${by.model} handed the video on to ${next.model}`);
+  return { ...next, notes: [by.note, ...next.notes] };
+}
+
+/**
+ * One model's session over the plan, written to a partial output of its own: the output, or the
+ * session's HandOver (its partial output removed). Other failures remove it too.
+ */
+async function matteWith(model: SegmentationModel, request: EngineRequest, plan: JobPlan, context: MatteContext): Promise<Matted | HandOver> {
+  const { deps, video, signal } = context;
+  throwIfAborted(signal);
   const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt });
   const partialPath = partialOutputPath(request.outputPath);
   let scratch: string | undefined;
@@ -63,23 +117,17 @@ export async function runEngine(
     await surveySession(session, plan.source, request.segment, signal);
     if (request.segment) await warmUpSession(session, plan.source, request.segment, signal);
     scratch = await mkdtemp(join(deps.workDir ?? tmpdir(), 'backdrop-engine-'));
-    const reportFrame = (framesDone: number) =>
-      onProgress?.({ framesDone, framesTotal: Math.max(plan.framesExpected, framesDone) });
-    const frames = await encode(plan, session, { scratch, partialPath, reportFrame, signal, edgeColour: deps.edgeColour ?? 'estimated' });
+    const frames = await encode(plan, session, { scratch, partialPath, reportFrame: context.reportFrame, signal, edgeColour: deps.edgeColour ?? 'estimated' });
     throwIfAborted(signal);
-    await rename(partialPath, request.outputPath);
-    onProgress?.({ framesDone: frames, framesTotal: frames });
-    return {
-      durationSeconds: frames / plan.source.fps,
-      frames,
-      width: plan.layout.canvas.width,
-      height: plan.layout.canvas.height,
-      outputFormat: request.outputFormat,
-      modelUsed: model.name,
-      notes: [...session.notes, ...plan.notes],
-    };
+    const atEnd = session.handOverAtEnd?.();
+    if (atEnd) {
+      await rm(partialPath, { force: true });
+      return atEnd;
+    }
+    return { model: model.name, partialPath, frames, notes: session.notes };
   } catch (error) {
     await rm(partialPath, { force: true });
+    if (error instanceof HandOver && !signal?.aborted) return error;
     throw signal?.aborted ? new EngineError('canceled', 'processing was canceled') : error;
   } finally {
     await Promise.allSettled([session.close(), scratch && rm(scratch, { recursive: true, force: true })]);
@@ -149,12 +197,12 @@ async function encode(plan: JobPlan, session: SegmentationSession, context: Enco
   }
 }
 
-async function loadModel(request: EngineRequest, deps: EngineDeps): Promise<SegmentationModel> {
+async function loadModel(name: ModelName, deps: EngineDeps): Promise<SegmentationModel> {
   try {
-    return await deps.loadModel(request.model, { cacheDir: deps.cacheDir });
+    return await deps.loadModel(name, { cacheDir: deps.cacheDir });
   } catch (error) {
     if (error instanceof EngineError) throw error;
-    throw new EngineError('model_unavailable', `model ${request.model} could not be loaded: ${(error as Error).message}`);
+    throw new EngineError('model_unavailable', `model ${name} could not be loaded: ${(error as Error).message}`);
   }
 }
 

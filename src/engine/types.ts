@@ -103,6 +103,22 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * A session's word that its model should not matte this video and `model` should (`light` and
+ * `human`, which keep people only, on a video where they see no one): the engine starts the video
+ * again with `model`, and `note` goes into the job's notes. A session rejects `segment` with it, or
+ * returns it from `handOverAtEnd` where the video ended before it could tell.
+ */
+export class HandOver extends Error {
+  constructor(
+    readonly model: ModelName,
+    readonly note: string,
+  ) {
+    super(note);
+    this.name = 'HandOver';
+  }
+}
+
 export interface VideoInfo {
   durationSeconds: number;
   fps: number;
@@ -166,8 +182,10 @@ export interface SegmentationSession {
    * (default 1): a session whose work runs in stages on several threads keeps them all busy
    */
   readonly framesInFlight?: number;
-  /** frames must be fed in order; the returned matte belongs to the frame passed */
+  /** frames must be fed in order; the returned matte belongs to the frame passed; it may reject with a HandOver */
   segment(frame: RgbFrame): Promise<Matte>;
+  /** once every frame is segmented: the model that should matte the video instead, if any (HandOver) */
+  handOverAtEnd?(): HandOver | undefined;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,7 @@ import { buildDecodeArgs, FrameWindow, SourceSpec } from '../pipeline/ffmpeg-arg
 import { FrameReader } from '../pipeline/frame-reader';
 import { FramesInFlight } from '../pipeline/frames-in-flight';
 import { JobPlan } from '../pipeline/plan';
-import { EngineError, OutputFormat, RgbFrame, SegmentationSession, SegmentRange } from '../types';
+import { EngineError, HandOver, OutputFormat, RgbFrame, SegmentationSession, SegmentRange } from '../types';
 
 /** The frames a segment covers, and those of its pre-roll. */
 export function segmentFrames(segment: SegmentRange, fps: number): { window: FrameWindow; preroll: FrameWindow } {
@@ -66,7 +66,7 @@ async function feedFrames(session: SegmentationSession, source: SourceSpec, feed
   } catch (error) {
     decoder.kill();
     if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
-    if (error instanceof EngineError) throw error;
+    if (error instanceof EngineError || error instanceof HandOver) throw error;
     throw new EngineError('input_invalid', `decoding frames ahead of the matting failed: ${(error as Error).message}`);
   }
 }

@@ -7,7 +7,7 @@
  * - `luma`: alpha = the frame's luma, soft wherever the picture is gray (a white subject on black,
  *   feathered: every gray pixel is a = luma / 255 of white over black).
  */
-import { Matte, ModelName, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../../src/engine/types';
+import { HandOver, Matte, ModelName, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../../src/engine/types';
 
 export interface FakeModelOptions {
   kind: 'ellipse' | 'full' | 'bright' | 'luma';
@@ -26,6 +26,8 @@ export interface FakeModelOptions {
    * many waits less than the one before, so their calls finish last-frame-first
    */
   framesInFlight?: number;
+  /** the session hands the video to `model` (HandOver): on segmenting frame `atFrame`, or at the end where that frame never comes */
+  handsOver?: { model: ModelName; atFrame: number };
 }
 
 export interface FakeModel extends SegmentationModel {
@@ -58,6 +60,7 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
         closed: false,
         async segment(frame: RgbFrame): Promise<Matte> {
           session.framesSeen.push(frame.index);
+          if (options.handsOver && frame.index >= options.handsOver.atFrame) throw handOver(options.handsOver.model);
           running += 1;
           session.mostInFlight = Math.max(session.mostInFlight, running);
           try {
@@ -65,6 +68,9 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
           } finally {
             running -= 1;
           }
+        },
+        handOverAtEnd() {
+          return options.handsOver && session.framesSeen.length > 0 && Math.max(...session.framesSeen) < options.handsOver.atFrame ? handOver(options.handsOver.model) : undefined;
         },
         async close() {
           session.closed = true;
@@ -85,6 +91,10 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
       return session;
     },
   };
+}
+
+function handOver(model: ModelName): HandOver {
+  return new HandOver(model, `the fake hands the video to ${model}`);
 }
 
 /** The ellipse of frame `index` in a picture of `size` (matte pixels, or scaled to the output). */

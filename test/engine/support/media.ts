@@ -8,6 +8,7 @@ export const MEDIA = {
   portraitPan: join(root, 'portrait-pan.mp4'),
   portraitPanAlpha: join(root, 'portrait-pan.alpha.mkv'),
   carSlide: join(root, 'car-slide.mp4'),
+  carSlideAlpha: join(root, 'car-slide.alpha.mkv'),
   walkers: join(root, 'walkers.mp4'),
   portraitJpg: join(root, 'portrait.jpg'),
   astronaut: join(root, 'astronaut.png'),

@@ -1,25 +1,49 @@
-import { KEPT_SHARE, PeopleSeen } from '../../../src/engine/models/people-seen';
+import { HAND_OVER_AFTER_SECONDS, KEPT_SHARE, PeopleSeen } from '../../../src/engine/models/people-seen';
+import { HandOver } from '../../../src/engine/types';
 
 const PIXELS = 10_000;
+const FPS = 25;
+const DEADLINE = Math.round(HAND_OVER_AFTER_SECONDS * FPS);
 const matteKeeping = (pixels: number) => Uint8Array.from({ length: PIXELS }, (_, i) => (i < pixels ? 255 : 0));
-const NOTE = 'human: no person in sight, so the output is (nearly) transparent (light and human keep people only; original, the default, keeps any subject)';
+const nobody = () => matteKeeping(PIXELS * KEPT_SHARE - 1);
+const NOTE =
+  "human: no person in sight in the first half second, so original matted the video instead (it keeps any subject; light and human keep people only)";
 
-describe('PeopleSeen: the note of a people-only model that kept no one', () => {
-  it('notes a video whose every frame keeps less than the share that makes someone', () => {
-    const seen = new PeopleSeen('human');
-    for (let i = 0; i < 5; i++) seen.observe(matteKeeping(PIXELS * KEPT_SHARE - 1));
-    expect(seen.notes).toEqual([NOTE]);
+describe('PeopleSeen: a people-only model that keeps no one hands the video to original', () => {
+  it("hands over on the deadline's frame, not before, when every frame keeps less than the share that makes someone", () => {
+    const seen = new PeopleSeen('human', FPS);
+    for (let i = 1; i < DEADLINE; i++) seen.observe(nobody());
+    let thrown: unknown;
+    try {
+      seen.observe(nobody());
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(HandOver);
+    expect(thrown).toMatchObject({ model: 'original', note: NOTE });
   });
 
-  it('says nothing once one frame keeps someone, before or after the empty ones', () => {
-    const later = new PeopleSeen('light');
-    later.observe(matteKeeping(0));
-    later.observe(matteKeeping(PIXELS * KEPT_SHARE));
-    later.observe(matteKeeping(0));
-    expect(later.notes).toEqual([]);
+  it('counts the deadline in frames of the video: half a second at its frame rate', () => {
+    const seen = new PeopleSeen('light', 10);
+    for (let i = 1; i < Math.round(10 * HAND_OVER_AFTER_SECONDS); i++) seen.observe(nobody());
+    expect(() => seen.observe(nobody())).toThrow(HandOver);
   });
 
-  it('says nothing before any frame (a session closed early)', () => {
-    expect(new PeopleSeen('light').notes).toEqual([]);
+  it('never hands over once one frame before the deadline keeps someone', () => {
+    const seen = new PeopleSeen('light', FPS);
+    seen.observe(nobody());
+    seen.observe(matteKeeping(PIXELS * KEPT_SHARE));
+    for (let i = 0; i < 3 * DEADLINE; i++) seen.observe(nobody());
+    expect(seen.atEnd()).toBeUndefined();
+  });
+
+  it('hands over a video that ends before the deadline with no one kept', () => {
+    const seen = new PeopleSeen('human', FPS);
+    for (let i = 0; i < 5; i++) seen.observe(nobody());
+    expect(seen.atEnd()).toMatchObject({ model: 'original', note: NOTE });
+  });
+
+  it('hands nothing over before any frame (a session closed early)', () => {
+    expect(new PeopleSeen('light', FPS).atEnd()).toBeUndefined();
   });
 });

@@ -55,6 +55,6 @@ export class HumanModel implements SegmentationModel {
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
     const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), ...pipelinedAt(rvmPrecision()) }), this.parts.detector()]);
-    return new MainPeopleSession('human', new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
+    return new MainPeopleSession('human', options.fps, new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
   }
 }

@@ -1,4 +1,4 @@
-import { Matte, RgbFrame, SegmentationSession } from '../../types';
+import { HandOver, Matte, RgbFrame, SegmentationSession } from '../../types';
 import { toAlphaBytes } from '../image/resample';
 import { InOrder } from '../in-order';
 import { peopleMatte } from '../original/subject-matte';
@@ -14,6 +14,7 @@ import { RvmSession } from '../rvm/rvm-session';
  * "How a subject is chosen"); the chosen people's regions of RVM's matte are kept (subject-matte.ts).
  */
 export class MainPeopleSession implements SegmentationSession {
+  readonly notes: string[] = [];
   private readonly seen: PeopleSeen;
   private previous?: Float32Array;
   /** frames have their people chosen one after another, in order */
@@ -22,15 +23,17 @@ export class MainPeopleSession implements SegmentationSession {
   /** `framesInFlight`: RVM works on the next frames while this one's people are chosen (and NanoDet runs on keyframes) */
   constructor(
     model: 'human' | 'light',
+    fps: number,
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
     readonly framesInFlight: number,
   ) {
-    this.seen = new PeopleSeen(model);
+    this.seen = new PeopleSeen(model, fps);
   }
 
-  get notes(): string[] {
-    return this.seen.notes;
+  /** a video in which no one was kept, shorter than PeopleSeen's deadline */
+  handOverAtEnd(): HandOver | undefined {
+    return this.seen.atEnd();
   }
 
   get inputWidth(): number {
@@ -45,7 +48,10 @@ export class MainPeopleSession implements SegmentationSession {
     return this.rvm.matteSize;
   }
 
-  /** RVM takes the frame at once; the people are chosen frame after frame, in order */
+  /**
+   * RVM takes the frame at once; the people are chosen frame after frame, in order. Rejects with
+   * a HandOver to `original` once the video's first second kept no one (people-seen.ts).
+   */
   segment(frame: RgbFrame): Promise<Matte> {
     const matted = this.rvm.matte(frame);
     matted.catch(() => undefined); // awaited in choosePeople, after the frames before this one

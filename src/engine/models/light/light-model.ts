@@ -53,6 +53,6 @@ export class LightModel implements SegmentationModel {
     const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(rvmPrecision()) };
     const [rvm, detector] = await Promise.all([this.parts.rvm(geometry), this.parts.detector()]);
     const subjects = new MainSubjectFinder(detector, true, LIGHT_KEYFRAME_INTERVAL, true);
-    return new MainPeopleSession('light', new RvmSession(rvm), subjects, LIGHT_FRAMES_IN_FLIGHT);
+    return new MainPeopleSession('light', options.fps, new RvmSession(rvm), subjects, LIGHT_FRAMES_IN_FLIGHT);
   }
 }

@@ -1,0 +1,98 @@
+/**
+ * A session that hands the video to another model (HandOver: `light` and `human` seeing no one),
+ * through the real engine with test-double models: the video starts again with that model, the
+ * output is that model's alone, progress never goes back, and nothing of the first try is left.
+ * The real models' hand-over: light-e2e.spec.ts.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runEngine } from '../../src/engine/engine';
+import { EngineProgress, EngineRequest, ModelName } from '../../src/engine/types';
+import { createFakeModel, ellipseMatte, FakeModel } from './support/fake-model';
+import { MEDIA } from './support/media';
+import { decodeVideoRgba } from './support/media-tools';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'engine-hand-over-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const SIZE = { width: 160, height: 90 };
+
+/** `light` hands over at `atFrame`; `original` draws the moving ellipse (and, with `onward`, hands over too) */
+function models(atFrame: number, onward?: ModelName): Record<'light' | 'original', FakeModel> {
+  return {
+    light: createFakeModel({ kind: 'full', name: 'light', input: SIZE, handsOver: { model: 'original', atFrame } }),
+    original: createFakeModel({ kind: 'ellipse', name: 'original', input: SIZE, handsOver: onward && { model: onward, atFrame: 2 } }),
+  };
+}
+
+async function run(name: string, fakes: Record<'light' | 'original', FakeModel>, request: Partial<EngineRequest> = {}) {
+  const outputPath = join(dir, `${name}.webm`);
+  const loaded: ModelName[] = [];
+  const progress: EngineProgress[] = [];
+  const result = runEngine(
+    { inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, ...request },
+    {
+      loadModel: async (model) => {
+        loaded.push(model);
+        return fakes[model as 'light' | 'original'];
+      },
+      cacheDir: dir,
+      workDir: dir,
+    },
+    (update) => progress.push(update),
+  );
+  return { result, outputPath, loaded, progress };
+}
+
+const leftovers = async (name: string) => (await readdir(dir)).filter((file) => file.includes(name) && file !== `${name}.webm`);
+
+describe('a video handed to another model by its session', () => {
+  it.each([
+    ['mid-video', 5],
+    ['at the end, before the deadline', 100],
+  ])('%s: starts again with that model, whose mattes alone are written, and says so', async (name, atFrame) => {
+    const fakes = models(atFrame);
+    const { result, outputPath, loaded, progress } = await run(`handed-${atFrame}`, fakes, { previewDuration: 1 });
+    await expect(result).resolves.toMatchObject({ modelUsed: 'original', frames: 25, notes: ['the fake hands the video to original'] });
+    expect(loaded).toEqual(['light', 'original']);
+    expect(fakes.light.sessions[0].closed).toBe(true);
+    expect(fakes.light.sessions[0].framesSeen.length).toBe(Math.min(atFrame + 1, 25));
+    expect(fakes.original.sessions[0].framesSeen).toEqual(Array.from({ length: 25 }, (_, i) => i));
+
+    const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
+    expect(decoded.frames).toHaveLength(25);
+    // `light` matted every pixel opaque; the ellipse leaves the frame's right side transparent
+    for (const [index, frame] of decoded.frames.entries()) {
+      const ellipse = ellipseMatte(index, SIZE, 2).data;
+      const column = 150; // of 160: right of every ellipse in the first 25 frames
+      expect(ellipse[45 * 160 + column]).toBe(0);
+      expect(frame[(180 * 640 + column * 4) * 4 + 3]).toBeLessThan(16);
+    }
+    const done = progress.map((update) => update.framesDone);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(done.at(-1)).toBe(25);
+    expect(await leftovers(`handed-${atFrame}`)).toEqual([]);
+    expect((await readdir(dir)).filter((file) => file.startsWith('backdrop-engine-'))).toEqual([]);
+  });
+
+  it('hands over in a chunk\'s pre-roll as in its frames (the warm-up is not "bad input")', async () => {
+    const fakes = models(0);
+    const { result } = await run('chunk', fakes, { segment: { startSeconds: 1, endSeconds: 1.4, prerollSeconds: 0.4 } });
+    await expect(result).resolves.toMatchObject({ modelUsed: 'original', frames: 10 });
+    expect(fakes.light.sessions[0].framesSeen).toEqual([0]);
+    // the model handed to warms up on the pre-roll too
+    expect(fakes.original.sessions[0].framesSeen).toHaveLength(20);
+  });
+
+  it('refuses a second hand-over (model_unavailable) and leaves no output', async () => {
+    const { result } = await run('twice', models(3, 'light'), { previewDuration: 1 });
+    await expect(result).rejects.toMatchObject({ code: 'model_unavailable', message: 'model original handed the video on to light' });
+    expect((await readdir(dir)).filter((file) => file.includes('twice'))).toEqual([]);
+  });
+});
