@@ -10,7 +10,7 @@ import { MODELS, OUTPUT_FORMATS } from './types.mjs';
 import { uploadBox } from './upload.mjs';
 
 const MODEL_NOTES: Record<string, string> = {
-  light: 'fastest, people only',
+  light: 'fastest, for people (a video with no one goes to original)',
   human: 'the main people, finest edges',
   original: 'the main subject, of any kind (the API default)',
   pro: 'only the subjects a prompt names',
