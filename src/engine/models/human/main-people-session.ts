@@ -50,7 +50,7 @@ export class MainPeopleSession implements SegmentationSession {
 
   /**
    * RVM takes the frame at once; the people are chosen frame after frame, in order. Rejects with
-   * a HandOver to `original` once the video's first second kept no one (people-seen.ts).
+   * a HandOver to `original` once the video's first half second kept no one (people-seen.ts).
    */
   segment(frame: RgbFrame): Promise<Matte> {
     const matted = this.rvm.matte(frame);
