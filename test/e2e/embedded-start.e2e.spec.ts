@@ -6,10 +6,13 @@ import { MEDIA_DIR } from '../support/test-app';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, ROOT, SHARED_MODEL_CACHE, startProcess } from '../support/processes';
 
 interface JobView {
+  id: string;
   status: string;
   output_url: string | null;
   duration_seconds: number;
   progress: number;
+  model: string;
+  notes: string[];
 }
 
 /**
@@ -36,6 +39,23 @@ describe('npm start with the embedded default', () => {
 
   const api = (route: string, init: RequestInit = {}) => fetch(`${base}${route}`, { ...init, headers: { 'X-Api-Key': key, ...(init.body && typeof init.body === 'string' ? { 'Content-Type': 'application/json' } : {}), ...init.headers } });
 
+  const upload = async (file: string): Promise<string> => {
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(path.join(MEDIA_DIR, file))], { type: 'video/mp4' }), file);
+    const uploaded = (await (await api('/v1/uploads', { method: 'POST', body: form })).json()) as { success: boolean; content_type: string; video_url: string };
+    expect(uploaded).toMatchObject({ success: true, content_type: 'video/mp4' });
+    return uploaded.video_url;
+  };
+
+  /** polls the job until it is completed or failed */
+  const settled = async (job: JobView): Promise<JobView> => {
+    for (let polls = 0; polls < 240 && !['completed', 'failed'].includes(job.status); polls += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      job = (await (await api(`/v1/jobs/${job.id}`)).json()) as JobView;
+    }
+    return job;
+  };
+
   it('prints an admin token and a ready-to-paste curl example', () => {
     expect(server.output()).toMatch(/Admin token \(shown once.*\): adm_[0-9a-f]{48}/);
     expect(server.output()).toContain(`curl -s -H "X-Api-Key: $BACKDROP_KEY" -F file=@`);
@@ -43,21 +63,13 @@ describe('npm start with the embedded default', () => {
   });
 
   it('runs the README sequence: upload, create a draft, start it, poll to completion, list, download', async () => {
-    const form = new FormData();
-    form.append('file', new Blob([readFileSync(path.join(MEDIA_DIR, 'portrait-pan.mp4'))], { type: 'video/mp4' }), 'portrait-pan.mp4');
-    const upload = (await (await api('/v1/uploads', { method: 'POST', body: form })).json()) as { video_url: string };
-    expect(upload).toMatchObject({ success: true, content_type: 'video/mp4' });
-
-    const created = (await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: upload.video_url, model: 'light', auto_start: false }) })).json()) as { id: string; status: string };
+    const videoUrl = await upload('portrait-pan.mp4');
+    const created = (await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: videoUrl, model: 'light', auto_start: false }) })).json()) as { id: string; status: string };
     expect(created.status).toBe('created');
     const started = (await (await api(`/v1/jobs/${created.id}/start`, { method: 'POST', body: JSON.stringify({ output_format: 'webm', preview_duration: 1 }) })).json()) as { status: string; job: JobView };
     expect(['pending', 'processing']).toContain(started.status);
 
-    let job = started.job;
-    for (let polls = 0; polls < 240 && !['completed', 'failed'].includes(job.status); polls += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      job = (await (await api(`/v1/jobs/${created.id}`)).json()) as JobView;
-    }
+    const job = await settled(started.job);
     expect(job).toMatchObject({ status: 'completed', progress: 100 });
     expect(job.duration_seconds).toBeCloseTo(1, 1);
 
@@ -88,5 +100,13 @@ describe('npm start with the embedded default', () => {
     expect(server.output()).not.toContain('Development API key');
     const jobs = (await (await api('/v1/jobs')).json()) as { total: number };
     expect(jobs.total).toBe(1);
+  }, 180000);
+
+  it('human on a video with no person (a car): completed by original, and the job says so', async () => {
+    const created = (await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: await upload('car-slide.mp4'), model: 'human', preview_duration: 1 }) })).json()) as JobView;
+    expect(created.id).toMatch(/^job_/);
+    const job = await settled(created);
+    expect(job).toMatchObject({ status: 'completed', progress: 100, model: 'human' });
+    expect(job.notes).toContain('human: no person in sight in the first half second, so original matted the video instead (it keeps any subject; light and human keep people only)');
   }, 180000);
 });
