@@ -15,7 +15,7 @@ import { Box, expandBox, intersectionArea, translateBox } from './boxes';
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
-import { distinctObjects, PERSON, TrackChooser } from './track-chooser';
+import { PERSON } from './track-chooser';
 import { cropRgb, inPixelRect, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES } from './vocabulary';
 import { hasAttributes, parsePrompt, SubjectQuery } from './prompt-grammar';
@@ -23,6 +23,7 @@ import { ObservedTrack } from './track-evidence';
 import { withoutTheirColours } from './colour-apart';
 import { SurveyedProSession } from './surveyed-session';
 import { InOrder } from '../in-order';
+import { OriginalModel, OriginalSession } from '../original/original-model';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
 const { max } = Math;
@@ -98,8 +99,7 @@ interface TrackState {
  * Between keyframes each track's matte moves with its own subject's estimated motion, so two
  * subjects moving differently stay apart. People are the exception: a person track keeps, inside
  * its box, the matte of RVM (a video-matting model for people) run on every frame.
- * The output is the union of the tracks' mattes; without a prompt, of the main subjects' only
- * (track-chooser.ts: what the video is about, not every object in sight).
+ * The output is the union of the tracks' mattes. Without a prompt `pro` is `original` (ProModel).
  */
 export class ProSession implements SegmentationSession {
   readonly notes: string[] = [];
@@ -117,9 +117,6 @@ export class ProSession implements SegmentationSession {
   private frameLuma?: LumaImage;
   /** the last keyframe showed ISNet only the region around the requested subjects (other objects apart from them) */
   private cropToSubjects = false;
-  /** without a prompt: the main subjects among the tracks (ids), chosen on keyframes */
-  private readonly chooser?: TrackChooser;
-  private chosen?: Set<number>;
   /** keyframe by keyframe: the tracks seen and their own mattes (a survey of the clip, see surveyed-session.ts) */
   observer?: (rgb: Uint8Array, tracks: readonly ObservedTrack[]) => void;
   /** only tracks this keeps are shown (a prompt's attributes, decided for the whole clip) */
@@ -149,11 +146,7 @@ export class ProSession implements SegmentationSession {
     private readonly aspect: number,
     /** RVM, when people are requested */
     private readonly people?: PeopleMatter,
-    /** keep only the main subjects (no prompt) rather than every requested one */
-    mainSubjectsOnly = false,
-  ) {
-    if (mainSubjectsOnly) this.chooser = new TrackChooser();
-  }
+  ) {}
 
   get inputWidth(): number {
     return this.isnet.width;
@@ -239,10 +232,6 @@ export class ProSession implements SegmentationSession {
     let mattes = moved;
     if (isKeyframe) {
       mattes = replayed ? await this.replayedKeyframe(frame.data, moved, peopleFromRvm) : await this.keyframe(frame.data, moved, people);
-      if (this.chooser) {
-        this.chosen = this.chooser.choose(frame.data, width, height, distinctObjects(this.tracker.tracks), people);
-        mattes = await this.withShownMattes(frame.data, mattes, peopleFromRvm);
-      }
       this.observer?.(frame.data, this.tracker.tracks.map((track) => ({ id: track.id, cls: track.cls, box: track.box, detected: track.misses === 0, matte: this.matteOf(track, people, mattes) })));
       this.started = true;
       this.framesSinceKeyframe = 0;
@@ -316,9 +305,8 @@ export class ProSession implements SegmentationSession {
 
   /**
    * The detector's keyframe: tracks updated, each given its matte and its motion's reference. The
-   * foreground is ISNet's, or RVM's (`people`) where every subject in sight is a person, or without
-   * a prompt where the people are the only subjects shown (`withShownMattes`): a person's matte is
-   * RVM's anyway, so ISNet would only serve the tracker's support and motion. A track's support is
+   * foreground is ISNet's, or RVM's (`people`) where every subject in sight is a person: a person's
+   * matte is RVM's anyway, so ISNet would only serve the tracker's support and motion. A track's support is
    * judged on ISNet's plane where it ran, else on RVM's for a person, each against the reference
    * mass measured on the same plane (`TrackState.reference`).
    */
@@ -338,7 +326,7 @@ export class ProSession implements SegmentationSession {
     // with other objects in sight, ISNet is shown only the requested subjects (see subject-crop.ts)
     const others = labelled.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
     this.cropToSubjects = othersApart(others, subjects);
-    const peopleOnly = people !== undefined && this.readsPeopleAlone(candidates);
+    const peopleOnly = people !== undefined && [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
     const salient = peopleOnly ? undefined : await this.foregroundAround(rgb, this.cropToSubjects ? subjectRegion(subjects) : undefined);
     if (salient) this.keyframes++;
     const foreground = (salient ?? people)!;
@@ -367,32 +355,8 @@ export class ProSession implements SegmentationSession {
   }
 
   /**
-   * Whether a keyframe (where RVM ran) reads RVM's plane alone: every subject in sight is a person;
-   * or, without a prompt once the chooser has chosen, every subject shown is (`withShownMattes`).
-   */
-  private readsPeopleAlone(candidates: readonly Detection[]): boolean {
-    if (this.chooser && this.chosen) return this.tracker.tracks.every((t) => t.cls === PERSON || !this.shown(t));
-    return [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
-  }
-
-  /**
-   * Without a prompt, a keyframe where the people were the only subjects shown reads RVM alone, and
-   * other objects in sight get no matte (they serve the tracker and the chooser, which read the
-   * detector's boxes and RVM). Where the chooser then shows one of them, ISNet runs for it on the
-   * same frame. Measured on people with objects tracked beside them, whole clips, the same mattes:
-   * portrait-pan 674 -> 360 ms a frame (ISNet had run on 22 frames for a fire hydrant and a horse
-   * that were never shown), bystanders 542 -> 411, two-people 529 -> 379, out-of-frame 686 -> 359
-   * (AMD EPYC Zen 3, 2 cores). On DAVIS, where the choice can then differ (whole clips): bmx-trees
-   * IoU 0.527 -> 0.538, breakdance-flare 0.894 -> 0.893 (ISNet on 18 -> 11 frames).
-   */
-  private async withShownMattes(rgb: Uint8Array, mattes: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
-    const missing = this.tracker.tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON) && !mattes.has(t.id));
-    return missing.length ? this.isnetMattes(rgb, mattes, missing) : mattes;
-  }
-
-  /**
    * On a keyframe that showed ISNet more than the shown subjects whose matte is ISNet's (tracks left
-   * out by the prompt or the chooser in sight): those subjects and the region ISNet should see for
+   * out by the prompt in sight): those subjects and the region ISNet should see for
    * them alone, so that what it finds salient is theirs (a left-out dog, or a car behind the kept
    * one, is not); undefined when the keyframe's foreground already is theirs.
    */
@@ -419,7 +383,7 @@ export class ProSession implements SegmentationSession {
   }
 
   /**
-   * whether a track left out (by the prompt or the chooser) stands apart from `shown`: one lying
+   * whether a track left out by the prompt stands apart from `shown`: one lying
    * mostly inside a shown track's box is that subject under a second label (car-slide's car is also
    * a truck), and ISNet shown the whole frame cuts a lone subject better (subject-crop.ts)
    */
@@ -431,9 +395,9 @@ export class ProSession implements SegmentationSession {
     );
   }
 
-  /** whether the track is shown in the output (chosen as a main subject, kept by the prompt's attributes) */
+  /** whether the track is shown in the output (kept by the prompt's attributes) */
   private shown(track: Track): boolean {
-    return (!this.chosen || this.chosen.has(track.id)) && (!this.keep || this.keep(track));
+    return !this.keep || this.keep(track);
   }
 
   /**
@@ -497,11 +461,9 @@ export class ProSession implements SegmentationSession {
 
 /**
  * `pro`'s prompt, checked: the requested class indices, the subject queries (prompt-grammar.ts) and
- * the notes for the job's details. No prompt requests every class the detector knows, of which the
- * main subject is kept; a prompt naming no known subject is refused.
+ * the notes for the job's details; a prompt naming no known subject is refused.
  */
-export function resolvePrompt(textPrompt: string | undefined): { requested: Set<number>; queries: SubjectQuery[]; notes: string[] } {
-  if (textPrompt === undefined) return { requested: new Set(COCO_CLASSES.map(classIndex)), queries: [], notes: ['pro: no text_prompt, keeping the main subject (see the README: how a subject is chosen)'] };
+export function resolvePrompt(textPrompt: string): { requested: Set<number>; queries: SubjectQuery[]; notes: string[] } {
   const { subjects, queries, unknownWords } = parsePrompt(textPrompt);
   if (subjects.length === 0) {
     throw new EngineError('input_invalid', `text_prompt names no supported subject (${COCO_CLASSES.join(', ')})`);
@@ -511,23 +473,42 @@ export function resolvePrompt(textPrompt: string | undefined): { requested: Set<
   return { requested: new Set(subjects.map(classIndex)), queries, notes };
 }
 
+/** the note of a `pro` job without a prompt */
+export const NO_PROMPT_NOTE = 'pro: no text_prompt, keeping the main subject as original does (see the README: how a subject is chosen)';
+
+/**
+ * `pro`. Without a prompt it keeps the video's main subject, which is what `original` is for, and
+ * it is `original`: ProSession's own choice of the main subject scored lower and took longer
+ * (bench:davis, whole clips, Intel Xeon, 2 cores; IoU and ms a frame, ProSession against
+ * `original`): DAVIS dog 0.783 / 852 against 0.924 / 361, car-slide 0.952 / 406 against 0.960 /
+ * 231, breakdance-flare 0.897 / 242 against 0.917 / 190, car-roundabout 0.977 / 705 against 0.972 /
+ * 265, portrait-pan 0.979 / 181 against 0.979 / 179, bystanders 0.987 / 205 against 0.988 / 169.
+ */
 export class ProModel implements SegmentationModel {
   readonly name = 'pro' as const;
+  private readonly mainSubject: OriginalModel;
 
   constructor(
     private readonly isnet: (size: { width: number; height: number }) => Promise<IsnetSegmenter>,
     private readonly detector: () => Promise<NanodetDetector>,
     private readonly rvm: (geometry: RvmGeometry) => Promise<RvmMatter>,
-  ) {}
+  ) {
+    this.mainSubject = new OriginalModel({ isnet, detector, rvm });
+  }
 
   /** a prompt with attributes ("the person in red") gets a session that surveys the clip first */
-  async createSession(options: SessionOptions): Promise<ProSession | SurveyedProSession> {
+  async createSession(options: SessionOptions): Promise<ProSession | SurveyedProSession | OriginalSession> {
+    if (options.textPrompt === undefined) {
+      const session = await this.mainSubject.createSession(options);
+      session.notes.push(NO_PROMPT_NOTE);
+      return session;
+    }
     const { requested, queries, notes } = resolvePrompt(options.textPrompt);
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const aspect = options.width / options.height;
     const open = async (mirroredPeople: boolean) => {
       const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, { mirroredWhereInt8: mirroredPeople }), PRO_FRAMES_IN_FLIGHT) : undefined;
-      return new ProSession(isnet, detector, requested, aspect, people, options.textPrompt === undefined);
+      return new ProSession(isnet, detector, requested, aspect, people);
     };
     const session = await open(true);
     session.notes.push(...notes);
