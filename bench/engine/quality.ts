@@ -49,23 +49,19 @@ export type HandOverLoader = (model: ModelName) => Promise<SegmentationModel>;
 
 export async function measureQuality(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames = Infinity, handOverTo?: HandOverLoader): Promise<QualityRow> {
   const first = await measureSession(model, clipPath, truthPath, maxFrames);
-  if (!(first instanceof HandOver)) return first;
-  if (!handOverTo) throw first;
-  const row = await measureQuality(await handOverTo(first.model), clipPath, truthPath, maxFrames);
+  if (!('handOver' in first)) return first;
+  if (!handOverTo) throw first.handOver;
+  const row = await measureQuality(await handOverTo(first.handOver.model), clipPath, truthPath, maxFrames);
   // the first model's time on the frames it saw counts: the engine spends it too
   const frames = row.frames;
-  return { ...row, handedOverTo: first.model, msPerFrame: row.msPerFrame + first.busyMs / frames, cpuMsPerFrame: row.cpuMsPerFrame + first.cpuMs / frames };
+  return { ...row, handedOverTo: first.handOver.model, msPerFrame: row.msPerFrame + first.busyMs / frames, cpuMsPerFrame: row.cpuMsPerFrame + first.cpuMs / frames };
 }
 
 /** a session's HandOver, with the time spent before it */
-class HandedOver extends HandOver {
-  constructor(
-    by: HandOver,
-    readonly busyMs: number,
-    readonly cpuMs: number,
-  ) {
-    super(by.model, by.note);
-  }
+interface HandedOver {
+  handOver: HandOver;
+  busyMs: number;
+  cpuMs: number;
 }
 
 async function measureSession(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames: number): Promise<QualityRow | HandedOver> {
@@ -109,7 +105,7 @@ async function measureSession(model: SegmentationModel, clipPath: string, truthP
     await session.close();
   }
   const { busyMs, cpuMs } = spent();
-  if (handOver) return new HandedOver(handOver, busyMs, cpuMs);
+  if (handOver) return { handOver, busyMs, cpuMs };
   const scores = scorer.scores();
   return { ...scores, msPerFrame: scores.frames ? busyMs / scores.frames : 0, cpuMsPerFrame: scores.frames ? cpuMs / scores.frames : 0, frameIous: scorer.frameIous, salientRuns: salientRunsOf(session) };
 }

@@ -51,7 +51,6 @@ export function floorLines(model: string, scores: Map<string, QualityRow>): stri
 }
 
 export async function runDavis(load: (name: string) => Promise<SegmentationModel>): Promise<void> {
-  const handOverTo = (model: ModelName) => load(model);
   console.log(`DAVIS benchmark: ${cpuLine()}; frames per clip: ${Number.isFinite(maxFrames) ? maxFrames : 'all'}`);
   for (const name of models) {
     const model = await load(name);
@@ -59,7 +58,7 @@ export async function runDavis(load: (name: string) => Promise<SegmentationModel
     const rows: Cell[][] = [];
     for (const clip of clips) {
       const paths = clipPaths(clip);
-      const score = await measureQuality(model, paths.video, paths.truth, maxFrames, handOverTo);
+      const score = await measureQuality(model, paths.video, paths.truth, maxFrames, load);
       scores.set(clip, score);
       rows.push([modelColumn(name, score), clip, score.frames, score.iou, score.mad, score.dtssd, score.msPerFrame, score.cpuMsPerFrame]);
       console.log(`${modelColumn(name, score)} ${clip}: IoU ${score.iou.toFixed(3)}, dtSSD ${score.dtssd.toFixed(2)}, ${score.msPerFrame.toFixed(0)} ms/frame, CPU ${score.cpuMsPerFrame.toFixed(0)} ms/frame`);
