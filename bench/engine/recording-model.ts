@@ -19,6 +19,7 @@ export function recordingModel(model: SegmentationModel, path: string): { model:
   const recording: MatteRecording = { path, width: 0, height: 0, frames: 0, segmentMs: 0 };
   const wrapped: SegmentationModel = {
     name: model.name,
+    mayHandOver: model.mayHandOver,
     async createSession(options): Promise<SegmentationSession> {
       const session = await model.createSession(options);
       const fd = openSync(path, 'w');
@@ -33,6 +34,10 @@ export function recordingModel(model: SegmentationModel, path: string): { model:
         },
         surveyFrame: session.surveyFrame?.bind(session),
         finishSurvey: session.finishSurvey?.bind(session),
+        handOverAtEnd: session.handOverAtEnd?.bind(session),
+        get keepsVideo() {
+          return session.keepsVideo;
+        },
         async segment(frame): Promise<Matte> {
           const started = performance.now();
           const matte = await session.segment(frame);

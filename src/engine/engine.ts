@@ -21,7 +21,7 @@ import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, buildWebmEnc
 import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
-import { planSegment, surveySession, warmUpSession } from './chunks/segment';
+import { decideAtVideoStart, planSegment, surveySession, warmUpSession } from './chunks/segment';
 import { EngineError, EngineProgress, EngineRequest, EngineResult, HandOver, ModelName, SegmentationModel, SegmentationSession } from './types';
 
 export interface EngineDeps {
@@ -110,7 +110,10 @@ async function handOver(by: HandOver, request: EngineRequest, plan: JobPlan, con
 async function matteWith(model: SegmentationModel, request: EngineRequest, plan: JobPlan, context: MatteContext): Promise<Matted | HandOver> {
   const { deps, video, signal } = context;
   throwIfAborted(signal);
-  const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt });
+  const options = { width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt };
+  const atVideoStart = await decideAtVideoStart(model, options, plan.source, request.segment, signal);
+  if (atVideoStart instanceof HandOver) return atVideoStart;
+  const session = await model.createSession({ ...options, ...atVideoStart });
   const partialPath = partialOutputPath(request.outputPath);
   let scratch: string | undefined;
   try {

@@ -186,6 +186,8 @@ export interface SegmentationSession {
   segment(frame: RgbFrame): Promise<Matte>;
   /** once every frame is segmented: the model that should matte the video instead, if any (HandOver) */
   handOverAtEnd?(): HandOver | undefined;
+  /** of a model that may hand videos over: true once this session has seen enough to keep the video */
+  readonly keepsVideo?: boolean;
   close(): Promise<void>;
 }
 
@@ -195,9 +197,16 @@ export interface SessionOptions {
   height: number;
   fps: number;
   textPrompt?: string;
+  /**
+   * the session mattes the video whatever it sees, never handing it over: a later chunk of a long
+   * job, whose model kept the video by its first frames (chunks/segment.ts, decideAtVideoStart)
+   */
+  keepVideo?: boolean;
 }
 
 export interface SegmentationModel {
   readonly name: ModelName;
+  /** its sessions may hand a video over (HandOver) and say when they keep it (`keepsVideo`) */
+  readonly mayHandOver?: boolean;
   createSession(options: SessionOptions): Promise<SegmentationSession>;
 }

@@ -11,7 +11,7 @@ import { runEngine } from '../../src/engine/engine';
 import { EngineProgress, EngineRequest, ModelName } from '../../src/engine/types';
 import { createFakeModel, ellipseMatte, FakeModel } from './support/fake-model';
 import { MEDIA } from './support/media';
-import { decodeVideoRgba } from './support/media-tools';
+import { decodeVideoRgba, ffmpeg } from './support/media-tools';
 
 let dir: string;
 beforeAll(async () => {
@@ -83,11 +83,53 @@ describe('a video handed to another model by its session', () => {
 
   it('hands over in a chunk\'s pre-roll as in its frames (the warm-up is not "bad input")', async () => {
     const fakes = models(0);
-    const { result } = await run('chunk', fakes, { segment: { startSeconds: 1, endSeconds: 1.4, prerollSeconds: 0.4 } });
+    // the pre-roll starts at the video's start: the chunk's own session decides
+    const { result } = await run('chunk', fakes, { segment: { startSeconds: 0.4, endSeconds: 0.8, prerollSeconds: 0.4 } });
     await expect(result).resolves.toMatchObject({ modelUsed: 'original', frames: 10 });
-    expect(fakes.light.sessions[0].framesSeen).toEqual([0]);
+    expect(fakes.light.sessions.map((session) => session.framesSeen)).toEqual([[0]]);
     // the model handed to warms up on the pre-roll too
     expect(fakes.original.sessions[0].framesSeen).toHaveLength(20);
+  });
+
+  describe('a later chunk of a long job decides from the video\'s start, as one run over the whole video does', () => {
+    /** light keeps the video once it sees a bright frame, and hands it over at its 5th frame otherwise */
+    const keptByBright = () => ({
+      light: createFakeModel({ kind: 'full', name: 'light', input: SIZE, handsOver: { model: 'original', atFrame: 5, keptByBright: true } }),
+      original: createFakeModel({ kind: 'ellipse', name: 'original', input: SIZE }),
+    });
+    /** 1 s of one colour, then 2 s of the other, at 25 fps */
+    const twoScenes = async (name: string, first: string, then: string) => {
+      const path = join(dir, `${name}.mp4`);
+      const scene = (colour: string, seconds: number) => ['-f', 'lavfi', '-i', `color=c=${colour}:s=160x90:r=25:d=${seconds}`];
+      await ffmpeg(['-y', ...scene(first, 1), ...scene(then, 2), '-filter_complex', '[0:v][1:v]concat=n=2:v=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path]);
+      return path;
+    };
+    const lastSecond = { startSeconds: 2, prerollSeconds: 0.4 };
+
+    it('keeps the model where the video\'s start kept it, though the chunk\'s own frames show no one', async () => {
+      const fakes = keptByBright();
+      const inputPath = await twoScenes('bright-then-dark', 'white', 'black');
+      const { result } = await run('kept-chunk', fakes, { inputPath, segment: lastSecond });
+      await expect(result).resolves.toMatchObject({ modelUsed: 'light', frames: 25, notes: [] });
+      const [decider, chunk] = fakes.light.sessions;
+      // the video's first frame decided, and its decoder stopped there
+      expect(decider.framesSeen).toEqual([0]);
+      expect(decider.closed).toBe(true);
+      expect(chunk.options.keepVideo).toBe(true);
+      expect(chunk.framesSeen).toHaveLength(10 + 25);
+      expect(fakes.original.sessions).toHaveLength(0);
+    });
+
+    it('hands over where the video\'s start showed no one, though the chunk\'s own frames show someone', async () => {
+      const fakes = keptByBright();
+      const inputPath = await twoScenes('dark-then-bright', 'black', 'white');
+      const { result } = await run('handed-chunk', fakes, { inputPath, segment: lastSecond });
+      await expect(result).resolves.toMatchObject({ modelUsed: 'original', frames: 25, notes: ['the fake hands the video to original'] });
+      expect(fakes.light.sessions.map((session) => session.framesSeen)).toEqual([[0, 1, 2, 3, 4, 5]]);
+      // original never hands over: it is not asked to decide, and warms up on the chunk's pre-roll
+      expect(fakes.original.sessions).toHaveLength(1);
+      expect(fakes.original.sessions[0].framesSeen).toHaveLength(10 + 25);
+    });
   });
 
   it('refuses a second hand-over (model_unavailable) and leaves no output', async () => {

@@ -61,6 +61,23 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     const ious = decoded.frames.map((frame, index) => binaryIou(alphaOf(frame), truth.subarray(index * PLANE, (index + 1) * PLANE)));
     expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.85);
   });
+
+  it('light: a later chunk of a long job whose video starts with a person stays light where its own frames show only a car', async () => {
+    // portrait-pan's first second, then car-slide's first two; the chunk is the last second
+    const inputPath = join(dir, 'person-then-car.mp4');
+    const firstSeconds = (seconds: number) => `trim=duration=${seconds},setpts=PTS-STARTPTS`;
+    await ffmpeg(['-y', '-i', MEDIA.portraitPan, '-i', MEDIA.carSlide, '-filter_complex', `[0:v]${firstSeconds(1)}[a];[1:v]${firstSeconds(2)}[b];[a][b]concat=n=2:v=1`, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', inputPath]);
+    const outputPath = join(dir, 'light-chunk.webm');
+    const result = await pool.run({ inputPath, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, segment: { startSeconds: 2, prerollSeconds: 0.4 } });
+    expect(result).toMatchObject({ modelUsed: 'light', frames: 25 });
+    expect(result.notes.join(' ')).not.toContain('no person in sight');
+    // people only: the car stays out (original, handed the chunk, would keep it)
+    const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
+    const truth = await ffmpeg(['-i', MEDIA.carSlideAlpha, '-vf', 'trim=start=1:duration=1', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
+    const keptShare = (alpha: Uint8Array) => alpha.filter((value) => value >= 128).length / alpha.length;
+    expect(keptShare(truth)).toBeGreaterThan(0.05);
+    expect(Math.max(...decoded.frames.map((frame) => keptShare(alphaOf(frame))))).toBeLessThan(0.005);
+  });
 });
 
 const PLANE = 640 * 360;

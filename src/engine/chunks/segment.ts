@@ -13,7 +13,7 @@ import { buildDecodeArgs, FrameWindow, SourceSpec } from '../pipeline/ffmpeg-arg
 import { FrameReader } from '../pipeline/frame-reader';
 import { FramesInFlight } from '../pipeline/frames-in-flight';
 import { JobPlan } from '../pipeline/plan';
-import { EngineError, HandOver, OutputFormat, RgbFrame, SegmentationSession, SegmentRange } from '../types';
+import { EngineError, HandOver, OutputFormat, RgbFrame, SegmentationModel, SegmentationSession, SegmentRange, SessionOptions } from '../types';
 
 /** The frames a segment covers, and those of its pre-roll. */
 export function segmentFrames(segment: SegmentRange, fps: number): { window: FrameWindow; preroll: FrameWindow } {
@@ -50,18 +50,45 @@ export async function surveySession(session: SegmentationSession, source: Source
   session.finishSurvey?.();
 }
 
-/** every frame of `source`, to `feed` in order, up to the session's framesInFlight at once */
-async function feedFrames(session: SegmentationSession, source: SourceSpec, feed: (frame: RgbFrame) => Promise<unknown>, signal?: AbortSignal): Promise<number> {
+/**
+ * Whether a later chunk of a long job keeps its model, decided as one run over the whole video
+ * decides it: from the video's first frames, not the chunk's own (a talking head who steps out of
+ * the frame at a chunk's start is still a people video). A session of a model that may hand videos
+ * over (`light`, `human`) is fed the video from its first frame until it keeps the video or hands
+ * it over: where someone is in sight that is the first frames in flight. Not needed where the
+ * chunk's pre-roll starts at the video's start, or for a model that never hands over.
+ */
+export async function decideAtVideoStart(model: SegmentationModel, options: SessionOptions, source: SourceSpec, segment: SegmentRange | undefined, signal?: AbortSignal): Promise<{ keepVideo?: boolean } | HandOver> {
+  if (!model.mayHandOver || !segment) return {};
+  const { window, preroll } = segmentFrames(segment, source.fps);
+  if (preroll.start === 0) return {};
+  const session = await model.createSession(options);
+  try {
+    await feedFrames(session, { ...source, frames: { start: 0, end: window.end } }, (frame) => session.segment(frame), signal, () => session.keepsVideo === true);
+    return session.keepsVideo ? { keepVideo: true } : (session.handOverAtEnd?.() ?? {});
+  } catch (error) {
+    if (error instanceof HandOver && !signal?.aborted) return error;
+    throw error;
+  } finally {
+    await session.close();
+  }
+}
+
+/** every frame of `source` (or up to when `done` holds), to `feed` in order, up to the session's framesInFlight at once */
+async function feedFrames(session: SegmentationSession, source: SourceSpec, feed: (frame: RgbFrame) => Promise<unknown>, signal?: AbortSignal, done?: () => boolean): Promise<number> {
   const input = { width: session.inputWidth, height: session.inputHeight };
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true, signal });
   const reader = new FrameReader(decoder.stdout, input.width * input.height * 3, 3);
+  let stoppedEarly = false;
   const read = async () => {
     if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
-    return reader.next();
+    stoppedEarly = !!done?.();
+    return stoppedEarly ? undefined : reader.next();
   };
   try {
     const frames = await new FramesInFlight(session, feed).drain(read);
-    await decoder.exited;
+    if (stoppedEarly) decoder.kill();
+    else await decoder.exited;
     return frames;
   } catch (error) {
     decoder.kill();

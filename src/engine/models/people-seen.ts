@@ -25,12 +25,22 @@ export class PeopleSeen {
   private someone = false;
   private readonly deadline: number;
 
-  /** `fps`: the video's frame rate, which sets the deadline in frames */
+  /**
+   * `fps`: the video's frame rate, which sets the deadline in frames; `keepVideo`: the video's start
+   * was seen to keep someone already (a later chunk of a long job), so it is never handed over
+   */
   constructor(
     private readonly model: 'light' | 'human',
     fps: number,
+    keepVideo = false,
   ) {
     this.deadline = Math.max(1, Math.round(HAND_OVER_AFTER_SECONDS * (Number.isFinite(fps) && fps > 0 ? fps : 25)));
+    this.someone = keepVideo;
+  }
+
+  /** someone was kept: the video will not be handed over */
+  get keepsVideo(): boolean {
+    return this.someone;
   }
 
   /** `alpha`: the next frame's output matte, 0..255; throws a HandOver once the deadline's frames kept no one */

@@ -26,8 +26,12 @@ export interface FakeModelOptions {
    * many waits less than the one before, so their calls finish last-frame-first
    */
   framesInFlight?: number;
-  /** the session hands the video to `model` (HandOver): on segmenting frame `atFrame`, or at the end where that frame never comes */
-  handsOver?: { model: ModelName; atFrame: number };
+  /**
+   * the session hands the video to `model` (HandOver): on segmenting frame `atFrame`, or at the end
+   * where that frame never comes; with `keptByBright`, not once it has segmented a bright frame
+   * (mean > 128: its "person"), nor when its options say to keep the video
+   */
+  handsOver?: { model: ModelName; atFrame: number; keptByBright?: boolean };
 }
 
 export interface FakeModel extends SegmentationModel {
@@ -37,6 +41,7 @@ export interface FakeModel extends SegmentationModel {
 export interface FakeSession extends SegmentationSession {
   options: SessionOptions;
   framesSeen: number[];
+  keepsVideo?: boolean;
   /** the most segment() calls that were running at once */
   mostInFlight: number;
   closed: boolean;
@@ -46,6 +51,7 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
   const sessions: FakeSession[] = [];
   return {
     name: options.name ?? 'light',
+    mayHandOver: !!options.handsOver,
     sessions,
     async createSession(sessionOptions: SessionOptions): Promise<SegmentationSession> {
       const input = options.input ?? { width: 160, height: 90 };
@@ -58,9 +64,11 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
         mostInFlight: 0,
         framesInFlight: options.framesInFlight,
         closed: false,
+        keepsVideo: options.handsOver ? !!sessionOptions.keepVideo : undefined,
         async segment(frame: RgbFrame): Promise<Matte> {
           session.framesSeen.push(frame.index);
-          if (options.handsOver && frame.index >= options.handsOver.atFrame) throw handOver(options.handsOver.model);
+          if (options.handsOver?.keptByBright && meanOf(frame.data) > 128) session.keepsVideo = true;
+          if (options.handsOver && !session.keepsVideo && frame.index >= options.handsOver.atFrame) throw handOver(options.handsOver.model);
           running += 1;
           session.mostInFlight = Math.max(session.mostInFlight, running);
           try {
@@ -70,7 +78,7 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
           }
         },
         handOverAtEnd() {
-          return options.handsOver && session.framesSeen.length > 0 && Math.max(...session.framesSeen) < options.handsOver.atFrame ? handOver(options.handsOver.model) : undefined;
+          return options.handsOver && !session.keepsVideo && session.framesSeen.length > 0 && Math.max(...session.framesSeen) < options.handsOver.atFrame ? handOver(options.handsOver.model) : undefined;
         },
         async close() {
           session.closed = true;
@@ -91,6 +99,12 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
       return session;
     },
   };
+}
+
+function meanOf(data: Uint8Array): number {
+  let sum = 0;
+  for (const value of data) sum += value;
+  return sum / data.length;
 }
 
 function handOver(model: ModelName): HandOver {

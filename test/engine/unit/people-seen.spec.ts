@@ -29,10 +29,19 @@ describe('PeopleSeen: a people-only model that keeps no one hands the video to o
     expect(() => seen.observe(nobody())).toThrow(HandOver);
   });
 
-  it('never hands over once one frame before the deadline keeps someone', () => {
+  it('never hands over once one frame before the deadline keeps someone, and says it keeps the video from that frame', () => {
     const seen = new PeopleSeen('light', FPS);
     seen.observe(nobody());
+    expect(seen.keepsVideo).toBe(false);
     seen.observe(matteKeeping(PIXELS * KEPT_SHARE));
+    expect(seen.keepsVideo).toBe(true);
+    for (let i = 0; i < 3 * DEADLINE; i++) seen.observe(nobody());
+    expect(seen.atEnd()).toBeUndefined();
+  });
+
+  it('never hands over a video it was told to keep (a later chunk whose video kept someone at its start)', () => {
+    const seen = new PeopleSeen('human', FPS, true);
+    expect(seen.keepsVideo).toBe(true);
     for (let i = 0; i < 3 * DEADLINE; i++) seen.observe(nobody());
     expect(seen.atEnd()).toBeUndefined();
   });

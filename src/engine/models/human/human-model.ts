@@ -50,11 +50,12 @@ export interface PeopleModelParts {
  */
 export class HumanModel implements SegmentationModel {
   readonly name = 'human' as const;
+  readonly mayHandOver = true;
 
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
     const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), ...pipelinedAt(rvmPrecision()) }), this.parts.detector()]);
-    return new MainPeopleSession('human', options.fps, new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
+    return new MainPeopleSession('human', options, new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
   }
 }

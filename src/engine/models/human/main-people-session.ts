@@ -1,4 +1,4 @@
-import { HandOver, Matte, RgbFrame, SegmentationSession } from '../../types';
+import { HandOver, Matte, RgbFrame, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
 import { InOrder } from '../in-order';
 import { peopleMatte } from '../original/subject-matte';
@@ -20,20 +20,27 @@ export class MainPeopleSession implements SegmentationSession {
   /** frames have their people chosen one after another, in order */
   private readonly choosing = new InOrder();
 
-  /** `framesInFlight`: RVM works on the next frames while this one's people are chosen (and NanoDet runs on keyframes) */
+  /**
+   * `framesInFlight`: RVM works on the next frames while this one's people are chosen (and NanoDet
+   * runs on keyframes); `video.keepVideo`: never hand the video over (SessionOptions.keepVideo)
+   */
   constructor(
     model: 'human' | 'light',
-    fps: number,
+    video: Pick<SessionOptions, 'fps' | 'keepVideo'>,
     private readonly rvm: RvmSession,
     private readonly subjects: MainSubjectFinder,
     readonly framesInFlight: number,
   ) {
-    this.seen = new PeopleSeen(model, fps);
+    this.seen = new PeopleSeen(model, video.fps, video.keepVideo);
   }
 
   /** a video in which no one was kept, shorter than PeopleSeen's deadline */
   handOverAtEnd(): HandOver | undefined {
     return this.seen.atEnd();
+  }
+
+  get keepsVideo(): boolean {
+    return this.seen.keepsVideo;
   }
 
   get inputWidth(): number {

@@ -46,6 +46,7 @@ const LIGHT_KEYFRAME_INTERVAL = 16;
  */
 export class LightModel implements SegmentationModel {
   readonly name = 'light' as const;
+  readonly mayHandOver = true;
 
   constructor(private readonly parts: PeopleModelParts) {}
 
@@ -53,6 +54,6 @@ export class LightModel implements SegmentationModel {
     const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(rvmPrecision()) };
     const [rvm, detector] = await Promise.all([this.parts.rvm(geometry), this.parts.detector()]);
     const subjects = new MainSubjectFinder(detector, true, LIGHT_KEYFRAME_INTERVAL, true);
-    return new MainPeopleSession('light', options.fps, new RvmSession(rvm), subjects, LIGHT_FRAMES_IN_FLIGHT);
+    return new MainPeopleSession('light', options, new RvmSession(rvm), subjects, LIGHT_FRAMES_IN_FLIGHT);
   }
 }
