@@ -62,6 +62,19 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.85);
   });
 
+  it('light: a video that opens on a second of black keeps light, which cuts the person out once they appear', async () => {
+    const inputPath = join(dir, 'black-then-person.mp4');
+    await ffmpeg(['-y', '-f', 'lavfi', '-i', 'color=c=black:s=640x360:r=25:d=1', '-i', MEDIA.portraitPan, '-filter_complex', '[1:v]setpts=PTS-STARTPTS[person];[0:v][person]concat=n=2:v=1', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', inputPath]);
+    const outputPath = join(dir, 'light-black-lead-in.webm');
+    const result = await pool.run({ inputPath, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, previewDuration: 2 });
+    expect(result).toMatchObject({ modelUsed: 'light', frames: 50 });
+    expect(result.notes.join(' ')).not.toContain('no person in sight');
+    const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
+    const truth = await ffmpeg(['-i', MEDIA.portraitPanAlpha, '-frames:v', '25', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
+    const ious = decoded.frames.slice(25).map((frame, index) => binaryIou(alphaOf(frame), truth.subarray(index * PLANE, (index + 1) * PLANE)));
+    expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.7);
+  });
+
   it('light: a later chunk of a long job whose video starts with a person stays light where its own frames show only a car', async () => {
     // portrait-pan's first second, then car-slide's first two; the chunk is the last second
     const inputPath = join(dir, 'person-then-car.mp4');

@@ -1,4 +1,4 @@
-import { HandOver } from '../types';
+import { HandOver, RgbFrame } from '../types';
 
 /**
  * a frame shows someone when its matte keeps at least this share of its pixels (alpha >= 128): a
@@ -15,10 +15,21 @@ export const KEPT_SHARE = 0.005;
 export const HAND_OVER_AFTER_SECONDS = 0.5;
 
 /**
+ * a frame whose luma varies less than this (standard deviation, of 255) shows nothing: black, a
+ * flat colour card; x264's black is exact, a dim room with someone in it varies by 20 and more
+ */
+export const BLANK_LUMA_DEVIATION = 4;
+
+/** a frame, packed RGB24 (RgbFrame's picture) */
+export type Picture = Pick<RgbFrame, 'width' | 'height' | 'data'>;
+
+/**
  * Whether a people-only model (`light`, `human`) keeps anyone. A video where it sees no person
  * in its first half second (an animal, a product, a car, an empty room) would come out transparent but
  * for specks; it is handed to `original`, which keeps any subject, and the job's notes say so.
  * Someone who walks in later is a person to `original` too (its people take RVM's matte).
+ * The half second is of picture: blank frames (an edited video's black lead-in, a flat card) show
+ * no one and do not count, so a video that opens on a second of black keeps its people model.
  */
 export class PeopleSeen {
   private frames = 0;
@@ -43,14 +54,18 @@ export class PeopleSeen {
     return this.someone;
   }
 
-  /** `alpha`: the next frame's output matte, 0..255; throws a HandOver once the deadline's frames kept no one */
-  observe(alpha: Uint8Array): void {
-    this.frames++;
+  /**
+   * `alpha`: the next frame's output matte, 0..255; `picture`: the frame, at any size. Throws a
+   * HandOver once the deadline's frames of picture kept no one.
+   */
+  observe(alpha: Uint8Array, picture: Picture): void {
     this.someone ||= keepsSomeone(alpha);
-    if (!this.someone && this.frames >= this.deadline) throw this.handOver();
+    if (this.someone || isBlank(picture)) return;
+    this.frames++;
+    if (this.frames >= this.deadline) throw this.handOver();
   }
 
-  /** a video that ended before the deadline with no one kept is handed over too */
+  /** a video that ended before the deadline with no one kept is handed over too (one that showed nothing is not) */
   atEnd(): HandOver | undefined {
     return this.frames > 0 && !this.someone ? this.handOver() : undefined;
   }
@@ -58,6 +73,27 @@ export class PeopleSeen {
   private handOver(): HandOver {
     return new HandOver('original', `${this.model}: no person in sight in the first half second, so original matted the video instead (it keeps any subject; light and human keep people only)`);
   }
+}
+
+/** the luma's standard deviation over a grid of about 64x36 pixels is under BLANK_LUMA_DEVIATION */
+export function isBlank(picture: Picture): boolean {
+  const { width, height, data } = picture;
+  const stepX = Math.max(1, Math.floor(width / 64));
+  const stepY = Math.max(1, Math.floor(height / 36));
+  let count = 0;
+  let sum = 0;
+  let squares = 0;
+  for (let y = stepY >> 1; y < height; y += stepY) {
+    for (let x = stepX >> 1; x < width; x += stepX) {
+      const at = (y * width + x) * 3;
+      const luma = 0.299 * data[at] + 0.587 * data[at + 1] + 0.114 * data[at + 2];
+      count++;
+      sum += luma;
+      squares += luma * luma;
+    }
+  }
+  const mean = sum / count;
+  return count > 0 && squares / count - mean * mean < BLANK_LUMA_DEVIATION ** 2;
 }
 
 function keepsSomeone(alpha: Uint8Array): boolean {

@@ -74,7 +74,7 @@ export class MainPeopleSession implements SegmentationSession {
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
     this.previous = matte;
     const alpha = matte === people ? rvm.alphaBytes : toAlphaBytes(matte);
-    this.seen.observe(alpha);
+    this.seen.observe(alpha, frame);
     return { width: frame.width, height: frame.height, data: alpha };
   }
 
