@@ -1,4 +1,5 @@
-import { HandOver, RgbFrame } from '../types';
+import { HandOver } from '../types';
+import { isBlank, Picture } from './image/blank-frame';
 
 /**
  * a frame shows someone when its matte keeps at least this share of its pixels (alpha >= 128): a
@@ -13,16 +14,6 @@ export const KEPT_SHARE = 0.005;
  * frame); a video handed over has cost this much of the people-only model for nothing.
  */
 export const HAND_OVER_AFTER_SECONDS = 0.5;
-
-/**
- * a frame whose luma varies less than this (standard deviation, of 255) shows nothing: black, a
- * flat colour card. Every frame of the clips in ../shared/media and DAVIS varies by 36-80; a one-second
- * fade from black over portrait-pan passes 4 within its first eighth (6.9 at its 4th frame)
- */
-export const BLANK_LUMA_DEVIATION = 4;
-
-/** a frame, packed RGB24 (RgbFrame's picture) */
-export type Picture = Pick<RgbFrame, 'width' | 'height' | 'data'>;
 
 /**
  * Whether a people-only model (`light`, `human`) keeps anyone. A video where it sees no person
@@ -74,27 +65,6 @@ export class PeopleSeen {
   private handOver(): HandOver {
     return new HandOver('original', `${this.model}: no person in sight in the first half second, so original matted the video instead (it keeps any subject; light and human keep people only)`);
   }
-}
-
-/** the luma's standard deviation over a grid of about 64x36 pixels is under BLANK_LUMA_DEVIATION */
-export function isBlank(picture: Picture): boolean {
-  const { width, height, data } = picture;
-  const stepX = Math.max(1, Math.floor(width / 64));
-  const stepY = Math.max(1, Math.floor(height / 36));
-  let count = 0;
-  let sum = 0;
-  let squares = 0;
-  for (let y = stepY >> 1; y < height; y += stepY) {
-    for (let x = stepX >> 1; x < width; x += stepX) {
-      const at = (y * width + x) * 3;
-      const luma = 0.299 * data[at] + 0.587 * data[at + 1] + 0.114 * data[at + 2];
-      count++;
-      sum += luma;
-      squares += luma * luma;
-    }
-  }
-  const mean = sum / count;
-  return count > 0 && squares / count - mean * mean < BLANK_LUMA_DEVIATION ** 2;
 }
 
 function keepsSomeone(alpha: Uint8Array): boolean {

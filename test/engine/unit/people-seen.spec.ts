@@ -1,4 +1,5 @@
-import { BLANK_LUMA_DEVIATION, HAND_OVER_AFTER_SECONDS, isBlank, KEPT_SHARE, PeopleSeen, Picture } from '../../../src/engine/models/people-seen';
+import { BLANK_LUMA_DEVIATION, isBlank, Picture } from '../../../src/engine/models/image/blank-frame';
+import { HAND_OVER_AFTER_SECONDS, KEPT_SHARE, PeopleSeen } from '../../../src/engine/models/people-seen';
 import { HandOver } from '../../../src/engine/types';
 
 const PIXELS = 10_000;

@@ -13,6 +13,7 @@ import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
 import { objectTracks, peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
+import { isBlank } from '../image/blank-frame';
 import { lostAtEdge } from './lost-at-edge';
 import { RvmOnDemand } from '../rvm/rvm-on-demand';
 import { IsnetScale, IsnetScalePolicy, SMALL_ISNET_SIZE } from './isnet-scale';
@@ -178,9 +179,11 @@ export class OriginalSession implements SegmentationSession {
     people ??= this.nobody(size.width * size.height);
     const needs = salientNeeds(this.subjects.subjects, people);
     if (this.alwaysSalient) needs.read = true;
+    // a blank frame (black, a flat card) holds no subject: an ISNet run there finds nothing
+    if (isBlank({ ...size, data: small })) needs.read = false;
     let salient: Float32Array | undefined;
     if (!needs.read) {
-      // people alone: the matte does not read ISNet's plane, so ISNet does not run
+      // people alone, or nothing: the matte does not read ISNet's plane, so ISNet does not run
       this.propagator.clear();
       this.interval.reset();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {
