@@ -1,5 +1,4 @@
 import { HandOver } from '../types';
-import { isBlank, Picture } from './image/blank-frame';
 
 /**
  * a frame shows someone when its matte keeps at least this share of its pixels (alpha >= 128): a
@@ -20,8 +19,9 @@ export const HAND_OVER_AFTER_SECONDS = 0.5;
  * in its first half second (an animal, a product, a car, an empty room) would come out transparent but
  * for specks; it is handed to `original`, which keeps any subject, and the job's notes say so.
  * Someone who walks in later is a person to `original` too (its people take RVM's matte).
- * The half second is of picture: blank frames (an edited video's black lead-in, a flat card) show
- * no one and do not count, so a video that opens on a second of black keeps its people model.
+ * The half second is of picture: the session does not pass blank frames (an edited video's black
+ * lead-in, a flat card: image/blank-frame.ts), so a video that opens on a second of black keeps its
+ * people model.
  */
 export class PeopleSeen {
   private frames = 0;
@@ -46,15 +46,11 @@ export class PeopleSeen {
     return this.someone;
   }
 
-  /**
-   * `alpha`: the next frame's output matte, 0..255; `picture`: the frame, at any size. Throws a
-   * HandOver once the deadline's frames of picture kept no one.
-   */
-  observe(alpha: Uint8Array, picture: Picture): void {
-    this.someone ||= keepsSomeone(alpha);
-    if (this.someone || isBlank(picture)) return;
+  /** `alpha`: the next frame of picture's output matte, 0..255; throws a HandOver once the deadline's frames kept no one */
+  observe(alpha: Uint8Array): void {
     this.frames++;
-    if (this.frames >= this.deadline) throw this.handOver();
+    this.someone ||= keepsSomeone(alpha);
+    if (!this.someone && this.frames >= this.deadline) throw this.handOver();
   }
 
   /** a video that ended before the deadline with no one kept is handed over too (one that showed nothing is not) */

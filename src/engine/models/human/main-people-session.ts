@@ -1,4 +1,5 @@
 import { HandOver, Matte, RgbFrame, SegmentationSession, SessionOptions } from '../../types';
+import { isBlank } from '../image/blank-frame';
 import { toAlphaBytes } from '../image/resample';
 import { InOrder } from '../in-order';
 import { peopleMatte } from '../original/subject-matte';
@@ -60,9 +61,20 @@ export class MainPeopleSession implements SegmentationSession {
    * a HandOver to `original` once the video's first half second kept no one (people-seen.ts).
    */
   segment(frame: RgbFrame): Promise<Matte> {
+    if (isBlank(frame)) {
+      // nothing to matte (black, a flat card): RVM does not run, and starts afresh on the next picture, as after a cut
+      this.rvm.restart();
+      return this.choosing.run(async () => this.nothingIn(frame));
+    }
     const matted = this.rvm.matte(frame);
     matted.catch(() => undefined); // awaited in choosePeople, after the frames before this one
     return this.choosing.run(() => this.choosePeople(frame, matted));
+  }
+
+  /** a blank frame's matte: empty; it does not count toward the hand-over (people-seen.ts) */
+  private nothingIn(frame: RgbFrame): Matte {
+    this.previous = undefined;
+    return { width: frame.width, height: frame.height, data: new Uint8Array(frame.width * frame.height) };
   }
 
   private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {
@@ -74,7 +86,7 @@ export class MainPeopleSession implements SegmentationSession {
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
     this.previous = matte;
     const alpha = matte === people ? rvm.alphaBytes : toAlphaBytes(matte);
-    this.seen.observe(alpha, frame);
+    this.seen.observe(alpha);
     return { width: frame.width, height: frame.height, data: alpha };
   }
 
