@@ -3,6 +3,7 @@ import { toAlphaBytes } from '../image/resample';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
+import { SceneCutDetector } from '../rvm/scene-cut';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { downsampledLuma, KeyframePropagator } from '../temporal/keyframe-propagator';
@@ -110,6 +111,8 @@ export class ProSession implements SegmentationSession {
   private readonly states = new Map<number, TrackState>();
   private framesSinceKeyframe = 0;
   private started = false;
+  /** a hard cut (the first picture after a black lead-in too) is a keyframe: the shot before's boxes do not fit it */
+  private readonly cuts = new SceneCutDetector();
   /** frames are finished one after another, in order */
   private readonly finishing = new InOrder();
   private finishedCount = 0;
@@ -189,7 +192,8 @@ export class ProSession implements SegmentationSession {
   private async finish(frame: RgbFrame, sequence: number | undefined): Promise<Matte> {
     this.frameLuma = undefined;
     try {
-      const isKeyframe = !this.started || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
+      const cut = this.cuts.isCut(frame.data, frame.width, frame.height);
+      const isKeyframe = !this.started || cut || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
       const moved = this.moveTracks(frame.data, isKeyframe);
       const replayed = this.replay?.();
       if (replayed) {

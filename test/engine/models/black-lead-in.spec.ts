@@ -1,6 +1,9 @@
 /**
  * @jest-environment ./test/engine/models/support/onnx-environment.js
  * @slow
+ *
+ * A black lead-in (an edited video's first second): `light` and `human` run no model on it, and
+ * `pro` keeps its subject from the first frame of picture after it.
  */
 import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';
@@ -12,17 +15,19 @@ const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
-/** the mattes of a fresh session of `model` on `frames` (all in flight at once), and how many frames RVM ran on */
-async function matte(model: ModelName, frames: (size: { width: number; height: number }) => Uint8Array[]): Promise<{ mattes: Matte[]; rvmRuns: number }> {
-  const session: SegmentationSession = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession(CLIP);
+/** the mattes of a fresh session of `model` on `frames` (all in flight at once), and how many frames RVM ran on (`light`, `human`) */
+async function matte(model: ModelName, frames: (size: { width: number; height: number }) => Uint8Array[], textPrompt?: string): Promise<{ mattes: Matte[]; rvmRuns: number }> {
+  const session: SegmentationSession = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession({ ...CLIP, textPrompt });
   const { inputWidth: width, inputHeight: height } = session;
-  const rvm = (session as unknown as { rvm: RvmSession }).rvm;
   let rvmRuns = 0;
-  const run = rvm.matte.bind(rvm);
-  rvm.matte = (frame) => {
-    rvmRuns++;
-    return run(frame);
-  };
+  const rvm = (session as unknown as { rvm?: RvmSession }).rvm;
+  if (rvm) {
+    const run = rvm.matte.bind(rvm);
+    rvm.matte = (frame) => {
+      rvmRuns++;
+      return run(frame);
+    };
+  }
   try {
     const mattes = await Promise.all(frames({ width, height }).map((data, index) => session.segment({ index, width, height, data: Buffer.from(data) })));
     return { mattes, rvmRuns };
@@ -39,5 +44,16 @@ describe.each<ModelName>(['light', 'human'])('%s on blank frames (a black lead-i
     expect(leadIn.rvmRuns).toBe(6);
     for (const blank of leadIn.mattes.slice(0, 6)) expect(blank.data.every((alpha) => alpha === 0)).toBe(true);
     leadIn.mattes.slice(6).forEach((after, i) => expect(Buffer.from(after.data).equals(Buffer.from(fresh.mattes[i].data))).toBe(true));
+  }, 3 * MINUTES);
+});
+
+describe('pro on the first picture after a black lead-in', () => {
+  it('keeps the person asked for from that frame: a hard cut is a keyframe, whatever the keyframe interval', async () => {
+    const black = (size: { width: number; height: number }) => Array.from({ length: 5 }, () => new Uint8Array(size.width * size.height * 3));
+    const { mattes } = await matte('pro', (size) => [...black(size), ...decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), size.width, size.height, 3)], 'person');
+    const kept = mattes.map((m) => m.data.filter((alpha) => alpha >= 128).length / m.data.length);
+    // 5 black frames: the detector's next keyframe by its interval would be frame 8
+    expect(kept.slice(0, 5)).toEqual([0, 0, 0, 0, 0]);
+    for (const share of kept.slice(5)) expect(share).toBeGreaterThan(0.05);
   }, 3 * MINUTES);
 });
