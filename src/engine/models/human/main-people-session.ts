@@ -58,7 +58,8 @@ export class MainPeopleSession implements SegmentationSession {
 
   /**
    * RVM takes the frame at once; the people are chosen frame after frame, in order. Rejects with
-   * a HandOver to `original` once the video's first half second kept no one (people-seen.ts).
+   * a HandOver to `original` once the video's first half second of picture kept no one
+   * (people-seen.ts); a blank frame gets an empty matte.
    */
   segment(frame: RgbFrame): Promise<Matte> {
     if (isBlank(frame)) {
