@@ -54,18 +54,21 @@ describe('original with several frames in flight (RVM on the next frames while t
     expectSameMattes(atOnce.mattes, oneByOne.mattes, count);
   }, 3 * MINUTES);
 
-  it('runs no ISNet on blank frames (a black lead-in), whose mattes are empty, and does on the subject after them', async () => {
+  it.each(['car-slide', 'portrait-pan'])('runs no model on blank frames (a black lead-in), whose mattes are empty, and mattes %s after them as a video that starts there', async (clip) => {
     const session = (await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP)) as OriginalSession;
     const { inputWidth: width, inputHeight: height } = session;
     const black = Array.from({ length: 6 }, () => new Uint8Array(width * height * 3));
-    const car = decodeRgbFrames(join(MEDIA_DIR, 'car-slide.mp4'), width, height, 6);
-    const leadIn = await Promise.all([...black, ...car].map((data, index) => session.segment({ index, width, height, data: Buffer.from(data) })));
+    const subject = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), width, height, 6);
+    const leadIn = await Promise.all([...black, ...subject].map((data, index) => session.segment({ index, width, height, data: Buffer.from(data) })));
     const kept = leadIn.map((matte) => matte.data.filter((alpha) => alpha >= 128).length / matte.data.length);
     await session.close();
     expect(kept.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(Math.min(...kept.slice(6))).toBeGreaterThan(0.02);
-    // ISNet ran as often as on car-slide's own first six frames: on none of the black ones
-    expect(session.keyframes).toBe((await mattes('car-slide', 6, true)).keyframes);
+    // ISNet ran as often as on the clip's own first six frames, RVM no more often (on none of the black ones), to the same mattes
+    const alone = await mattes(clip, 6, true);
+    expect(session.keyframes).toBe(alone.keyframes);
+    expect(session.peopleFrames).toBeLessThanOrEqual(alone.peopleFrames);
+    expectSameMattes(leadIn.slice(6), alone.mattes, 6);
   }, 3 * MINUTES);
 
   it("DAVIS dog, whose ISNet sizes agree: the small size on most keyframes, started ahead too, the mattes it gives frame by frame", async () => {

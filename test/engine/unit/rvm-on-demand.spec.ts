@@ -46,6 +46,25 @@ describe('original: RVM on the frames whose people plane is read', () => {
     expect(rvm.seen).toEqual([0, 'restart', 3]);
   });
 
+  it('a held frame (blank) never goes ahead, even among the first frames, and RVM starts afresh after it', async () => {
+    const rvm = recordingRvm();
+    const people = new RvmOnDemand(rvm, 2);
+    const held = people.add(frame(0), true);
+    const next = people.add(frame(1));
+    expect(rvm.seen).toEqual([]); // frame 1 may go ahead, but not before the held frame 0
+    people.skip(held);
+    people.setMode(held, false);
+    expect(rvm.seen).toEqual(['restart', 1]);
+    people.setMode(next, true);
+    expect((await people.take(next)).alpha[0]).toBe(1);
+    const after = people.add(frame(2), true);
+    people.skip(after);
+    people.setMode(after, false);
+    const later = people.add(frame(3));
+    expect((await people.take(later)).alpha[0]).toBe(3);
+    expect(rvm.seen).toEqual(['restart', 1, 'restart', 3]);
+  });
+
   it('a frame decided to go ahead waits behind one that is not: RVM sees frames in order', async () => {
     const rvm = recordingRvm();
     const people = new RvmOnDemand(rvm, 2);

@@ -156,8 +156,24 @@ export class OriginalSession implements SegmentationSession {
     const size = this.matteSize;
     const { width, height } = this.input;
     const small = width === size.width && height === size.height ? Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength) : Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
-    const sequence = this.people.add({ index: frame.index, ...size, data: small });
-    return this.finishing.run(() => this.finish(frame, small, sequence).finally(() => this.inFlight.delete(frame.index)));
+    const blank = isBlank({ ...size, data: small });
+    const sequence = this.people.add({ index: frame.index, ...size, data: small }, blank);
+    return this.finishing.run(() => (blank ? this.nothingIn(frame, sequence) : this.finish(frame, small, sequence)).finally(() => this.inFlight.delete(frame.index)));
+  }
+
+  /**
+   * A blank frame (black, a flat card) holds no subject: no model runs on it (RVM, the detector,
+   * ISNet), its matte is empty, and RVM and ISNet start afresh on the next picture, as after a cut.
+   */
+  private async nothingIn(frame: RgbFrame, sequence: number): Promise<Matte> {
+    this.people.skip(sequence);
+    this.people.setMode(sequence, false);
+    this.propagator.clear();
+    this.interval.reset();
+    this.previous = undefined;
+    if (this.ahead && frame.index >= this.ahead.index) this.ahead = undefined;
+    const { width, height } = this.matteSize;
+    return { width, height, data: new Uint8Array(width * height) };
   }
 
   private async finish(frame: RgbFrame, small: Buffer, sequence: number): Promise<Matte> {
@@ -179,11 +195,9 @@ export class OriginalSession implements SegmentationSession {
     people ??= this.nobody(size.width * size.height);
     const needs = salientNeeds(this.subjects.subjects, people);
     if (this.alwaysSalient) needs.read = true;
-    // a blank frame (black, a flat card) holds no subject: an ISNet run there finds nothing
-    if (isBlank({ ...size, data: small })) needs.read = false;
     let salient: Float32Array | undefined;
     if (!needs.read) {
-      // people alone, or nothing: the matte does not read ISNet's plane, so ISNet does not run
+      // people alone: the matte does not read ISNet's plane, so ISNet does not run
       this.propagator.clear();
       this.interval.reset();
     } else if (!this.propagator.hasKeyframe || this.framesSinceSalient + 1 >= this.interval.frames) {

@@ -44,11 +44,11 @@ export class RvmOnDemand {
     private readonly aheadAtFirst = true,
   ) {}
 
-  /** the next frame, in order; returns its sequence number */
-  add(frame: RgbFrame): number {
+  /** the next frame, in order; returns its sequence number. `held`: it does not go ahead (a blank frame, which is skipped) */
+  add(frame: RgbFrame, held = false): number {
     const sequence = this.arrived++;
     const decidedBy = sequence - this.lag;
-    this.waiting.push({ sequence, frame, ahead: decidedBy < 0 ? this.aheadAtFirst : this.modes.get(decidedBy) });
+    this.waiting.push({ sequence, frame, ahead: held ? false : decidedBy < 0 ? this.aheadAtFirst : this.modes.get(decidedBy) });
     this.pump();
     return sequence;
   }
