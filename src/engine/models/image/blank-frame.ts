@@ -12,8 +12,9 @@ export type Picture = Pick<RgbFrame, 'width' | 'height' | 'data'>;
 
 /**
  * Whether a frame shows nothing at all (an edited video's black lead-in, a flat card): no model
- * finds a subject there. `light`, `human` (main-people-session.ts) and `original` (original-model.ts)
- * run no model on it, and `light` and `human` do not count it toward their hand-over deadline.
+ * finds a subject there. `light`, `human` (main-people-session.ts), `original` (original-model.ts)
+ * and `pro` (pro-model.ts) run no model on it, and `light` and `human` do not count it toward their
+ * hand-over deadline.
  * Measured as the luma's standard deviation over a grid of about 64x36 pixels, against
  * BLANK_LUMA_DEVIATION.
  */

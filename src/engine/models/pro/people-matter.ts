@@ -38,9 +38,9 @@ export class PeopleMatter {
     return this.frames.ran;
   }
 
-  /** the next frame, at `pro`'s size, in order; returns its sequence number */
-  add(frame: RgbFrame): number {
-    return this.frames.add(frame);
+  /** the next frame, at `pro`'s size, in order; returns its sequence number. `held`: it does not go ahead (a blank frame, which is skipped) */
+  add(frame: RgbFrame, held = false): number {
+    return this.frames.add(frame, held);
   }
 
   /** RVM's alpha of frame `sequence` at `pro`'s size (RVM runs now if the frame did not go ahead) */

@@ -1,5 +1,6 @@
 import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
+import { isBlank } from '../image/blank-frame';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
@@ -111,7 +112,7 @@ export class ProSession implements SegmentationSession {
   private readonly states = new Map<number, TrackState>();
   private framesSinceKeyframe = 0;
   private started = false;
-  /** a hard cut (the first picture after a black lead-in too) is a keyframe: the shot before's boxes do not fit it */
+  /** a hard cut is a keyframe: the shot before's boxes do not fit it (after blank frames, see nothingIn) */
   private readonly cuts = new SceneCutDetector();
   /** frames are finished one after another, in order */
   private readonly finishing = new InOrder();
@@ -185,8 +186,32 @@ export class ProSession implements SegmentationSession {
 
   /** RVM takes the frame at once while a person is tracked; the rest follows frame after frame, in order */
   segment(frame: RgbFrame): Promise<Matte> {
-    const sequence = this.people?.add(frame);
-    return this.finishing.run(() => this.finish(frame, sequence));
+    const blank = isBlank(frame);
+    const sequence = this.people?.add(frame, blank);
+    return this.finishing.run(() => (blank ? this.nothingIn(sequence) : this.finish(frame, sequence)));
+  }
+
+  /**
+   * A blank frame (black, a flat card) holds no subject: no model runs on it (the detector, ISNet,
+   * RVM), its matte is empty, the tracks end, and the next picture is a keyframe that starts afresh,
+   * as at the video's start (RVM too: a frame it was not shown breaks its recurrent state).
+   */
+  private async nothingIn(sequence: number | undefined): Promise<Matte> {
+    try {
+      this.tracker.restore([]);
+      this.states.clear();
+      this.started = false;
+      this.framesSinceKeyframe = 0;
+      this.frameFinished?.();
+      const { width, height } = this.isnet;
+      return { width, height, data: new Uint8Array(width * height) };
+    } finally {
+      this.finishedCount++;
+      if (sequence !== undefined) {
+        this.people!.skip(sequence);
+        this.people!.finished(sequence, false);
+      }
+    }
   }
 
   private async finish(frame: RgbFrame, sequence: number | undefined): Promise<Matte> {
