@@ -3,16 +3,21 @@
  * @slow
  *
  * A black lead-in (an edited video's first second): `light` and `human` run no model on it, and
- * `pro` keeps its subject from the first frame of picture after it, running no model before it.
+ * `pro` keeps its subject from the first frame of picture after it, running no model before it, and
+ * keeps who is who through a dip to black.
  */
 import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';
 import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
 import { ProSession } from '../../../src/engine/models/pro/pro-model';
+import { H, W, writePromptComposite } from '../../../bench/matting/prompt-composites';
+import { matteAtSize, surveyFrames } from '../../../src/engine/quality/evaluate-session';
+import { binaryIou } from '../../../src/engine/quality/metrics';
 import { Matte, ModelName, SegmentationSession } from '../../../src/engine/types';
-import { decodeRgbFrames, MEDIA_DIR } from './support/clips';
+import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
 
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
+const PROMPT_CLIPS_DIR = resolve(process.cwd(), '.cache/prompt-composites');
 const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
@@ -69,4 +74,38 @@ describe('pro on a black lead-in', () => {
     expect([session.detectorRuns, session.peopleFrames]).toEqual([(fresh.session as ProSession).detectorRuns, 3]);
     leadIn.mattes.slice(5).forEach((after, i) => expect(Buffer.from(after.data).equals(Buffer.from(fresh.mattes[i].data))).toBe(true));
   }, 3 * MINUTES);
+});
+
+describe('pro through a dip to black', () => {
+  it('"person wearing red jacket": the tracks kept through the black frames take the two people back as they cross, so the red one stays shown', async () => {
+    const { video, truths } = writePromptComposite('red-blue', PROMPT_CLIPS_DIR);
+    const FRAMES = 36;
+    const DIP = [24, 25, 26, 27, 28];
+    const session = await (await loadModel('pro', { cacheDir: CACHE_DIR })).createSession({ width: W, height: H, fps: 25, textPrompt: 'person wearing red jacket' });
+    const { inputWidth: width, inputHeight: height } = session;
+    const frames = decodeRgbFrames(video, width, height, FRAMES).map((frame, i) => (DIP.includes(i) ? new Uint8Array(frame.length) : frame));
+    const red = decodeAlphaFrames(truths[1], W, H, FRAMES);
+    const shown: Uint8Array[] = [];
+    const truth: Uint8Array[] = [];
+    try {
+      await surveyFrames(session, frames);
+      for (const [index, data] of frames.entries()) {
+        const matte = matteAtSize(await session.segment({ index, width, height, data: Buffer.from(data) }), W, H);
+        if (DIP.includes(index)) {
+          expect(matte.every((alpha) => alpha === 0)).toBe(true);
+        } else {
+          shown.push(matte);
+          truth.push(red[index]);
+        }
+      }
+    } finally {
+      await session.close();
+    }
+    // pooled over the pictures: 0.939 measured. 0.755 where the black frames ended the tracks: the two
+    // people came back as new tracks while crossing, too crowded to judge, and the red one was lost.
+    // 0.744 where the detector ran on the black frames (before blank frames were skipped).
+    const iou = binaryIou(Buffer.concat(shown), Buffer.concat(truth));
+    console.log(`pro "person wearing red jacket" through a dip to black: IoU ${iou.toFixed(4)}`);
+    expect(iou).toBeGreaterThan(0.9);
+  }, 5 * MINUTES);
 });

@@ -193,15 +193,13 @@ export class ProSession implements SegmentationSession {
 
   /**
    * A blank frame (black, a flat card) holds no subject: no model runs on it (the detector, ISNet,
-   * RVM), its matte is empty, the tracks end, and the next picture is a keyframe that starts afresh,
-   * as at the video's start (RVM too: a frame it was not shown breaks its recurrent state).
+   * RVM) and its matte is empty. RVM is not shown it, so its recurrent state starts afresh on the
+   * next picture; that picture is a keyframe, where the detector finds the subjects again and the
+   * tracks kept through the blank frames take them back (a dip to black keeps who is who).
    */
   private async nothingIn(sequence: number | undefined): Promise<Matte> {
     try {
-      this.tracker.restore([]);
-      this.states.clear();
       this.started = false;
-      this.framesSinceKeyframe = 0;
       this.frameFinished?.();
       const { width, height } = this.isnet;
       return { width, height, data: new Uint8Array(width * height) };
