@@ -111,7 +111,8 @@ export class ProSession implements SegmentationSession {
   private readonly tracker = new BoxTracker();
   private readonly states = new Map<number, TrackState>();
   private framesSinceKeyframe = 0;
-  private started = false;
+  /** the next picture is a keyframe whatever the interval: the video's first, or the first after blank frames */
+  private keyframeDue = true;
   /** a hard cut is a keyframe: the shot before's boxes do not fit it (after blank frames, see nothingIn) */
   private readonly cuts = new SceneCutDetector();
   /** frames are finished one after another, in order */
@@ -199,7 +200,7 @@ export class ProSession implements SegmentationSession {
    */
   private async nothingIn(sequence: number | undefined): Promise<Matte> {
     try {
-      this.started = false;
+      this.keyframeDue = true;
       this.frameFinished?.();
       const { width, height } = this.isnet;
       return { width, height, data: new Uint8Array(width * height) };
@@ -216,7 +217,7 @@ export class ProSession implements SegmentationSession {
     this.frameLuma = undefined;
     try {
       const cut = this.cuts.isCut(frame.data, frame.width, frame.height);
-      const isKeyframe = !this.started || cut || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
+      const isKeyframe = this.keyframeDue || cut || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
       const moved = this.moveTracks(frame.data, isKeyframe);
       const replayed = this.replay?.();
       if (replayed) {
@@ -260,7 +261,7 @@ export class ProSession implements SegmentationSession {
     if (isKeyframe) {
       mattes = replayed ? await this.replayedKeyframe(frame.data, moved, peopleFromRvm) : await this.keyframe(frame.data, moved, people);
       this.observer?.(frame.data, this.tracker.tracks.map((track) => ({ id: track.id, cls: track.cls, box: track.box, detected: track.misses === 0, matte: this.matteOf(track, people, mattes) })));
-      this.started = true;
+      this.keyframeDue = false;
       this.framesSinceKeyframe = 0;
     } else {
       this.framesSinceKeyframe++;
