@@ -1,5 +1,5 @@
 import { HandOver, Matte, RgbFrame, SegmentationSession, SessionOptions } from '../../types';
-import { isBlank } from '../image/blank-frame';
+import { emptyMatte, isBlank } from '../image/blank-frame';
 import { toAlphaBytes } from '../image/resample';
 import { InOrder } from '../in-order';
 import { peopleMatte } from '../original/subject-matte';
@@ -75,7 +75,7 @@ export class MainPeopleSession implements SegmentationSession {
   /** a blank frame's matte: empty; it does not count toward the hand-over (people-seen.ts) */
   private nothingIn(frame: RgbFrame): Matte {
     this.previous = undefined;
-    return { width: frame.width, height: frame.height, data: new Uint8Array(frame.width * frame.height) };
+    return emptyMatte(frame);
   }
 
   private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {

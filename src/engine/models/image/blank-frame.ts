@@ -1,4 +1,4 @@
-import { RgbFrame } from '../../types';
+import { Matte, RgbFrame } from '../../types';
 
 /**
  * a frame whose luma varies less than this (standard deviation, of 255) shows nothing: black, a
@@ -36,4 +36,9 @@ export function isBlank(picture: Picture): boolean {
   }
   const mean = sum / count;
   return count > 0 && squares / count - mean * mean < BLANK_LUMA_DEVIATION ** 2;
+}
+
+/** a blank frame's matte: nothing kept */
+export function emptyMatte({ width, height }: { width: number; height: number }): Matte {
+  return { width, height, data: new Uint8Array(width * height) };
 }

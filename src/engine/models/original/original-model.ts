@@ -13,7 +13,7 @@ import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
 import { objectTracks, peopleMayMatter, salientNeeds, subjectMatte } from './subject-matte';
-import { isBlank } from '../image/blank-frame';
+import { emptyMatte, isBlank } from '../image/blank-frame';
 import { lostAtEdge } from './lost-at-edge';
 import { RvmOnDemand } from '../rvm/rvm-on-demand';
 import { IsnetScale, IsnetScalePolicy, SMALL_ISNET_SIZE } from './isnet-scale';
@@ -172,8 +172,7 @@ export class OriginalSession implements SegmentationSession {
     this.interval.reset();
     this.previous = undefined;
     if (this.ahead && frame.index >= this.ahead.index) this.ahead = undefined;
-    const { width, height } = this.matteSize;
-    return { width, height, data: new Uint8Array(width * height) };
+    return emptyMatte(this.matteSize);
   }
 
   private async finish(frame: RgbFrame, small: Buffer, sequence: number): Promise<Matte> {

@@ -1,6 +1,6 @@
 import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
-import { isBlank } from '../image/blank-frame';
+import { emptyMatte, isBlank } from '../image/blank-frame';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { RvmMatter } from '../rvm/rvm-matter';
@@ -202,8 +202,7 @@ export class ProSession implements SegmentationSession {
     try {
       this.keyframeDue = true;
       this.frameFinished?.();
-      const { width, height } = this.isnet;
-      return { width, height, data: new Uint8Array(width * height) };
+      return emptyMatte(this.isnet);
     } finally {
       this.finishedCount++;
       if (sequence !== undefined) {
