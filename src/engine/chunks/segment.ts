@@ -40,8 +40,9 @@ export async function warmUpSession(session: SegmentationSession, source: Source
 
 /**
  * A surveying session (SegmentationSession.surveyFrame) is fed, before any matte is made, every
- * frame it will segment: a chunk's pre-roll and frames, or the whole source. Each chunk of a
- * chunked job therefore decides from its own frames.
+ * frame it will segment: a chunk's pre-roll and frames, or the whole source. A chunk decides from
+ * its own frames, so the job module does not split a job that surveys (decidesFromWholeClip in
+ * modules/jobs/domain/pro-prompt.ts).
  */
 export async function surveySession(session: SegmentationSession, source: SourceSpec, segment: SegmentRange | undefined, signal?: AbortSignal): Promise<void> {
   if (!session.surveyFrame) return;

@@ -68,6 +68,18 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     expect(await world.storage.stat(`inputs/${job.id}`)).not.toBeNull();
   });
 
+  it('keeps a pro job whose prompt has attributes on one task (decided from the whole clip); a prompt naming classes alone is split', async () => {
+    const world = chunking();
+    world.gateway.succeedWith(10);
+    const whole = await world.split({ model: 'pro', text_prompt: 'the person wearing red jacket' });
+    expect(whole.flow).toBeUndefined();
+    expect(world.gateway.tasks.map((task) => [task.settings.textPrompt, task.segment])).toEqual([['the person wearing red jacket', undefined]]);
+    expect(await world.jobs.findById(whole.job.id)).toMatchObject({ status: 'completed', durationSeconds: 10 });
+    for (const prompt of ['the two people on the left', 'the largest dog']) expect((await world.split({ model: 'pro', text_prompt: prompt })).flow).toBeUndefined();
+    expect((await world.split({ model: 'pro', text_prompt: 'person, dog' })).flow?.chunks).toHaveLength(3);
+    expect((await world.split({ model: 'pro' })).flow?.chunks).toHaveLength(3);
+  });
+
   it('runs the chunks, sums their progress, and the join completes the job once with one charge for all of it', async () => {
     const world = chunking();
     world.gateway.succeedWith(10 / 3);

@@ -20,7 +20,7 @@ import { PeopleMatter } from './people-matter';
 import { PERSON } from './track-chooser';
 import { cropRgb, inPixelRect, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES } from './vocabulary';
-import { hasAttributes, parsePrompt, SubjectQuery } from './prompt-grammar';
+import { parsePrompt, promptSurveysWholeClip, SubjectQuery } from './prompt-grammar';
 import { ObservedTrack } from './track-evidence';
 import { withoutTheirColours } from './colour-apart';
 import { SurveyedProSession } from './surveyed-session';
@@ -539,7 +539,7 @@ export class ProModel implements SegmentationModel {
     };
     const session = await open(true);
     session.notes.push(...notes);
-    if (!queries.some(hasAttributes)) return session;
+    if (!promptSurveysWholeClip(options.textPrompt)) return session;
     return new SurveyedProSession(await open(SURVEY_MIRRORED_PEOPLE), session, queries, aspect);
   }
 }

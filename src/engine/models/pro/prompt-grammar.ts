@@ -179,6 +179,15 @@ export function hasAttributes(query: SubjectQuery): boolean {
   return query.colours.length > 0 || query.position !== undefined || query.size !== undefined || query.count !== undefined;
 }
 
+/**
+ * Whether `pro` decides a prompt's subjects from the whole clip before it mattes a frame: a prompt
+ * with attributes ("the person in red") is resolved once over every track of the video
+ * (surveyed-session.ts), so it cannot be split into chunks that each decide on their own frames.
+ */
+export function promptSurveysWholeClip(textPrompt: string): boolean {
+  return parsePrompt(textPrompt).queries.some(hasAttributes);
+}
+
 /** the attribute words, as listed by GET /v1/models */
 export function describeAttributes() {
   return {

@@ -14,6 +14,7 @@ import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { planChunks } from '../domain/chunk-plan';
+import { decidesFromWholeClip } from '../domain/pro-prompt';
 import { ChunkedJobHandler } from './chunked-job.handler';
 import { watchWhileProcessing } from './job-watch';
 
@@ -137,12 +138,13 @@ export class ProcessJobHandler {
 
   /**
    * A job longer than the chunk length goes out as chunks any worker may take (the reserve covers the
-   * whole job already); true when it did. `durationSeconds` is the probe's when it was probed here,
+   * whole job already); true when it did. A `pro` prompt with attributes keeps one task
+   * (decidesFromWholeClip). `durationSeconds` is the probe's when it was probed here,
    * or the one stored with the upload when the upload was probed: the file is then not probed again.
    */
   private async splitWhenLong(job: Job, inputKey: string, backgroundImageKey: string | null, durationSeconds: number | undefined): Promise<boolean> {
     const { chunkSeconds, prerollSeconds } = this.config.chunking;
-    if (!(chunkSeconds > 0)) return false;
+    if (!(chunkSeconds > 0) || decidesFromWholeClip(job.settings.model, job.settings.textPrompt)) return false;
     const duration = durationSeconds ?? (await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path)));
     const seconds = typeof duration === 'number' ? duration : isRefusal(duration) ? null : duration.durationSeconds;
     const ranges = seconds === null ? null : planChunks(seconds, job.settings.previewDuration, chunkSeconds, prerollSeconds);

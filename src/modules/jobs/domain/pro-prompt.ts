@@ -1,5 +1,5 @@
 import { DomainError } from '../../../common/errors/domain-error';
-import { parsePrompt } from '../../../engine/models/pro/prompt-grammar';
+import { parsePrompt, promptSurveysWholeClip } from '../../../engine/models/pro/prompt-grammar';
 import { COCO_CLASSES } from '../../../engine/models/pro/vocabulary';
 
 /**
@@ -17,4 +17,14 @@ export function assertProPrompt(model: string, textPrompt: string | undefined | 
   if (subjects.length === 0) {
     throw DomainError.invalid('text_prompt', `names no supported subject (unknown: ${unknownWords.join(', ') || 'none'}); ${supported}`);
   }
+}
+
+/**
+ * A `pro` job whose prompt has attributes ("the person in red", "the two people on the left")
+ * decides which subjects they name once, from the whole clip, so it is not split into chunks: each
+ * chunk would decide on its own frames, and a chunk where the named subject is absent would keep
+ * whoever is closest to the description (or the chunks would disagree on who is on the left).
+ */
+export function decidesFromWholeClip(model: string, textPrompt: string | null): boolean {
+  return model === 'pro' && textPrompt !== null && promptSurveysWholeClip(textPrompt);
 }
