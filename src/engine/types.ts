@@ -182,6 +182,14 @@ export interface SegmentationSession {
    * (default 1): a session whose work runs in stages on several threads keeps them all busy
    */
   readonly framesInFlight?: number;
+  /**
+   * the caller gives each frame before it awaits the matte of the frame before, up to
+   * `framesInFlight` ahead, and calls `framesEnded` when it has no more (FramesInFlight does both):
+   * the session may then wait for the next frame to finish this one (original-model.ts: a frame
+   * between two ISNet runs takes the next run's plane too)
+   */
+  feedsAhead?(): void;
+  framesEnded?(): void;
   /** frames must be fed in order; the returned matte belongs to the frame passed; it may reject with a HandOver */
   segment(frame: RgbFrame): Promise<Matte>;
   /** once every frame is segmented: the model that should matte the video instead, if any (HandOver) */

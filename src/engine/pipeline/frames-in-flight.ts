@@ -4,6 +4,8 @@ import { Matte, RgbFrame, SegmentationSession } from '../types';
  * Frames handed to a session, oldest first: up to its `framesInFlight` are given before the
  * oldest one's result is awaited, so its stages overlap (one frame at a time by default). `feed`
  * is what the session does with a frame: its matte (`FramesInFlight.mattes`), or a survey of it.
+ * With more than one frame in flight, each frame is given before the one before it is awaited, and
+ * the session is told so (`feedsAhead`) and when the frames end (`framesEnded`).
  */
 export class FramesInFlight<T> {
   private readonly pending: Promise<T>[] = [];
@@ -16,6 +18,7 @@ export class FramesInFlight<T> {
     private readonly feed: (frame: RgbFrame) => Promise<T>,
   ) {
     this.capacity = Math.max(1, Math.floor(session.framesInFlight ?? 1));
+    if (this.capacity > 1) session.feedsAhead?.();
   }
 
   /** the session's mattes */
@@ -50,6 +53,7 @@ export class FramesInFlight<T> {
       const data = await read();
       if (!data) {
         this.ended = true;
+        this.session.framesEnded?.();
         return;
       }
       const result = this.feed({ index: this.started++, width: this.session.inputWidth, height: this.session.inputHeight, data });
