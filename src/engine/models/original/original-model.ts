@@ -23,7 +23,8 @@ import { cropRgb, pastePlane, toPixelRect } from '../pro/subject-crop';
 /*
  * ISNet runs on every frame or every 2nd frame that needs it (salient-interval.ts: every frame
  * while the subject changes shape); frames in between reuse its matte moved with the subject, by
- * the subject's own motion field (keyframe-propagator.ts). A subject that changes shape (an animal
+ * the subject's own motion field (keyframe-propagator.ts), from the keyframe before them and, where
+ * the frames are fed ahead, from the one after them too (`betweenKeyframes`). A subject that changes shape (an animal
  * running, a rider pedalling) still drifts from it within a few frames (DAVIS dog, whole clip,
  * when the move was one translation: 0.77 at every 4th frame, 0.80 at every 3rd, 0.86 at every
  * 2nd, 0.91 at every frame). ISNet does not run where no object is kept
