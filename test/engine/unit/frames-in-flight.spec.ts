@@ -80,4 +80,15 @@ describe('FramesInFlight.drain (the survey and a chunk\'s pre-roll)', () => {
       [2, 2, 1, 2],
     ]);
   });
+
+  it('tells a session that keeps several frames in flight that they come ahead, and when they end; not one that keeps one', async () => {
+    const calls: string[] = [];
+    const tell = (framesInFlight?: number) => ({ ...heldSession(framesInFlight).session, feedsAhead: () => calls.push('ahead'), framesEnded: () => calls.push('ended') }) as SegmentationSession;
+    const fed = (session: SegmentationSession) => new FramesInFlight(session, async (frame) => calls.push(`frame ${frame.index}`));
+    await fed(tell(2)).drain(reader(2));
+    expect(calls).toEqual(['ahead', 'frame 0', 'frame 1', 'ended']);
+    calls.length = 0;
+    await fed(tell(undefined)).drain(reader(1));
+    expect(calls).toEqual(['frame 0', 'ended']);
+  });
 });
