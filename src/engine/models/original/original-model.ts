@@ -272,7 +272,8 @@ export class OriginalSession implements SegmentationSession {
     if (!this.looksAhead || !next || next.index <= index || next.index - index >= this.framesInFlight) return forward;
     if (!(await this.given(next.index))) return forward;
     const frame = this.inFlight.get(next.index);
-    const plane = frame && !frame.blank && (await next.probabilities?.catch(() => undefined));
+    // no run was started on a blank frame (startAhead)
+    const plane = frame && (await next.probabilities?.catch(() => undefined));
     if (!frame || !plane) return forward;
     if (this.backwardFrom !== next) this.backward.setKeyframe(frame.small, width, height, plane, width, height);
     this.backwardFrom = next;
@@ -309,12 +310,12 @@ export class OriginalSession implements SegmentationSession {
     this.awaited = undefined;
   }
 
-  /** starts the planned run once its frame has been given */
+  /** starts the planned run once its frame has been given; none on a blank frame, whose matte reads no model (`nothingIn`) */
   private startAhead(): void {
     const ahead = this.ahead;
-    const rgb = ahead && !ahead.probabilities && this.inFlight.get(ahead.index)?.data;
-    if (!ahead || !rgb) return;
-    ahead.probabilities = this.salientAround(rgb, ahead.region, { scale: ahead.scale });
+    const given = ahead && !ahead.probabilities && this.inFlight.get(ahead.index);
+    if (!ahead || !given || given.blank) return;
+    ahead.probabilities = this.salientAround(given.data, ahead.region, { scale: ahead.scale });
     ahead.probabilities.catch(() => undefined); // awaited at its turn, or not used
   }
 
