@@ -11,10 +11,13 @@ import { EngineProcessPool } from '../../src/engine/runner/engine-process-pool';
 import { MEDIA } from './support/media';
 import { binaryIou } from '../../src/engine/quality/metrics';
 import { decodeVideoRgba, ffmpeg } from './support/media-tools';
+import { SHARED_MODEL_CACHE } from '../support/processes';
 
 /**
- * A handed-over job is the first to run `original` in the pool's fresh model cache: it converts and
- * quantises ISNet (two sizes) and NanoDet first, which took over a minute on a loaded 2-core machine.
+ * A handed-over job may be the first to run `original` in the suite's model cache (the one every
+ * engine test shares, as a worker shares the service's): it then converts and quantises ISNet (two
+ * sizes) and NanoDet first, which took over a minute on a loaded 2-core machine. A cache of this
+ * file's own made every run pay that (the light hand-over took 62 s of an AVX2-only EPYC's CI worker).
  */
 const FIRST_ORIGINAL_JOB_MS = 4 * 60_000;
 
@@ -25,7 +28,7 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
   let pool: EngineProcessPool;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'engine-e2e-'));
-    pool = new EngineProcessPool({ cacheDir: join(dir, 'models'), workDir: dir });
+    pool = new EngineProcessPool({ cacheDir: SHARED_MODEL_CACHE, workDir: dir });
   });
   afterAll(async () => {
     await pool.close();
