@@ -16,8 +16,9 @@ import { SHARED_MODEL_CACHE } from '../support/processes';
 /**
  * A handed-over job may be the first to run `original` in the suite's model cache (the one every
  * engine test shares, as a worker shares the service's): it then converts and quantises ISNet (two
- * sizes) and NanoDet first, which took over a minute on a loaded 2-core machine. A cache of this
- * file's own made every run pay that (the light hand-over took 62 s of an AVX2-only EPYC's CI worker).
+ * sizes) and NanoDet first, and this timeout leaves room for that on a loaded 2-core machine. A
+ * cache of this file's own made every run convert them (on an AVX2-only EPYC, alone: this file took
+ * 75 s, 63 s now).
  */
 const FIRST_ORIGINAL_JOB_MS = 4 * 60_000;
 

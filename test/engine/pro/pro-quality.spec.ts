@@ -48,7 +48,7 @@ const PREFIX_FRAMES = 40;
  * `pro` without a prompt is `original` (ProModel): 12 frames hold three of the detector's keyframes
  * (every 4th frame) and ISNet's runs between them, enough to show the same mattes; `original`'s floor
  * on car-slide is its whole-clip test (models/quality.spec.ts). Measured 0.925 on these frames, where
- * the car enters the frame (40 frames had taken 137 s of a CI worker on an AVX2-only EPYC, 12 take 27)
+ * the car enters the frame (on an AVX2-only EPYC, alone: 40 frames took 71 s, 12 take 27)
  */
 const SAME_AS_ORIGINAL_FRAMES = 12;
 
