@@ -129,8 +129,8 @@ describe('original with several frames in flight (RVM on the next frames while t
     expect(mean(ahead.mattes)).toBeGreaterThan(mean(forwardOnly.mattes));
   }, 3 * MINUTES);
 
-  it('fed ahead after a pre-roll (a chunk of a long job, its frames numbered from 0 again): nothing waits for a frame that is not coming, and the chunk\'s mattes are the whole run\'s but at the seam', async () => {
-    // the one run's frames 9-19 (its later frames fed too)
+  it('fed ahead after a pre-roll (a chunk of a long job, its frames numbered from 0 again): nothing waits for a frame that is not coming, and the chunk\'s mattes are the whole run\'s but at its seam and its end', async () => {
+    // the one run's frames 9-19; that run goes on past frame 19, which takes a second side there and not in the chunk
     const [whole, chunk] = [await carSlideAhead(), await fedAhead('car-slide', 20, 0, 9)];
     expect(chunk.mattes).toHaveLength(11);
     const agreement = chunk.mattes.map((matte, i) => binaryIou(matteAtSize(matte, CLIP.width, CLIP.height), matteAtSize(whole.mattes[9 + i], CLIP.width, CLIP.height)));
