@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';
+import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter';
 import { OriginalSession } from '../../../src/engine/models/original/original-model';
 import { FramesInFlight } from '../../../src/engine/pipeline/frames-in-flight';
 import { matteAtSize } from '../../../src/engine/quality/evaluate-session';
@@ -16,19 +17,38 @@ const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
 /**
+ * Counts the ISNet runs that `session` starts, used or not (the models are shared by sessions, so
+ * the session is given counting wrappers of its own).
+ */
+function countIsnetRuns(session: OriginalSession): { runs: number } {
+  const count = { runs: 0 };
+  const parts = session as unknown as { isnet: { full: IsnetSegmenter; small: IsnetSegmenter } };
+  const counting = (segmenter: IsnetSegmenter): IsnetSegmenter =>
+    Object.assign(Object.create(segmenter) as IsnetSegmenter, {
+      probabilities: (...args: Parameters<IsnetSegmenter['probabilities']>) => {
+        count.runs++;
+        return segmenter.probabilities(...args);
+      },
+    });
+  parts.isnet = { full: counting(parts.isnet.full), small: counting(parts.isnet.small) };
+  return count;
+}
+
+/**
  * The mattes of `original` on the first `count` frames of `clip`, the frames handed over one by one
  * (and ISNet run at each keyframe's turn) or all at once (and ISNet's next run started ahead).
  */
-async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number; peopleFrames: number; keyframes: number; keyframesAhead: number; keyframesSmall: number }> {
+async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<{ mattes: Matte[]; framesInFlight?: number; peopleFrames: number; keyframes: number; keyframesAhead: number; keyframesSmall: number; isnetRuns: number }> {
   const session = (await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP)) as OriginalSession;
   session.runsAhead = allAtOnce;
+  const isnet = countIsnetRuns(session);
   const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight, count);
   const segment = (data: Uint8Array, index: number) => session.segment({ index, width: session.inputWidth, height: session.inputHeight, data: Buffer.from(data) });
   const out: Matte[] = [];
   if (allAtOnce) out.push(...(await Promise.all(frames.map(segment))));
   else for (const [index, data] of frames.entries()) out.push(await segment(data, index));
   await session.close();
-  return { mattes: out, framesInFlight: session.framesInFlight, peopleFrames: session.peopleFrames, keyframes: session.keyframes, keyframesAhead: session.keyframesAhead, keyframesSmall: session.keyframesSmall };
+  return { mattes: out, framesInFlight: session.framesInFlight, peopleFrames: session.peopleFrames, keyframes: session.keyframes, keyframesAhead: session.keyframesAhead, keyframesSmall: session.keyframesSmall, isnetRuns: isnet.runs };
 }
 
 /**
@@ -87,21 +107,27 @@ describe('original with several frames in flight (RVM on the next frames while t
     expectSameMattes(atOnce.mattes, oneByOne.mattes, count);
   }, 3 * MINUTES);
 
-  it.each(['car-slide', 'portrait-pan'])('runs no model on blank frames (a black lead-in), whose mattes are empty, and mattes %s after them as a video that starts there', async (clip) => {
+  it.each(['car-slide', 'portrait-pan'])('runs no model on blank frames (a black lead-in, a fade to black), whose mattes are empty, and mattes %s between them as a video of those frames alone', async (clip) => {
     const session = (await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP)) as OriginalSession;
     const { inputWidth: width, inputHeight: height } = session;
-    const black = Array.from({ length: 6 }, () => new Uint8Array(width * height * 3));
+    const isnet = countIsnetRuns(session);
+    const black = (count: number) => Array.from({ length: count }, () => new Uint8Array(width * height * 3));
     const subject = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), width, height, 6);
-    const leadIn = await Promise.all([...black, ...subject].map((data, index) => session.segment({ index, width, height, data: Buffer.from(data) })));
-    const kept = leadIn.map((matte) => matte.data.filter((alpha) => alpha >= 128).length / matte.data.length);
+    const frames = [...black(6), ...subject, ...black(4)];
+    const matted = await Promise.all(frames.map((data, index) => session.segment({ index, width, height, data: Buffer.from(data) })));
+    const kept = matted.map((matte) => matte.data.filter((alpha) => alpha >= 128).length / matte.data.length);
     await session.close();
     expect(kept.slice(0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect(Math.min(...kept.slice(6))).toBeGreaterThan(0.02);
-    // ISNet ran as often as on the clip's own first six frames, RVM no more often (on none of the black ones), to the same mattes
+    expect(Math.min(...kept.slice(6, 12))).toBeGreaterThan(0.02);
+    expect(kept.slice(12)).toEqual([0, 0, 0, 0]);
+    // ISNet ran as often as on the clip's six frames alone: none on a black frame, not even a run
+    // started ahead for the keyframe planned on the fade's first frames (and thrown away at its
+    // turn); RVM no more often (on none of the black frames); the same mattes
     const alone = await mattes(clip, 6, true);
     expect(session.keyframes).toBe(alone.keyframes);
+    expect(isnet.runs).toBe(alone.isnetRuns);
     expect(session.peopleFrames).toBeLessThanOrEqual(alone.peopleFrames);
-    expectSameMattes(leadIn.slice(6), alone.mattes, 6);
+    expectSameMattes(matted.slice(6, 12), alone.mattes, 6);
   }, 3 * MINUTES);
 
   it("DAVIS dog, whose ISNet sizes agree: the small size on most keyframes, started ahead too, the mattes it gives frame by frame", async () => {

@@ -65,6 +65,25 @@ describe('original: RVM on the frames whose people plane is read', () => {
     expect(rvm.seen).toEqual(['restart', 1, 'restart', 3]);
   });
 
+  it('a held frame stays held when the frame that decides it is finished after it came (a fade to black while people matter)', async () => {
+    const rvm = recordingRvm();
+    const people = new RvmOnDemand(rvm, 2);
+    const pictures = [0, 1].map((i) => people.add(frame(i)));
+    const blanks = [2, 3].map((i) => people.add(frame(i), true));
+    expect(rvm.seen).toEqual([0, 1]);
+    for (const sequence of pictures) {
+      people.setMode(sequence, true); // people matter: they would send frames 2 and 3 ahead
+      await people.take(sequence);
+    }
+    expect(rvm.seen).toEqual([0, 1]);
+    for (const sequence of blanks) {
+      people.skip(sequence);
+      people.setMode(sequence, false);
+    }
+    expect((await people.take(people.add(frame(4)))).alpha[0]).toBe(4);
+    expect(rvm.seen).toEqual([0, 1, 'restart', 4]);
+  });
+
   it('a frame decided to go ahead waits behind one that is not: RVM sees frames in order', async () => {
     const rvm = recordingRvm();
     const people = new RvmOnDemand(rvm, 2);

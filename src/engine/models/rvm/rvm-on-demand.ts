@@ -11,6 +11,8 @@ interface Entry {
   frame: RgbFrame;
   /** whether the frame goes to RVM before it is finished; undefined while not yet decided */
   ahead?: boolean;
+  /** never goes ahead (a blank frame), whatever the frame that decides it says */
+  held: boolean;
   output?: Promise<RvmOutput>;
 }
 
@@ -48,7 +50,7 @@ export class RvmOnDemand {
   add(frame: RgbFrame, held = false): number {
     const sequence = this.arrived++;
     const decidedBy = sequence - this.lag;
-    this.waiting.push({ sequence, frame, ahead: held ? false : decidedBy < 0 ? this.aheadAtFirst : this.modes.get(decidedBy) });
+    this.waiting.push({ sequence, frame, held, ahead: held ? false : decidedBy < 0 ? this.aheadAtFirst : this.modes.get(decidedBy) });
     this.pump();
     return sequence;
   }
@@ -58,7 +60,7 @@ export class RvmOnDemand {
     this.modes.set(sequence, peopleMatter);
     this.modes.delete(sequence - this.lag);
     const decided = this.waiting.find((e) => e.sequence === sequence + this.lag);
-    if (decided) decided.ahead = peopleMatter;
+    if (decided && !decided.held) decided.ahead = peopleMatter;
     this.pump();
   }
 
