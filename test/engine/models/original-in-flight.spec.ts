@@ -54,10 +54,12 @@ async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<
 /**
  * The mattes of `original` on the first `count` frames of `clip` fed as the engine feeds them
  * (FramesInFlight: each frame given before the one before it is awaited, and the end said), each
- * frame read `delayMs` after the last.
+ * frame read `delayMs` after the last; `mattesOverlap` off: each matte made before the next frame
+ * goes on (the reference).
  */
-async function fedAhead(clip: string, count: number, delayMs = 0, prerollFrom = 0): Promise<{ mattes: Matte[]; keyframes: number }> {
+async function fedAhead(clip: string, count: number, { delayMs = 0, prerollFrom = 0, mattesOverlap = true } = {}): Promise<{ mattes: Matte[]; keyframes: number }> {
   const session = (await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP)) as OriginalSession;
+  session.mattesOverlap = mattesOverlap;
   const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight, count);
   const reader = (from: number, to: number) => {
     let handed = from;
@@ -143,7 +145,7 @@ describe('original with several frames in flight (RVM on the next frames while t
 
   it('fed ahead, a frame between ISNet runs also takes the next run\'s plane moved back to it: the same runs, closer to the truth on the frames between, the same mattes however fast the frames come', async () => {
     const count = FED_AHEAD_FRAMES;
-    const [ahead, slowly, forwardOnly] = [await carSlideAhead(), await fedAhead('car-slide', count, 40), await mattes('car-slide', count, true)];
+    const [ahead, slowly, forwardOnly] = [await carSlideAhead(), await fedAhead('car-slide', count, { delayMs: 40 }), await mattes('car-slide', count, true)];
     expectSameMattes(slowly.mattes, ahead.mattes, count);
     expect(ahead.keyframes).toBe(forwardOnly.keyframes);
     const truth = decodeAlphaFrames(join(MEDIA_DIR, 'car-slide.alpha.mkv'), CLIP.width, CLIP.height, count);
@@ -155,9 +157,14 @@ describe('original with several frames in flight (RVM on the next frames while t
     expect(mean(ahead.mattes)).toBeGreaterThan(mean(forwardOnly.mattes));
   }, 3 * MINUTES);
 
+  it('fed ahead, the next keyframe\'s planes decided (and the run after it started) while a frame between waits for its run: the mattes of each frame made before the next goes on', async () => {
+    const [overlapping, oneAfterAnother] = [await carSlideAhead(), await fedAhead('car-slide', FED_AHEAD_FRAMES, { mattesOverlap: false })];
+    expectSameMattes(overlapping.mattes, oneAfterAnother.mattes, FED_AHEAD_FRAMES);
+  }, 3 * MINUTES);
+
   it('fed ahead after a pre-roll (a chunk of a long job, its frames numbered from 0 again): nothing waits for a frame that is not coming, and the chunk\'s mattes are the whole run\'s but at its seam and its end', async () => {
     // the one run's frames 9-19; that run goes on past frame 19, which takes a second side there and not in the chunk
-    const [whole, chunk] = [await carSlideAhead(), await fedAhead('car-slide', 20, 0, 9)];
+    const [whole, chunk] = [await carSlideAhead(), await fedAhead('car-slide', 20, { prerollFrom: 9 })];
     expect(chunk.mattes).toHaveLength(11);
     const agreement = chunk.mattes.map((matte, i) => binaryIou(matteAtSize(matte, CLIP.width, CLIP.height), matteAtSize(whole.mattes[9 + i], CLIP.width, CLIP.height)));
     console.log(`original on car-slide, frames 9-19 after a pre-roll of 0-8 against one run: IoU ${agreement.map((v) => v.toFixed(3)).join(' ')}`);
