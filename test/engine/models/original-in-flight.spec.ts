@@ -6,6 +6,7 @@ import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';
 import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter';
 import { OriginalSession } from '../../../src/engine/models/original/original-model';
+import { KeyframePropagator } from '../../../src/engine/models/temporal/keyframe-propagator';
 import { FramesInFlight } from '../../../src/engine/pipeline/frames-in-flight';
 import { matteAtSize } from '../../../src/engine/quality/evaluate-session';
 import { binaryIou } from '../../../src/engine/quality/metrics';
@@ -17,21 +18,64 @@ const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
 /**
- * Counts the ISNet runs that `session` starts, used or not (the models are shared by sessions, so
- * the session is given counting wrappers of its own).
+ * Calls `started` with the image of each ISNet run that `session` starts, used or not (the models
+ * are shared by sessions, so the session is given wrappers of its own).
  */
-function countIsnetRuns(session: OriginalSession): { runs: number } {
-  const count = { runs: 0 };
+function onIsnetRun(session: OriginalSession, started: (image: Uint8Array) => void): void {
   const parts = session as unknown as { isnet: { full: IsnetSegmenter; small: IsnetSegmenter } };
-  const counting = (segmenter: IsnetSegmenter): IsnetSegmenter =>
+  const watched = (segmenter: IsnetSegmenter): IsnetSegmenter =>
     Object.assign(Object.create(segmenter) as IsnetSegmenter, {
       probabilities: (...args: Parameters<IsnetSegmenter['probabilities']>) => {
-        count.runs++;
+        started(args[0]);
         return segmenter.probabilities(...args);
       },
     });
-  parts.isnet = { full: counting(parts.isnet.full), small: counting(parts.isnet.small) };
+  parts.isnet = { full: watched(parts.isnet.full), small: watched(parts.isnet.small) };
+}
+
+function countIsnetRuns(session: OriginalSession): { runs: number } {
+  const count = { runs: 0 };
+  onIsnetRun(session, () => count.runs++);
   return count;
+}
+
+/** an ISNet run on a whole frame: the frame's index, and the frames between runs already given the next run's plane moved back to them */
+interface RunStarted {
+  frame: number;
+  movedBack: number[];
+}
+
+/**
+ * Logs the ISNet runs that `session` starts on whole frames it was given (a crop or a mirror image
+ * is not one), each with the frames moved back to by then (`betweenKeyframes`), from `logFrom` on.
+ */
+function logRunsAgainstMovesBack(session: OriginalSession): { runs: RunStarted[]; logFrom: () => void } {
+  const runs: RunStarted[] = [];
+  const movedBack: number[] = [];
+  // the frame's pixels, as given and as the matte's size views them, by the memory they share
+  const frameOf = new WeakMap<ArrayBufferLike, number>();
+  const segment = session.segment.bind(session);
+  session.segment = (frame) => {
+    frameOf.set(frame.data.buffer, frame.index);
+    return segment(frame);
+  };
+  const backward = (session as unknown as { backward: KeyframePropagator }).backward;
+  const propagate = backward.propagate.bind(backward);
+  backward.propagate = (...args) => {
+    movedBack.push(frameOf.get(args[0].buffer) ?? -1);
+    return propagate(...args);
+  };
+  onIsnetRun(session, (image) => {
+    const frame = frameOf.get(image.buffer);
+    if (frame !== undefined) runs.push({ frame, movedBack: [...movedBack] });
+  });
+  return {
+    runs,
+    logFrom: () => {
+      runs.length = 0;
+      movedBack.length = 0;
+    },
+  };
 }
 
 /**
@@ -57,9 +101,10 @@ async function mattes(clip: string, count: number, allAtOnce: boolean): Promise<
  * frame read `delayMs` after the last; `mattesOverlap` off: each matte made before the next frame
  * goes on (the reference).
  */
-async function fedAhead(clip: string, count: number, { delayMs = 0, prerollFrom = 0, mattesOverlap = true } = {}): Promise<{ mattes: Matte[]; keyframes: number }> {
+async function fedAhead(clip: string, count: number, { delayMs = 0, prerollFrom = 0, mattesOverlap = true } = {}): Promise<{ mattes: Matte[]; keyframes: number; runs: RunStarted[] }> {
   const session = (await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP)) as OriginalSession;
   session.mattesOverlap = mattesOverlap;
+  const log = logRunsAgainstMovesBack(session);
   const frames = decodeRgbFrames(join(MEDIA_DIR, `${clip}.mp4`), session.inputWidth, session.inputHeight, count);
   const reader = (from: number, to: number) => {
     let handed = from;
@@ -70,16 +115,17 @@ async function fedAhead(clip: string, count: number, { delayMs = 0, prerollFrom 
   };
   // a chunk's pre-roll, as the engine feeds it (chunks/segment.ts): its own FramesInFlight, its mattes dropped, its frames numbered from 0
   if (prerollFrom > 0) await FramesInFlight.mattes(session).drain(reader(0, prerollFrom));
+  log.logFrom();
   const inFlight = FramesInFlight.mattes(session);
   const read = reader(prerollFrom, frames.length);
   const out: Matte[] = [];
   for (let matte = await inFlight.next(read); matte; matte = await inFlight.next(read)) out.push(matte);
   await session.close();
-  return { mattes: out, keyframes: session.keyframes };
+  return { mattes: out, keyframes: session.keyframes, runs: log.runs };
 }
 
 const FED_AHEAD_FRAMES = 30;
-let carSlideFedAhead: Promise<{ mattes: Matte[]; keyframes: number }> | undefined;
+let carSlideFedAhead: ReturnType<typeof fedAhead> | undefined;
 /** car-slide's first frames fed ahead, once for the tests that read them */
 const carSlideAhead = () => (carSlideFedAhead ??= fedAhead('car-slide', FED_AHEAD_FRAMES));
 
@@ -157,9 +203,25 @@ describe('original with several frames in flight (RVM on the next frames while t
     expect(mean(ahead.mattes)).toBeGreaterThan(mean(forwardOnly.mattes));
   }, 3 * MINUTES);
 
-  it('fed ahead, the next keyframe\'s planes decided (and the run after it started) while a frame between waits for its run: the mattes of each frame made before the next goes on', async () => {
+  it('fed ahead, the next keyframe takes its plane and starts the run after it before the frame between, waiting for that plane, is moved back to; the mattes of each frame made before the next goes on', async () => {
     const [overlapping, oneAfterAnother] = [await carSlideAhead(), await fedAhead('car-slide', FED_AHEAD_FRAMES, { mattesOverlap: false })];
     expectSameMattes(overlapping.mattes, oneAfterAnother.mattes, FED_AHEAD_FRAMES);
+    // ISNet's run on keyframe k is started ahead by the keyframe before it (k - 2, or k - 1 where ISNet
+    // runs on every frame). One after another, that keyframe's planes wait for every matte before it,
+    // so frame k - 3, between runs, takes k - 2's plane moved back to it before the run on k starts.
+    // Overlapping, k - 3 waits for that plane beside the keyframe k - 2, which takes it and starts
+    // the run on k first (unless it runs ISNet's other size too, isnet-scale.ts: it then waits for that run)
+    const startedFirst = (run: RunStarted) => !run.movedBack.includes(run.frame - 3);
+    const runsOn = (runs: RunStarted[], frame: number) => runs.filter((run) => run.frame === frame).length;
+    const afterOneRunBetween = (runs: RunStarted[]) =>
+      runs.filter((run, i) => runs.findIndex((other) => other.frame === run.frame) === i && run.frame >= 3 && runsOn(runs, run.frame - 3) === 0 && runsOn(runs, run.frame - 2) === 1 && runsOn(runs, run.frame - 1) === 0);
+    const frames = (runs: RunStarted[]) => runs.map((run) => run.frame).join(' ');
+    console.log(`original on car-slide, ${FED_AHEAD_FRAMES} frames fed ahead: ISNet on frames ${frames(overlapping.runs)}; on k started before frame k - 3 was moved back to: ${frames(overlapping.runs.filter(startedFirst))}`);
+    const [planned, plannedInTurn] = [afterOneRunBetween(overlapping.runs), afterOneRunBetween(oneAfterAnother.runs)];
+    expect(planned.length).toBeGreaterThan(FED_AHEAD_FRAMES / 4);
+    expect(frames(plannedInTurn)).toEqual(frames(planned));
+    expect(plannedInTurn.filter(startedFirst)).toEqual([]);
+    expect(planned.filter((run) => !startedFirst(run))).toEqual([]);
   }, 3 * MINUTES);
 
   it('fed ahead after a pre-roll (a chunk of a long job, its frames numbered from 0 again): nothing waits for a frame that is not coming, and the chunk\'s mattes are the whole run\'s but at its seam and its end', async () => {
