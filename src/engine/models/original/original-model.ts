@@ -2,6 +2,7 @@ import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions
 import { mirrorRows } from '../image/mirror';
 import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
 import { InOrder } from '../in-order';
+import { GivenFrames } from '../given-frames';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
@@ -123,17 +124,11 @@ export class OriginalSession implements SegmentationSession {
   private readonly matting = new InOrder();
   private readonly people: RvmOnDemand;
   private empty?: Float32Array;
-  /** the frames given and not yet finished, by index: as decoded, at the matte's size, and whether blank */
-  private readonly inFlight = new Map<number, GivenFrame>();
-  /** the caller gives frames ahead and says when they end (SegmentationSession.feedsAhead): a frame may wait for the next */
-  private looksAhead = false;
-  private framesOver = false;
-  /** a frame being finished waits for this later one to be given (or for the frames to end) */
-  private awaited?: { index: number; given: (given: boolean) => void };
+  /** the frames given and not yet finished: as decoded, at the matte's size, and whether blank */
+  private readonly given = new GivenFrames<GivenFrame>();
   /** the next keyframe's ISNet plane moved back to the frames before it (`betweenKeyframes`), and that keyframe's run */
   private readonly backward: KeyframePropagator;
   private backwardFrom?: SalientAhead;
-  private lastGiven = -1;
   /** the next keyframe's ISNet run, started as soon as its frame is here (see `planAhead`) */
   private ahead?: SalientAhead;
 
@@ -182,14 +177,10 @@ export class OriginalSession implements SegmentationSession {
     const small = width === size.width && height === size.height ? Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength) : Buffer.from(resizeRgb(frame.data, width, height, size.width, size.height).buffer);
     const blank = isBlank({ ...size, data: small });
     // a chunk's frames come after its pre-roll's, numbered from 0 again: a run planned ahead was for the pre-roll's numbering
-    if (frame.index <= this.lastGiven) this.ahead = undefined;
-    this.lastGiven = frame.index;
-    this.inFlight.set(frame.index, { data: frame.data, small, blank });
-    this.framesOver = false;
-    this.wasGiven(frame.index);
+    if (!this.given.add(frame.index, { data: frame.data, small, blank })) this.ahead = undefined;
     this.startAhead();
     const sequence = this.people.add({ index: frame.index, ...size, data: small }, blank);
-    const decided = this.finishing.run(() => (blank ? this.nothingIn(frame, sequence) : this.finish(frame, small, sequence)).finally(() => this.inFlight.delete(frame.index)));
+    const decided = this.finishing.run(() => (blank ? this.nothingIn(frame, sequence) : this.finish(frame, small, sequence)).finally(() => this.given.finished(frame.index)));
     return decided.then(({ matte }) => matte);
   }
 
@@ -302,9 +293,9 @@ export class OriginalSession implements SegmentationSession {
     const { width, height } = this.matteSize;
     const forward = this.propagator.propagate(small, width, height);
     const next = this.ahead;
-    if (!this.looksAhead || !next || next.index <= index || next.index - index >= this.framesInFlight) return forward;
-    if (!(await this.given(next.index))) return forward;
-    const frame = this.inFlight.get(next.index);
+    if (!this.given.fedAhead || !next || next.index <= index || next.index - index >= this.framesInFlight) return forward;
+    if (!(await this.given.waitFor(next.index))) return forward;
+    const frame = this.given.get(next.index);
     // no run was started on a blank frame (startAhead)
     const run = next.probabilities;
     if (!frame || !run) return forward;
@@ -323,35 +314,18 @@ export class OriginalSession implements SegmentationSession {
     };
   }
 
-  /** whether frame `index` has been given, waiting for it while the caller feeds ahead (false once the frames end) */
-  private given(index: number): Promise<boolean> {
-    if (this.inFlight.has(index)) return Promise.resolve(true);
-    if (this.framesOver) return Promise.resolve(false);
-    return new Promise((given) => (this.awaited = { index, given }));
-  }
-
-  private wasGiven(index: number): void {
-    const awaited = this.awaited;
-    if (!awaited || index < awaited.index) return;
-    this.awaited = undefined;
-    awaited.given(index === awaited.index);
-  }
-
   feedsAhead(): void {
-    this.looksAhead = true;
+    this.given.feedsAhead();
   }
 
-  /** no frame follows for now (a chunk's pre-roll ends so, before its own frames) */
   framesEnded(): void {
-    this.framesOver = true;
-    this.awaited?.given(false);
-    this.awaited = undefined;
+    this.given.ended();
   }
 
   /** starts the planned run once its frame has been given; none on a blank frame, whose matte reads no model (`nothingIn`) */
   private startAhead(): void {
     const ahead = this.ahead;
-    const given = ahead && !ahead.probabilities && this.inFlight.get(ahead.index);
+    const given = ahead && !ahead.probabilities && this.given.get(ahead.index);
     if (!ahead || !given || given.blank) return;
     ahead.probabilities = this.salientAround(given.data, ahead.region, { scale: ahead.scale });
     ahead.probabilities.catch(() => undefined); // awaited at its turn, or not used
