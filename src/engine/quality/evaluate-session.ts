@@ -5,6 +5,8 @@ import { FramesInFlight } from '../pipeline/frames-in-flight';
 
 export interface SessionEvaluation {
   scores: MatteScores;
+  /** IoU at 0.5, frame by frame */
+  frameIous: number[];
   /** wall-clock milliseconds per frame from the first segment() call to the last matte, scoring left out */
   msPerFrame: number;
 }
@@ -41,7 +43,7 @@ export async function evaluateSession(
     scorer.addFrame(matteAtSize(matte, truthSize.width, truthSize.height), truth[scored]);
     scoring += performance.now() - scoringStarted;
   }
-  return { scores: scorer.scores(), msPerFrame: count ? (performance.now() - started - scoring) / count : 0 };
+  return { scores: scorer.scores(), frameIous: [...scorer.frameIous], msPerFrame: count ? (performance.now() - started - scoring) / count : 0 };
 }
 
 /**

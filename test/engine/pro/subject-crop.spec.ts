@@ -1,5 +1,5 @@
 import { Box } from '../../../src/engine/models/pro/boxes';
-import { cropRgb, othersApart, pastePlane, subjectRegion, toPixelRect } from '../../../src/engine/models/pro/subject-crop';
+import { cropRgb, foregroundExtent, othersApart, pastePlane, subjectRegion, toPixelRect } from '../../../src/engine/models/pro/subject-crop';
 
 const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
 
@@ -12,6 +12,15 @@ describe('subject crops for ISNet', () => {
   it('the region is the subjects\' union grown by a quarter of its size on each side, clamped to the frame', () => {
     expectBox(subjectRegion([box(0.4, 0.4, 0.5, 0.6), box(0.5, 0.5, 0.6, 0.6)]), box(0.35, 0.35, 0.65, 0.65));
     expectBox(subjectRegion([box(0, 0.1, 0.2, 0.3)]), box(0, 0.05, 0.25, 0.35));
+  });
+
+  it("a plane's foreground extent: the box around its values from 0.5, none without one", () => {
+    const plane = new Float32Array(10 * 5);
+    expect(foregroundExtent(plane, 10, 5)).toBeUndefined();
+    plane[1 * 10 + 2] = 0.5;
+    plane[3 * 10 + 6] = 0.9;
+    plane[4 * 10 + 9] = 0.49;
+    expectBox(foregroundExtent(plane, 10, 5), box(0.2, 0.2, 0.7, 0.8));
   });
 
   it('no subjects, or subjects that would need most of the frame: the whole frame', () => {

@@ -38,6 +38,21 @@ export function subjectRegion(boxes: readonly Box[]): Box | undefined {
   return boxArea(region) >= WHOLE_FRAME_SHARE ? undefined : region;
 }
 
+/** the box around a plane's foreground (values from 0.5), in normalised coordinates; undefined where it has none */
+export function foregroundExtent(plane: Float32Array, width: number, height: number): Box | undefined {
+  let [x0, y0, x1, y1] = [width, height, -1, -1];
+  for (let y = 0, o = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, o++) {
+      if (plane[o] < 0.5) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  return x1 < 0 ? undefined : { x0: x0 / width, y0: y0 / height, x1: (x1 + 1) / width, y1: (y1 + 1) / height };
+}
+
 /** whether pixel (x, y) lies in `rect` */
 export function inPixelRect(rect: PixelRect, x: number, y: number): boolean {
   return x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
