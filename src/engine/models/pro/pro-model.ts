@@ -366,7 +366,7 @@ export class ProSession implements SegmentationSession {
     this.cropToSubjects = othersApart(others, subjects);
     const peopleOnly = people !== undefined && [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
     const ownMattes = this.tracker.tracks.filter((t) => this.shown(t) && !(people !== undefined && t.cls === PERSON));
-    const salient = peopleOnly ? undefined : await this.foregroundOf(rgb, subjects, moved, ownMattes, this.cropToSubjects);
+    const salient = peopleOnly ? undefined : await this.foregroundOf(rgb, () => subjects, moved, ownMattes, this.cropToSubjects);
     if (salient) this.keyframes++;
     const foreground = (salient ?? people)!;
     const peoplePlane = (track: Track) => (track.cls === PERSON ? people : undefined);
@@ -441,9 +441,10 @@ export class ProSession implements SegmentationSession {
 
   /**
    * ISNet again between keyframes when the shown subjects whose matte is ISNet's and that are due
-   * (their interval) hold DUE_SHARE of those subjects' box area: their mattes are all refreshed inside
-   * their (moved) boxes as on a keyframe, without the detector; the other tracks keep their moved mattes. ISNet sees the region around the subjects
-   * when the last keyframe found other objects apart from them or subjects left out are in sight.
+   * (their interval) hold DUE_SHARE of those subjects' box area: their mattes are all refreshed
+   * inside their (moved) boxes as on a keyframe, without the detector; the other tracks keep their
+   * moved mattes. ISNet sees the region around the subjects when the last keyframe found other
+   * objects apart from them or subjects left out are in sight.
    */
   private async refresh(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
     if (this.keyframesOnly) return moved;
@@ -463,7 +464,8 @@ export class ProSession implements SegmentationSession {
    */
   private async isnetMattes(rgb: Uint8Array, moved: Map<number, Float32Array>, tracks: readonly Track[], betweenKeyframes: boolean): Promise<Map<number, Float32Array>> {
     const boxes = tracks.map((t) => t.box);
-    const foreground = await this.foregroundOf(rgb, betweenKeyframes ? [...boxes, ...this.movedExtents(moved, tracks)] : boxes, moved, tracks, this.cropToSubjects || this.leftOutApartFrom(tracks));
+    const subjects = () => (betweenKeyframes ? [...boxes, ...this.movedExtents(moved, tracks)] : boxes);
+    const foreground = await this.foregroundOf(rgb, subjects, moved, tracks, this.cropToSubjects || this.leftOutApartFrom(tracks));
     this.keyframes++;
     const mattes = new Map(moved);
     for (const track of tracks) mattes.set(track.id, this.keyMatte(rgb, track, foreground, moved.get(track.id)));
@@ -491,18 +493,18 @@ export class ProSession implements SegmentationSession {
   }
 
   /**
-   * ISNet's matte of the frame: of the region around the `subjects` (boxes) where `cropped` (other
-   * objects apart from them in sight), else of the whole frame, and of
-   * that region too where the whole frame's loses one of the `tracks` whose matte is ISNet's (under
-   * SUPPORT_RATIO of its moved matte's foreground left in its box). Shown the whole frame, ISNet may
+   * ISNet's matte of the frame: of the region around the `subjects` (their boxes, worked out only
+   * where that region is needed) where `cropped` (other objects apart from them in sight), else of
+   * the whole frame, and of that region too where the whole frame's loses one of the `tracks` whose
+   * matte is ISNet's (under SUPPORT_RATIO of its moved matte's foreground left in its box). Shown the whole frame, ISNet may
    * take for the salient object something the detector missed on that frame (for "car", a person
    * passing the car); the region is then kept until the detector's next keyframe. person-car "car",
    * 60 frames: 0.829 -> 0.884 (frames 4-7 had lost the car whole), one ISNet run more; car-slide,
    * DAVIS dog and car-roundabout within 0.0001; bmx-trees "person and bicycle" 0.590 -> 0.587, on
    * the frames where the rider is behind branches.
    */
-  private async foregroundOf(rgb: Uint8Array, subjects: readonly Box[], moved: Map<number, Float32Array>, tracks: readonly Track[], cropped: boolean): Promise<Float32Array> {
-    const region = () => subjectRegion(subjects);
+  private async foregroundOf(rgb: Uint8Array, subjects: () => readonly Box[], moved: Map<number, Float32Array>, tracks: readonly Track[], cropped: boolean): Promise<Float32Array> {
+    const region = () => subjectRegion(subjects());
     if (cropped) return this.foregroundAround(rgb, region());
     const whole = await this.foregroundAround(rgb, undefined);
     if (!this.loses(whole, moved, tracks)) return whole;
