@@ -1,7 +1,7 @@
 /**
  * The frames a session was given and has not finished yet, by index. Where the caller gives frames
  * ahead of their turn and says when they end (SegmentationSession.feedsAhead / framesEnded), a
- * frame being finished may wait for a later one to be given (`given`).
+ * frame being finished may wait for a later one to be given (`waitFor`).
  */
 export class GivenFrames<T> {
   private readonly frames = new Map<number, T>();

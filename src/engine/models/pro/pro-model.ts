@@ -365,7 +365,7 @@ export class ProSession implements SegmentationSession {
     const others = labelled.filter((d) => !this.requested.has(d.cls) && d.score >= DEFAULT_TRACKER_OPTIONS.startScore).map((d) => d.box);
     this.cropToSubjects = othersApart(others, subjects);
     const peopleOnly = people !== undefined && [...this.tracker.tracks, ...candidates].every((t) => t.cls === PERSON);
-    const ownMattes = this.tracker.tracks.filter((t) => this.shown(t) && !(people !== undefined && t.cls === PERSON));
+    const ownMattes = this.withIsnetMattes(this.tracker.tracks, people !== undefined);
     const salient = peopleOnly ? undefined : await this.foregroundOf(rgb, () => subjects, moved, ownMattes, this.cropToSubjects);
     if (salient) this.keyframes++;
     const foreground = (salient ?? people)!;
@@ -400,7 +400,7 @@ export class ProSession implements SegmentationSession {
    * one, is not); undefined when the keyframe's foreground already is theirs.
    */
   private regionOfShown(tracks: readonly Track[], peopleFromRvm: boolean): { tracks: Track[]; region: Box } | undefined {
-    const own = tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+    const own = this.withIsnetMattes(tracks, peopleFromRvm);
     if (own.length === 0 || !this.leftOutApartFrom(own)) return undefined;
     const region = subjectRegion(own.map((t) => t.box));
     return region && { tracks: own, region };
@@ -412,7 +412,7 @@ export class ProSession implements SegmentationSession {
    */
   private async replayedKeyframe(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
     for (const id of this.states.keys()) if (!this.tracker.tracks.some((t) => t.id === id)) this.states.delete(id);
-    const own = this.tracker.tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+    const own = this.withIsnetMattes(this.tracker.tracks, peopleFromRvm);
     return own.length ? this.isnetMattes(rgb, moved, own, false) : new Map();
   }
 
@@ -434,6 +434,11 @@ export class ProSession implements SegmentationSession {
     );
   }
 
+  /** the shown tracks among `tracks` whose matte is ISNet's: all but people, where RVM mattes them (`peopleFromRvm`) */
+  private withIsnetMattes(tracks: readonly Track[], peopleFromRvm: boolean): Track[] {
+    return tracks.filter((t) => this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+  }
+
   /** whether the track is shown in the output (kept by the prompt's attributes) */
   private shown(track: Track): boolean {
     return !this.keep || this.keep(track);
@@ -448,7 +453,7 @@ export class ProSession implements SegmentationSession {
    */
   private async refresh(rgb: Uint8Array, moved: Map<number, Float32Array>, peopleFromRvm: boolean): Promise<Map<number, Float32Array>> {
     if (this.keyframesOnly) return moved;
-    const tracks = this.tracker.tracks.filter((t) => moved.has(t.id) && this.shown(t) && !(peopleFromRvm && t.cls === PERSON));
+    const tracks = this.withIsnetMattes(this.tracker.tracks, peopleFromRvm).filter((t) => moved.has(t.id));
     const due = tracks.filter((t) => {
       const state = this.states.get(t.id)!;
       return state.sinceMatte >= state.interval.frames;
