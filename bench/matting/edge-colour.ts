@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { RVM_PROFILES, rvmGeometryFor } from '../../src/engine/models/rvm/rvm-geometry';
-import { rvmPrecision } from '../../src/engine/models/rvm/rvm-int8';
 import { RvmMatter } from '../../src/engine/models/rvm/rvm-matter';
 import { pipelinedAt } from '../../src/engine/models/rvm/rvm-model-file';
 import { RvmSession } from '../../src/engine/models/rvm/rvm-session';
@@ -76,7 +75,7 @@ export function lightPredictingForeground(cacheDir: string): SegmentationModel &
   const rvm: SegmentationModel = {
     name: 'light',
     async createSession(options) {
-      const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(rvmPrecision()), foreground: true };
+      const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(), foreground: true };
       const matter = RvmMatter.open(geometry, cacheDir);
       matters.push(matter);
       return new RvmSession(await matter);

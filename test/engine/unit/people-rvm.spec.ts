@@ -4,34 +4,40 @@ import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { ProModel } from '../../../src/engine/models/pro/pro-model';
 import { SurveyedProSession } from '../../../src/engine/models/pro/surveyed-session';
-import { hasInt8DotProduct } from '../../../src/engine/models/runtime/cpu-features';
+import { hasInt8DotProduct, Int8Arithmetic } from '../../../src/engine/models/runtime/cpu-features';
 import { openPeopleRvm } from '../../../src/engine/models/rvm/people-rvm';
 import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
-import { RvmGeometry, rvmStages } from '../../../src/engine/models/rvm/rvm-model-file';
-import { rvmPrecision } from '../../../src/engine/models/rvm/rvm-int8';
+import { pipelinedAt, RvmGeometry } from '../../../src/engine/models/rvm/rvm-model-file';
 
 /** what `original` and `pro` ask of RVM for their people, with a stand-in for the model (no inference here) */
-async function peopleRvm(width: number, height: number, int8DotProduct: boolean, mirroredWhereInt8?: boolean) {
+async function peopleRvm(width: number, height: number, arithmetic: Int8Arithmetic, mirroredWhereDotProduct?: boolean) {
   const opened: RvmGeometry[] = [];
   let streams = 0;
   const open = async (geometry: RvmGeometry) => {
     opened.push(geometry);
     return { width: geometry.width, height: geometry.height, geometry, stream: () => ({ id: ++streams }) } as unknown as RvmMatter;
   };
-  const session = await openPeopleRvm(open, width, height, { int8DotProduct, mirroredWhereInt8 });
+  const session = await openPeopleRvm(open, width, height, { arithmetic, mirroredWhereDotProduct });
   return { session, opened, streams };
 }
 
 describe("the people RVM of `original` and `pro`", () => {
   it('with 8-bit dot products: int8 at human\'s geometry, pipelined, and the mirrored frame matted on a second state', async () => {
-    const { session, opened, streams } = await peopleRvm(1920, 1080, true);
+    const { session, opened, streams } = await peopleRvm(1920, 1080, 'dot-product');
     expect(opened).toEqual([{ width: 640, height: 360, ratio: 1, precision: 'int8', stages: 2 }]);
     expect(session.mirrored).toBe(true);
     expect(streams).toBe(2);
   });
 
-  it('without them: one fp32 pass, the decoder in two stages of its own, since the mirrored pair would cost twice as much there', async () => {
-    const { session, opened, streams } = await peopleRvm(360, 640, false);
+  it('with AVX2 alone: one int8 pass, the decoder in two stages of its own, since the mirrored pair would cost twice as much there', async () => {
+    const { session, opened, streams } = await peopleRvm(360, 640, 'pairwise');
+    expect(opened).toEqual([{ width: 360, height: 640, ratio: 1, precision: 'int8', stages: 3 }]);
+    expect(session.mirrored).toBe(false);
+    expect(streams).toBe(1);
+  });
+
+  it('without int8 arithmetic: one fp32 pass, in three stages', async () => {
+    const { session, opened, streams } = await peopleRvm(360, 640, 'none');
     expect(opened).toEqual([{ width: 360, height: 640, ratio: 1, precision: 'float32', stages: 3 }]);
     expect(session.mirrored).toBe(false);
     expect(streams).toBe(1);
@@ -40,12 +46,12 @@ describe("the people RVM of `original` and `pro`", () => {
 
 describe("the RVM of `pro`'s survey (a prompt with attributes)", () => {
   it('one pass even with 8-bit dot products: its mattes are read for tracks and colours, never shown', async () => {
-    const { session, streams } = await peopleRvm(1920, 1080, true, false);
+    const { session, streams } = await peopleRvm(1920, 1080, 'dot-product', false);
     expect(session.mirrored).toBe(false);
     expect(streams).toBe(1);
   });
 
-  it('through `pro`: the output pass takes the pair where the CPU runs RVM in int8, the survey one state', async () => {
+  it('through `pro`: the output pass takes the pair where the CPU has 8-bit dot products, the survey one state', async () => {
     const states: number[] = [];
     const rvm = async (geometry: RvmGeometry) => {
       let streams = 0;
@@ -71,28 +77,20 @@ describe('the RVM of `human`', () => {
     };
     const model = new HumanModel({ rvm, detector: async () => ({}) as NanodetDetector });
     const session = await model.createSession({ width: 1280, height: 720, fps: 25 });
-    expect(opened).toEqual([expect.objectContaining({ width: 640, height: 360, ratio: 1, precision: rvmPrecision(), stages: rvmStages(rvmPrecision()) })]);
+    expect(opened).toEqual([expect.objectContaining({ width: 640, height: 360, ratio: 1, ...pipelinedAt() })]);
     expect(streams).toBe(1);
     expect(session.framesInFlight).toBeGreaterThan(1);
   });
 });
 
 describe('the RVM of `light`', () => {
-  it("opens RVM at light's geometry, in this CPU's precision, in as many stages as that precision takes", async () => {
+  it("opens RVM at light's geometry, in this CPU's precision and stages", async () => {
     const opened: RvmGeometry[] = [];
     const rvm = async (geometry: RvmGeometry) => {
       opened.push(geometry);
       return { width: geometry.width, height: geometry.height, geometry, stream: () => ({ id: 1 }) } as unknown as RvmMatter;
     };
     await new LightModel({ rvm, detector: async () => ({}) as NanodetDetector }).createSession({ width: 1280, height: 720, fps: 25 });
-    const precision = rvmPrecision();
-    expect(opened).toEqual([{ width: 320, height: 180, ratio: 1, precision, stages: rvmStages(precision) }]);
-  });
-});
-
-describe('how many stages RVM runs in, for every model', () => {
-  it('the decoder in two stages of its own where RVM runs in fp32 (the decoder is the bound there), in one where in int8', () => {
-    expect(rvmStages('float32')).toBe(3);
-    expect(rvmStages('int8')).toBe(2);
+    expect(opened).toEqual([{ width: 320, height: 180, ratio: 1, ...pipelinedAt() }]);
   });
 });

@@ -4,7 +4,6 @@ import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { pipelinedAt, RvmGeometry } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor, rvmInputSize } from '../rvm/rvm-geometry';
-import { rvmPrecision } from '../rvm/rvm-int8';
 import { RvmSession } from '../rvm/rvm-session';
 import { MainPeopleSession } from './main-people-session';
 
@@ -36,14 +35,14 @@ export interface PeopleModelParts {
 /**
  * `human`: Robust Video Matting, a recurrent video-matting model trained on people, its state
  * carried from frame to frame (reset at hard cuts), its encoder at 640 px on the long side (see
- * rvm-geometry.ts for the measurements behind that), its larger convolutions in int8 where the CPU
- * has 8-bit dot products (rvm-int8.ts, rvmPrecision), kept on the video's main people. With VNNI,
+ * rvm-geometry.ts for the measurements behind that), its larger convolutions in int8 wherever
+ * onnxruntime has int8 arithmetic (rvm-int8.ts, rvmPrecision), kept on the video's main people. With VNNI,
  * int8 costs about 15% less CPU end to end (224 against 262 ms a frame with decode and encode, 7.4
  * against 6.6 fps at 640x360 in one bench:matting run) for a DAVIS people mean of 0.867 against
  * 0.871 in fp32 (0.870 since int8's multiply-add bound, rvm-int8.ts), and scores the out-of-frame
  * composite higher (0.954 against 0.935). RVM runs pipelined (RvmGeometry.stages: the encoder of
  * the next frame on its own thread beside the recurrent decoder of this one, one onnxruntime thread
- * each; in fp32 the decoder itself in two stages, rvmStages): one run on two onnxruntime threads
+ * each; without VNNI the decoder itself in two stages, rvmStages): one run on two onnxruntime threads
  * took 116-124 ms for 185-196 ms of CPU, against 167-178 ms on one, so the two stages side by side
  * waste less than one run split over two threads. End to end
  * at 640x360, interleaved runs on a loaded day: 7.3-7.7 -> 8.6-9.0 fps, at 1280x720 6.4-6.5 -> 7.9-8.0.
@@ -55,7 +54,7 @@ export class HumanModel implements SegmentationModel {
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), ...pipelinedAt(rvmPrecision()) }), this.parts.detector()]);
+    const [rvm, detector] = await Promise.all([this.parts.rvm({ ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.human), ...pipelinedAt() }), this.parts.detector()]);
     return new MainPeopleSession('human', options, new RvmSession(rvm), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
   }
 }

@@ -4,7 +4,6 @@ import { MainPeopleSession } from '../human/main-people-session';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { pipelinedAt } from '../rvm/rvm-model-file';
 import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
-import { rvmPrecision } from '../rvm/rvm-int8';
 import { RvmSession } from '../rvm/rvm-session';
 
 /**
@@ -26,9 +25,9 @@ const LIGHT_KEYFRAME_INTERVAL = 16;
 
 /**
  * `light`: Robust Video Matting at a small size (long side 320, the encoder at the same size;
- * rvm-geometry.ts says why), its larger convolutions in int8 where the CPU has 8-bit dot products
- * (rvm-int8.ts, rvmPrecision), pipelined: the encoder of the next frame runs on its own thread
- * beside the recurrent decoder of this one, in fp32 itself in two stages (rvm-model-file.ts,
+ * rvm-geometry.ts says why), its larger convolutions in int8 wherever onnxruntime has int8
+ * arithmetic (rvm-int8.ts, rvmPrecision), pipelined: the encoder of the next frame runs on its own
+ * thread beside the recurrent decoder of this one, without VNNI itself in two stages (rvm-model-file.ts,
  * rvmStages). At its former 384 / 256 size pipelining took it from 46-50 to 63-66 fps at 640x360
  * (README, Tests and benchmarks). MediaPipe's selfie model, run per frame, was faster but
  * collapsed on portraits the project had not seen (IoU 0.47) and flickers (portrait-pan dtSSD 14.4
@@ -51,7 +50,7 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(rvmPrecision()) };
+    const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt() };
     const [rvm, detector] = await Promise.all([this.parts.rvm(geometry), this.parts.detector()]);
     const subjects = new MainSubjectFinder(detector, true, LIGHT_KEYFRAME_INTERVAL, true);
     return new MainPeopleSession('light', options, new RvmSession(rvm), subjects, LIGHT_FRAMES_IN_FLIGHT);

@@ -609,7 +609,7 @@ export class ProModel implements SegmentationModel {
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const aspect = options.width / options.height;
     const open = async (mirroredPeople: boolean) => {
-      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, { mirroredWhereInt8: mirroredPeople }), PRO_FRAMES_IN_FLIGHT) : undefined;
+      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, { mirroredWhereDotProduct: mirroredPeople }), PRO_FRAMES_IN_FLIGHT) : undefined;
       return new ProSession(isnet, detector, requested, aspect, people);
     };
     const session = await open(true);

@@ -2,7 +2,7 @@ import { onnx } from 'onnx-proto';
 import { quantizableConvs, QuantizedConv, quantizeCalibrated } from '../onnx/qdq-quantizer';
 import { foldUpsampledConvs } from '../onnx/upsample-conv-fold';
 import { mergeSideConvsIntoPhases } from '../onnx/phase-conv-merge';
-import { hasInt8DotProduct } from '../runtime/cpu-features';
+import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
 import { RVM_INT8_RANGES } from './rvm-int8-ranges';
 
 /**
@@ -90,11 +90,19 @@ export function quantizeRvm(floatModel: Uint8Array): Uint8Array {
 }
 
 /**
- * The precision `light` and `human` run RVM at on this CPU: int8 where onnxruntime has 8-bit dot
- * products (runtime/cpu-features.ts), fp32 elsewhere. On portrait-pan, with VNNI (AMD EPYC) int8 kept
- * `light` at 0.952 (fp32 0.953) for about 20% less CPU; on an AVX2-only EPYC (Zen 3) it took `light`
- * to 0.934 against 0.952 and `human` to 0.975 against 0.977, for about 4% less CPU a run.
+ * The precision every model runs RVM at on this CPU: int8 wherever onnxruntime has int8 arithmetic
+ * (runtime/cpu-features.ts), with 8-bit dot products or without, fp32 elsewhere. With VNNI (AMD EPYC)
+ * int8 kept `light` at 0.952 on portrait-pan (fp32 0.953) for about 20% less CPU. Without it (AVX2
+ * only, AMD EPYC Zen 3, 30 November 2026; bench:matting, IoU at 0.5, fp32 -> int8): `human`
+ * portrait-pan 0.9769 -> 0.9769, the seven composites within 0.005 (out-of-frame 0.930 -> 0.934,
+ * passers-by 0.969 -> 0.971), DAVIS rollerblade / swing / breakdance-flare 0.876 / 0.826 / 0.914 ->
+ * 0.877 / 0.825 / 0.912, kite-walk 0.600 -> 0.597; end to end to WebM 6.3-6.4 -> 7.3-7.4 fps at
+ * 640x360 (302 -> 258-263 ms of CPU a frame) and 5.6 -> 7.0 at 1280x720 in an interleaved pair;
+ * `light` within 0.005 on every clip (portrait-pan 0.9577 -> 0.9575, turning 0.939 -> 0.944), 17.5 /
+ * 18.1 -> 21.4 / 22.5 fps at 640x360. (Measured with the quantiser of 28 November, int8 there had
+ * taken `light` to 0.934 and saved 4%: fewer convolutions were in int8, and the output block was not
+ * folded.)
  */
-export function rvmPrecision(int8DotProduct = hasInt8DotProduct()): 'int8' | 'float32' {
-  return int8DotProduct ? 'int8' : 'float32';
+export function rvmPrecision(arithmetic: Int8Arithmetic = int8Arithmetic()): 'int8' | 'float32' {
+  return arithmetic === 'none' ? 'float32' : 'int8';
 }

@@ -7,7 +7,8 @@ import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
 import { pruneOutputs } from '../onnx/output-pruning';
 import { splitAtStates } from '../onnx/state-split';
-import { quantizeRvm } from './rvm-int8';
+import { quantizeRvm, rvmPrecision } from './rvm-int8';
+import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
 import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
@@ -58,12 +59,13 @@ const STATE_GROUPS: Record<PipelineStages, string[][]> = {
 };
 
 /**
- * How many stages RVM runs in, for every model: three in fp32 (CPUs without 8-bit dot products),
- * where the recurrent decoder took more than half the CPU a frame costs on two cores, so that two
- * stages waited on its thread; two in int8, where the stages are shorter and more even and `light`
- * and `human` were already within 1.05-1.08 of their CPU-bound minimum (an Intel Xeon with VNNI).
- * Three in int8 on an AMD EPYC Zen 4 (docs/engine-measurements.md): `human` 1.06-1.07 -> 1.04-1.05
- * of its minimum at 640x360 but no surer frames a second, `light` unchanged, 50-90 MB more: not kept.
+ * How many stages RVM runs in, for every model: three without 8-bit dot products (in fp32, and in
+ * int8 on AVX2 alone), where the recurrent decoder took more than half the CPU a frame costs on two
+ * cores, so that two stages waited on its thread; two with them, where the stages are shorter and
+ * more even and `light` and `human` were already within 1.05-1.08 of their CPU-bound minimum (an
+ * Intel Xeon with VNNI). Three with VNNI on an AMD EPYC Zen 4 (docs/engine-measurements.md): `human`
+ * 1.06-1.07 -> 1.04-1.05 of its minimum at 640x360 but no surer frames a second, `light` unchanged,
+ * 50-90 MB more: not kept.
  * bench:matting on an AMD EPYC Zen 3 (fp32), interleaved, two stages -> three:
  * - `light` (three pairs): 1.12-1.13 -> 1.05 of the CPU-bound minimum at 640x360 (17.8-19.7 ->
  *   18.1-20.3 fps), 1.06 -> 1.04-1.05 at 1280x720 (13.7-16.5 -> 15.1-15.9 fps);
@@ -71,15 +73,17 @@ const STATE_GROUPS: Record<PipelineStages, string[][]> = {
  *   (4.2 -> 4.7 fps);
  * - `original` on portrait-pan, people alone (two pairs): 1.13 -> 1.03 at 640x360 (4.5 / 4.7 -> 4.7 /
  *   5.0 fps), 1.09-1.10 -> 1.03 at 1280x720 (4.1 / 4.5 -> 4.7 / 4.4 fps);
- * for a third onnxruntime session: peak RSS 30-70 MB more.
+ * for a third onnxruntime session: peak RSS 30-70 MB more. In int8 on that CPU (AVX2 alone) one
+ * run's stages took 71-79, 46-64 and 68-90 ms on one thread each: two would put the last two together
+ * on one thread, over half of what a frame costs.
  */
-export function rvmStages(precision: 'int8' | 'float32'): PipelineStages {
-  return precision === 'float32' ? 3 : 2;
+export function rvmStages(arithmetic: Int8Arithmetic): PipelineStages {
+  return arithmetic === 'dot-product' ? 2 : 3;
 }
 
-/** how every model runs RVM at `precision`: pipelined, in rvmStages(precision) stages */
-export function pipelinedAt(precision: 'int8' | 'float32'): Pick<RvmGeometry, 'precision' | 'stages'> {
-  return { precision, stages: rvmStages(precision) };
+/** how every model runs RVM on a CPU with `arithmetic`: at rvmPrecision, pipelined in rvmStages stages */
+export function pipelinedAt(arithmetic: Int8Arithmetic = int8Arithmetic()): Pick<RvmGeometry, 'precision' | 'stages'> {
+  return { precision: rvmPrecision(arithmetic), stages: rvmStages(arithmetic) };
 }
 
 /**
