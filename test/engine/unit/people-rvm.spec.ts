@@ -4,7 +4,7 @@ import { IsnetSegmenter } from '../../../src/engine/models/isnet/isnet-segmenter
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { ProModel } from '../../../src/engine/models/pro/pro-model';
 import { SurveyedProSession } from '../../../src/engine/models/pro/surveyed-session';
-import { hasInt8DotProduct, Int8Arithmetic } from '../../../src/engine/models/runtime/cpu-features';
+import { Int8Arithmetic, int8Arithmetic } from '../../../src/engine/models/runtime/cpu-features';
 import { openPeopleRvm } from '../../../src/engine/models/rvm/people-rvm';
 import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
 import { pipelinedAt, RvmGeometry } from '../../../src/engine/models/rvm/rvm-model-file';
@@ -63,7 +63,7 @@ describe("the RVM of `pro`'s survey (a prompt with attributes)", () => {
     const model = new ProModel(isnet, async () => ({}) as NanodetDetector, rvm);
     const session = await model.createSession({ width: 1280, height: 720, fps: 25, textPrompt: 'person wearing red jacket' });
     expect(session).toBeInstanceOf(SurveyedProSession);
-    expect(states).toEqual([hasInt8DotProduct() ? 2 : 1, 1]);
+    expect(states).toEqual([int8Arithmetic() === 'dot-product' ? 2 : 1, 1]);
   });
 });
 

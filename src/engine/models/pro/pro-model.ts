@@ -501,12 +501,12 @@ export class ProSession implements SegmentationSession {
    * ISNet's matte of the frame: of the region around the `subjects` (their boxes, worked out only
    * where that region is needed) where `cropped` (other objects apart from them in sight), else of
    * the whole frame, and of that region too where the whole frame's loses one of the `tracks` whose
-   * matte is ISNet's (under SUPPORT_RATIO of its moved matte's foreground left in its box). Shown the whole frame, ISNet may
-   * take for the salient object something the detector missed on that frame (for "car", a person
-   * passing the car); the region is then kept until the detector's next keyframe. person-car "car",
-   * 60 frames: 0.829 -> 0.884 (frames 4-7 had lost the car whole), one ISNet run more; car-slide,
-   * DAVIS dog and car-roundabout within 0.0001; bmx-trees "person and bicycle" 0.590 -> 0.587, on
-   * the frames where the rider is behind branches.
+   * matte is ISNet's (under SUPPORT_RATIO of its moved matte's foreground left in its box). Shown
+   * the whole frame, ISNet may take for the salient object something the detector missed on that
+   * frame (for "car", a person passing the car); the region is then kept until the detector's next
+   * keyframe. person-car "car", 60 frames: 0.829 -> 0.884 (frames 4-7 had lost the car whole), one
+   * ISNet run more; car-slide, DAVIS dog and car-roundabout within 0.0001; bmx-trees "person and
+   * bicycle" 0.590 -> 0.587, on the frames where the rider is behind branches.
    */
   private async foregroundOf(rgb: Uint8Array, subjects: () => readonly Box[], moved: Map<number, Float32Array>, tracks: readonly Track[], cropped: boolean): Promise<Float32Array> {
     const region = () => subjectRegion(subjects());

@@ -25,11 +25,6 @@ export function int8Arithmetic(cpuinfo: string | null = readCpuinfo(), arch: str
   return 'none';
 }
 
-/** whether the CPU has 8-bit dot-product instructions (int8Arithmetic) */
-export function hasInt8DotProduct(cpuinfo: string | null = readCpuinfo(), arch: string = process.arch, platform: string = process.platform): boolean {
-  return int8Arithmetic(cpuinfo, arch, platform) === 'dot-product';
-}
-
 let cpuinfoText: string | null | undefined;
 
 function readCpuinfo(): string | null {

@@ -2,7 +2,7 @@ import { onnx } from 'onnx-proto';
 import { quantizableConvs, QuantizedConv, quantizeCalibrated } from '../onnx/qdq-quantizer';
 import { foldUpsampledConvs } from '../onnx/upsample-conv-fold';
 import { mergeSideConvsIntoPhases } from '../onnx/phase-conv-merge';
-import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
+import { Int8Arithmetic } from '../runtime/cpu-features';
 import { RVM_INT8_RANGES } from './rvm-int8-ranges';
 
 /**
@@ -103,6 +103,6 @@ export function quantizeRvm(floatModel: Uint8Array): Uint8Array {
  * taken `light` to 0.934 and saved 4%: fewer convolutions were in int8, and the output block was not
  * folded.)
  */
-export function rvmPrecision(arithmetic: Int8Arithmetic = int8Arithmetic()): 'int8' | 'float32' {
+export function rvmPrecision(arithmetic: Int8Arithmetic): 'int8' | 'float32' {
   return arithmetic === 'none' ? 'float32' : 'int8';
 }
