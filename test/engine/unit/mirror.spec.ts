@@ -1,4 +1,4 @@
-import { meanWithMirrored, mirrorRows } from '../../../src/engine/models/image/mirror';
+import { FIRM_BACKGROUND, meanWithMirrored, mirrorRows, trimWithMirrored } from '../../../src/engine/models/image/mirror';
 
 describe('mirroring packed images left to right', () => {
   it('reverses each row pixel by pixel and keeps the channels of a pixel in order', () => {
@@ -31,5 +31,22 @@ describe('mirroring packed images left to right', () => {
     // onMirrored brought back: [0, 0.6, 1, 1]
     expect([...meanWithMirrored(direct, onMirrored, 2, 2, 1)].map((v) => Number(v.toFixed(6)))).toEqual([0.1, 0.5, 1, 0.5]);
     expect([...onMirrored]).toEqual([0.6, 0, 1, 1].map(Math.fround)); // its input is left as it was
+  });
+
+  it('trims a matte only where the second opinion on the mirrored image firmly says background', () => {
+    // one row of 6; the second opinion brought back: [0, 0.24, 0.25, 0, 1, 0.1]
+    const direct = Float32Array.from([1, 0.5, 0.9, 0.49, 0.2, 0.8]);
+    const onMirrored = Float32Array.from([0.1, 1, 0, 0.25, 0.24, 0]);
+    const trimmed = [...trimWithMirrored(direct, onMirrored, 6, 1, 0.4)].map((v) => Number(v.toFixed(6)));
+    expect(trimmed).toEqual([
+      0.6, // foreground, the other sure it is background: 0.6 x 1 + 0.4 x 0
+      0.396, // at 0.5 still foreground: 0.6 x 0.5 + 0.4 x 0.24
+      0.9, // the other at FIRM_BACKGROUND is not sure
+      0.49, // background already: never raised, never lowered
+      0.2, // the other says foreground: nothing added
+      0.52, // 0.6 x 0.8 + 0.4 x 0.1
+    ]);
+    expect(FIRM_BACKGROUND).toBe(0.25);
+    expect([...onMirrored]).toEqual([0.1, 1, 0, 0.25, 0.24, 0].map(Math.fround));
   });
 });

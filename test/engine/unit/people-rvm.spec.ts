@@ -68,7 +68,7 @@ describe("the RVM of `pro`'s survey (a prompt with attributes)", () => {
 });
 
 describe('the RVM of `human`', () => {
-  it("runs at human's geometry, pipelined (the encoder of the next frame beside the decoder of this one), on one state", async () => {
+  it("runs at human's geometry, pipelined (the encoder of the next frame beside the decoder of this one), with light's RVM over the mirrored frames, a state each", async () => {
     const opened: RvmGeometry[] = [];
     let streams = 0;
     const rvm = async (geometry: RvmGeometry) => {
@@ -77,8 +77,8 @@ describe('the RVM of `human`', () => {
     };
     const model = new HumanModel({ rvm, detector: async () => ({}) as NanodetDetector });
     const session = await model.createSession({ width: 1280, height: 720, fps: 25 });
-    expect(opened).toEqual([expect.objectContaining({ width: 640, height: 360, ratio: 1, ...pipelinedAt() })]);
-    expect(streams).toBe(1);
+    expect(opened).toEqual([expect.objectContaining({ width: 640, height: 360, ratio: 1, ...pipelinedAt() }), expect.objectContaining({ width: 320, height: 180, ratio: 1, ...pipelinedAt() })]);
+    expect(streams).toBe(2);
     expect(session.framesInFlight).toBeGreaterThan(1);
   });
 });

@@ -21,3 +21,23 @@ export function meanWithMirrored(direct: Float32Array, mirrored: Float32Array, w
   for (let i = 0; i < mean.length; i++) mean[i] = (mean[i] + direct[i]) / 2;
   return mean;
 }
+
+/** the second opinion's alpha under which it firmly says background (`trimWithMirrored`) */
+export const FIRM_BACKGROUND = 0.25;
+
+/**
+ * `direct`'s alpha trimmed by a second opinion made on the mirror image (`mirrored`, mirrored
+ * back here): where `direct` says foreground (0.5 or more) and the second opinion firmly says
+ * background (under FIRM_BACKGROUND), (1 - share) x direct + share x the second opinion; `direct`
+ * everywhere else. The second opinion only takes away, and only where it is sure, so that a
+ * coarser one does not soften the edges `direct` has right. One value a pixel.
+ */
+export function trimWithMirrored(direct: Float32Array, mirrored: Float32Array, width: number, height: number, share: number): Float32Array {
+  const trimmed = mirrorRows(mirrored, width, height, 1);
+  for (let i = 0; i < trimmed.length; i++) {
+    const own = direct[i];
+    const other = trimmed[i];
+    trimmed[i] = own >= 0.5 && other < FIRM_BACKGROUND ? (1 - share) * own + share * other : own;
+  }
+  return trimmed;
+}

@@ -64,6 +64,9 @@ export const RVM_PROFILES = {
   light: { inputLongSide: 320, encoderLongSide: 320 },
 } as const;
 
+/** a model input's long side and the encoder's */
+export type RvmProfile = (typeof RVM_PROFILES)[keyof typeof RVM_PROFILES];
+
 /** the model input: the video's aspect ratio, long side at most `longSide`, even sizes */
 export function rvmInputSize(width: number, height: number, longSide = 640): { width: number; height: number } {
   const scale = Math.min(1, longSide / Math.max(width, height));
