@@ -21,7 +21,7 @@ import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
  * floor for `light` is IoU >= 0.85 on every portrait clip (measured 0.961 / 0.972 / 0.969 / 0.977 /
  * 0.942, and 0.954 on passers-by here on an AVX2-only EPYC; 0.813 on the turn at its former 384 / 256 size,
  * rvm-geometry.ts; 0.739 on the bystanders while it kept everyone in sight, light-model.ts; `human`
- * 0.985 / 0.948 / 0.987 / 0.987 / 0.980, in bench:matting with BENCH_COMPOSITES). `human` on the
+ * 0.986 / 0.972 / 0.987 / 0.988 / 0.983, in bench:matting with BENCH_COMPOSITES). `human` on the
  * bystanders too: the main subject alone, not everyone in sight.
  */
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');

@@ -218,6 +218,9 @@ describe('RVM session with a smaller RVM over the mirrored frames (human)', () =
     const [matter, smallMatter] = await Promise.all([RvmMatter.open({ ...size, ratio: 1 }, CACHE_DIR), RvmMatter.open({ ...small, ratio: 1 }, CACHE_DIR)]);
     const session = new RvmSession(matter, { smallMirror: smallMatter });
     expect(session.mirrored).toBe(false);
+    const both = new RvmSession(matter, { mirrored: true, smallMirror: smallMatter });
+    expect(both.mirrored).toBe(false); // the small pass is taken over the full-size pair
+    await both.close();
     const [direct, onMirrored] = [matter.stream(), smallMatter.stream()];
     let trimmedPixels = 0;
     for (const [index, rgb] of frames.entries()) {

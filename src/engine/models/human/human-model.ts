@@ -58,7 +58,8 @@ export interface PeopleModelParts {
  * mean (0.871). Blending the passes on every pixel instead raised MAD on every clean clip (passers-by
  * +35%): the 320 px matte, scaled up, does not hold `human`'s edges; trimmed only, MAD falls on the
  * composites (out-of-frame 5.9 -> 4.8 x1e-3). The full-size mirrored pair (`original`'s) would cost
- * twice RVM's time; this pass costs about a fifth more CPU a frame.
+ * twice RVM's time; this pass cost 7-10% more CPU a frame at 640x360 and 9-23% at 1280x720
+ * (interleaved on a loaded Intel Xeon; docs/engine-measurements.md, 30 November 2026, a later session).
  */
 export class HumanModel implements SegmentationModel {
   readonly name = 'human' as const;

@@ -14,10 +14,11 @@ import { RvmSession } from './rvm-session';
  * (dtSSD lower on all but breakdance-flare), for 25-35% more CPU a frame. Without VNNI the pair would
  * cost twice one pass (which takes two to three times as long there, in int8 on AVX2 or in fp32), so
  * it is not run: `original`'s speed against the peer library is a goal too. `human` takes a smaller
- * mirrored pass instead (human-model.ts): its goals are speed goals (the same mirroring took its DAVIS
- * people mean from 0.870 to 0.877 at twice RVM's cost). Pipelined as `human`'s (human-model.ts): the two streams' frames go through the encoder and
- * decoder threads by turns; with `original`'s frames in flight, 224-239 -> 190-206 ms a frame on
- * portrait-pan, end to end at 640x360 3.8 -> 4.7 fps (interleaved, a loaded day), the same mattes;
+ * mirrored pass instead (human-model.ts): its goals are speed goals (the same mirroring took its
+ * DAVIS people mean from 0.870 to 0.877 at twice RVM's cost). Pipelined as `human`'s
+ * (human-model.ts): the two streams' frames go through the encoder and decoder threads by turns;
+ * with `original`'s frames in flight, 224-239 -> 190-206 ms a frame on portrait-pan, end to end at
+ * 640x360 3.8 -> 4.7 fps (interleaved, a loaded day), the same mattes;
  * without VNNI in three stages, as `human`'s (rvmStages).
  * `mirroredWhereDotProduct: false` keeps one pass (`pro`'s survey, whose mattes are not shown: pro-model.ts).
  */

@@ -14,7 +14,8 @@ export interface RvmSessionOptions {
   /**
    * Instead, matte the mirror image with this smaller RVM (`light`'s) on a state of its own and
    * let it trim the matte where it firmly sees background (trimWithMirrored, SMALL_MIRROR_SHARE):
-   * errors the two passes do not share, at a fraction of the pair's cost (human-model.ts).
+   * errors the two passes do not share, at a fraction of the pair's cost (human-model.ts). Taken
+   * over `mirrored` when both are given.
    */
   smallMirror?: RvmMatter;
 }
@@ -60,7 +61,7 @@ export class RvmSession implements SegmentationSession {
     options: RvmSessionOptions = {},
   ) {
     this.stream = matter.stream();
-    this.mirrorStream = options.mirrored ? matter.stream() : undefined;
+    this.mirrorStream = options.mirrored && !options.smallMirror ? matter.stream() : undefined;
     this.smallMirror = options.smallMirror && { matter: options.smallMirror, stream: options.smallMirror.stream() };
   }
 
