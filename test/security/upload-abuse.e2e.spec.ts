@@ -138,6 +138,8 @@ describe('upload abuse', () => {
     );
     // The clip's moov box is followed by 490 MB of filler, so ffprobe may or may not accept it; either way it streamed to disk.
     expect([200, 415]).toContain(status);
-    expect(peak - baseline).toBeLessThan(150 * 1024 * 1024);
+    // An upload held in memory would grow RSS by its whole size (500 MB); half of it leaves room for the
+    // spent chunks V8 piles up in a worker that ran the model specs (134-156 MB, above; 153 MB once in CI).
+    expect(peak - baseline).toBeLessThan(fileBytes / 2);
   });
 });
