@@ -11,9 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { ffmpegPath } from '../../src/engine/media/binaries';
-import { RVM_PROFILES, rvmGeometryFor } from '../../src/engine/models/rvm/rvm-geometry';
+import { pipelinedGeometryFor, RVM_PROFILES } from '../../src/engine/models/rvm/rvm-geometry';
 import { RvmMatter } from '../../src/engine/models/rvm/rvm-matter';
-import { pipelinedAt } from '../../src/engine/models/rvm/rvm-model-file';
 import { RvmSession } from '../../src/engine/models/rvm/rvm-session';
 import { Rgb, SegmentationModel, SegmentationSession } from '../../src/engine/types';
 
@@ -75,7 +74,7 @@ export function lightPredictingForeground(cacheDir: string): SegmentationModel &
   const rvm: SegmentationModel = {
     name: 'light',
     async createSession(options) {
-      const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt(), foreground: true };
+      const geometry = { ...pipelinedGeometryFor(options.width, options.height, RVM_PROFILES.light), foreground: true };
       const matter = RvmMatter.open(geometry, cacheDir);
       matters.push(matter);
       return new RvmSession(await matter);

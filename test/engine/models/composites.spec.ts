@@ -9,8 +9,7 @@ import { COMPOSITES, readSources, writeComposite } from '../../../bench/matting/
 import { loadModel } from '../../../src/engine/models';
 import { evaluateSession } from '../../../src/engine/quality/evaluate-session';
 import { RvmMatter } from '../../../src/engine/models/rvm/rvm-matter';
-import { pipelinedAt } from '../../../src/engine/models/rvm/rvm-model-file';
-import { RVM_PROFILES, RvmProfile, rvmGeometryFor } from '../../../src/engine/models/rvm/rvm-geometry';
+import { pipelinedGeometryFor, RVM_PROFILES, RvmProfile } from '../../../src/engine/models/rvm/rvm-geometry';
 import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
 import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
 
@@ -98,7 +97,7 @@ describe("the project's own composites", () => {
    */
   it('out-of-frame: the small pass over the mirrored frames trims the patch of background RVM joins to the person (IoU +0.01 or more)', async () => {
     const truth = decodeAlphaFrames(join(dir, 'out-of-frame.alpha.mkv'), CLIP.width, CLIP.height);
-    const geometry = (profile: RvmProfile) => ({ ...rvmGeometryFor(CLIP.width, CLIP.height, profile), ...pipelinedAt() });
+    const geometry = (profile: RvmProfile) => pipelinedGeometryFor(CLIP.width, CLIP.height, profile);
     const [matter, small] = await Promise.all([RvmMatter.open(geometry(RVM_PROFILES.human), CACHE_DIR), RvmMatter.open(geometry(RVM_PROFILES.light), CACHE_DIR)]);
     const frames = decodeRgbFrames(join(dir, 'out-of-frame.mp4'), matter.width, matter.height);
     const iouOf = async (session: RvmSession) => {

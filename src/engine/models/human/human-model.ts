@@ -2,8 +2,8 @@ import { SegmentationModel, SegmentationSession, SessionOptions } from '../../ty
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
 import { RvmMatter } from '../rvm/rvm-matter';
-import { pipelinedAt, RvmGeometry } from '../rvm/rvm-model-file';
-import { RVM_PROFILES, RvmProfile, rvmGeometryFor, rvmInputSize } from '../rvm/rvm-geometry';
+import { RvmGeometry } from '../rvm/rvm-model-file';
+import { pipelinedGeometryFor, RVM_PROFILES, RvmProfile, rvmInputSize } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 import { MainPeopleSession } from './main-people-session';
 
@@ -68,7 +68,7 @@ export class HumanModel implements SegmentationModel {
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const geometry = (profile: RvmProfile) => ({ ...rvmGeometryFor(options.width, options.height, profile), ...pipelinedAt() });
+    const geometry = (profile: RvmProfile) => pipelinedGeometryFor(options.width, options.height, profile);
     const [rvm, smallMirror, detector] = await Promise.all([this.parts.rvm(geometry(RVM_PROFILES.human)), this.parts.rvm(geometry(RVM_PROFILES.light)), this.parts.detector()]);
     return new MainPeopleSession('human', options, new RvmSession(rvm, { smallMirror }), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
   }

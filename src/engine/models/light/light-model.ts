@@ -2,8 +2,7 @@ import { SegmentationModel, SegmentationSession, SessionOptions } from '../../ty
 import { PeopleModelParts } from '../human/human-model';
 import { MainPeopleSession } from '../human/main-people-session';
 import { MainSubjectFinder } from '../pro/main-subjects';
-import { pipelinedAt } from '../rvm/rvm-model-file';
-import { RVM_PROFILES, rvmGeometryFor } from '../rvm/rvm-geometry';
+import { pipelinedGeometryFor, RVM_PROFILES } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
 
 /**
@@ -50,7 +49,7 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const geometry = { ...rvmGeometryFor(options.width, options.height, RVM_PROFILES.light), ...pipelinedAt() };
+    const geometry = pipelinedGeometryFor(options.width, options.height, RVM_PROFILES.light);
     const [rvm, detector] = await Promise.all([this.parts.rvm(geometry), this.parts.detector()]);
     const subjects = new MainSubjectFinder(detector, true, LIGHT_KEYFRAME_INTERVAL, true);
     return new MainPeopleSession('light', options, new RvmSession(rvm), subjects, LIGHT_FRAMES_IN_FLIGHT);

@@ -1,7 +1,7 @@
 import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
 import { RvmMatter } from './rvm-matter';
-import { pipelinedAt, RvmGeometry } from './rvm-model-file';
-import { RVM_PROFILES, rvmGeometryFor } from './rvm-geometry';
+import { RvmGeometry } from './rvm-model-file';
+import { pipelinedGeometryFor, RVM_PROFILES } from './rvm-geometry';
 import { RvmSession } from './rvm-session';
 
 /**
@@ -28,6 +28,6 @@ export async function openPeopleRvm(
   height: number,
   { arithmetic = int8Arithmetic(), mirroredWhereDotProduct = true }: { arithmetic?: Int8Arithmetic; mirroredWhereDotProduct?: boolean } = {},
 ): Promise<RvmSession> {
-  const matter = await open({ ...rvmGeometryFor(width, height, RVM_PROFILES.human), ...pipelinedAt(arithmetic) });
+  const matter = await open(pipelinedGeometryFor(width, height, RVM_PROFILES.human, arithmetic));
   return new RvmSession(matter, { mirrored: mirroredWhereDotProduct && arithmetic === 'dot-product' });
 }

@@ -1,4 +1,5 @@
-import { RvmGeometry } from './rvm-model-file';
+import { Int8Arithmetic } from '../runtime/cpu-features';
+import { pipelinedAt, RvmGeometry } from './rvm-model-file';
 
 /**
  * What RVM runs at. The model input is the video at its aspect ratio, long side at most 640 (the
@@ -79,4 +80,9 @@ export function rvmGeometryFor(width: number, height: number, profile: { inputLo
   const input = rvmInputSize(width, height, profile.inputLongSide);
   const ratio = Math.min(1, Math.round((profile.encoderLongSide / Math.max(input.width, input.height)) * 100) / 100);
   return { ...input, ratio };
+}
+
+/** a profile's geometry for a video, pipelined in the precision and stages of this CPU's int8 `arithmetic` (pipelinedAt) */
+export function pipelinedGeometryFor(width: number, height: number, profile: RvmProfile, arithmetic?: Int8Arithmetic): RvmGeometry {
+  return { ...rvmGeometryFor(width, height, profile), ...pipelinedAt(arithmetic) };
 }
