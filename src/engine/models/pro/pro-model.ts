@@ -37,7 +37,7 @@ const MOTION_DOWNSAMPLING = 4;
 const PRO_FRAMES_IN_FLIGHT = 4;
 /**
  * The survey of a prompt with attributes (surveyed-session.ts) mattes people in one pass of RVM, not
- * the mirrored pair the output's mattes take where the CPU has VNNI (people-rvm.ts): its mattes are
+ * with the mirror image's second opinion the output's mattes take (people-rvm.ts): its mattes are
  * never shown, only read for the tracks' support and colours, whose shares over a whole segment the
  * pair's finer edges hardly move. Measured against the pair (AMD EPYC Zen 4 with VNNI, 60 frames;
  * IoU and leak of the output, CPU of both passes): red-blue "person wearing red jacket" 0.9477 and
@@ -609,7 +609,7 @@ export class ProModel implements SegmentationModel {
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const aspect = options.width / options.height;
     const open = async (mirroredPeople: boolean) => {
-      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, { mirroredWhereDotProduct: mirroredPeople }), PRO_FRAMES_IN_FLIGHT) : undefined;
+      const people = requested.has(PERSON) ? new PeopleMatter(await openPeopleRvm(this.rvm, options.width, options.height, { mirrored: mirroredPeople }), PRO_FRAMES_IN_FLIGHT) : undefined;
       return new ProSession(isnet, detector, requested, aspect, people);
     };
     const session = await open(true);

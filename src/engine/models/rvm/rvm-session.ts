@@ -78,6 +78,11 @@ export class RvmSession implements SegmentationSession {
     return this.mirrorStream !== undefined;
   }
 
+  /** whether a smaller RVM's pass over the mirror images trims each matte (RvmSessionOptions.smallMirror) */
+  get trimmedBySmallMirror(): boolean {
+    return this.smallMirror !== undefined;
+  }
+
   get matteSize(): { width: number; height: number } {
     return { width: this.matter.width, height: this.matter.height };
   }
@@ -89,7 +94,7 @@ export class RvmSession implements SegmentationSession {
       this.cuts++;
     }
     const direct = this.stream.next(frame.data);
-    if (this.smallMirror) return this.trimmedBySmallMirror(frame, direct, this.smallMirror);
+    if (this.smallMirror) return this.trimmedMatte(frame, direct, this.smallMirror);
     if (!this.mirrorStream) return direct;
     const { width, height } = this.matter;
     const mirrored = this.mirrorStream.next(mirrorRows(frame.data, width, height, 3));
@@ -108,7 +113,7 @@ export class RvmSession implements SegmentationSession {
   }
 
   /** the frame's output, its alpha trimmed by the small pass over its mirror image (scaled to the frame's size) */
-  private trimmedBySmallMirror(frame: RgbFrame, direct: Promise<RvmOutput>, pass: SmallMirrorPass): Promise<RvmOutput> {
+  private trimmedMatte(frame: RgbFrame, direct: Promise<RvmOutput>, pass: SmallMirrorPass): Promise<RvmOutput> {
     const { width, height } = this.matter;
     const small = pass.matter;
     const mirrored = pass.stream.next(mirrorRows(resizeRgb(frame.data, width, height, small.width, small.height), small.width, small.height, 3));
