@@ -37,8 +37,11 @@ export async function openPeopleRvm(
   height: number,
   { arithmetic = int8Arithmetic(), mirrored = true }: { arithmetic?: Int8Arithmetic; mirrored?: boolean } = {},
 ): Promise<RvmSession> {
-  const matter = await open(pipelinedGeometryFor(width, height, RVM_PROFILES.human, arithmetic));
-  if (!mirrored) return new RvmSession(matter);
-  if (arithmetic === 'dot-product') return new RvmSession(matter, { mirrored: true });
-  return new RvmSession(matter, { smallMirror: await open(pipelinedGeometryFor(width, height, RVM_PROFILES.light, arithmetic)) });
+  const smallPass = mirrored && arithmetic !== 'dot-product';
+  // opened together, as `human` opens its two (human-model.ts)
+  const [matter, smallMirror] = await Promise.all([
+    open(pipelinedGeometryFor(width, height, RVM_PROFILES.human, arithmetic)),
+    smallPass ? open(pipelinedGeometryFor(width, height, RVM_PROFILES.light, arithmetic)) : undefined,
+  ]);
+  return new RvmSession(matter, { mirrored, smallMirror });
 }
