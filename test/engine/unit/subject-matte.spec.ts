@@ -183,6 +183,23 @@ describe('TrackChooser', () => {
     }
     expect([...chosen]).toEqual([subject.id]);
   });
+
+  it("a person whose box RVM's matte has filled stays confirmed while their track lives; a loose box that only held the matte does not", () => {
+    const grey = new Uint8Array(W * H * 3).fill(120);
+    const nobody = new Float32Array(W * H);
+    // the detector is unsure of a fast skater (0.4): RVM's matte fills their box on one keyframe...
+    const skater = track(PERSON, box(0.4, 0.2, 0.6, 0.9), 0.4);
+    const chooser = new TrackChooser();
+    expect([...chooser.choose(grey, W, H, [skater], plane(skater.box))]).toEqual([skater.id]);
+    // ...and lies beside the predicted box on the next (the skater outran it): still the subject
+    expect([...chooser.choose(grey, W, H, [skater], plane(box(0.75, 0.2, 0.95, 0.9)))]).toEqual([skater.id]);
+    expect([...chooser.choose(grey, W, H, [skater], nobody)]).toEqual([skater.id]);
+    // a loose box over half the frame holding a small person's matte: confirmed on that keyframe alone
+    const loose = track(PERSON, box(0, 0, 0.5, 0.8), 0.38);
+    const looseChooser = new TrackChooser();
+    expect([...looseChooser.choose(grey, W, H, [loose], plane(box(0.2, 0.3, 0.28, 0.7)))]).toEqual([loose.id]);
+    expect([...looseChooser.choose(grey, W, H, [loose], nobody)]).toEqual([]);
+  });
 });
 
 describe('MainSubjectFinder: a person under a second label', () => {
@@ -327,6 +344,12 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(await kept([parked, { cls: PERSON, box: box(0.35, 0.1, 0.65, 0.95), score: 0.8 }])).toEqual([PERSON]);
     // what a person may carry, in the same place, comes with them
     expect(await kept([{ ...parked, cls: DOG }, { cls: PERSON, box: box(0.35, 0.1, 0.65, 0.95), score: 0.8 }])).toEqual([PERSON, DOG].sort((a, b) => a - b));
+  });
+
+  it('a person in front of a car the camera follows is the subject; the car with only its driver in sight stays the subject', async () => {
+    const followed = { cls: CAR, box: box(0.22, 0.37, 0.8, 0.76), score: 0.8 };
+    expect(await kept([followed, { cls: PERSON, box: box(0.54, 0.11, 0.68, 0.64), score: 0.6 }])).toEqual([PERSON]);
+    expect(await kept([followed, { cls: PERSON, box: box(0.5, 0.42, 0.6, 0.6), score: 0.6 }])).toEqual([CAR]);
   });
 
   it('a large car behind a small person is not ridden: the person does not come with it', async () => {

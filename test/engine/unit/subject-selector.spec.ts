@@ -1,6 +1,6 @@
 import { Box } from '../../../src/engine/models/pro/boxes';
 import { labelRegions, regionKeepMask } from '../../../src/engine/models/pro/region-gate';
-import { BACKGROUND_SIZE_SHARE, CHOOSE_RATIO, KEEP_RATIO, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
+import { BACKGROUND_SIZE_SHARE, CHOOSE_RATIO, KEEP_RATIO, PEOPLE_FIRST_SHARE, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
 
 /** The main-subject rule on synthetic tracks: what a viewer would call the subject is chosen, and the choice holds. */
 const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
@@ -115,6 +115,35 @@ describe('SubjectSelector', () => {
     const found = new SubjectSelector();
     for (let k = 0; k < 6; k++) found.update([{ ...stale, held: false }, rider]);
     expect(chosenIds(found)).toEqual([1]);
+  });
+
+  it('a person comes before the vehicle behind them; a car with only its driver in sight stays the subject', () => {
+    // a camera following a car past a person in front of it: the car rates above the person on every cue
+    const car = observe(1, box(0.22, 0.37, 0.8, 0.76), { kind: 'vehicle', confidence: 0.64 });
+    const person = observe(2, box(0.54, 0.11, 0.68, 0.64), { kind: 'person', confidence: 0.51, supported: true, focus: 0.6, motion: 0.6 });
+    const ratings = rateObservations([car, person]);
+    const share = ratings.get(2)! / ratings.get(1)!;
+    expect(share).toBeGreaterThan(PEOPLE_FIRST_SHARE);
+    expect(share).toBeLessThan(CHOOSE_RATIO);
+    const selector = new SubjectSelector();
+    for (let k = 0; k < 4; k++) {
+      selector.update([car, person]);
+      expect(chosenIds(selector)).toEqual([2]);
+    }
+    // the same two as anything else than a vehicle: the object is the subject, the person beside it rates too low
+    const objects = new SubjectSelector();
+    for (let k = 0; k < 4; k++) objects.update([{ ...car, kind: undefined }, person]);
+    expect(chosenIds(objects)).toEqual([1]);
+    // the driver, seen through the windscreen: inside the car's box, it does not take the car's place
+    const driver = observe(3, box(0.5, 0.42, 0.62, 0.6), { kind: 'person', supported: true, confidence: 0.7 });
+    const driven = new SubjectSelector();
+    for (let k = 0; k < 4; k++) driven.update([car, driver]);
+    expect(chosenIds(driven)).toEqual([1]);
+    // a person far smaller than the car, rating under half of it (a pedestrian far behind), neither
+    const pedestrian = observe(4, box(0.02, 0.45, 0.05, 0.55), { kind: 'person', supported: true, confidence: 0.7, focus: 0.2, motion: 0.2 });
+    const street = new SubjectSelector();
+    for (let k = 0; k < 4; k++) street.update([car, pedestrian]);
+    expect(chosenIds(street)).toEqual([1]);
   });
 
   it('rates size, centrality, focus, motion and confidence with the documented weights', () => {

@@ -2,7 +2,7 @@ import { BoxTracker, Track, TrackedDetection } from './box-tracker';
 import { boxArea, intersectionArea, iou } from './boxes';
 import { Detection } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
-import { distinctObjects, fillIn, isScenery, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser } from './track-chooser';
+import { distinctObjects, fillIn, isScenery, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
 import { classIndex } from './vocabulary';
 
 export { PERSON };
@@ -40,14 +40,12 @@ function attachedConfidence(object: Track): number {
 }
 
 /**
- * What nobody carries or rides: a vehicle behind someone (a parked car, a passing bus) overlaps their
- * box on a street, and went with them into the matte.
+ * `object` goes with `person`: it lies enough inside their box (a ridden object: their boxes overlap
+ * enough). Never a vehicle: a vehicle behind someone (a parked car, a passing bus) overlaps their box
+ * on a street, and went with them into the matte.
  */
-const NEVER_CARRIED = new Set((['car', 'bus', 'truck', 'train', 'airplane'] as const).map((cls) => classIndex(cls)));
-
-/** `object` goes with `person`: it lies enough inside their box (a ridden object: their boxes overlap enough) */
 function carriedBy(object: Track, person: Track): boolean {
-  if (NEVER_CARRIED.has(object.cls)) return false;
+  if (VEHICLES.has(object.cls)) return false;
   const base = RIDDEN.has(object.cls) ? Math.min(boxArea(object.box), boxArea(person.box)) : boxArea(object.box);
   return intersectionArea(person.box, object.box) >= ATTACHED_SHARE * base;
 }

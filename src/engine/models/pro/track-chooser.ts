@@ -22,6 +22,9 @@ const PERSON_SUPPORT = 0.2;
 const PERSON_MATTE_SHARE = 0.6;
 const PERSON_IN_SIGHT = 0.01;
 
+/** what carries people on roads, rails and runways: never carried by a person (main-subjects.ts), and second to people in the choice (subject-selector.ts, rule 4) */
+export const VEHICLES = new Set((['car', 'bus', 'truck', 'train', 'airplane'] as const).map((cls) => classIndex(cls)));
+
 /** a box of another class overlapping a person's this much is the person again */
 export const SAME_OBJECT_IOU = 0.6;
 
@@ -40,14 +43,25 @@ export function distinctObjects(tracks: readonly Track[]): Track[] {
 export class TrackChooser {
   private readonly selector = new SubjectSelector();
   private previousLuma?: { width: number; height: number; data: Float32Array };
+  /**
+   * The person tracks whose box RVM's matte has filled (`PERSON_SUPPORT`) on some keyframe: they stay
+   * confirmed while the track lives. RVM's support comes and goes with the track's predicted box (a
+   * fast skater outruns it between keyframes, and the detector scores them 0.36-0.44), and a subject
+   * dropped on those keyframes let a pattern behind them take their place (own composite of DAVIS
+   * rollerblade over a fractal: `original` 0.637 -> 0.954; docs/engine-measurements.md, 1 December
+   * 2026). Not the looser confirmation by a share of RVM's matte: a loose box over half the frame
+   * holding a small rider was remembered as a person on DAVIS bmx-trees (`light` 0.426 -> 0.363).
+   */
+  private readonly filledPeople = new Set<number>();
 
-  /** `people`: RVM's alpha of the same frame (same size), which confirms a person track whose box it fills enough of */
+  /** `people`: RVM's alpha of the same frame (same size), which confirms a person track whose box it fills enough of (see `filledPeople`) */
   choose(rgb: Uint8Array, width: number, height: number, tracks: readonly Track[], people?: Float32Array): Set<number> {
     const luma = downsampledLuma(rgb, width, height, MEASURE_DOWNSAMPLING);
     const previous = this.previousLuma;
     this.previousLuma = luma;
+    this.rememberFilledPeople(tracks, width, height, people);
     const confirmed = new Set(tracks.filter((t) => t.cls === PERSON && people !== undefined && personSupported(people, width, height, t.box)).map((t) => t.id));
-    const supported = (track: Track) => confirmed.has(track.id);
+    const supported = (track: Track) => confirmed.has(track.id) || this.filledPeople.has(track.id);
     const rated = this.selector.update(
       withoutScenery(tracks, supported).map((track) => ({
         id: track.id,
@@ -57,9 +71,17 @@ export class TrackChooser {
         motion: previous && previous.data.length === luma.data.length ? changeIn(luma.data, previous.data, luma.width, luma.height, track.box) : 0,
         supported: supported(track),
         held: track.misses > 0,
+        kind: track.cls === PERSON ? 'person' : VEHICLES.has(track.cls) ? 'vehicle' : undefined,
       })),
     );
     return new Set(rated.filter((r) => r.chosen).map((r) => r.id));
+  }
+
+  private rememberFilledPeople(tracks: readonly Track[], width: number, height: number, people?: Float32Array): void {
+    const live = new Set(tracks.map((t) => t.id));
+    for (const id of this.filledPeople) if (!live.has(id)) this.filledPeople.delete(id);
+    if (!people) return;
+    for (const t of tracks) if (t.cls === PERSON && fillIn(people, width, height, t.box) >= PERSON_SUPPORT) this.filledPeople.add(t.id);
   }
 }
 
