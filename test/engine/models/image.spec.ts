@@ -1,5 +1,6 @@
 import { boxMean } from '../../../src/engine/models/image/box-filter';
 import { guidedFilter } from '../../../src/engine/models/image/guided-filter';
+import { mirrorRows } from '../../../src/engine/models/image/mirror';
 import { resizePlane, resizeRgb, resizeSparsePlane, toAlphaBytes } from '../../../src/engine/models/image/resample';
 import { estimateSubjectShift, shiftPlane } from '../../../src/engine/models/temporal/subject-motion';
 import { AdaptiveEma } from '../../../src/engine/models/temporal/adaptive-ema';
@@ -93,6 +94,27 @@ describe('resampling', () => {
       expect(Array.from(resizePlane({ width: 17, height: 11, data: float }, width, height))).toEqual(Array.from(reference(float, 17, 11, width, height)));
       expect(Array.from(resizePlane({ width: 17, height: 11, data: bytes }, width, height))).toEqual(Array.from(reference(bytes, 17, 11, width, height)));
     }
+  });
+
+  it('halves RGB to the bytes bilinear gives, and writes the mirror image when asked, at any size', () => {
+    const rgb = Uint8Array.from(randomPlane(64 * 36 * 3, 9), (v) => Math.round(v * 255));
+    // each channel through resizePlane (the bilinear definition above), rounded half up as resizeRgb rounds
+    const byPlanes = (width: number, height: number) => {
+      const out = new Uint8Array(width * height * 3);
+      for (let ch = 0; ch < 3; ch++) {
+        const channel = Uint8Array.from({ length: 64 * 36 }, (_, p) => rgb[3 * p + ch]);
+        resizePlane({ width: 64, height: 36, data: channel }, width, height).forEach((v, p) => (out[3 * p + ch] = Math.floor(v + 0.5)));
+      }
+      return out;
+    };
+    for (const [width, height] of [[32, 18], [20, 13], [64, 36], [100, 50]]) {
+      const resized = resizeRgb(rgb, 64, 36, width, height);
+      if (width === 32) expect(Array.from(resized)).toEqual(Array.from(byPlanes(width, height)));
+      expect(Array.from(resizeRgb(rgb, 64, 36, width, height, undefined, true))).toEqual(Array.from(mirrorRows(resized, width, height, 3)));
+    }
+    // one 2x2 block, per channel 0 1 1 1 (0.75 rounds up), 0 0 0 1 (0.25 down), 1 1 0 0 (0.5 rounds up)
+    const block = Uint8Array.from([0, 0, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0]);
+    expect(Array.from(resizeRgb(block, 2, 2, 1, 1))).toEqual([1, 0, 1]);
   });
 
   it('gives the same values for a mostly empty plane when it skips its empty spans', () => {

@@ -227,7 +227,7 @@ describe('RVM session with a smaller RVM over the mirrored frames (human)', () =
       await session.segment({ index, ...size, data: Buffer.from(rgb) });
       const own = await direct.next(rgb);
       const other = await onMirrored.next(mirrorRows(resizeRgb(rgb, size.width, size.height, small.width, small.height), small.width, small.height, 3));
-      const expected = trimWithMirrored(own.alpha, resizePlane({ ...small, data: other.alpha }, size.width, size.height), size.width, size.height, SMALL_MIRROR_SHARE);
+      const expected = trimWithMirrored(own.alpha, { ...size, data: resizePlane({ ...small, data: other.alpha }, size.width, size.height) }, size.width, size.height, SMALL_MIRROR_SHARE);
       expect(maxAbsDifference(session.last!.alpha, expected)).toBe(0);
       expect(session.last!.alpha.every((value, p) => value <= own.alpha[p])).toBe(true); // it only takes away
       trimmedPixels += own.alpha.filter((value, p) => value !== session.last!.alpha[p]).length;

@@ -1,4 +1,5 @@
 import { FIRM_BACKGROUND, meanWithMirrored, mirrorRows, trimWithMirrored } from '../../../src/engine/models/image/mirror';
+import { resizePlane } from '../../../src/engine/models/image/resample';
 
 describe('mirroring packed images left to right', () => {
   it('reverses each row pixel by pixel and keeps the channels of a pixel in order', () => {
@@ -37,7 +38,7 @@ describe('mirroring packed images left to right', () => {
     // one row of 6; the second opinion brought back: [0, 0.24, 0.25, 0, 1, 0.1]
     const direct = Float32Array.from([1, 0.5, 0.9, 0.49, 0.2, 0.8]);
     const onMirrored = Float32Array.from([0.1, 1, 0, 0.25, 0.24, 0]);
-    const trimmed = [...trimWithMirrored(direct, onMirrored, 6, 1, 0.4)].map((v) => Number(v.toFixed(6)));
+    const trimmed = [...trimWithMirrored(direct, { width: 6, height: 1, data: onMirrored }, 6, 1, 0.4)].map((v) => Number(v.toFixed(6)));
     expect(trimmed).toEqual([
       0.6, // foreground, the other sure it is background: 0.6 x 1 + 0.4 x 0
       0.396, // at 0.5 still foreground: 0.6 x 0.5 + 0.4 x 0.24
@@ -48,5 +49,18 @@ describe('mirroring packed images left to right', () => {
     ]);
     expect(FIRM_BACKGROUND).toBe(0.25);
     expect([...onMirrored]).toEqual([0.1, 1, 0, 0.25, 0.24, 0].map(Math.fround));
+  });
+
+  it('trims by a smaller second opinion as by that opinion scaled up to the full size first, value for value', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (const [[width, height], [smallWidth, smallHeight]] of [[[64, 36], [32, 18]], [[50, 30], [17, 11]], [[9, 5], [9, 5]]]) {
+      const direct = Float32Array.from({ length: width * height }, random);
+      const small = { width: smallWidth, height: smallHeight, data: Float32Array.from({ length: smallWidth * smallHeight }, () => random() * 0.6) };
+      const scaledUp = { width, height, data: resizePlane(small, width, height) };
+      const trimmed = trimWithMirrored(direct, small, width, height, 0.4);
+      expect(Array.from(trimmed)).toEqual(Array.from(trimWithMirrored(direct, scaledUp, width, height, 0.4)));
+      expect(trimmed.some((value, p) => value !== direct[p])).toBe(true);
+    }
   });
 });

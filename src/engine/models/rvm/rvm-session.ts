@@ -1,7 +1,7 @@
 import { Matte, RgbFrame, SegmentationSession } from '../../types';
 import { RvmMatter, RvmOutput, RvmStream } from './rvm-matter';
 import { SceneCutDetector } from './scene-cut';
-import { resizePlane, resizeRgb, toAlphaBytes } from '../image/resample';
+import { resizeRgb, toAlphaBytes } from '../image/resample';
 import { meanWithMirrored, mirrorRows, trimWithMirrored } from '../image/mirror';
 
 export interface RvmSessionOptions {
@@ -116,10 +116,18 @@ export class RvmSession implements SegmentationSession {
   private trimmedMatte(frame: RgbFrame, direct: Promise<RvmOutput>, pass: SmallMirrorPass): Promise<RvmOutput> {
     const { width, height } = this.matter;
     const small = pass.matter;
-    const mirrored = pass.stream.next(mirrorRows(resizeRgb(frame.data, width, height, small.width, small.height), small.width, small.height, 3));
+    const mirrored = pass.stream.next(resizeRgb(frame.data, width, height, small.width, small.height, undefined, true));
     return Promise.all([direct, mirrored]).then(([own, other]) => {
-      const alpha = trimWithMirrored(own.alpha, resizePlane({ width: small.width, height: small.height, data: other.alpha }, width, height), width, height, SMALL_MIRROR_SHARE);
-      return { alpha, alphaBytes: toAlphaBytes(alpha), foreground: own.foreground };
+      const alpha = trimWithMirrored(own.alpha, { width: small.width, height: small.height, data: other.alpha }, width, height, SMALL_MIRROR_SHARE);
+      let alphaBytes: Uint8Array | undefined;
+      return {
+        alpha,
+        // made only when read: the people sessions (human-model.ts, people-rvm.ts) keep their chosen people's regions and make their own bytes
+        get alphaBytes(): Uint8Array {
+          return (alphaBytes ??= toAlphaBytes(alpha));
+        },
+        foreground: own.foreground,
+      };
     });
   }
 
