@@ -10,8 +10,9 @@
  * (a dancer, a skater, a person on a swing, one walking with a kite board), in real motion. The
  * last two backgrounds hold a subject of their own that a viewer may well take for the video's
  * subject too: read their scores as what the main-subject rule does with two subjects, not as a
- * floor (but for one: people come before vehicles, davis-floors.spec.ts). 854x480 at 24 fps, as long as the shorter clip. Written to `<dir>/<name>.mp4` (H.264 CRF
- * 14) and `<dir>/<name>.alpha.mkv` (FFV1 gray), read from ../shared/media/davis at run time and
+ * floor (but for one: people come before vehicles, davis-floors.spec.ts). 854x480 at 24 fps, as
+ * long as the shorter clip. Written to `<dir>/<name>.mp4` (H.264 CRF 14) and `<dir>/<name>.alpha.mkv`
+ * (FFV1 gray), read from ../shared/media/davis at run time and
  * written under .cache (never into the repository: DAVIS is for evaluation, CC BY-NC 4.0; its
  * README). Score them with bench:matting (BENCH_CLIPS takes the paths without the extension).
  * Usage: node dist/bench/matting/davis-composites.js [dir] (default .cache/davis-composites).

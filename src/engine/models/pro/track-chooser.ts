@@ -59,8 +59,7 @@ export class TrackChooser {
     const luma = downsampledLuma(rgb, width, height, MEASURE_DOWNSAMPLING);
     const previous = this.previousLuma;
     this.previousLuma = luma;
-    this.rememberFilledPeople(tracks, width, height, people);
-    const confirmed = new Set(tracks.filter((t) => t.cls === PERSON && people !== undefined && personSupported(people, width, height, t.box)).map((t) => t.id));
+    const confirmed = this.confirmPeople(tracks, width, height, people);
     const supported = (track: Track) => confirmed.has(track.id) || this.filledPeople.has(track.id);
     const rated = this.selector.update(
       withoutScenery(tracks, supported).map((track) => ({
@@ -77,11 +76,19 @@ export class TrackChooser {
     return new Set(rated.filter((r) => r.chosen).map((r) => r.id));
   }
 
-  private rememberFilledPeople(tracks: readonly Track[], width: number, height: number, people?: Float32Array): void {
+  /** the person tracks RVM's matte confirms on this keyframe; those it fills join `filledPeople` (each box's fill measured once) */
+  private confirmPeople(tracks: readonly Track[], width: number, height: number, people?: Float32Array): Set<number> {
     const live = new Set(tracks.map((t) => t.id));
     for (const id of this.filledPeople) if (!live.has(id)) this.filledPeople.delete(id);
-    if (!people) return;
-    for (const t of tracks) if (t.cls === PERSON && fillIn(people, width, height, t.box) >= PERSON_SUPPORT) this.filledPeople.add(t.id);
+    const confirmed = new Set<number>();
+    if (!people) return confirmed;
+    for (const t of tracks) {
+      if (t.cls !== PERSON) continue;
+      const fill = fillIn(people, width, height, t.box);
+      if (fill >= PERSON_SUPPORT) this.filledPeople.add(t.id);
+      if (personSupported(people, width, height, t.box, fill)) confirmed.add(t.id);
+    }
+    return confirmed;
   }
 }
 
@@ -109,9 +116,8 @@ export function withoutScenery(tracks: readonly Track[], supported: (track: Trac
   return other ? tracks.filter((t) => !isScenery(t)) : tracks;
 }
 
-/** RVM's matte confirms a person track in `box` (see `PERSON_SUPPORT` and `PERSON_MATTE_SHARE`) */
-export function personSupported(people: Float32Array, width: number, height: number, box: Box): boolean {
-  const fill = fillIn(people, width, height, box);
+/** RVM's matte confirms a person track in `box` (see `PERSON_SUPPORT` and `PERSON_MATTE_SHARE`); `fill`: fillIn's of the box, when measured already */
+export function personSupported(people: Float32Array, width: number, height: number, box: Box, fill = fillIn(people, width, height, box)): boolean {
   if (fill >= PERSON_SUPPORT) return true;
   let total = 0;
   for (let i = 0; i < people.length; i++) total += people[i];

@@ -30,6 +30,25 @@ interface SmallMirrorPass {
 }
 
 /**
+ * The output of two passes combined into `alpha`: its bytes and the foreground colour are made only
+ * when read (the people sessions keep their chosen people's regions and make their own bytes;
+ * `original` and `pro` read no colour), each once.
+ */
+function combinedOutput(alpha: Float32Array, foreground: () => Float32Array | undefined): RvmOutput {
+  let bytes: Uint8Array | undefined;
+  let colour: Float32Array | undefined;
+  return {
+    alpha,
+    get alphaBytes(): Uint8Array {
+      return (bytes ??= toAlphaBytes(alpha));
+    },
+    get foreground(): Float32Array | undefined {
+      return (colour ??= foreground());
+    },
+  };
+}
+
+/**
  * Robust Video Matting over one video: the recurrent state goes from frame to frame and is reset
  * at hard cuts, where the memory of the last shot would only mislead the next.
  */
@@ -98,18 +117,10 @@ export class RvmSession implements SegmentationSession {
     if (!this.mirrorStream) return direct;
     const { width, height } = this.matter;
     const mirrored = this.mirrorStream.next(mirrorRows(frame.data, width, height, 3));
-    return Promise.all([direct, mirrored]).then(([a, b]) => {
-      const alpha = meanWithMirrored(a.alpha, b.alpha, width, height, 1);
-      let foreground: Float32Array | undefined;
-      return {
-        alpha,
-        alphaBytes: toAlphaBytes(alpha),
-        // averaged only when read (2-3 ms a frame at 640x360): `original` and `pro` read the alpha alone
-        get foreground(): Float32Array | undefined {
-          return a.foreground && b.foreground && (foreground ??= meanWithMirrored(a.foreground, b.foreground, width, height, 3));
-        },
-      };
-    });
+    return Promise.all([direct, mirrored]).then(([a, b]) =>
+      // the colour averaged only when read (2-3 ms a frame at 640x360): `original` and `pro` read the alpha alone
+      combinedOutput(meanWithMirrored(a.alpha, b.alpha, width, height, 1), () => a.foreground && b.foreground && meanWithMirrored(a.foreground, b.foreground, width, height, 3)),
+    );
   }
 
   /** the frame's output, its alpha trimmed by the small pass over its mirror image (scaled to the frame's size) */
@@ -117,18 +128,9 @@ export class RvmSession implements SegmentationSession {
     const { width, height } = this.matter;
     const small = pass.matter;
     const mirrored = pass.stream.next(resizeRgb(frame.data, width, height, small.width, small.height, undefined, true));
-    return Promise.all([direct, mirrored]).then(([own, other]) => {
-      const alpha = trimWithMirrored(own.alpha, { width: small.width, height: small.height, data: other.alpha }, width, height, SMALL_MIRROR_SHARE);
-      let alphaBytes: Uint8Array | undefined;
-      return {
-        alpha,
-        // made only when read: the people sessions (human-model.ts, people-rvm.ts) keep their chosen people's regions and make their own bytes
-        get alphaBytes(): Uint8Array {
-          return (alphaBytes ??= toAlphaBytes(alpha));
-        },
-        foreground: own.foreground,
-      };
-    });
+    return Promise.all([direct, mirrored]).then(([own, other]) =>
+      combinedOutput(trimWithMirrored(own.alpha, { width: small.width, height: small.height, data: other.alpha }, width, height, SMALL_MIRROR_SHARE), () => own.foreground),
+    );
   }
 
   /** the next frame starts afresh, with no memory of the frames before (after a cut, or frames RVM did not see) */
