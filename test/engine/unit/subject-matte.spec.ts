@@ -352,6 +352,14 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(await kept([followed, { cls: PERSON, box: box(0.5, 0.42, 0.6, 0.6), score: 0.6 }])).toEqual([CAR]);
   });
 
+  it('a busy backdrop taken for an object around a person RVM fills is not the subject: the person alone comes out', async () => {
+    const umbrella = { cls: classIndex('umbrella'), box: box(0.05, 0, 0.86, 0.94), score: 0.54 };
+    const person = { cls: PERSON, box: box(0.45, 0.46, 0.64, 1), score: 0.6 };
+    expect(await kept([umbrella, person])).toEqual([PERSON]);
+    // a boat with a person in it stays the subject, as a car with its driver does
+    expect(await kept([{ ...umbrella, cls: classIndex('boat') }, { ...person, box: box(0.4, 0.4, 0.5, 0.6) }])).toEqual([classIndex('boat')]);
+  });
+
   it('a large car behind a small person is not ridden: the person does not come with it', async () => {
     expect(await kept([{ cls: CAR, box: box(0.1, 0.3, 0.9, 0.95), score: 0.8 }, { cls: PERSON, box: box(0.45, 0.2, 0.55, 0.6), score: 0.4 }])).toEqual([CAR]);
   });

@@ -146,6 +146,30 @@ describe('SubjectSelector', () => {
     expect(chosenIds(street)).toEqual([1]);
   });
 
+  it('an object whose box holds a person is the backdrop they stand before: the person is chosen, not the object', () => {
+    // a busy backdrop taken for an umbrella at 0.54, its box over most of the frame around a person the detector scores 0.42
+    const backdrop = observe(1, box(0.05, 0, 0.86, 0.94), { kind: 'object', confidence: 0.54, focus: 0.8, motion: 0.4 });
+    const person = observe(2, box(0.45, 0.46, 0.64, 1), { kind: 'person', confidence: 0.42, supported: true, focus: 0.6, motion: 0.8 });
+    const ratings = rateObservations([backdrop, person]);
+    expect(ratings.get(2)! / ratings.get(1)!).toBeLessThan(KEEP_RATIO);
+    const selector = new SubjectSelector();
+    for (let k = 0; k < 4; k++) {
+      selector.update([backdrop, person]);
+      expect(chosenIds(selector)).toEqual([2]);
+    }
+    // a person the detector is unsure of and no segmentation confirms does not make it a backdrop
+    const guessed = new SubjectSelector();
+    for (let k = 0; k < 4; k++) guessed.update([backdrop, { ...person, supported: false }]);
+    expect(chosenIds(guessed)).toEqual([1]);
+    // nor does a person only partly inside its box, or a box of what people ride (a horse holding its rider)
+    const beside = new SubjectSelector();
+    for (let k = 0; k < 4; k++) beside.update([backdrop, { ...person, box: box(0.7, 0.46, 0.95, 1) }]);
+    expect(chosenIds(beside)).toEqual([1]);
+    const ridden = new SubjectSelector();
+    for (let k = 0; k < 4; k++) ridden.update([{ ...backdrop, kind: undefined }, person]);
+    expect(chosenIds(ridden)).toEqual([1]);
+  });
+
   it('rates size, centrality, focus, motion and confidence with the documented weights', () => {
     const ratings = rateObservations([observe(1, box(0.25, 0.25, 0.75, 0.75), { confidence: 1 }), observe(2, box(0, 0, 0.25, 0.25), { focus: 0, motion: 0, confidence: 0 })]);
     expect(ratings.get(1)).toBeCloseTo(1, 5);

@@ -2,7 +2,7 @@ import { BoxTracker, Track, TrackedDetection } from './box-tracker';
 import { boxArea, intersectionArea, iou } from './boxes';
 import { Detection } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
-import { distinctObjects, fillIn, isScenery, PERSON, personSupported, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
+import { distinctObjects, fillIn, isScenery, PERSON, personSupported, RIDDEN, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
 import { classIndex } from './vocabulary';
 
 export { PERSON };
@@ -16,12 +16,6 @@ const MISTAKEN_FOR_PEOPLE = new Set((['bird', 'cat', 'dog', 'sheep', 'cow', 'bea
 const PERSON_FILL = 0.4;
 /** an object attached to a person is kept from this detector confidence (a low-scored box is often the person again) */
 const ATTACHED_CONFIDENCE = 0.5;
-/**
- * What people ride. A ridden object's box is often much larger than its rider's (a horse, an
- * elephant), so it goes with a chosen rider when their boxes overlap by `ATTACHED_SHARE` of the
- * smaller box; and a chosen ridden object brings the people on it (whose matte is RVM's).
- */
-const RIDDEN = new Set((['bicycle', 'motorcycle', 'horse', 'elephant', 'skateboard', 'surfboard', 'skis', 'snowboard'] as const).map((cls) => classIndex(cls)));
 
 /**
  * A ridden object attached to its rider is kept from this lower confidence: the riding test (their

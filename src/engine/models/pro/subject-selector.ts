@@ -30,6 +30,12 @@ import { Box, boxArea, intersectionArea } from './boxes';
  *    someone is the street they stand in; the camera following a car past a person in front of it
  *    made the car the subject and left the person out (own composites of DAVIS people over DAVIS
  *    car-roundabout: the car rated 0.80, the person 0.45-0.55).
+ * 5. An object whose box holds a person who can be chosen is what they stand in front of, not a
+ *    subject (vehicles have rule 4; what people ride, and scenery, are not such objects). NanoDet
+ *    takes a busy backdrop for an object now and then, its box over most of the frame around the
+ *    person; once it scored 0.5, it outrated them on size and they were dropped (own composite of a
+ *    person turning before a fractal, brightened: `original` 0.631; a pattern taken for an umbrella
+ *    at 0.54).
  *
  * Pure: the caller measures focus and motion; this ranks.
  */
@@ -48,7 +54,7 @@ export const FULL_SIZE_AREA = 0.05;
 export const BACKGROUND_SIZE_SHARE = 0.25;
 /** a vehicle yields to a person rating at least this share of its prominence (rule 4) */
 export const PEOPLE_FIRST_SHARE = 0.5;
-/** a person whose box lies this much inside a vehicle's box is in it (rule 4) */
+/** a person whose box lies this much inside a vehicle's box is in it (rule 4), inside an object's is before it (rule 5) */
 export const INSIDE_SHARE = 0.8;
 
 export interface TrackObservation {
@@ -64,8 +70,8 @@ export interface TrackObservation {
   supported?: boolean;
   /** the detector missed it on this keyframe: the box is the track's last or predicted one */
   held?: boolean;
-  /** what the object is, where it matters (rule 4) */
-  kind?: 'person' | 'vehicle';
+  /** what the object is, where it matters: rules 4 and 5 (what people ride: none of these) */
+  kind?: 'person' | 'vehicle' | 'object';
 }
 
 export interface SelectedTrack {
@@ -127,6 +133,7 @@ export class SubjectSelector {
       this.prominence.set(id, previous === undefined ? rating : previous + PROMINENCE_RESPONSE * (rating - previous));
     }
     const yielding = yieldingToPeople(choosable, (o) => this.prominence.get(o.id)!);
+    for (const id of backdrops(choosable)) yielding.add(id);
     const sure = new Set(choosable.filter((o) => !yielding.has(o.id)).map((o) => o.id));
     const best = Math.max(0, ...[...sure].map((id) => this.prominence.get(id)!));
     for (const [id, value] of this.prominence) {
@@ -143,10 +150,20 @@ export class SubjectSelector {
   }
 }
 
+/** `person`'s box lies inside `other`'s (rules 4 and 5) */
+function inside(person: TrackObservation, other: TrackObservation): boolean {
+  return intersectionArea(person.box, other.box) >= INSIDE_SHARE * boxArea(person.box);
+}
+
 /** the vehicles among `choosable` that a person among them comes before (rule 4) */
 function yieldingToPeople(choosable: readonly TrackObservation[], prominence: (o: TrackObservation) => number): Set<number> {
   const people = choosable.filter((o) => o.kind === 'person');
-  const inside = (person: TrackObservation, vehicle: TrackObservation) => intersectionArea(person.box, vehicle.box) >= INSIDE_SHARE * boxArea(person.box);
   const yields = (vehicle: TrackObservation) => people.some((p) => !inside(p, vehicle) && prominence(p) >= PEOPLE_FIRST_SHARE * prominence(vehicle));
   return new Set(choosable.filter((o) => o.kind === 'vehicle' && yields(o)).map((o) => o.id));
+}
+
+/** the objects among `choosable` with a person among them inside their box: the backdrop behind that person (rule 5) */
+function backdrops(choosable: readonly TrackObservation[]): number[] {
+  const people = choosable.filter((o) => o.kind === 'person');
+  return choosable.filter((o) => o.kind === 'object' && people.some((p) => inside(p, o))).map((o) => o.id);
 }

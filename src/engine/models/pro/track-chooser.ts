@@ -1,7 +1,7 @@
 import { downsampledLuma } from '../temporal/keyframe-propagator';
 import { Track } from './box-tracker';
 import { Box, iou } from './boxes';
-import { SUBJECT_CONFIDENCE, SubjectSelector } from './subject-selector';
+import { SUBJECT_CONFIDENCE, SubjectSelector, TrackObservation } from './subject-selector';
 import { classIndex } from './vocabulary';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
@@ -22,8 +22,16 @@ const PERSON_SUPPORT = 0.2;
 const PERSON_MATTE_SHARE = 0.6;
 const PERSON_IN_SIGHT = 0.01;
 
-/** what carries people on roads, rails and runways: never carried by a person (main-subjects.ts), and second to people in the choice (subject-selector.ts, rule 4) */
-export const VEHICLES = new Set((['car', 'bus', 'truck', 'train', 'airplane'] as const).map((cls) => classIndex(cls)));
+/** what carries people on roads, rails, water and runways: never carried by a person (main-subjects.ts), and second to people in the choice (subject-selector.ts, rule 4) */
+export const VEHICLES = new Set((['car', 'bus', 'truck', 'train', 'airplane', 'boat'] as const).map((cls) => classIndex(cls)));
+
+/**
+ * What people ride. A ridden object's box is often much larger than its rider's (a horse, an
+ * elephant), so it goes with a chosen rider when their boxes overlap enough of the smaller box, and
+ * a chosen ridden object brings the people on it, whose matte is RVM's (main-subjects.ts); its box
+ * holding its rider is no backdrop (subject-selector.ts, rule 5).
+ */
+export const RIDDEN = new Set((['bicycle', 'motorcycle', 'horse', 'elephant', 'skateboard', 'surfboard', 'skis', 'snowboard'] as const).map((cls) => classIndex(cls)));
 
 /** a box of another class overlapping a person's this much is the person again */
 export const SAME_OBJECT_IOU = 0.6;
@@ -70,7 +78,7 @@ export class TrackChooser {
         motion: previous && previous.data.length === luma.data.length ? changeIn(luma.data, previous.data, luma.width, luma.height, track.box) : 0,
         supported: supported(track),
         held: track.misses > 0,
-        kind: track.cls === PERSON ? 'person' : VEHICLES.has(track.cls) ? 'vehicle' : undefined,
+        kind: kindOf(track.cls),
       })),
     );
     return new Set(rated.filter((r) => r.chosen).map((r) => r.id));
@@ -90,6 +98,13 @@ export class TrackChooser {
     }
     return confirmed;
   }
+}
+
+/** what the subject selector's rules 4 and 5 need to know of a class */
+function kindOf(cls: number): TrackObservation['kind'] {
+  if (cls === PERSON) return 'person';
+  if (VEHICLES.has(cls)) return 'vehicle';
+  return RIDDEN.has(cls) ? undefined : 'object';
 }
 
 /**
