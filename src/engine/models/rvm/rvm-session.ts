@@ -3,6 +3,7 @@ import { RvmMatter, RvmOutput, RvmStream } from './rvm-matter';
 import { SceneCutDetector } from './scene-cut';
 import { resizeRgb, toAlphaBytes } from '../image/resample';
 import { meanWithMirrored, mirrorRows, trimWithMirrored } from '../image/mirror';
+import { GrainFilter } from '../image/sensor-noise';
 
 export interface RvmSessionOptions {
   /**
@@ -74,6 +75,7 @@ export class RvmSession implements SegmentationSession {
   /** the smaller RVM's pass over the mirror images, when `smallMirror` */
   private readonly smallMirror: SmallMirrorPass | undefined;
   private readonly cutDetector = new SceneCutDetector();
+  private readonly grain = new GrainFilter();
 
   constructor(
     private readonly matter: RvmMatter,
@@ -112,11 +114,12 @@ export class RvmSession implements SegmentationSession {
       this.restart();
       this.cuts++;
     }
-    const direct = this.stream.next(frame.data);
-    if (this.smallMirror) return this.trimmedMatte(frame, direct, this.smallMirror);
-    if (!this.mirrorStream) return direct;
     const { width, height } = this.matter;
-    const mirrored = this.mirrorStream.next(mirrorRows(frame.data, width, height, 3));
+    const data = this.grain.apply(frame.data, width, height);
+    const direct = this.stream.next(data);
+    if (this.smallMirror) return this.trimmedMatte(data, direct, this.smallMirror);
+    if (!this.mirrorStream) return direct;
+    const mirrored = this.mirrorStream.next(mirrorRows(data, width, height, 3));
     return Promise.all([direct, mirrored]).then(([a, b]) =>
       // the colour averaged only when read (2-3 ms a frame at 640x360): `original` and `pro` read the alpha alone
       combinedOutput(meanWithMirrored(a.alpha, b.alpha, width, height, 1), () => a.foreground && b.foreground && meanWithMirrored(a.foreground, b.foreground, width, height, 3)),
@@ -124,10 +127,10 @@ export class RvmSession implements SegmentationSession {
   }
 
   /** the frame's output, its alpha trimmed by the small pass over its mirror image (scaled to the frame's size) */
-  private trimmedMatte(frame: RgbFrame, direct: Promise<RvmOutput>, pass: SmallMirrorPass): Promise<RvmOutput> {
+  private trimmedMatte(data: Uint8Array, direct: Promise<RvmOutput>, pass: SmallMirrorPass): Promise<RvmOutput> {
     const { width, height } = this.matter;
     const small = pass.matter;
-    const mirrored = pass.stream.next(resizeRgb(frame.data, width, height, small.width, small.height, undefined, true));
+    const mirrored = pass.stream.next(resizeRgb(data, width, height, small.width, small.height, undefined, true));
     return Promise.all([direct, mirrored]).then(([own, other]) =>
       combinedOutput(trimWithMirrored(own.alpha, { width: small.width, height: small.height, data: other.alpha }, width, height, SMALL_MIRROR_SHARE), () => own.foreground),
     );
@@ -138,6 +141,7 @@ export class RvmSession implements SegmentationSession {
     this.stream.reset();
     this.mirrorStream?.reset();
     this.smallMirror?.stream.reset();
+    this.grain.restart();
   }
 
   async segment(frame: RgbFrame): Promise<Matte> {
