@@ -31,7 +31,7 @@ import { Box, boxArea, intersectionArea } from './boxes';
  *    made the car the subject and left the person out (own composites of DAVIS people over DAVIS
  *    car-roundabout: the car rated 0.80, the person 0.45-0.55).
  * 5. An object whose box holds a person who can be chosen is what they stand in front of, not a
- *    subject (vehicles have rule 4; what people ride, and scenery, are not such objects). NanoDet
+ *    subject (vehicles have rule 4; what people ride is no such object). NanoDet
  *    takes a busy backdrop for an object now and then, its box over most of the frame around the
  *    person; once it scored 0.5, it outrated them on size and they were dropped (own composite of a
  *    person turning before a fractal, brightened: `original` 0.631; a pattern taken for an umbrella
