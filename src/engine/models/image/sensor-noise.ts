@@ -38,10 +38,12 @@ const MAX_RESPONSE = 1023;
  * deviation about 0.71 * sqrt(passes) pixels), edges repeated. Integer arithmetic, rounded.
  */
 export function binomialBlurRgb(src: Uint8Array, width: number, height: number, passes: number): Uint8Array {
-  let current = src;
+  if (passes <= 0) return src;
+  // each pass reads the picture whole into `across` before it writes `out`, so one buffer serves every pass
   const across = new Uint8Array(src.length);
+  const out = new Uint8Array(src.length);
+  let current = src;
   for (let p = 0; p < passes; p++) {
-    const out = new Uint8Array(src.length);
     const stride = width * 3;
     for (let y = 0; y < height; y++) {
       const row = y * stride;

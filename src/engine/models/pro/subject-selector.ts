@@ -133,7 +133,6 @@ export class SubjectSelector {
       this.prominence.set(id, previous === undefined ? rating : previous + PROMINENCE_RESPONSE * (rating - previous));
     }
     const yielding = yieldingToPeople(choosable, (o) => this.prominence.get(o.id)!);
-    for (const id of backdrops(choosable)) yielding.add(id);
     const sure = new Set(choosable.filter((o) => !yielding.has(o.id)).map((o) => o.id));
     const best = Math.max(0, ...[...sure].map((id) => this.prominence.get(id)!));
     for (const [id, value] of this.prominence) {
@@ -155,15 +154,15 @@ function inside(person: TrackObservation, other: TrackObservation): boolean {
   return intersectionArea(person.box, other.box) >= INSIDE_SHARE * boxArea(person.box);
 }
 
-/** the vehicles among `choosable` that a person among them comes before (rule 4) */
+/**
+ * The tracks among `choosable` that a person among them comes before: a vehicle they are not in and
+ * rate at least `PEOPLE_FIRST_SHARE` of (rule 4), an object whose box they stand inside, its backdrop (rule 5)
+ */
 function yieldingToPeople(choosable: readonly TrackObservation[], prominence: (o: TrackObservation) => number): Set<number> {
   const people = choosable.filter((o) => o.kind === 'person');
-  const yields = (vehicle: TrackObservation) => people.some((p) => !inside(p, vehicle) && prominence(p) >= PEOPLE_FIRST_SHARE * prominence(vehicle));
-  return new Set(choosable.filter((o) => o.kind === 'vehicle' && yields(o)).map((o) => o.id));
-}
-
-/** the objects among `choosable` with a person among them inside their box: the backdrop behind that person (rule 5) */
-function backdrops(choosable: readonly TrackObservation[]): number[] {
-  const people = choosable.filter((o) => o.kind === 'person');
-  return choosable.filter((o) => o.kind === 'object' && people.some((p) => inside(p, o))).map((o) => o.id);
+  const yields = (o: TrackObservation) =>
+    o.kind === 'vehicle'
+      ? people.some((p) => !inside(p, o) && prominence(p) >= PEOPLE_FIRST_SHARE * prominence(o))
+      : o.kind === 'object' && people.some((p) => inside(p, o));
+  return new Set(choosable.filter(yields).map((o) => o.id));
 }
