@@ -59,7 +59,9 @@ describe('TFLite -> ONNX converter (selfie segmentation)', () => {
     const model = onnx.ModelProto.decode(bytes);
     const counts: Record<string, number> = {};
     for (const node of model.graph!.node!) counts[node.opType!] = (counts[node.opType!] ?? 0) + 1;
-    expect(counts).toMatchObject({ Conv: 54, ConvTranspose: 1, HardSwish: 11, Sigmoid: 11, Resize: 3, AveragePool: 10 });
+    expect(counts).toMatchObject({ Conv: 54, ConvTranspose: 1, HardSwish: 11, Sigmoid: 11, Resize: 3, GlobalAveragePool: 10 });
+    // the squeeze-and-excitation pools cover their whole input at every size, not the native size's window
+    expect(counts.AveragePool).toBeUndefined();
     expect(counts.DequantizeLinear).toBeUndefined(); // fp16 weights are folded into float32 initializers
     const input = model.graph!.input![0].type!.tensorType!;
     expect(input.elemType).toBe(onnx.TensorProto.DataType.UINT8);
@@ -107,5 +109,24 @@ describe('TFLite -> ONNX converter (selfie segmentation)', () => {
     const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('uint8', rgb, [1, 256, 448, 3]) });
     expect(out[session.outputNames[0]].dims).toEqual([1, 256, 448, 1]);
     await session.release();
+  });
+
+  it('pools over the whole frame at twice its native width: a picture beside itself is matted as the picture alone', async () => {
+    const square = await SelfieSegmenter.open('square', cacheDir);
+    const wide = await SelfieSegmenter.open('square', cacheDir, { width: 512, height: 256 });
+    const picture = decodeRgbFrames(join(MEDIA_DIR, 'portrait.jpg'), 256, 256)[0];
+    const twice = new Uint8Array(256 * 512 * 3);
+    for (let y = 0; y < 256; y++) {
+      const row = picture.subarray(y * 256 * 3, (y + 1) * 256 * 3);
+      twice.set(row, y * 512 * 3);
+      twice.set(row, y * 512 * 3 + 256 * 3);
+    }
+    const alone = toAlphaBytes(await square.probabilities(picture));
+    const beside = toAlphaBytes(await wide.probabilities(twice));
+    await Promise.all([square.close(), wide.close()]);
+    // the right copy, away from the frame's left edge the square picture has, against the picture alone
+    const rightCopy = new Uint8Array(256 * 256);
+    for (let y = 0; y < 256; y++) rightCopy.set(beside.subarray(y * 512 + 256, (y + 1) * 512), y * 256);
+    expect(binaryIou(rightCopy, alone)).toBeGreaterThan(0.97);
   });
 });

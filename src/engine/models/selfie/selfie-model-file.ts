@@ -14,7 +14,7 @@ export const SELFIE_NATIVE_SIZE: Record<SelfieVariant, { height: number; width: 
 };
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
-const CONVERTER_REVISION = 1;
+const CONVERTER_REVISION = 2;
 
 export function selfieTflitePath(variant: SelfieVariant): string {
   let dir: string;

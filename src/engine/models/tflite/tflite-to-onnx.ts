@@ -185,10 +185,26 @@ class TfliteToOnnxConverter extends TfliteConversionState {
     const o = op.options!;
     const kernel = [o.int32(POOL_OPTIONS.filterH), o.int32(POOL_OPTIONS.filterW)];
     const strides = [o.int32(POOL_OPTIONS.strideH, 1), o.int32(POOL_OPTIONS.strideW, 1)];
-    const pads = this.convPads(op, o.int8(POOL_OPTIONS.padding), kernel, strides, [1, 1]);
-    const onnxOp = op.opName === 'MAX_POOL_2D' ? 'MaxPool' : 'AveragePool';
-    const pooled = this.builder.addNode(onnxOp, [this.activation(op.inputs[0])], this.outName(op), { kernel_shape: kernel, strides, pads });
+    const max = op.opName === 'MAX_POOL_2D';
+    const pooled = this.isGlobalPool(op, kernel)
+      ? this.builder.addNode(max ? 'GlobalMaxPool' : 'GlobalAveragePool', [this.activation(op.inputs[0])], this.outName(op))
+      : this.builder.addNode(max ? 'MaxPool' : 'AveragePool', [this.activation(op.inputs[0])], this.outName(op), {
+          kernel_shape: kernel,
+          strides,
+          pads: this.convPads(op, o.int8(POOL_OPTIONS.padding), kernel, strides, [1, 1]),
+        });
     this.setOutput(op, this.applyActivation(pooled, o.int8(POOL_OPTIONS.activation), this.outName(op)));
+  }
+
+  /**
+   * A pool whose window is its whole input at the model's own size (the squeeze of a
+   * squeeze-and-excitation block) pools the whole input at any size: with the window kept, a wider
+   * input would be pooled over its left part only, or into more than one value.
+   */
+  private isGlobalPool(op: TfliteOperator, kernel: number[]): boolean {
+    const [, inH, inW] = this.tensor(op.inputs[0]).shape;
+    const [, outH, outW] = this.tensor(op.outputs[0]).shape;
+    return inH === kernel[0] && inW === kernel[1] && outH === 1 && outW === 1;
   }
 
   private convertMean(op: TfliteOperator): void {
