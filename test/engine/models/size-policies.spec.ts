@@ -2,6 +2,7 @@ import { humanWorkingSize } from '../../../src/engine/models/human/human-model';
 import { downscaledSize } from '../../../src/engine/models/isnet/isnet-graph';
 import { isnetInputSizeFor } from '../../../src/engine/models/isnet/isnet-segmenter';
 import { originalInputSize } from '../../../src/engine/models/original/original-model';
+import { RVM_PROFILES, rvmGeometryFor } from '../../../src/engine/models/rvm/rvm-geometry';
 import { selfieInputSizeFor } from '../../../src/engine/models/selfie/selfie-size';
 
 describe('input size policies', () => {
@@ -33,5 +34,16 @@ describe('input size policies', () => {
   it('works on human at most 640 on the long side, even sizes', () => {
     expect(humanWorkingSize(1920, 1080)).toEqual({ width: 640, height: 360 });
     expect(humanWorkingSize(320, 241)).toEqual({ width: 320, height: 242 });
+    expect(humanWorkingSize(1080, 1920)).toEqual({ width: 360, height: 640 });
+    expect(humanWorkingSize(1080, 1080)).toEqual({ width: 640, height: 640 });
+  });
+
+  it("gives frames wider than 16:9 a 16:9 frame's pixels, never more than the video's, the encoder sized alike", () => {
+    expect(humanWorkingSize(1920, 804)).toEqual({ width: 742, height: 310 });
+    expect(humanWorkingSize(804, 1920)).toEqual({ width: 310, height: 742 });
+    expect(humanWorkingSize(640, 268)).toEqual({ width: 640, height: 268 });
+    expect(rvmGeometryFor(640, 268, RVM_PROFILES.light)).toEqual({ width: 370, height: 156, ratio: 1 });
+    expect(rvmGeometryFor(1920, 804, RVM_PROFILES.human)).toEqual({ width: 742, height: 310, ratio: 1 });
+    expect(rvmGeometryFor(1920, 804, { inputLongSide: 640, encoderLongSide: 320 })).toEqual({ width: 742, height: 310, ratio: 0.5 });
   });
 });

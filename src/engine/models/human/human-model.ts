@@ -7,7 +7,7 @@ import { pipelinedGeometryFor, RVM_PROFILES, RvmProfile, rvmInputSize } from '..
 import { RvmSession } from '../rvm/rvm-session';
 import { MainPeopleSession } from './main-people-session';
 
-/** the size `human` works at: the video's aspect ratio, long side at most 640 (even sizes) */
+/** the size `human` works at: the video's aspect ratio, long side at most 640 or a 16:9 frame's pixels (rvmInputSize) */
 export function humanWorkingSize(width: number, height: number, longSide = 640): { width: number; height: number } {
   return rvmInputSize(width, height, longSide);
 }
