@@ -6,6 +6,7 @@ import { GivenFrames } from '../given-frames';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { MainSubjectFinder, MainSubjects } from '../pro/main-subjects';
 import { NanodetDetector } from '../pro/nanodet-detector';
+import { pictureForSquareModel, withinPicture } from '../image/picture-bars';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
@@ -134,6 +135,8 @@ export class OriginalSession implements SegmentationSession {
 
   /** the decoded frames' size (originalInputSize) */
   private readonly input: { width: number; height: number };
+  /** the video's width over its height (the decoded frames may be squashed: originalInputSize) */
+  private readonly aspect: number;
 
   constructor(
     private readonly isnet: { full: IsnetSegmenter; small: IsnetSegmenter },
@@ -143,6 +146,7 @@ export class OriginalSession implements SegmentationSession {
   ) {
     this.people = new RvmOnDemand(rvm, ORIGINAL_FRAMES_IN_FLIGHT);
     this.input = originalInputSize(video, isnet.full);
+    this.aspect = video.width / video.height;
     this.propagator = new KeyframePropagator(motionDownsampling(rvm.inputWidth));
     this.backward = new KeyframePropagator(motionDownsampling(rvm.inputWidth));
   }
@@ -399,7 +403,8 @@ export class OriginalSession implements SegmentationSession {
 
   /**
    * ISNet on `region` of the frame (see subject-crop.ts: a crop around the subjects is sharper),
-   * pasted back at the frame's place; at the matte's size. `scale`: ISNet's input size
+   * not on pillarbox bars (pictureForSquareModel), pasted back at the frame's place; at the
+   * matte's size. `scale`: ISNet's input size
    * (isnet-scale.ts); `mirrored`: ISNet sees the mirror image, and its plane is mirrored back.
    */
   private async salientAround(rgb: Uint8Array, region: Box | undefined, { scale, mirrored = false }: { scale: IsnetScale; mirrored?: boolean }): Promise<Float32Array> {
@@ -412,8 +417,9 @@ export class OriginalSession implements SegmentationSession {
       const plane = await segmenter.probabilities(mirrorRows(image, imageWidth, imageHeight, 3), imageWidth, imageHeight);
       return mirrorRows(plane, isnet.width, isnet.height, 1);
     };
-    if (!region) return resizePlane({ ...isnet, data: await probabilities(rgb, width, height) }, size.width, size.height);
-    const rect = toPixelRect(region, width, height);
+    const seen = withinPicture(region, pictureForSquareModel(rgb, width, height, this.aspect));
+    if (!seen) return resizePlane({ ...isnet, data: await probabilities(rgb, width, height) }, size.width, size.height);
+    const rect = toPixelRect(seen, width, height);
     const pasted = pastePlane(await probabilities(cropRgb(rgb, width, rect), rect.width, rect.height), isnet.width, isnet.height, rect, width, height);
     return width === size.width && height === size.height ? pasted : resizePlane({ width, height, data: pasted }, size.width, size.height);
   }

@@ -3,6 +3,7 @@ import { toAlphaBytes } from '../image/resample';
 import { emptyMatte, isBlank } from '../image/blank-frame';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
 import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
+import { pictureForSquareModel, withinPicture } from '../image/picture-bars';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { SceneCutDetector } from '../rvm/scene-cut';
 import { RvmGeometry } from '../rvm/rvm-model-file';
@@ -547,11 +548,12 @@ export class ProSession implements SegmentationSession {
     });
   }
 
-  /** ISNet's matte of the frame, run on `region` only when there is one (zeros elsewhere) */
+  /** ISNet's matte of the frame, run on `region` only when there is one, not on pillarbox bars (pictureForSquareModel; zeros elsewhere) */
   private async foregroundAround(rgb: Uint8Array, region: Box | undefined): Promise<Float32Array> {
     const { width, height } = this.isnet;
-    if (!region) return this.isnet.probabilities(rgb);
-    const rect = toPixelRect(region, width, height);
+    const seen = withinPicture(region, pictureForSquareModel(rgb, width, height, this.aspect));
+    if (!seen) return this.isnet.probabilities(rgb);
+    const rect = toPixelRect(seen, width, height);
     const matte = await this.isnet.probabilities(cropRgb(rgb, width, rect, width, height));
     return pastePlane(matte, width, height, rect, width, height);
   }

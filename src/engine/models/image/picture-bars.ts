@@ -1,0 +1,79 @@
+import { Box } from '../pro/boxes';
+
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { abs, max, min } = Math;
+
+/** a bar's pixels are this dark at most (luma, 0..255; bars are black, encoded at 16 and decoded near 0) ... */
+const BAR_LUMA = 24;
+/** ... and this flat across a line (a dark scene's rows have texture and grain; a bar has none) */
+const BAR_SPREAD = 10;
+/** bars are whole lines, so a picture's aspect is measured within this (log) share */
+const SQUASH_SLACK = 0.02;
+/** bars narrower than this share of the side are not worth cropping (and may be a camera's dark edge) */
+const MIN_BAR_SHARE = 0.03;
+/** the two bars of a pair differ by at most this share of the side (a picture is centred between them) */
+const BAR_PAIR_SLACK = 0.02;
+
+/**
+ * The picture inside letterbox bars (black above and below) or pillarbox bars (black at the sides:
+ * a phone's upright video in a landscape frame), as a normalised box; undefined where the frame has
+ * neither. Bars come in centred pairs of flat black lines; a dark scene's edges are neither flat
+ * nor paired, and a frame that is black throughout has no picture to find.
+ */
+export function pictureInBars(rgb: Uint8Array, width: number, height: number): Box | undefined {
+  const lumaAt = (x: number, y: number) => {
+    const i = (y * width + x) * 3;
+    return (77 * rgb[i] + 150 * rgb[i + 1] + 29 * rgb[i + 2]) >> 8;
+  };
+  const isBar = (length: number, at: (i: number) => number) => {
+    let [low, high] = [255, 0];
+    for (let i = 0; i < length; i++) {
+      const v = at(i);
+      low = min(low, v);
+      high = max(high, v);
+      if (high > BAR_LUMA || high - low > BAR_SPREAD) return false;
+    }
+    return true;
+  };
+  const rowIsBar = (y: number) => isBar(width, (x) => lumaAt(x, y));
+  const columnIsBar = (x: number) => isBar(height, (y) => lumaAt(x, y));
+  const barsOf = (side: number, lineIsBar: (line: number) => boolean): [number, number] | undefined => {
+    let before = 0;
+    while (before < side && lineIsBar(before)) before++;
+    if (before === side) return undefined;
+    let after = 0;
+    while (lineIsBar(side - 1 - after)) after++;
+    const least = MIN_BAR_SHARE * side;
+    const paired = abs(before - after) <= max(2, BAR_PAIR_SLACK * side);
+    return before >= least && after >= least && paired ? [before, after] : [0, 0];
+  };
+  const rows = barsOf(height, rowIsBar);
+  if (!rows) return undefined;
+  const columns = barsOf(width, columnIsBar) ?? [0, 0];
+  if (rows[0] + rows[1] + columns[0] + columns[1] === 0) return undefined;
+  return { x0: columns[0] / width, y0: rows[0] / height, x1: (width - columns[1]) / width, y1: (height - rows[1]) / height };
+}
+
+/** the part of the frame ISNet is shown: `region` (undefined: the whole frame) inside the picture between bars, if any */
+export function withinPicture(region: Box | undefined, picture: Box | undefined): Box | undefined {
+  if (!picture) return region;
+  if (!region) return picture;
+  const inside = { x0: max(region.x0, picture.x0), y0: max(region.y0, picture.y0), x1: min(region.x1, picture.x1), y1: min(region.y1, picture.y1) };
+  return inside.x1 > inside.x0 && inside.y1 > inside.y0 ? inside : region;
+}
+
+/**
+ * The picture between bars, for a model that squashes what it is shown to a square (ISNet): only
+ * where the picture alone is nearer that square than the frame with its bars. A 4:3 picture
+ * between pillarbox bars is (DAVIS dog pillarboxed in 854x480, `original`: 0.875 -> 0.923, `pro`
+ * "dog" 0.904 -> 0.917); a 2.39:1 picture between letterbox bars is squashed further alone, and
+ * measured both ways (0.824 -> 0.853 over the clip, 0.913 -> 0.831 over its first 20 frames).
+ * `aspect`: the video's (the frame may be decoded squashed), width over height.
+ */
+export function pictureForSquareModel(rgb: Uint8Array, width: number, height: number, aspect: number): Box | undefined {
+  const picture = pictureInBars(rgb, width, height);
+  if (!picture) return undefined;
+  const pictureAspect = ((picture.x1 - picture.x0) / (picture.y1 - picture.y0)) * aspect;
+  // no more squashed than the frame (a phone's upright frame around a 16:9 picture: the same squash, three times the rows)
+  return abs(Math.log(pictureAspect)) <= abs(Math.log(aspect)) + SQUASH_SLACK ? picture : undefined;
+}
