@@ -1,4 +1,5 @@
 import { Box } from '../pro/boxes';
+import { lumaByteAt } from './luma';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
 const { abs, max, min } = Math;
@@ -7,8 +8,6 @@ const { abs, max, min } = Math;
 const BAR_LUMA = 24;
 /** ... and this flat across a line (a dark scene's rows have texture and grain; a bar has none) */
 const BAR_SPREAD = 10;
-/** bars are whole lines, so a picture's aspect is measured within this (log) share */
-const SQUASH_SLACK = 0.02;
 /** bars narrower than this share of the side are not worth cropping (and may be a camera's dark edge) */
 const MIN_BAR_SHARE = 0.03;
 /** the two bars of a pair differ by at most this share of the side (a picture is centred between them) */
@@ -21,10 +20,7 @@ const BAR_PAIR_SLACK = 0.02;
  * nor paired, and a frame that is black throughout has no picture to find.
  */
 export function pictureInBars(rgb: Uint8Array, width: number, height: number): Box | undefined {
-  const lumaAt = (x: number, y: number) => {
-    const i = (y * width + x) * 3;
-    return (77 * rgb[i] + 150 * rgb[i + 1] + 29 * rgb[i + 2]) >> 8;
-  };
+  const lumaAt = (x: number, y: number) => lumaByteAt(rgb, (y * width + x) * 3);
   const isBar = (length: number, at: (i: number) => number) => {
     let [low, high] = [255, 0];
     for (let i = 0; i < length; i++) {
@@ -61,6 +57,9 @@ export function withinPicture(region: Box | undefined, picture: Box | undefined)
   const inside = { x0: max(region.x0, picture.x0), y0: max(region.y0, picture.y0), x1: min(region.x1, picture.x1), y1: min(region.y1, picture.y1) };
   return inside.x1 > inside.x0 && inside.y1 > inside.y0 ? inside : region;
 }
+
+/** bars are whole lines, so a picture's aspect is measured within this (log) share */
+const SQUASH_SLACK = 0.02;
 
 /**
  * The picture between bars, for a model that squashes what it is shown to a square (ISNet): only

@@ -1,3 +1,5 @@
+import { lumaByteAt } from './luma';
+
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
 const { abs, max, min, round } = Math;
 
@@ -14,7 +16,7 @@ const { abs, max, min, round } = Math;
 export function estimateNoiseSigma(rgb: Uint8Array, width: number, height: number, rowStep = 2): number {
   if (width < 3 || height < 3) return 0;
   const luma = new Uint8Array(width * height);
-  for (let i = 0, j = 0; i < luma.length; i++, j += 3) luma[i] = (77 * rgb[j] + 150 * rgb[j + 1] + 29 * rgb[j + 2]) >> 8;
+  for (let i = 0, j = 0; i < luma.length; i++, j += 3) luma[i] = lumaByteAt(rgb, j);
   const counts = new Uint32Array(MAX_RESPONSE + 1);
   let total = 0;
   for (let y = 1; y < height - 1; y += rowStep) {

@@ -73,7 +73,7 @@ export type RvmProfile = (typeof RVM_PROFILES)[keyof typeof RVM_PROFILES];
  * than the video. A frame wider (or taller) than 16:9 keeps the pixels of a 16:9 frame at that long
  * side: by its long side alone a cinema-wide frame (2.39:1) would draw a standing person a quarter
  * smaller than a 16:9 frame does. Measured on the composites cropped to 640x268, `light` at 320x134
- * -> 372x156 (its cost at 16:9): turning 0.797 -> 0.917, portrait-pan 0.934 -> 0.960, two-people
+ * -> 370x156 (its cost at 16:9): turning 0.797 -> 0.917, portrait-pan 0.934 -> 0.960, two-people
  * 0.945 -> 0.960 (0.941 / 0.965 / 0.970 with a 180 px short side, a third more pixels).
  */
 export function rvmInputSize(width: number, height: number, longSide = 640): { width: number; height: number } {

@@ -5,6 +5,8 @@
  * of the mass. Measured (320x180): within a shot at most 0.06 of the mass moves between frames on
  * every clip in ../shared/media and its DAVIS sequences; at a cut between two of them, 0.48-0.54.
  */
+import { lumaByteAt } from '../image/luma';
+
 const BINS = 16;
 const STEP = 4;
 export const CUT_THRESHOLD = 0.3;
@@ -27,7 +29,7 @@ export function lumaHistogram(rgb: Uint8Array, width: number, height: number): F
   for (let y = 0; y < height; y += STEP) {
     for (let x = 0; x < width; x += STEP) {
       const i = 3 * (y * width + x);
-      const luma = (77 * rgb[i] + 150 * rgb[i + 1] + 29 * rgb[i + 2]) >> 8;
+      const luma = lumaByteAt(rgb, i);
       histogram[(luma * BINS) >> 8]++;
       count++;
     }
