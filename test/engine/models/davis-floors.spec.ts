@@ -93,7 +93,7 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
 
   /**
    * DAVIS dog cut to 4:3 between black pillarbox bars (854x480). ISNet squashes what it is shown
-   * to its square; shown the bars too, the dog got three quarters of its columns and measured
+   * to its square; shown the bars too, the picture got three quarters of its columns and measured
    * 0.871 over these frames; shown the picture alone (picture-bars.ts), 0.930.
    */
   it('original: a 4:3 picture between pillarbox bars is matted as the picture (IoU >= 0.9 over the first frames)', async () => {
