@@ -17,6 +17,12 @@ const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const CLIP = { width: 640, height: 360, fps: 25 };
 const MINUTES = 60_000;
 
+// the models made ready (converted and quantised, on a fresh checkout) before the first test's clock starts
+beforeAll(async () => {
+  const session = await (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP);
+  await session.close();
+}, 10 * MINUTES);
+
 /**
  * Calls `started` with the image of each ISNet run that `session` starts, used or not (the models
  * are shared by sessions, so the session is given wrappers of its own).
