@@ -3,7 +3,7 @@ import { pictureForSquareModel, pictureInBars, withinPicture } from '../../../sr
 const WIDTH = 200;
 const HEIGHT = 100;
 
-/** a frame of `value` grey with a textured picture (a ramp and a square) in `x0..x1` x `y0..y1`, black elsewhere */
+/** a frame of `bars` grey with a textured picture (a ramp and a square) in `x0..x1` x `y0..y1`, black elsewhere */
 function framed(picture: { x0: number; y0: number; x1: number; y1: number }, bars = 0): Uint8Array {
   const rgb = new Uint8Array(WIDTH * HEIGHT * 3).fill(bars);
   for (let y = picture.y0; y < picture.y1; y++) {

@@ -1,4 +1,4 @@
-import { Box } from '../pro/boxes';
+import { Box, boxArea, intersectionBox } from '../pro/boxes';
 import { lumaByteAt } from './luma';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
@@ -54,8 +54,8 @@ export function pictureInBars(rgb: Uint8Array, width: number, height: number): B
 export function withinPicture(region: Box | undefined, picture: Box | undefined): Box | undefined {
   if (!picture) return region;
   if (!region) return picture;
-  const inside = { x0: max(region.x0, picture.x0), y0: max(region.y0, picture.y0), x1: min(region.x1, picture.x1), y1: min(region.y1, picture.y1) };
-  return inside.x1 > inside.x0 && inside.y1 > inside.y0 ? inside : region;
+  const inside = intersectionBox(region, picture);
+  return boxArea(inside) > 0 ? inside : region;
 }
 
 /** bars are whole lines, so a picture's aspect is measured within this (log) share */
@@ -63,7 +63,7 @@ const SQUASH_SLACK = 0.02;
 
 /**
  * The picture between bars, for a model that squashes what it is shown to a square (ISNet): only
- * where the picture alone is nearer that square than the frame with its bars. A 4:3 picture
+ * where the picture alone is squashed no more than the frame with its bars. A 4:3 picture
  * between pillarbox bars is (DAVIS dog pillarboxed in 854x480, `original`: 0.875 -> 0.923, `pro`
  * "dog" 0.904 -> 0.917); a 2.39:1 picture between letterbox bars is squashed further alone, and
  * measured both ways (0.824 -> 0.853 over the clip, 0.913 -> 0.831 over its first 20 frames).

@@ -10,8 +10,13 @@ export function boxArea(b: Box): number {
   return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
 }
 
+/** the box both boxes cover (empty, of area 0, where they do not meet) */
+export function intersectionBox(a: Box, b: Box): Box {
+  return { x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) };
+}
+
 export function intersectionArea(a: Box, b: Box): number {
-  return boxArea({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
+  return boxArea(intersectionBox(a, b));
 }
 
 /** intersection over union; 0 for disjoint or empty boxes */
