@@ -8,6 +8,7 @@
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { MediaProcess } from '../../src/engine/media/process';
 import { probe } from '../../src/engine/media/input-gate';
+import { pictureInBars } from '../../src/engine/models/image/picture-bars';
 import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { buildDecodeArgs } from '../../src/engine/pipeline/ffmpeg-args';
 import { FramesInFlight } from '../../src/engine/pipeline/frames-in-flight';
@@ -66,7 +67,9 @@ interface HandedOver {
 
 async function measureSession(model: SegmentationModel, clipPath: string, truthPath: string, maxFrames: number): Promise<QualityRow | HandedOver> {
   const video = await probe(clipPath);
-  const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps });
+  // the picture between bars on the first frame, as the engine finds it (engine.ts)
+  const picture = pictureInBars(video.firstFrame.data, video.firstFrame.width, video.firstFrame.height);
+  const session = await model.createSession({ width: video.width, height: video.height, fps: video.fps, picture });
   const input = { width: session.inputWidth, height: session.inputHeight };
   const source = sourceSpecOf(clipPath, video);
   const decoder = new MediaProcess(ffmpegPath(), buildDecodeArgs(source, input), { readStdout: true });

@@ -22,7 +22,8 @@ import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
 import { decideAtVideoStart, planSegment, surveySession, warmUpSession } from './chunks/segment';
-import { EngineError, EngineProgress, EngineRequest, EngineResult, HandOver, ModelName, SegmentationModel, SegmentationSession } from './types';
+import { EngineError, EngineProgress, EngineRequest, EngineResult, HandOver, ModelName, SegmentationModel, SegmentationSession, SessionOptions } from './types';
+import { pictureInBars } from './models/image/picture-bars';
 
 export interface EngineDeps {
   loadModel(name: ModelName, options: { cacheDir: string }): Promise<SegmentationModel>;
@@ -55,15 +56,17 @@ export async function runEngine(
   const decodes = proveItDecodes(request.inputPath, video, signal);
   decodes.catch(() => undefined); // awaited below, unless the model fails to load first
   const model = await loadModel(request.model, deps);
-  await decodes;
+  const firstFrame = await decodes;
+  const picture = pictureInBars(firstFrame.data, firstFrame.width, firstFrame.height);
   // frames done never go back when a video is handed to another model and started again
   let framesReported = 0;
   const reportFrame = (framesDone: number) => {
     framesReported = Math.max(framesReported, framesDone);
     onProgress?.({ framesDone: framesReported, framesTotal: Math.max(plan.framesExpected, framesReported) });
   };
-  const first = await matteWith(model, request, plan, { deps, video, reportFrame, signal });
-  const matted = first instanceof HandOver ? await handOver(first, request, plan, { deps, video, reportFrame, signal }) : first;
+  const context: MatteContext = { deps, video: { ...video, picture }, reportFrame, signal };
+  const first = await matteWith(model, request, plan, context);
+  const matted = first instanceof HandOver ? await handOver(first, request, plan, context) : first;
   await rename(matted.partialPath, request.outputPath).catch(async (error: unknown) => {
     await rm(matted.partialPath, { force: true });
     throw error;
@@ -82,8 +85,8 @@ export async function runEngine(
 
 interface MatteContext {
   deps: EngineDeps;
-  /** the video's display size and frame rate, for the session */
-  video: { width: number; height: number; fps: number };
+  /** the video's display size, frame rate and picture between bars, for the session */
+  video: Pick<SessionOptions, 'width' | 'height' | 'fps' | 'picture'>;
   reportFrame: (framesDone: number) => void;
   signal?: AbortSignal;
 }
@@ -110,7 +113,7 @@ async function handOver(by: HandOver, request: EngineRequest, plan: JobPlan, con
 async function matteWith(model: SegmentationModel, request: EngineRequest, plan: JobPlan, context: MatteContext): Promise<Matted | HandOver> {
   const { deps, video, signal } = context;
   throwIfAborted(signal);
-  const options = { width: video.width, height: video.height, fps: video.fps, textPrompt: request.textPrompt };
+  const options = { width: video.width, height: video.height, fps: video.fps, picture: video.picture, textPrompt: request.textPrompt };
   const atVideoStart = await decideAtVideoStart(model, options, plan.source, request.segment, signal);
   if (atVideoStart instanceof HandOver) return atVideoStart;
   const session = await model.createSession({ ...options, ...atVideoStart });

@@ -206,6 +206,11 @@ export interface SessionOptions {
   fps: number;
   textPrompt?: string;
   /**
+   * the picture between letterbox or pillarbox bars on the video's first frame, as a share of the
+   * frame (0..1); absent where that frame has no bars (models/image/picture-bars.ts, pictureInBars)
+   */
+  picture?: { x0: number; y0: number; x1: number; y1: number };
+  /**
    * the session mattes the video whatever it sees, never handing it over: a later chunk of a long
    * job, whose model kept the video by its first frames (chunks/segment.ts, decideAtVideoStart)
    */

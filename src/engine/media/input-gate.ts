@@ -15,7 +15,7 @@ import { EngineError } from '../types';
 import { IMAGE_HEAD_BYTES, imageDimensions } from './image-header';
 import { InputPin, pinFor } from './input-pin';
 import { decoderPixelCap, DEFAULT_MEDIA_LIMITS, imageSizeViolation, MediaLimits, videoSizeViolation } from './limits';
-import { ProbedVideo, proveFrameDecodes, proveItDecodes, readVideoInfo } from './probe';
+import { FirstFrame, ProbedVideo, proveFrameDecodes, proveItDecodes, readVideoInfo } from './probe';
 import { describeContent, readHead, sniffImageType, sniffVideoType, SupportedImageType, SupportedVideoType, TYPE_LABELS } from './sniff';
 import { endsWithZipArchive } from './zip-polyglot';
 
@@ -58,11 +58,10 @@ export async function admitVideo(path: string, limits: MediaLimits = DEFAULT_MED
   return { ...video, type };
 }
 
-/** admitVideo, then the first frame decoded: what an upload or a fetched video must pass. */
-export async function probe(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedVideo> {
+/** admitVideo, then the first frame decoded (a small still of it kept): what an upload or a fetched video must pass. */
+export async function probe(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedVideo & { firstFrame: FirstFrame }> {
   const video = await admitVideo(path, limits, signal);
-  await proveItDecodes(path, video, signal);
-  return video;
+  return { ...video, firstFrame: await proveItDecodes(path, video, signal) };
 }
 
 /** Sniff, polyglot check, size from the header and the limit, then one frame decoded, pinned. */

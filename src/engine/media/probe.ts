@@ -69,14 +69,26 @@ export function buildProbeArgs(path: string, pin: InputPin): string[] {
 
 /** Decodes the first frame of video stream `stream` into a 16x16 gray thumbnail: proof that the stream decodes. */
 export function buildDecodeCheckArgs(path: string, pin: InputPin, needsLibvpxDecoder = false, stream?: number): string[] {
+  return buildFirstFrameArgs(path, pin, { width: DECODE_CHECK_SIZE, height: DECODE_CHECK_SIZE, pixelFormat: 'gray' }, needsLibvpxDecoder, stream);
+}
+
+/** a still of the first frame: its size and pixel format (raw, on stdout) */
+export interface StillSpec {
+  width: number;
+  height: number;
+  pixelFormat: 'gray' | 'rgb24';
+}
+
+/** Decodes the first frame of video stream `stream` into a raw still of `still`'s size and format. */
+export function buildFirstFrameArgs(path: string, pin: InputPin, still: StillSpec, needsLibvpxDecoder = false, stream?: number): string[] {
   return [
     '-v', 'error', '-nostdin',
     ...pinArgs(pin),
     ...(needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
     '-i', path,
     '-map', stream === undefined ? '0:v:0' : `0:${stream}`, '-frames:v', '1',
-    '-vf', `scale=${DECODE_CHECK_SIZE}:${DECODE_CHECK_SIZE}`,
-    '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1',
+    '-vf', `scale=${still.width}:${still.height}`,
+    '-f', 'rawvideo', '-pix_fmt', still.pixelFormat, 'pipe:1',
   ];
 }
 
@@ -117,23 +129,42 @@ export function refusedPictureSize(stderr: string): { width: number; height: num
   return match ? { width: Number(match[1]), height: Number(match[2]) } : undefined;
 }
 
-/** Decodes the first frame; input_invalid when it does not. */
-export async function proveItDecodes(path: string, info: ProbedVideo, signal?: AbortSignal): Promise<void> {
-  await proveFrameDecodes(path, info.pin, 'the video stream does not decode', signal, info.needsLibvpxDecoder, info.videoStream);
+/** the long side of the video's first frame as proveItDecodes returns it (enough to find letterbox and pillarbox bars) */
+export const FIRST_FRAME_LONG_SIDE = 320;
+
+/** a small still of a video's first frame, packed RGB24 at the video's display aspect */
+export interface FirstFrame {
+  width: number;
+  height: number;
+  data: Buffer;
 }
 
-/** Decodes the first frame of any pinned input (a video, an image); input_invalid with `message` when it does not. */
-export async function proveFrameDecodes(
-  path: string,
-  pin: InputPin,
-  message: string,
-  signal?: AbortSignal,
-  needsLibvpxDecoder = false,
-  stream?: number,
-): Promise<void> {
+/** the size of the first frame's still: the display aspect, long side at most FIRST_FRAME_LONG_SIDE, even sides */
+export function firstFrameSize(width: number, height: number): { width: number; height: number } {
+  const scale = Math.min(1, FIRST_FRAME_LONG_SIDE / Math.max(width, height));
+  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
+  return { width: even(width), height: even(height) };
+}
+
+/** Decodes the first frame into a small still (FirstFrame); input_invalid when it does not decode. */
+export async function proveItDecodes(path: string, info: ProbedVideo, signal?: AbortSignal): Promise<FirstFrame> {
+  const size = firstFrameSize(info.width, info.height);
+  const args = buildFirstFrameArgs(path, info.pin, { ...size, pixelFormat: 'rgb24' }, info.needsLibvpxDecoder, info.videoStream);
+  const data = await decodeStill(args, size.width * size.height * 3, 'the video stream does not decode', signal);
+  return { ...size, data };
+}
+
+/** Decodes the first frame of a pinned image; input_invalid with `message` when it does not. */
+export async function proveFrameDecodes(path: string, pin: InputPin, message: string, signal?: AbortSignal): Promise<void> {
+  await decodeStill(buildDecodeCheckArgs(path, pin), DECODE_CHECK_SIZE * DECODE_CHECK_SIZE, message, signal);
+}
+
+/** runs a one-frame decode; its raw still, or input_invalid with `message` when no frame of `bytes` came out */
+async function decodeStill(args: string[], bytes: number, message: string, signal?: AbortSignal): Promise<Buffer> {
   try {
-    const { stdout } = await runToCompletion(ffmpegPath(), buildDecodeCheckArgs(path, pin, needsLibvpxDecoder, stream), signal);
-    if (stdout.length !== DECODE_CHECK_SIZE * DECODE_CHECK_SIZE) throw new Error('no frame decoded');
+    const { stdout } = await runToCompletion(ffmpegPath(), args, signal);
+    if (stdout.length !== bytes) throw new Error('no frame decoded');
+    return stdout;
   } catch (error) {
     throw asInputInvalid(error, message, signal);
   }

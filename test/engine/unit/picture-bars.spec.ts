@@ -1,4 +1,4 @@
-import { pictureForSquareModel, pictureInBars, withinPicture } from '../../../src/engine/models/image/picture-bars';
+import { barsHold, pictureForSquareModel, pictureInBars, withinPicture } from '../../../src/engine/models/image/picture-bars';
 
 const WIDTH = 200;
 const HEIGHT = 100;
@@ -59,5 +59,19 @@ describe('the picture between letterbox or pillarbox bars', () => {
     expect(pictureForSquareModel(pillarboxed, WIDTH, HEIGHT, 1)).toBeUndefined();
     // an upright 1:2 video (decoded 2:1) with bars above and below a square picture
     expect(pictureForSquareModel(framed({ x0: 0, y0: 25, x1: WIDTH, y1: 75 }), WIDTH, HEIGHT, 0.5)).toEqual({ x0: 0, y0: 0.25, x1: 1, y1: 0.75 });
+  });
+
+  it('says whether the bars found on a first frame are still bars on a later one', () => {
+    const pillarbox = { left: 40, top: 0, right: 160, bottom: HEIGHT };
+    expect(barsHold(framed({ x0: 40, y0: 0, x1: 160, y1: HEIGHT }), WIDTH, HEIGHT, pillarbox)).toBe(true);
+    // the video goes on full frame: the sides hold picture
+    expect(barsHold(framed({ x0: 0, y0: 0, x1: WIDTH, y1: HEIGHT }), WIDTH, HEIGHT, pillarbox)).toBe(false);
+    // picture in one bar only (the right one)
+    expect(barsHold(framed({ x0: 40, y0: 0, x1: 190, y1: HEIGHT }), WIDTH, HEIGHT, pillarbox)).toBe(false);
+    // a black frame between shots keeps its bars
+    expect(barsHold(new Uint8Array(WIDTH * HEIGHT * 3), WIDTH, HEIGHT, pillarbox)).toBe(true);
+    const letterbox = { left: 0, top: 12, right: WIDTH, bottom: 88 };
+    expect(barsHold(framed({ x0: 0, y0: 12, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toBe(true);
+    expect(barsHold(framed({ x0: 0, y0: 0, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toBe(false);
   });
 });

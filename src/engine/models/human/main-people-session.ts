@@ -6,7 +6,7 @@ import { peopleMatte } from '../original/subject-matte';
 import { PeopleSeen } from '../people-seen';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { RvmOutput } from '../rvm/rvm-matter';
-import { RvmSession } from '../rvm/rvm-session';
+import { PeopleRvm } from '../rvm/picture-rvm';
 
 /**
  * `human` and `light` over one video: RVM's matte of every person it sees, kept on the video's
@@ -28,7 +28,7 @@ export class MainPeopleSession implements SegmentationSession {
   constructor(
     model: 'human' | 'light',
     video: Pick<SessionOptions, 'fps' | 'keepVideo'>,
-    private readonly rvm: RvmSession,
+    private readonly rvm: PeopleRvm,
     private readonly subjects: MainSubjectFinder,
     readonly framesInFlight: number,
   ) {

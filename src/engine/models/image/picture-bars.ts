@@ -20,6 +20,26 @@ const BAR_PAIR_SLACK = 0.02;
  * nor paired, and a frame that is black throughout has no picture to find.
  */
 export function pictureInBars(rgb: Uint8Array, width: number, height: number): Box | undefined {
+  const lines = barLines(rgb, width, height);
+  const barsOf = (side: number, lineIsBar: (line: number) => boolean): [number, number] | undefined => {
+    let before = 0;
+    while (before < side && lineIsBar(before)) before++;
+    if (before === side) return undefined;
+    let after = 0;
+    while (lineIsBar(side - 1 - after)) after++;
+    const least = MIN_BAR_SHARE * side;
+    const paired = abs(before - after) <= max(2, BAR_PAIR_SLACK * side);
+    return before >= least && after >= least && paired ? [before, after] : [0, 0];
+  };
+  const rows = barsOf(height, lines.rowIsBar);
+  if (!rows) return undefined;
+  const columns = barsOf(width, lines.columnIsBar) ?? [0, 0];
+  if (rows[0] + rows[1] + columns[0] + columns[1] === 0) return undefined;
+  return { x0: columns[0] / width, y0: rows[0] / height, x1: (width - columns[1]) / width, y1: (height - rows[1]) / height };
+}
+
+/** whether a row or a column of the frame is a bar's: flat and black */
+function barLines(rgb: Uint8Array, width: number, height: number): { rowIsBar: (y: number) => boolean; columnIsBar: (x: number) => boolean } {
   const lumaAt = (x: number, y: number) => lumaByteAt(rgb, (y * width + x) * 3);
   const isBar = (length: number, at: (i: number) => number) => {
     let [low, high] = [255, 0];
@@ -31,23 +51,32 @@ export function pictureInBars(rgb: Uint8Array, width: number, height: number): B
     }
     return true;
   };
-  const rowIsBar = (y: number) => isBar(width, (x) => lumaAt(x, y));
-  const columnIsBar = (x: number) => isBar(height, (y) => lumaAt(x, y));
-  const barsOf = (side: number, lineIsBar: (line: number) => boolean): [number, number] | undefined => {
-    let before = 0;
-    while (before < side && lineIsBar(before)) before++;
-    if (before === side) return undefined;
-    let after = 0;
-    while (lineIsBar(side - 1 - after)) after++;
-    const least = MIN_BAR_SHARE * side;
-    const paired = abs(before - after) <= max(2, BAR_PAIR_SLACK * side);
-    return before >= least && after >= least && paired ? [before, after] : [0, 0];
-  };
-  const rows = barsOf(height, rowIsBar);
-  if (!rows) return undefined;
-  const columns = barsOf(width, columnIsBar) ?? [0, 0];
-  if (rows[0] + rows[1] + columns[0] + columns[1] === 0) return undefined;
-  return { x0: columns[0] / width, y0: rows[0] / height, x1: (width - columns[1]) / width, y1: (height - rows[1]) / height };
+  return { rowIsBar: (y) => isBar(width, (x) => lumaAt(x, y)), columnIsBar: (x) => isBar(height, (y) => lumaAt(x, y)) };
+}
+
+/** a box in a frame's pixels: columns left..right-1, rows top..bottom-1 */
+export interface PixelBox {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * Whether the bars around `picture` are still bars on this frame: the lines a quarter, half and
+ * three quarters of the way across each bar are flat and black. A video whose first frame had bars
+ * may go on without them (a compilation, a title card before the footage).
+ */
+export function barsHold(rgb: Uint8Array, width: number, height: number, picture: PixelBox): boolean {
+  const { rowIsBar, columnIsBar } = barLines(rgb, width, height);
+  const across = (from: number, to: number) => [0.25, 0.5, 0.75].map((share) => Math.floor(from + (to - from) * share));
+  const bars = [
+    ...(picture.top > 0 ? across(0, picture.top).map(rowIsBar) : []),
+    ...(picture.bottom < height ? across(picture.bottom, height).map(rowIsBar) : []),
+    ...(picture.left > 0 ? across(0, picture.left).map(columnIsBar) : []),
+    ...(picture.right < width ? across(picture.right, width).map(columnIsBar) : []),
+  ];
+  return bars.every(Boolean);
 }
 
 /** the part of the frame ISNet is shown: `region` (undefined: the whole frame) inside the picture between bars, if any */

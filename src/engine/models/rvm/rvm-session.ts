@@ -35,7 +35,7 @@ interface SmallMirrorPass {
  * when read (the people sessions keep their chosen people's regions and make their own bytes;
  * `original` and `pro` read no colour), each once.
  */
-function combinedOutput(alpha: Float32Array, foreground: () => Float32Array | undefined): RvmOutput {
+export function combinedOutput(alpha: Float32Array, foreground: () => Float32Array | undefined): RvmOutput {
   let bytes: Uint8Array | undefined;
   let colour: Float32Array | undefined;
   return {
