@@ -130,7 +130,7 @@ export function refusedPictureSize(stderr: string): { width: number; height: num
 }
 
 /** the long side of the video's first frame as proveItDecodes returns it (enough to find letterbox and pillarbox bars) */
-export const FIRST_FRAME_LONG_SIDE = 320;
+const FIRST_FRAME_LONG_SIDE = 320;
 
 /** a small still of a video's first frame, packed RGB24 at the video's display aspect */
 export interface FirstFrame {
@@ -140,7 +140,7 @@ export interface FirstFrame {
 }
 
 /** the size of the first frame's still: the display aspect, long side at most FIRST_FRAME_LONG_SIDE, even sides */
-export function firstFrameSize(width: number, height: number): { width: number; height: number } {
+function firstFrameSize(width: number, height: number): { width: number; height: number } {
   const scale = Math.min(1, FIRST_FRAME_LONG_SIDE / Math.max(width, height));
   const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
   return { width: even(width), height: even(height) };
