@@ -4,6 +4,7 @@
  */
 import { EngineError, VideoInfo } from '../types';
 import { ffmpegPath, ffprobePath } from './binaries';
+import { evenSide } from '../pipeline/geometry';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
 import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
 import { InputPin, pinArgs } from './input-pin';
@@ -142,8 +143,7 @@ export interface FirstFrame {
 /** the size of the first frame's still: the display aspect, long side at most FIRST_FRAME_LONG_SIDE, even sides */
 function firstFrameSize(width: number, height: number): { width: number; height: number } {
   const scale = Math.min(1, FIRST_FRAME_LONG_SIDE / Math.max(width, height));
-  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
-  return { width: even(width), height: even(height) };
+  return { width: evenSide(width * scale), height: evenSide(height * scale) };
 }
 
 /** Decodes the first frame into a small still (FirstFrame); input_invalid when it does not decode. */

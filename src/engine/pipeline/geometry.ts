@@ -18,6 +18,11 @@ export interface Layout {
   foreground: Placement;
 }
 
+/** the nearest even side, at least 2: what a frame scaled for a model or a still is given (4:2:0 chroma halves both sides) */
+export function evenSide(side: number): number {
+  return Math.max(2, Math.round(side / 2) * 2);
+}
+
 /** Larger foregrounds would make ffmpeg's scaler allocate gigabytes for pixels nobody sees. */
 export const MAX_FOREGROUND_SIDE = 16384;
 

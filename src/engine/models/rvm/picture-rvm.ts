@@ -1,4 +1,5 @@
 import { RgbFrame } from '../../types';
+import { evenSide } from '../../pipeline/geometry';
 import { barsHold, PixelBox } from '../image/picture-bars';
 import { resizePlane, resizeRgb } from '../image/resample';
 import { Box } from '../pro/boxes';
@@ -23,8 +24,7 @@ export interface PictureFraming {
 export function pictureFraming(width: number, height: number, picture: Box, profile: RvmProfile): PictureFraming {
   const pictureInVideo = { width: width * (picture.x1 - picture.x0), height: height * (picture.y1 - picture.y0) };
   const rvm = rvmInputSize(pictureInVideo.width, pictureInVideo.height, profile.inputLongSide);
-  const even = (v: number) => Math.max(2, Math.round(v / 2) * 2);
-  const frame = { width: Math.max(rvm.width, even((width * rvm.width) / pictureInVideo.width)), height: Math.max(rvm.height, even((height * rvm.height) / pictureInVideo.height)) };
+  const frame = { width: Math.max(rvm.width, evenSide((width * rvm.width) / pictureInVideo.width)), height: Math.max(rvm.height, evenSide((height * rvm.height) / pictureInVideo.height)) };
   const left = Math.min(frame.width - rvm.width, Math.round(picture.x0 * frame.width));
   const top = Math.min(frame.height - rvm.height, Math.round(picture.y0 * frame.height));
   return { frame, picture: { left, top, right: left + rvm.width, bottom: top + rvm.height }, pictureInVideo };

@@ -1,3 +1,4 @@
+import { evenSide } from '../../pipeline/geometry';
 import { Int8Arithmetic } from '../runtime/cpu-features';
 import { pipelinedAt, RvmGeometry } from './rvm-model-file';
 
@@ -80,8 +81,7 @@ export function rvmInputSize(width: number, height: number, longSide = 640): { w
   const byLongSide = longSide / Math.max(width, height);
   const bySixteenByNine = Math.sqrt((longSide * longSide * 9) / 16 / (width * height));
   const scale = Math.min(1, Math.max(byLongSide, bySixteenByNine));
-  const even = (v: number) => Math.max(2, Math.round((v * scale) / 2) * 2);
-  return { width: even(width), height: even(height) };
+  return { width: evenSide(width * scale), height: evenSide(height * scale) };
 }
 
 /** the geometry of a profile for a video of `width` x `height`: the encoder sized by the same rule as the input */
