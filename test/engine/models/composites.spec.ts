@@ -40,6 +40,28 @@ describe("the project's own composites", () => {
   }, 3 * MINUTES);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
+  /** `from` in `dir` through an ffmpeg `filter`, to `to` (video as H.264, alpha as gray FFV1 with the padding's black at 0) */
+  function framed(from: string, to: string, filter: string): void {
+    const codec = from.endsWith('.alpha.mkv') ? ['-c:v', 'ffv1', '-pix_fmt', 'gray'] : ['-c:v', 'libx264', '-crf', '18', '-pix_fmt', 'yuv420p'];
+    const alphaFilter = from.endsWith('.alpha.mkv') ? `${filter},lut=y='if(lt(val,17),0,val)'` : filter;
+    execFileSync(ffmpegPath(), ['-v', 'error', '-i', join(dir, from), '-vf', alphaFilter, ...codec, join(dir, to)]);
+  }
+
+  /** `model` on the clip `name` (`.mp4` and `.alpha.mkv` in `dir`) of `size`, told the picture between bars found on its first frame */
+  async function scoreBetweenBars(model: 'light' | 'human', name: string, size: { width: number; height: number }) {
+    const { firstFrame } = await probe(join(dir, `${name}.mp4`));
+    const picture = pictureInBars(firstFrame.data, firstFrame.width, firstFrame.height);
+    const video = { ...size, fps: 25 };
+    const session = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession({ ...video, picture });
+    const frames = decodeRgbFrames(join(dir, `${name}.mp4`), session.inputWidth, session.inputHeight);
+    const truth = decodeAlphaFrames(join(dir, `${name}.alpha.mkv`), size.width, size.height);
+    const { scores } = await evaluateSession(session, frames, truth, video);
+    await session.close();
+    console.log(`${model} on ${name}: IoU ${scores.iou.toFixed(4)}`);
+    expect(scores.frames).toBe(100);
+    return { picture, session, scores };
+  }
+
   async function score(model: 'light' | 'human' | 'original', name: string) {
     const truth = decodeAlphaFrames(join(dir, `${name}.alpha.mkv`), CLIP.width, CLIP.height);
     expect(truth).toHaveLength(100);
@@ -88,25 +110,45 @@ describe("the project's own composites", () => {
    */
   it("turning as a phone's upright picture between pillarbox bars: light mattes the picture at RVM's full size (IoU >= 0.95)", async () => {
     const pillarbox = 'crop=202:360,pad=640:360:219:0:black';
-    const framed = (from: string, to: string, filter: string, codec: string[]) => execFileSync(ffmpegPath(), ['-v', 'error', '-i', join(dir, from), '-vf', filter, ...codec, join(dir, to)]);
-    framed('turning.mp4', 'turning-phone.mp4', pillarbox, ['-c:v', 'libx264', '-crf', '18', '-pix_fmt', 'yuv420p']);
-    framed('turning.alpha.mkv', 'turning-phone.alpha.mkv', `${pillarbox},lut=y='if(lt(val,17),0,val)'`, ['-c:v', 'ffv1', '-pix_fmt', 'gray']);
-    const { firstFrame } = await probe(join(dir, 'turning-phone.mp4'));
-    const picture = pictureInBars(firstFrame.data, firstFrame.width, firstFrame.height);
+    framed('turning.mp4', 'turning-phone.mp4', pillarbox);
+    framed('turning.alpha.mkv', 'turning-phone.alpha.mkv', pillarbox);
+    const { picture, session, scores } = await scoreBetweenBars('light', 'turning-phone', CLIP);
     expect(picture?.x0).toBeCloseTo(219 / 640, 1);
     expect(picture?.x1).toBeCloseTo(421 / 640, 1);
-    const session = await (await loadModel('light', { cacheDir: CACHE_DIR })).createSession({ ...CLIP, picture });
     // the picture 320 rows high in RVM (its long side), the frame around it (570 wide for the exact picture; the thumbnail's edge blends one column)
     expect(session.inputHeight).toBe(320);
     expect(Math.abs(session.inputWidth - 570)).toBeLessThanOrEqual(4);
-    const frames = decodeRgbFrames(join(dir, 'turning-phone.mp4'), session.inputWidth, session.inputHeight);
-    const truth = decodeAlphaFrames(join(dir, 'turning-phone.alpha.mkv'), CLIP.width, CLIP.height);
-    const { scores } = await evaluateSession(session, frames, truth, CLIP);
-    await session.close();
-    console.log(`light on turning between pillarbox bars: IoU ${scores.iou.toFixed(4)}`);
-    expect(scores.frames).toBe(100);
     expect(scores.iou).toBeGreaterThanOrEqual(0.95);
   }, 2 * MINUTES);
+
+  /**
+   * The picture's box, found on the first frame's coarser still, can hold a line of the bars along
+   * its edges, and RVM takes people cut by the picture's edge on into it. Leaving those lines out
+   * of the matte (picture-bars.ts, pictureWithoutBarEdges): two-people between letterbox bars 0.929
+   * -> 0.950 in bench:matting (the people stand on the lower bar).
+   */
+  it('two people cut by letterbox bars: light leaves the bars out of the matte (IoU >= 0.94)', async () => {
+    const letterbox = 'crop=640:268:0:46,pad=640:360:0:46:black';
+    framed('two-people.mp4', 'two-people-letter.mp4', letterbox);
+    framed('two-people.alpha.mkv', 'two-people-letter.alpha.mkv', letterbox);
+    const { scores } = await scoreBetweenBars('light', 'two-people-letter', CLIP);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.94);
+  }, 2 * MINUTES);
+
+  /**
+   * In a 1280x720 frame a phone's picture has more pixels than `human`'s 640x360 gives it (202x360):
+   * `human` frames it as `light` does, RVM at 360x640 (picture-rvm.ts, openPeopleRvmSession).
+   * bench:matting: 0.975 -> 0.987 (the picture scaled up 2x from the composite, so its detail is the
+   * composite's).
+   */
+  it("turning as a phone's picture in a 1280x720 frame: human gives RVM the picture at 360x640 (IoU >= 0.98)", async () => {
+    const pillarbox = 'crop=202:360:218:0,scale=406:720:flags=bicubic,pad=1280:720:438:0:black';
+    framed('turning.mp4', 'turning-hd-phone.mp4', pillarbox);
+    framed('turning.alpha.mkv', 'turning-hd-phone.alpha.mkv', pillarbox);
+    const { session, scores } = await scoreBetweenBars('human', 'turning-hd-phone', { width: 1280, height: 720 });
+    expect(session.inputHeight).toBe(640);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.98);
+  }, 3 * MINUTES);
 
   /**
    * Keeping everyone in sight scores about 0.73 here (as `light` did); `human` keeps the main

@@ -1,4 +1,4 @@
-import { barsHold, pictureForSquareModel, pictureInBars, withinPicture } from '../../../src/engine/models/image/picture-bars';
+import { barsHold, pictureForSquareModel, pictureInBars, pictureWithoutBarEdges, withinPicture } from '../../../src/engine/models/image/picture-bars';
 
 const WIDTH = 200;
 const HEIGHT = 100;
@@ -73,5 +73,18 @@ describe('the picture between letterbox or pillarbox bars', () => {
     const letterbox = { left: 0, top: 12, right: WIDTH, bottom: 88 };
     expect(barsHold(framed({ x0: 0, y0: 12, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toBe(true);
     expect(barsHold(framed({ x0: 0, y0: 0, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toBe(false);
+  });
+
+  it("leaves out the bars' lines a coarser still put inside the picture's edges, up to 1.5% of a side", () => {
+    const letterbox = { left: 0, top: 12, right: WIDTH, bottom: 88 };
+    expect(pictureWithoutBarEdges(framed({ x0: 0, y0: 12, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toEqual(letterbox);
+    expect(pictureWithoutBarEdges(framed({ x0: 0, y0: 13, x1: WIDTH, y1: 87 }), WIDTH, HEIGHT, letterbox)).toEqual({ ...letterbox, top: 13, bottom: 87 });
+    // two rows at most (1.5% of 100): a dark, flat band inside the picture is not taken for bar
+    expect(pictureWithoutBarEdges(framed({ x0: 0, y0: 17, x1: WIDTH, y1: 83 }), WIDTH, HEIGHT, letterbox)).toEqual({ ...letterbox, top: 14, bottom: 86 });
+    // pillarbox: the columns (three at most) and not the rows, which have no bars
+    const pillarbox = { left: 38, top: 0, right: 162, bottom: HEIGHT };
+    const phone = framed({ x0: 40, y0: 0, x1: 160, y1: HEIGHT });
+    phone.fill(0, 0, 3 * WIDTH); // a black first row of the picture is picture, not bar
+    expect(pictureWithoutBarEdges(phone, WIDTH, HEIGHT, pillarbox)).toEqual({ left: 40, top: 0, right: 160, bottom: HEIGHT });
   });
 });

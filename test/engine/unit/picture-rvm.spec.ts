@@ -1,3 +1,4 @@
+import { HumanModel } from '../../../src/engine/models/human/human-model';
 import { LightModel } from '../../../src/engine/models/light/light-model';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { PictureRvm, pictureFraming } from '../../../src/engine/models/rvm/picture-rvm';
@@ -13,12 +14,12 @@ const PHONE_PICTURE = { x0: 219 / 640, y0: 0, x1: 421 / 640, y1: 1 };
  * A stand-in for RVM (no inference): its alpha is 1 where the frame it is shown is bright, and it
  * records the sizes of the frames it sees.
  */
-function brightnessMatter(geometry: RvmGeometry, seen: string[]): RvmMatter {
+function brightnessMatter(geometry: RvmGeometry, seen: string[], alphaOf = (rgb: Uint8Array, i: number) => (rgb[3 * i] > 128 ? 1 : 0)): RvmMatter {
   const { width, height } = geometry;
   const stream = {
     next: async (rgb: Uint8Array) => {
       seen.push(`${width}x${height}`);
-      const alpha = new Float32Array(width * height).map((_, i) => (rgb[3 * i] > 128 ? 1 : 0));
+      const alpha = new Float32Array(width * height).map((_, i) => alphaOf(rgb, i));
       return { alpha, alphaBytes: new Uint8Array(alpha.map((v) => v * 255)), stageMs: [] };
     },
     reset: () => undefined,
@@ -71,6 +72,21 @@ describe('RVM on the picture between bars', () => {
     await rvm.close();
   });
 
+  it("leaves the matte zero on bars' lines inside the picture's edges, where RVM takes the person on to the edge", async () => {
+    const framing = pictureFraming(640, 360, PHONE_PICTURE, RVM_PROFILES.light);
+    const { picture, frame } = framing;
+    // RVM taking everything it is shown for the person
+    const inPicture = new RvmSession(brightnessMatter({ width: 180, height: 320, ratio: 1 }, [], () => 1));
+    const rvm = new PictureRvm(inPicture, framing, { width: 320, height: 180, open: async () => inPicture });
+    // the picture starts two columns inside the box found on the coarser still, on both sides
+    const shown = frameWith(frame, { left: picture.left + 2, top: 0, right: picture.right - 2, bottom: frame.height });
+    const { alpha } = await rvm.matte(shown);
+    expect(alpha.reduce((sum, v) => sum + v, 0)).toBe((180 - 4) * 320);
+    expect(alpha[100 * frame.width + picture.left + 1]).toBe(0);
+    expect(alpha[100 * frame.width + picture.left + 2]).toBe(1);
+    await rvm.close();
+  });
+
   it('refuses an RVM opened at a size other than the picture', () => {
     const framing = pictureFraming(640, 360, PHONE_PICTURE, RVM_PROFILES.light);
     const whole = { width: 320, height: 180, ratio: 1 };
@@ -93,5 +109,21 @@ describe('RVM on the picture between bars', () => {
       { width: 180, height: 320, ratio: 1, ...pipelinedAt() },
       { width: 320, height: 180, ratio: 1, ...pipelinedAt() },
     ]);
+  });
+
+  it('`human` frames the picture only where RVM gets more of its pixels: in 1280x720, not in 640x360 (the picture at its own pixels already)', async () => {
+    const opened: string[] = [];
+    const rvm = async (geometry: RvmGeometry) => {
+      opened.push(`${geometry.width}x${geometry.height}`);
+      return brightnessMatter(geometry, []);
+    };
+    const human = new HumanModel({ rvm, detector: async () => ({}) as NanodetDetector });
+    const small = await human.createSession({ width: 640, height: 360, fps: 25, picture: PHONE_PICTURE });
+    expect([small.inputWidth, small.inputHeight]).toEqual([640, 360]);
+    // RVM and the small mirrored pass (light's size), at the frame's geometry
+    expect(opened.splice(0)).toEqual(['640x360', '320x180']);
+    const hd = await human.createSession({ width: 1280, height: 720, fps: 25, picture: PHONE_PICTURE });
+    expect([hd.inputWidth, hd.inputHeight]).toEqual([1140, 640]);
+    expect(opened).toEqual(['360x640', '180x320']);
   });
 });

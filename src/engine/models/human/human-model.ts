@@ -5,6 +5,7 @@ import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { pipelinedGeometryFor, RVM_PROFILES, RvmProfile, rvmInputSize } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
+import { openPeopleRvmSession } from '../rvm/picture-rvm';
 import { MainPeopleSession } from './main-people-session';
 
 /** the size `human` works at: the video's aspect ratio, long side at most 640 or a 16:9 frame's pixels (rvmInputSize) */
@@ -60,6 +61,15 @@ export interface PeopleModelParts {
  * composites (out-of-frame 5.9 -> 4.8 x1e-3). The full-size mirrored pair (`original`'s) would cost
  * twice RVM's time; this pass cost 7-10% more CPU a frame at 640x360 and 9-23% at 1280x720
  * (interleaved on a loaded Intel Xeon; docs/engine-measurements.md, 30 November 2026, a later session).
+ *
+ * Where the video has letterbox or pillarbox bars and the picture has more pixels than `human`'s
+ * 640 px give it in the whole frame (a phone's upright picture in a 1280x720 frame: 202x360), RVM is
+ * shown the picture alone at its own size (360x640), as `light` is (picture-rvm.ts). bench:matting,
+ * the composites' pictures scaled up 2x into 1280x720 frames: turning as a phone's picture 0.975 ->
+ * 0.987, portrait-pan 0.974 -> 0.986; between 2.39:1 letterbox bars (RVM at 740x312) turning 0.963
+ * -> 0.979, portrait-pan 0.967 -> 0.974, two-people 0.979 -> 0.983; for 2-15% more CPU a frame on
+ * such videos (the frames decoded at 1140x640 and 740x416). In a 640x360 frame the picture already
+ * reaches RVM at its own pixels, and the whole frame is kept.
  */
 export class HumanModel implements SegmentationModel {
   readonly name = 'human' as const;
@@ -68,8 +78,12 @@ export class HumanModel implements SegmentationModel {
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const geometry = (profile: RvmProfile) => pipelinedGeometryFor(options.width, options.height, profile);
-    const [rvm, smallMirror, detector] = await Promise.all([this.parts.rvm(geometry(RVM_PROFILES.human)), this.parts.rvm(geometry(RVM_PROFILES.light)), this.parts.detector()]);
-    return new MainPeopleSession('human', options, new RvmSession(rvm, { smallMirror }), new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
+    const open = async (width: number, height: number) => {
+      const geometry = (profile: RvmProfile) => pipelinedGeometryFor(width, height, profile);
+      const [rvm, smallMirror] = await Promise.all([this.parts.rvm(geometry(RVM_PROFILES.human)), this.parts.rvm(geometry(RVM_PROFILES.light))]);
+      return new RvmSession(rvm, { smallMirror });
+    };
+    const [people, detector] = await Promise.all([openPeopleRvmSession(options, RVM_PROFILES.human, open), this.parts.detector()]);
+    return new MainPeopleSession('human', options, people, new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);
   }
 }

@@ -79,6 +79,30 @@ export function barsHold(rgb: Uint8Array, width: number, height: number, picture
   return bars.every(Boolean);
 }
 
+/**
+ * The first frame's still is coarser than the frames, so the picture's box found on it may hold a
+ * bar's line or two along its edges (where the still's pixel straddled the bar's edge); at most this
+ * share of a side, two of the still's pixels (320 on its long side, probe.ts) and more
+ */
+const EDGE_LINES_SHARE = 0.015;
+
+/**
+ * `picture` less the lines along its edges that are still bars' lines (flat and black) on this
+ * frame, on the sides that have bars, up to EDGE_LINES_SHARE of the side: a matte there is RVM
+ * taking the person on to the edge of what it was shown.
+ */
+export function pictureWithoutBarEdges(rgb: Uint8Array, width: number, height: number, picture: PixelBox): PixelBox {
+  const { rowIsBar, columnIsBar } = barLines(rgb, width, height);
+  const rows = Math.ceil(EDGE_LINES_SHARE * height);
+  const columns = Math.ceil(EDGE_LINES_SHARE * width);
+  let { left, top, right, bottom } = picture;
+  if (picture.top > 0) while (top < picture.top + rows && top < bottom - 1 && rowIsBar(top)) top++;
+  if (picture.bottom < height) while (bottom > picture.bottom - rows && bottom - 1 > top && rowIsBar(bottom - 1)) bottom--;
+  if (picture.left > 0) while (left < picture.left + columns && left < right - 1 && columnIsBar(left)) left++;
+  if (picture.right < width) while (right > picture.right - columns && right - 1 > left && columnIsBar(right - 1)) right--;
+  return { left, top, right, bottom };
+}
+
 /** the part of the frame ISNet is shown: `region` (undefined: the whole frame) inside the picture between bars, if any */
 export function withinPicture(region: Box | undefined, picture: Box | undefined): Box | undefined {
   if (!picture) return region;

@@ -4,7 +4,7 @@ import { MainPeopleSession } from '../human/main-people-session';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { pipelinedGeometryFor, RVM_PROFILES } from '../rvm/rvm-geometry';
 import { RvmSession } from '../rvm/rvm-session';
-import { pictureFraming, PictureRvm } from '../rvm/picture-rvm';
+import { openPeopleRvmSession } from '../rvm/picture-rvm';
 
 /**
  * enough frames queued that neither of RVM's stages waits for the engine's thread, nor for ffmpeg
@@ -49,8 +49,10 @@ const LIGHT_KEYFRAME_INTERVAL = 16;
  * 101x180 px. bench:matting, IoU at 0.5, whole frame -> the picture: turning as a phone's picture
  * 0.917 -> 0.982, portrait-pan 0.912 -> 0.972; between letterbox bars (2.39:1) turning 0.895 ->
  * 0.919, portrait-pan 0.930 -> 0.953, two-people 0.928 -> 0.927. The frames are decoded larger
- * (570x320 for the phone's picture), which costs more on such videos only. `human`'s RVM already
- * sees a 640x360 frame's picture at the video's own pixels (0.971 / 0.975 between bars).
+ * (570x320 for the phone's picture), which costs more on such videos only. The bars' lines that the
+ * picture's box (found on a coarser still) holds along its edges are left out of the matte: between
+ * letterbox bars two-people 0.929 -> 0.950, turning 0.919 -> 0.933; at CRF 40 turning 0.866 ->
+ * 0.885, portrait-pan 0.910 -> 0.920 (picture-bars.ts, pictureWithoutBarEdges).
  */
 export class LightModel implements SegmentationModel {
   readonly name = 'light' as const;
@@ -59,13 +61,9 @@ export class LightModel implements SegmentationModel {
   constructor(private readonly parts: PeopleModelParts) {}
 
   async createSession(options: SessionOptions): Promise<SegmentationSession> {
-    const wholeFrame = pipelinedGeometryFor(options.width, options.height, RVM_PROFILES.light);
-    const framing = options.picture && pictureFraming(options.width, options.height, options.picture, RVM_PROFILES.light);
-    const geometry = framing ? pipelinedGeometryFor(framing.pictureInVideo.width, framing.pictureInVideo.height, RVM_PROFILES.light) : wholeFrame;
-    const [rvm, detector] = await Promise.all([this.parts.rvm(geometry), this.parts.detector()]);
+    const open = async (width: number, height: number) => new RvmSession(await this.parts.rvm(pipelinedGeometryFor(width, height, RVM_PROFILES.light)));
+    const [people, detector] = await Promise.all([openPeopleRvmSession(options, RVM_PROFILES.light, open), this.parts.detector()]);
     const subjects = new MainSubjectFinder(detector, true, LIGHT_KEYFRAME_INTERVAL, true);
-    const openWhole = async () => new RvmSession(await this.parts.rvm(wholeFrame));
-    const people = framing ? new PictureRvm(new RvmSession(rvm), framing, { ...wholeFrame, open: openWhole }) : new RvmSession(rvm);
     return new MainPeopleSession('light', options, people, subjects, LIGHT_FRAMES_IN_FLIGHT);
   }
 }

@@ -1,6 +1,6 @@
-import { RgbFrame } from '../../types';
+import { RgbFrame, SessionOptions } from '../../types';
 import { evenSide } from '../../pipeline/geometry';
-import { barsHold, PixelBox } from '../image/picture-bars';
+import { barsHold, PixelBox, pictureWithoutBarEdges } from '../image/picture-bars';
 import { resizePlane, resizeRgb } from '../image/resample';
 import { Box } from '../pro/boxes';
 import { RvmOutput } from './rvm-matter';
@@ -28,6 +28,33 @@ export function pictureFraming(width: number, height: number, picture: Box, prof
   const left = Math.min(frame.width - rvm.width, Math.round(picture.x0 * frame.width));
   const top = Math.min(frame.height - rvm.height, Math.round(picture.y0 * frame.height));
   return { frame, picture: { left, top, right: left + rvm.width, bottom: top + rvm.height }, pictureInVideo };
+}
+
+/**
+ * Share of pixels the picture must gain from the framing over the whole frame's input for RVM to be
+ * shown it alone: a few pixels more are rounding to even sides, not a gain
+ */
+const FRAMING_GAIN = 1.05;
+
+/**
+ * RVM for a people model's session on a video: shown the picture between the video's bars
+ * (SessionOptions.picture, PictureRvm) where that gives RVM more of the picture's pixels than the
+ * whole frame does at the profile's size, else the whole frame. `open` opens RVM's session for a
+ * video (or a picture) of that size.
+ */
+export async function openPeopleRvmSession(options: SessionOptions, profile: RvmProfile, open: (width: number, height: number) => Promise<RvmSession>): Promise<PeopleRvm> {
+  const wholeFrame = rvmInputSize(options.width, options.height, profile.inputLongSide);
+  const framing = options.picture && pictureFraming(options.width, options.height, options.picture, profile);
+  if (!framing || !framingGains(framing, wholeFrame, options.picture!)) return open(options.width, options.height);
+  const inPicture = await open(framing.pictureInVideo.width, framing.pictureInVideo.height);
+  return new PictureRvm(inPicture, framing, { ...wholeFrame, open: () => open(options.width, options.height) });
+}
+
+/** whether RVM sees more of the picture framed than in the whole frame's input */
+function framingGains({ picture }: PictureFraming, wholeFrame: { width: number; height: number }, box: Box): boolean {
+  const framed = (picture.right - picture.left) * (picture.bottom - picture.top);
+  const inWholeFrame = wholeFrame.width * (box.x1 - box.x0) * wholeFrame.height * (box.y1 - box.y0);
+  return framed > FRAMING_GAIN * inWholeFrame;
 }
 
 /** RVM over the whole frame, opened when the bars give way */
@@ -79,7 +106,8 @@ export class PictureRvm implements PeopleRvm {
       const width = picture.right - picture.left;
       const height = picture.bottom - picture.top;
       const matted = this.inPicture.matte({ ...frame, width, height, data: cropRgb(frame.data, size.width, picture) });
-      return matted.then((output) => combinedOutput(pasteAlpha(output.alpha, size, picture), () => undefined));
+      const inside = pictureWithoutBarEdges(frame.data, size.width, size.height, picture);
+      return matted.then((output) => combinedOutput(pasteAlpha(output.alpha, size, picture, inside), () => undefined));
     }
     const whole = (this.whole ??= { ...this.wholeFrame, session: this.wholeFrame.open() });
     const scaled = resizeRgb(frame.data, size.width, size.height, whole.width, whole.height);
@@ -108,10 +136,13 @@ function cropRgb(rgb: Buffer, width: number, box: PixelBox): Buffer {
   return out;
 }
 
-/** an alpha plane of the box's size placed at the box in a plane of `size`, zero elsewhere */
-function pasteAlpha(alpha: Float32Array, size: { width: number; height: number }, box: PixelBox): Float32Array {
+/** an alpha plane of the box's size placed at the box in a plane of `size`, its `inside` part only, zero elsewhere */
+function pasteAlpha(alpha: Float32Array, size: { width: number; height: number }, box: PixelBox, inside: PixelBox): Float32Array {
   const out = new Float32Array(size.width * size.height);
   const rowLength = box.right - box.left;
-  for (let y = box.top; y < box.bottom; y++) out.set(alpha.subarray((y - box.top) * rowLength, (y - box.top + 1) * rowLength), y * size.width + box.left);
+  for (let y = inside.top; y < inside.bottom; y++) {
+    const row = (y - box.top) * rowLength;
+    out.set(alpha.subarray(row + inside.left - box.left, row + inside.right - box.left), y * size.width + inside.left);
+  }
   return out;
 }
