@@ -263,11 +263,15 @@ describe('RVM session across a hard cut', () => {
     const matter = await RvmMatter.open({ ...size, ratio: 1 }, CACHE_DIR);
     const session = new RvmSession(matter);
     const alphas: Float32Array[] = [];
+    const afterCut: number[] = [];
     for (const [index, data] of frames.entries()) {
       await session.segment({ index, ...size, data: Buffer.from(data) });
       alphas.push(session.last!.alpha);
+      if (session.last!.afterCut) afterCut.push(index);
     }
     expect(session.cuts).toBe(1);
+    // the first frame after it says so (the people sessions find the new shot's people afresh)
+    expect(afterCut).toEqual([10]);
     const fresh = await matter.stream().next(frames[10]);
     expect(maxAbsDifference(alphas[10], fresh.alpha)).toBe(0);
     // without the reset, the memory of the other shot changes that frame's matte

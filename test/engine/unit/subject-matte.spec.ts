@@ -287,6 +287,23 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(calls).toBe(2);
   });
 
+  it("after a hard cut the last shot's tracks and choice are forgotten, and the next frame is a keyframe", async () => {
+    let calls = 0;
+    let person = box(0.1, 0.1, 0.3, 0.9);
+    const detector = { detect: async () => (calls++, [{ cls: PERSON, box: person, score: 0.8 }]) } as unknown as NanodetDetector;
+    const finder = new MainSubjectFinder(detector, true);
+    for (let k = 0; k < 3; k++) await finder.begin(grey, W, H)(plane(person));
+    expect(finder.subjects.chosen.map((t) => t.box)).toEqual([person]);
+    calls = 0;
+    finder.newShot();
+    expect(finder.subjects).toEqual({ chosen: [], attached: [], all: [] });
+    // the new shot's person stands elsewhere: found on the frame after the cut, not at the next keyframe
+    person = box(0.6, 0.1, 0.8, 0.9);
+    const subjects = await finder.begin(grey, W, H)(plane(person));
+    expect(calls).toBe(1);
+    expect(subjects.all.map((t) => t.box)).toEqual([person]);
+  });
+
   it('until someone is chosen the detector runs on every frame, or only on keyframes where asked (`light`)', async () => {
     const runsOver = async (frames: number, keyframesOnly: boolean) => {
       let calls = 0;

@@ -80,8 +80,14 @@ export class MainPeopleSession implements SegmentationSession {
 
   private async choosePeople(frame: RgbFrame, matted: Promise<RvmOutput>): Promise<Matte> {
     // on keyframes the detector runs beside RVM's stages (they leave each other's idle core time)
-    const observed = this.subjects.begin(frame.data, frame.width, frame.height);
+    let observed = this.subjects.begin(frame.data, frame.width, frame.height);
     const rvm = await matted;
+    if (rvm.afterCut) {
+      // another shot: its people are found afresh, not where the last shot's stood
+      this.subjects.newShot();
+      this.previous = undefined;
+      observed = this.subjects.begin(frame.data, frame.width, frame.height);
+    }
     const people = rvm.alpha;
     const subjects = await observed(people);
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);

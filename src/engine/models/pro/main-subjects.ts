@@ -65,8 +65,8 @@ export interface MainSubjects {
  * video's aspect ratio.
  */
 export class MainSubjectFinder {
-  private readonly tracker = new BoxTracker();
-  private readonly chooser = new TrackChooser();
+  private tracker = new BoxTracker();
+  private chooser = new TrackChooser();
   private current: MainSubjects = { chosen: [], attached: [], all: [] };
   private framesSinceKeyframe: number | undefined;
   /** the detection of the frame last begun, when it is a keyframe */
@@ -87,6 +87,18 @@ export class MainSubjectFinder {
 
   get subjects(): MainSubjects {
     return this.current;
+  }
+
+  /**
+   * The video cut to another shot: the last shot's tracks and choices are forgotten, and the next
+   * frame begun is a keyframe. Until the new shot's subjects are chosen, the people RVM sees are kept.
+   */
+  newShot(): void {
+    this.tracker = new BoxTracker();
+    this.chooser = new TrackChooser();
+    this.current = { chosen: [], attached: [], all: [] };
+    this.framesSinceKeyframe = undefined;
+    this.detecting = undefined;
   }
 
   /**

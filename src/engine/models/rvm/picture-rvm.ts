@@ -107,14 +107,14 @@ export class PictureRvm implements PeopleRvm {
       const height = picture.bottom - picture.top;
       const matted = this.inPicture.matte({ ...frame, width, height, data: cropRgb(frame.data, size.width, picture) });
       const inside = pictureWithoutBarEdges(frame.data, size.width, size.height, picture);
-      return matted.then((output) => combinedOutput(pasteAlpha(output.alpha, size, picture, inside), () => undefined));
+      return matted.then((output) => combinedOutput(pasteAlpha(output.alpha, size, picture, inside), () => undefined, output.afterCut));
     }
     const whole = (this.whole ??= { ...this.wholeFrame, session: this.wholeFrame.open() });
     const scaled = resizeRgb(frame.data, size.width, size.height, whole.width, whole.height);
     const data = Buffer.from(scaled.buffer, scaled.byteOffset, scaled.byteLength);
     // `then` callbacks run in the order they were registered, so frames reach the session in order
     const matted = whole.session.then((session) => session.matte({ ...frame, width: whole.width, height: whole.height, data }));
-    return matted.then((output) => combinedOutput(resizePlane({ width: whole.width, height: whole.height, data: output.alpha }, size.width, size.height), () => undefined));
+    return matted.then((output) => combinedOutput(resizePlane({ width: whole.width, height: whole.height, data: output.alpha }, size.width, size.height), () => undefined, output.afterCut));
   }
 
   restart(): void {

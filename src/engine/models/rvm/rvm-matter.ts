@@ -50,6 +50,8 @@ export interface RvmOutput {
   alphaBytes: Uint8Array;
   /** foreground colour 0..1, packed RGB, width x height x 3 (RvmGeometry.foreground only) */
   foreground?: Float32Array;
+  /** the first frame after a hard cut: RVM started afresh on it (RvmSession) */
+  afterCut?: boolean;
 }
 
 /** one frame's output and how long each stage's inference took on its thread (wall ms), in order */

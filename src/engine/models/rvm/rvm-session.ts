@@ -35,11 +35,12 @@ interface SmallMirrorPass {
  * when read (the people sessions keep their chosen people's regions and make their own bytes;
  * `original` and `pro` read no colour), each once.
  */
-export function combinedOutput(alpha: Float32Array, foreground: () => Float32Array | undefined): RvmOutput {
+export function combinedOutput(alpha: Float32Array, foreground: () => Float32Array | undefined, afterCut?: boolean): RvmOutput {
   let bytes: Uint8Array | undefined;
   let colour: Float32Array | undefined;
   return {
     alpha,
+    afterCut,
     get alphaBytes(): Uint8Array {
       return (bytes ??= toAlphaBytes(alpha));
     },
@@ -110,10 +111,13 @@ export class RvmSession implements SegmentationSession {
 
   /** RVM's output for the next frame (calls in frame order; frames may be in flight together) */
   matte(frame: RgbFrame): Promise<RvmOutput> {
-    if (this.cutDetector.isCut(frame.data, frame.width, frame.height)) {
-      this.restart();
-      this.cuts++;
-    }
+    if (!this.cutDetector.isCut(frame.data, frame.width, frame.height)) return this.matteOf(frame);
+    this.restart();
+    this.cuts++;
+    return this.matteOf(frame).then((output) => Object.assign(output, { afterCut: true }));
+  }
+
+  private matteOf(frame: RgbFrame): Promise<RvmOutput> {
     const { width, height } = this.matter;
     const data = this.grain.apply(frame.data, width, height);
     const direct = this.stream.next(data);
