@@ -195,8 +195,7 @@ export class OriginalSession implements SegmentationSession {
   private async nothingIn(frame: RgbFrame, sequence: number): Promise<MatteToCome> {
     this.people.skip(sequence);
     this.people.setMode(sequence, false);
-    this.propagator.clear();
-    this.interval.reset();
+    this.forgetSalient();
     if (this.ahead && frame.index >= this.ahead.index) this.ahead = undefined;
     return this.matteInOrder(async () => {
       this.previous = undefined;
@@ -209,11 +208,17 @@ export class OriginalSession implements SegmentationSession {
     const size = this.matteSize;
     const { width, height } = size;
     // on keyframes the detector runs beside RVM (where people may matter; with objects alone, before it)
-    const observed = this.subjects.begin(small, size.width, size.height);
+    let observed = this.subjects.begin(small, size.width, size.height);
     let people: Float32Array | undefined;
+    let afterCut = false;
     try {
       // with objects alone chosen, RVM runs on a keyframe only for the detector's people checks
-      if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) people = (await this.people.take(sequence)).alpha;
+      if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) {
+        const output = await this.people.take(sequence);
+        people = output.alpha;
+        afterCut = output.afterCut === true;
+      }
+      if (afterCut) observed = this.newShot(small, size);
       await observed(people);
       // with no subject chosen, people RVM sees are kept (subjectMatte)
       if (!people && this.subjects.subjects.chosen.length === 0) people = (await this.people.take(sequence)).alpha;
@@ -245,11 +250,28 @@ export class OriginalSession implements SegmentationSession {
     const planes = { people, salient };
     return this.matteInOrder(async () => {
       const salientPlane = (typeof planes.salient === 'function' ? await planes.salient() : planes.salient) ?? new Float32Array(planes.people.length);
-      const matte = subjectMatte({ ...size, people: planes.people, salient: salientPlane, previous: this.previous }, subjects);
+      const matte = subjectMatte({ ...size, people: planes.people, salient: salientPlane, previous: afterCut ? undefined : this.previous }, subjects);
       this.previous = matte;
       this.last = { people: planes.people, salient: salientPlane, subjects };
       return { ...size, data: toAlphaBytes(matte) };
     });
+  }
+
+  /**
+   * RVM saw a hard cut before this frame: the last shot's subjects, ISNet plane and the run planned
+   * from them are forgotten, and the frame is observed as the new shot's first keyframe
+   */
+  private newShot(small: Buffer, size: { width: number; height: number }): (people?: Float32Array) => Promise<MainSubjects> {
+    this.subjects.newShot();
+    this.forgetSalient();
+    this.ahead = undefined;
+    return this.subjects.begin(small, size.width, size.height);
+  }
+
+  /** the next ISNet plane is a first keyframe's, not one moved on from the last */
+  private forgetSalient(): void {
+    this.propagator.clear();
+    this.interval.reset();
   }
 
   /** `make` queued after the mattes of the frames before (it reads `previous`); the next frame's planes go on meanwhile, unless `mattesOverlap` is off */
