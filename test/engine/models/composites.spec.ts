@@ -47,8 +47,13 @@ describe("the project's own composites", () => {
     execFileSync(ffmpegPath(), ['-v', 'error', '-i', join(dir, from), '-vf', alphaFilter, ...codec, join(dir, to)]);
   }
 
-  /** `model` on the clip `name` (`.mp4` and `.alpha.mkv` in `dir`) of `size`, told the picture between bars found on its first frame */
-  async function scoreBetweenBars(model: 'light' | 'human', name: string, size: { width: number; height: number }) {
+  /**
+   * `model` on the composite `from` framed by an ffmpeg `filter` (bars) as the clip `name` of `size`,
+   * told the picture between bars found on its first frame
+   */
+  async function scoreBetweenBars(model: 'light' | 'human', from: string, name: string, filter: string, size: { width: number; height: number }) {
+    framed(`${from}.mp4`, `${name}.mp4`, filter);
+    framed(`${from}.alpha.mkv`, `${name}.alpha.mkv`, filter);
     const { firstFrame } = await probe(join(dir, `${name}.mp4`));
     const picture = pictureInBars(firstFrame.data, firstFrame.width, firstFrame.height);
     const video = { ...size, fps: 25 };
@@ -110,9 +115,7 @@ describe("the project's own composites", () => {
    */
   it("turning as a phone's upright picture between pillarbox bars: light mattes the picture at RVM's full size (IoU >= 0.95)", async () => {
     const pillarbox = 'crop=202:360,pad=640:360:219:0:black';
-    framed('turning.mp4', 'turning-phone.mp4', pillarbox);
-    framed('turning.alpha.mkv', 'turning-phone.alpha.mkv', pillarbox);
-    const { picture, session, scores } = await scoreBetweenBars('light', 'turning-phone', CLIP);
+    const { picture, session, scores } = await scoreBetweenBars('light', 'turning', 'turning-phone', pillarbox, CLIP);
     expect(picture?.x0).toBeCloseTo(219 / 640, 1);
     expect(picture?.x1).toBeCloseTo(421 / 640, 1);
     // the picture 320 rows high in RVM (its long side), the frame around it (570 wide for the exact picture; the thumbnail's edge blends one column)
@@ -146,9 +149,7 @@ describe("the project's own composites", () => {
    */
   it('two people cut by letterbox bars: light leaves the bars out of the matte (IoU >= 0.94)', async () => {
     const letterbox = 'crop=640:268:0:46,pad=640:360:0:46:black';
-    framed('two-people.mp4', 'two-people-letter.mp4', letterbox);
-    framed('two-people.alpha.mkv', 'two-people-letter.alpha.mkv', letterbox);
-    const { scores } = await scoreBetweenBars('light', 'two-people-letter', CLIP);
+    const { scores } = await scoreBetweenBars('light', 'two-people', 'two-people-letter', letterbox, CLIP);
     expect(scores.iou).toBeGreaterThanOrEqual(0.94);
   }, 2 * MINUTES);
 
@@ -160,9 +161,7 @@ describe("the project's own composites", () => {
    */
   it("turning as a phone's picture in a 1280x720 frame: human gives RVM the picture at 360x640 (IoU >= 0.98)", async () => {
     const pillarbox = 'crop=202:360:218:0,scale=406:720:flags=bicubic,pad=1280:720:438:0:black';
-    framed('turning.mp4', 'turning-hd-phone.mp4', pillarbox);
-    framed('turning.alpha.mkv', 'turning-hd-phone.alpha.mkv', pillarbox);
-    const { session, scores } = await scoreBetweenBars('human', 'turning-hd-phone', { width: 1280, height: 720 });
+    const { session, scores } = await scoreBetweenBars('human', 'turning', 'turning-hd-phone', pillarbox, { width: 1280, height: 720 });
     expect(session.inputHeight).toBe(640);
     expect(scores.iou).toBeGreaterThanOrEqual(0.98);
   }, 3 * MINUTES);

@@ -43,11 +43,12 @@ const FRAMING_GAIN = 1.05;
  * video (or a picture) of that size.
  */
 export async function openPeopleRvmSession(options: SessionOptions, profile: RvmProfile, open: (width: number, height: number) => Promise<RvmSession>): Promise<PeopleRvm> {
-  const wholeFrame = rvmInputSize(options.width, options.height, profile.inputLongSide);
-  const framing = options.picture && pictureFraming(options.width, options.height, options.picture, profile);
-  if (!framing || !framingGains(framing, wholeFrame, options.picture!)) return open(options.width, options.height);
+  const { width, height, picture } = options;
+  const wholeFrame = rvmInputSize(width, height, profile.inputLongSide);
+  const framing = picture && pictureFraming(width, height, picture, profile);
+  if (!picture || !framing || !framingGains(framing, wholeFrame, picture)) return open(width, height);
   const inPicture = await open(framing.pictureInVideo.width, framing.pictureInVideo.height);
-  return new PictureRvm(inPicture, framing, { ...wholeFrame, open: () => open(options.width, options.height) });
+  return new PictureRvm(inPicture, framing, { ...wholeFrame, open: () => open(width, height) });
 }
 
 /** whether RVM sees more of the picture framed than in the whole frame's input */
