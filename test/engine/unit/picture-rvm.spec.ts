@@ -11,8 +11,8 @@ import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
 const PHONE_PICTURE = { x0: 219 / 640, y0: 0, x1: 421 / 640, y1: 1 };
 
 /**
- * A stand-in for RVM (no inference): its alpha is 1 where the frame it is shown is bright, and it
- * records the sizes of the frames it sees.
+ * A stand-in for RVM (no inference): its alpha is 1 where the frame it is shown is bright (or as
+ * `alphaOf` says), and it records the sizes of the frames it sees.
  */
 function brightnessMatter(geometry: RvmGeometry, seen: string[], alphaOf = (rgb: Uint8Array, i: number) => (rgb[3 * i] > 128 ? 1 : 0)): RvmMatter {
   const { width, height } = geometry;
