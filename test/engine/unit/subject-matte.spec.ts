@@ -295,13 +295,20 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     for (let k = 0; k < 3; k++) await finder.begin(grey, W, H)(plane(person));
     expect(finder.subjects.chosen.map((t) => t.box)).toEqual([person]);
     calls = 0;
-    finder.newShot();
-    expect(finder.subjects).toEqual({ chosen: [], attached: [], all: [] });
     // the new shot's person stands elsewhere: found on the frame after the cut, not at the next keyframe
     person = box(0.6, 0.1, 0.8, 0.9);
-    const subjects = await finder.begin(grey, W, H)(plane(person));
+    finder.begin(grey, W, H);
+    const observed = finder.newShot(grey, W, H);
+    expect(finder.subjects).toEqual({ chosen: [], attached: [], all: [] });
+    const subjects = await observed(plane(person));
     expect(calls).toBe(1);
     expect(subjects.all.map((t) => t.box)).toEqual([person]);
+    // a cut on a keyframe: the detection already running on the frame is the new shot's
+    for (let k = 1; k < KEYFRAME_INTERVAL; k++) await finder.begin(grey, W, H)(plane(person));
+    calls = 0;
+    finder.begin(grey, W, H);
+    await finder.newShot(grey, W, H)(plane(person));
+    expect(calls).toBe(1);
   });
 
   it('until someone is chosen the detector runs on every frame, or only on keyframes where asked (`light`)', async () => {

@@ -84,9 +84,8 @@ export class MainPeopleSession implements SegmentationSession {
     const rvm = await matted;
     if (rvm.afterCut) {
       // another shot: its people are found afresh, not where the last shot's stood
-      this.subjects.newShot();
       this.previous = undefined;
-      observed = this.subjects.begin(frame.data, frame.width, frame.height);
+      observed = this.subjects.newShot(frame.data, frame.width, frame.height);
     }
     const people = rvm.alpha;
     const subjects = await observed(people);

@@ -262,10 +262,9 @@ export class OriginalSession implements SegmentationSession {
    * from them are forgotten, and the frame is observed as the new shot's first keyframe
    */
   private newShot(small: Buffer, size: { width: number; height: number }): (people?: Float32Array) => Promise<MainSubjects> {
-    this.subjects.newShot();
     this.forgetSalient();
     this.ahead = undefined;
-    return this.subjects.begin(small, size.width, size.height);
+    return this.subjects.newShot(small, size.width, size.height);
   }
 
   /** the next ISNet plane is a first keyframe's, not one moved on from the last */

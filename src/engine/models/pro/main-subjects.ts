@@ -90,15 +90,18 @@ export class MainSubjectFinder {
   }
 
   /**
-   * The video cut to another shot: the last shot's tracks and choices are forgotten, and the next
-   * frame begun is a keyframe. Until the new shot's subjects are chosen, the people RVM sees are kept.
+   * The video cut to another shot before the frame last begun: the last shot's tracks and choices
+   * are forgotten, and that frame is begun again as the new shot's first keyframe (on the detection
+   * already running on it, where it was a keyframe). Until the new shot's subjects are chosen, the
+   * people RVM sees are kept.
    */
-  newShot(): void {
+  newShot(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
+    const running = this.detecting;
     this.tracker = new BoxTracker();
     this.chooser = new TrackChooser();
     this.current = { chosen: [], attached: [], all: [] };
-    this.framesSinceKeyframe = undefined;
-    this.detecting = undefined;
+    this.framesSinceKeyframe = 0;
+    return this.observing(rgb, width, height, running ?? this.detect(rgb, width, height));
   }
 
   /**
@@ -132,7 +135,12 @@ export class MainSubjectFinder {
     this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
     this.detecting = undefined;
     if (!keyframeDue && (this.current.chosen.length > 0 || this.keyframesOnly)) return () => Promise.resolve(this.current);
-    const detecting = (this.detecting = this.detect(rgb, width, height));
+    return this.observing(rgb, width, height, this.detect(rgb, width, height));
+  }
+
+  /** the frame begun, observed on `detecting` (its detection) once RVM's alpha is there */
+  private observing(rgb: Uint8Array, width: number, height: number, detecting: Promise<Detection[]>): (people?: Float32Array) => Promise<MainSubjects> {
+    this.detecting = detecting;
     // a caller whose RVM run fails never completes the frame: its detection's failure is not lost unhandled
     detecting.catch(() => undefined);
     return async (people) => this.update(await detecting, rgb, width, height, people);
