@@ -11,6 +11,7 @@ import { RvmMatter } from '../rvm/rvm-matter';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { RvmSession } from '../rvm/rvm-session';
+import { SceneCutDetector } from '../rvm/scene-cut';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
@@ -124,6 +125,8 @@ export class OriginalSession implements SegmentationSession {
   private readonly finishing = new InOrder();
   private readonly matting = new InOrder();
   private readonly people: RvmOnDemand;
+  /** a hard cut starts a new shot: its subjects are found afresh (`newShot`) */
+  private readonly cuts = new SceneCutDetector();
   private empty?: Float32Array;
   /** the frames given and not yet finished: as decoded, at the matte's size, and whether blank */
   private readonly given = new GivenFrames<GivenFrame>();
@@ -209,16 +212,13 @@ export class OriginalSession implements SegmentationSession {
     const { width, height } = size;
     // on keyframes the detector runs beside RVM (where people may matter; with objects alone, before it)
     let observed = this.subjects.begin(small, size.width, size.height);
+    // seen here on every frame, not from RVM's output: with objects alone chosen RVM sees keyframes only
+    const afterCut = this.cuts.isCut(small, width, height);
+    if (afterCut) observed = this.newShot(small, size);
     let people: Float32Array | undefined;
-    let afterCut = false;
     try {
       // with objects alone chosen, RVM runs on a keyframe only for the detector's people checks
-      if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) {
-        const output = await this.people.take(sequence);
-        people = output.alpha;
-        afterCut = output.afterCut === true;
-      }
-      if (afterCut) observed = this.newShot(small, size);
+      if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) people = (await this.people.take(sequence)).alpha;
       await observed(people);
       // with no subject chosen, people RVM sees are kept (subjectMatte)
       if (!people && this.subjects.subjects.chosen.length === 0) people = (await this.people.take(sequence)).alpha;
@@ -258,7 +258,7 @@ export class OriginalSession implements SegmentationSession {
   }
 
   /**
-   * RVM saw a hard cut before this frame: the last shot's subjects, ISNet plane and the run planned
+   * A hard cut before this frame: the last shot's subjects, ISNet plane and the run planned
    * from them are forgotten, and the frame is observed as the new shot's first keyframe
    */
   private newShot(small: Buffer, size: { width: number; height: number }): (people?: Float32Array) => Promise<MainSubjects> {
