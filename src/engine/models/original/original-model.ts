@@ -223,6 +223,7 @@ export class OriginalSession implements SegmentationSession {
     try {
       // with objects alone chosen, RVM runs on a keyframe only for the detector's people checks
       if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) people = (await this.people.take(sequence)).alpha;
+      // the people jumped (a cut within one room): chosen afresh, RVM's state and ISNet's plane kept
       if (!afterCut && people && this.previousPeople && peopleJumped(this.previousPeople, people, width, height)) observed = this.subjects.newShot(small, width, height);
       this.previousPeople = people;
       await observed(people);

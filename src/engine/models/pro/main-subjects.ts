@@ -90,10 +90,10 @@ export class MainSubjectFinder {
   }
 
   /**
-   * The video cut to another shot before the frame last begun: the last shot's tracks and choices
-   * are forgotten, and that frame is begun again as the new shot's first keyframe (on the detection
-   * already running on it, where it was a keyframe). Until the new shot's subjects are chosen, the
-   * people RVM sees are kept.
+   * The video cut to another shot before the frame last begun, or its people jumped there
+   * (people-jump.ts): the last shot's tracks and choices are forgotten, and that frame is begun
+   * again as the new shot's first keyframe (on the detection already running on it, where it was a
+   * keyframe). Until the new shot's subjects are chosen, the people RVM sees are kept.
    */
   newShot(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
     const running = this.detecting;
