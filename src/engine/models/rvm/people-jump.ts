@@ -10,6 +10,9 @@
  * dancer is away from the frame before, while their overlap (IoU) falls to 0.27 on 18 frames.
  */
 
+/** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
+const { ceil, floor, max, min } = Math;
+
 /** at least this share of the people now (at 0.5) is away from the people before */
 const AWAY_SHARE = 0.4;
 /** the two frames' people cover at least this share of the frame together (a speck says nothing) */
@@ -19,21 +22,21 @@ const CELLS_ACROSS = 40;
 const STEP = 2;
 
 export function peopleJumped(before: Float32Array, now: Float32Array, width: number, height: number): boolean {
-  const cell = Math.ceil(width / CELLS_ACROSS);
-  const near = nearPeople(before, width, height, cell);
-  const across = Math.ceil(width / cell);
+  const cell = ceil(width / CELLS_ACROSS);
+  const across = ceil(width / cell);
+  const near = nearPeople(before, width, height, cell, across);
   let peopleNow = 0;
   let away = 0;
   let either = 0;
   let sampled = 0;
   for (let y = 0; y < height; y += STEP) {
-    const row = Math.floor(y / cell) * across;
+    const row = floor(y / cell) * across;
     for (let x = 0; x < width; x += STEP) {
       const i = y * width + x;
       const is = now[i] >= 0.5;
       if (is) {
         peopleNow++;
-        if (!near[row + Math.floor(x / cell)]) away++;
+        if (!near[row + floor(x / cell)]) away++;
       }
       if (is || before[i] >= 0.5) either++;
       sampled++;
@@ -42,19 +45,18 @@ export function peopleJumped(before: Float32Array, now: Float32Array, width: num
   return either >= MIN_COVER * sampled && away >= AWAY_SHARE * peopleNow;
 }
 
-/** the cells (`cell` pixels square) that hold people in `plane` (at 0.5), and their 8 neighbours */
-function nearPeople(plane: Float32Array, width: number, height: number, cell: number): Uint8Array {
-  const across = Math.ceil(width / cell);
-  const down = Math.ceil(height / cell);
+/** the cells (`cell` pixels square, `across` in a row) that hold people in `plane` (at 0.5), and their 8 neighbours */
+function nearPeople(plane: Float32Array, width: number, height: number, cell: number, across: number): Uint8Array {
+  const down = ceil(height / cell);
   const held = new Uint8Array(across * down);
   for (let y = 0; y < height; y += STEP) {
-    for (let x = 0; x < width; x += STEP) if (plane[y * width + x] >= 0.5) held[Math.floor(y / cell) * across + Math.floor(x / cell)] = 1;
+    for (let x = 0; x < width; x += STEP) if (plane[y * width + x] >= 0.5) held[floor(y / cell) * across + floor(x / cell)] = 1;
   }
   const near = new Uint8Array(held.length);
   for (let cy = 0; cy < down; cy++) {
     for (let cx = 0; cx < across; cx++) {
       if (!held[cy * across + cx]) continue;
-      for (let ny = Math.max(0, cy - 1); ny <= Math.min(down - 1, cy + 1); ny++) near.fill(1, ny * across + Math.max(0, cx - 1), ny * across + Math.min(across, cx + 2));
+      for (let ny = max(0, cy - 1); ny <= min(down - 1, cy + 1); ny++) near.fill(1, ny * across + max(0, cx - 1), ny * across + min(across, cx + 2));
     }
   }
   return near;
