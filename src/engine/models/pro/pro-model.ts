@@ -6,6 +6,7 @@ import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { pictureForSquareModel, withinPicture } from '../image/picture-bars';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { SceneCutDetector } from '../rvm/scene-cut';
+import { peopleJumped } from '../rvm/people-jump';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { downsampledLuma, KeyframePropagator } from '../temporal/keyframe-propagator';
@@ -82,6 +83,8 @@ export interface SurveyedFrame {
   tracks: Track[];
   /** ISNet was shown the subjects' region (other objects apart from them) */
   cropToSubjects: boolean;
+  /** the frame was one of the detector's keyframes */
+  keyframe: boolean;
 }
 
 interface TrackState {
@@ -132,6 +135,10 @@ export class ProSession implements SegmentationSession {
   private finishedCount = 0;
   /** the frame being finished's luma, once made (lumaOf) */
   private frameLuma?: LumaImage;
+  /** RVM's people plane of the frame before, where it was read */
+  private previousPeople?: Float32Array;
+  /** the frame being finished is one of the detector's keyframes */
+  private isKeyframe = false;
   /** ISNet is shown only the region around the requested subjects: the last keyframe found other objects apart from them, or ISNet shown the whole frame since lost one (`foregroundOf`) */
   private cropToSubjects = false;
   /** keyframe by keyframe: the tracks seen and their own mattes (a survey of the clip, see surveyed-session.ts) */
@@ -213,6 +220,8 @@ export class ProSession implements SegmentationSession {
   private async nothingIn(sequence: number | undefined): Promise<Matte> {
     try {
       this.keyframeDue = true;
+      this.isKeyframe = false;
+      this.previousPeople = undefined;
       this.frameFinished?.();
       return emptyMatte(this.isnet);
     } finally {
@@ -227,15 +236,17 @@ export class ProSession implements SegmentationSession {
   private async finish(frame: RgbFrame, sequence: number | undefined): Promise<Matte> {
     this.frameLuma = undefined;
     try {
-      const cut = this.cuts.isCut(frame.data, frame.width, frame.height);
-      const isKeyframe = this.keyframeDue || cut || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
-      const moved = this.moveTracks(frame.data, isKeyframe);
       const replayed = this.replay?.();
+      // a replay keeps the survey's keyframes, where its tracks changed
+      const due = replayed?.keyframe ?? this.keyframeDueAt(frame);
+      const people = sequence === undefined ? undefined : await this.peopleOf(sequence, due);
+      const isKeyframe = due || (!replayed && this.peopleJumpedTo(people));
+      this.isKeyframe = isKeyframe;
+      const moved = this.moveTracks(frame.data, isKeyframe);
       if (replayed) {
         this.tracker.restore(replayed.tracks);
         this.cropToSubjects = replayed.cropToSubjects;
       }
-      const people = sequence === undefined ? undefined : await this.peopleOf(sequence, isKeyframe);
       const matte = await this.finishWith(frame, { isKeyframe, replayed: replayed !== undefined, moved, people });
       this.frameFinished?.();
       return matte;
@@ -251,6 +262,22 @@ export class ProSession implements SegmentationSession {
    */
   private lumaOf(rgb: Uint8Array): LumaImage {
     return (this.frameLuma ??= downsampledLuma(rgb, this.isnet.width, this.isnet.height, MOTION_DOWNSAMPLING));
+  }
+
+  /** the detector's keyframe is due on `frame`: the first picture (or the first after blank frames), a hard cut, or the interval's end */
+  private keyframeDueAt(frame: RgbFrame): boolean {
+    const cut = this.cuts.isCut(frame.data, frame.width, frame.height);
+    return this.keyframeDue || cut || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
+  }
+
+  /**
+   * Whether RVM's people jumped from the frame before's (a cut within one room, which the cut
+   * detector misses, people-jump.ts): the detector then finds them afresh on a keyframe.
+   */
+  private peopleJumpedTo(people: Float32Array | undefined): boolean {
+    const before = this.previousPeople;
+    this.previousPeople = people;
+    return people !== undefined && before !== undefined && peopleJumped(before, people, this.isnet.width, this.isnet.height);
   }
 
   private get personTracked(): boolean {
@@ -419,7 +446,7 @@ export class ProSession implements SegmentationSession {
 
   /** the current state of the tracks, for a second pass to show (`replay`) */
   get snapshot(): SurveyedFrame {
-    return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects };
+    return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects, keyframe: this.isKeyframe };
   }
 
   /**

@@ -3,7 +3,8 @@
  * away from where anyone stood the frame before. A hard cut that the cut detector misses (two
  * shots of one room, where the luma histogram barely moves) or a jump cut moves them at once, and
  * the people chosen on the last keyframe no longer hold: the sessions then find the people afresh,
- * as after a cut, without resetting RVM's state (MainSubjectFinder.newShot).
+ * as after a cut, without resetting RVM's state (MainSubjectFinder.newShot; `pro` makes the frame
+ * one of its detector's keyframes).
  *
  * "Away" is outside the cells (a 40th of the frame's width) that held people the frame before and
  * their neighbours, so that fast limbs do not count: on DAVIS breakdance-flare at most 29% of the
