@@ -33,6 +33,16 @@ describe('BoxTracker', () => {
     expect(tracker.tracks[0].misses).toBe(0);
   });
 
+  it('starts a track from the continuing score for a detection the segmentation confirms, not below it', () => {
+    const { startScore, continueScore } = DEFAULT_TRACKER_OPTIONS;
+    const tracker = new BoxTracker();
+    const weak = { cls: PERSON, score: startScore - 0.02, box: box(0.4, 0.3, 0.6, 1) };
+    const other = { cls: PERSON, score: startScore - 0.02, box: box(0.0, 0.3, 0.2, 1) };
+    const faint = { cls: PERSON, score: continueScore - 0.01, box: box(0.7, 0.3, 0.9, 1) };
+    tracker.update([weak, other, faint], new Set(), new Set([weak, faint]));
+    expect(tracker.tracks.map((t) => t.box)).toEqual([weak.box]);
+  });
+
   it('holds a missed track at full opacity, then fades it out and ends it', () => {
     const tracker = new BoxTracker();
     tracker.update([{ cls: PERSON, score: 0.8, box: box(0.4, 0.3, 0.6, 1) }]);

@@ -93,6 +93,14 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(scores.iou).toBeGreaterThanOrEqual(0.96);
   }, 10 * MINUTES);
 
+  it('DAVIS rollerblade, "person": keeps the skater from the first frame, which NanoDet scores under the score that starts a track, as RVM sees them there (IoU >= 0.85 on the first 8 frames)', async () => {
+    const { scores, frameIous } = await scoreDavis('rollerblade', 'person', 8);
+    console.log(`pro "person" on DAVIS rollerblade, frames 0-7: IoU ${frameIous.map((v) => v.toFixed(2)).join(' ')}, all ${scores.iou.toFixed(4)}`);
+    // measured 0.9029, every frame 0.84 or more (0.4349 before: frames 0-3 at 0.00, the skater scored 0.33 on frame 0)
+    expect(Math.min(...frameIous)).toBeGreaterThanOrEqual(0.8);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.85);
+  }, 5 * MINUTES);
+
   it('DAVIS dog, "dog": the dog coming nearer between the detector\'s keyframes, ISNet shown the region around it sees all of it (IoU >= 0.87 on frames 36-47, where it grows)', async () => {
     const { frameIous } = await scoreDavis('dog', 'dog', 48);
     const growing = frameIous.slice(36);

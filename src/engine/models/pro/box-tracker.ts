@@ -90,9 +90,10 @@ export class BoxTracker {
 
   /**
    * One keyframe. `supported` holds the ids of tracks the segmentation still finds at their
-   * predicted box. Returns the live tracks after the update.
+   * predicted box; `confirmed`, detections the segmentation finds, which start a track from
+   * `continueScore`. Returns the live tracks after the update.
    */
-  update(detections: readonly TrackedDetection[], supported: ReadonlySet<number> = new Set()): readonly Track[] {
+  update(detections: readonly TrackedDetection[], supported: ReadonlySet<number> = new Set(), confirmed: ReadonlySet<TrackedDetection> = new Set()): readonly Track[] {
     const o = this.options;
     const pairs: { track: Track; detection: TrackedDetection; overlap: number }[] = [];
     for (const track of this.live) {
@@ -128,7 +129,7 @@ export class BoxTracker {
       if (track.opacity <= 0 || track.misses > o.supportedHold) this.live.splice(i, 1);
     }
     const remaining = detections
-      .filter((d) => !usedDetections.has(d) && d.score >= o.startScore)
+      .filter((d) => !usedDetections.has(d) && (d.score >= o.startScore || (confirmed.has(d) && d.score >= o.continueScore)))
       .sort((a, b) => b.score - a.score);
     for (const detection of remaining) {
       // a second box on an object already tracked is not a new subject
