@@ -138,7 +138,7 @@ export class ProSession implements SegmentationSession {
   /** RVM's people plane of the frame before, where it was read */
   private previousPeople?: Float32Array;
   /** the frame being finished is one of the detector's keyframes */
-  private isKeyframe = false;
+  private onKeyframe = false;
   /** ISNet is shown only the region around the requested subjects: the last keyframe found other objects apart from them, or ISNet shown the whole frame since lost one (`foregroundOf`) */
   private cropToSubjects = false;
   /** keyframe by keyframe: the tracks seen and their own mattes (a survey of the clip, see surveyed-session.ts) */
@@ -220,7 +220,7 @@ export class ProSession implements SegmentationSession {
   private async nothingIn(sequence: number | undefined): Promise<Matte> {
     try {
       this.keyframeDue = true;
-      this.isKeyframe = false;
+      this.onKeyframe = false;
       this.previousPeople = undefined;
       this.frameFinished?.();
       return emptyMatte(this.isnet);
@@ -241,7 +241,7 @@ export class ProSession implements SegmentationSession {
       const due = replayed?.keyframe ?? this.keyframeDueAt(frame);
       const people = sequence === undefined ? undefined : await this.peopleOf(sequence, due);
       const isKeyframe = due || (!replayed && this.peopleJumpedTo(people));
-      this.isKeyframe = isKeyframe;
+      this.onKeyframe = isKeyframe;
       const moved = this.moveTracks(frame.data, isKeyframe);
       if (replayed) {
         this.tracker.restore(replayed.tracks);
@@ -462,7 +462,7 @@ export class ProSession implements SegmentationSession {
 
   /** the current state of the tracks, for a second pass to show (`replay`) */
   get snapshot(): SurveyedFrame {
-    return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects, keyframe: this.isKeyframe };
+    return { tracks: this.tracker.tracks.map((t) => ({ ...t, box: { ...t.box } })), cropToSubjects: this.cropToSubjects, keyframe: this.onKeyframe };
   }
 
   /**
