@@ -1,4 +1,4 @@
-import { peopleJumped } from '../../../src/engine/models/rvm/people-jump';
+import { PeopleJumps, peopleJumped } from '../../../src/engine/models/rvm/people-jump';
 
 // 160 px across: the cells are 4 px square
 const WIDTH = 160;
@@ -36,5 +36,20 @@ describe('peopleJumped: much of where the people stand is away from where anyone
     };
     expect(peopleJumped(speck(20), speck(100), WIDTH, HEIGHT)).toBe(false);
     expect(peopleJumped(new Float32Array(WIDTH * HEIGHT), new Float32Array(WIDTH * HEIGHT), WIDTH, HEIGHT)).toBe(false);
+  });
+});
+
+describe('PeopleJumps: each frame against the frame before', () => {
+  it('sees a jump from the frame before only, and none across a frame whose people were not read or a blank frame', () => {
+    const jumps = new PeopleJumps();
+    const left = peopleAt([10, 40]);
+    const right = peopleAt([60, 90]);
+    expect(jumps.jumpedTo(left, WIDTH, HEIGHT)).toBe(false); // nothing before
+    expect(jumps.jumpedTo(right, WIDTH, HEIGHT)).toBe(true);
+    expect(jumps.jumpedTo(right, WIDTH, HEIGHT)).toBe(false); // against the jumped frame, not the first
+    expect(jumps.jumpedTo(undefined, WIDTH, HEIGHT)).toBe(false);
+    expect(jumps.jumpedTo(left, WIDTH, HEIGHT)).toBe(false); // the frame before was not read
+    jumps.forget();
+    expect(jumps.jumpedTo(right, WIDTH, HEIGHT)).toBe(false);
   });
 });

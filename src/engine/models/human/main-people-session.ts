@@ -7,7 +7,7 @@ import { PeopleSeen } from '../people-seen';
 import { MainSubjectFinder } from '../pro/main-subjects';
 import { RvmOutput } from '../rvm/rvm-matter';
 import { PeopleRvm } from '../rvm/picture-rvm';
-import { peopleJumped } from '../rvm/people-jump';
+import { PeopleJumps } from '../rvm/people-jump';
 
 /**
  * `human` and `light` over one video: RVM's matte of every person it sees, kept on the video's
@@ -19,8 +19,8 @@ export class MainPeopleSession implements SegmentationSession {
   readonly notes: string[] = [];
   private readonly seen: PeopleSeen;
   private previous?: Float32Array;
-  /** RVM's people plane of the frame before */
-  private previousPeople?: Float32Array;
+  /** RVM's people against the frame before's (people-jump.ts) */
+  private readonly jumps = new PeopleJumps();
   /** frames have their people chosen one after another, in order */
   private readonly choosing = new InOrder();
 
@@ -78,7 +78,7 @@ export class MainPeopleSession implements SegmentationSession {
   /** a blank frame's matte: empty; it does not count toward the hand-over (people-seen.ts) */
   private nothingIn(frame: RgbFrame): Matte {
     this.previous = undefined;
-    this.previousPeople = undefined;
+    this.jumps.forget();
     return emptyMatte(frame);
   }
 
@@ -87,15 +87,15 @@ export class MainPeopleSession implements SegmentationSession {
     let observed = this.subjects.begin(frame.data, frame.width, frame.height);
     const rvm = await matted;
     const people = rvm.alpha;
+    const jumped = this.jumps.jumpedTo(people, frame.width, frame.height);
     if (rvm.afterCut) {
       // another shot: its people are found afresh, not where the last shot's stood
       this.previous = undefined;
       observed = this.subjects.newShot(frame.data, frame.width, frame.height);
-    } else if (this.previousPeople && peopleJumped(this.previousPeople, people, frame.width, frame.height)) {
+    } else if (jumped) {
       // the people jumped (a cut within one room): found afresh too, RVM's state kept
       observed = this.subjects.newShot(frame.data, frame.width, frame.height);
     }
-    this.previousPeople = people;
     const subjects = await observed(people);
     const matte = peopleMatte({ width: frame.width, height: frame.height, people, previous: this.previous }, subjects);
     this.previous = matte;

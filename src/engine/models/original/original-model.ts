@@ -12,7 +12,7 @@ import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { RvmSession } from '../rvm/rvm-session';
 import { SceneCutDetector } from '../rvm/scene-cut';
-import { peopleJumped } from '../rvm/people-jump';
+import { PeopleJumps } from '../rvm/people-jump';
 import { KeyframePropagator } from '../temporal/keyframe-propagator';
 import { SalientInterval } from '../temporal/salient-interval';
 import { maskIou } from '../../quality/metrics';
@@ -115,8 +115,8 @@ export class OriginalSession implements SegmentationSession {
   /** a frame's matte may wait (for the next ISNet run's plane) while the next frames' planes are decided (off: each matte is made before the next frame goes on, the reference in tests) */
   mattesOverlap = true;
   private previous?: Float32Array;
-  /** RVM's people plane of the frame before, where it was read */
-  private previousPeople?: Float32Array;
+  /** RVM's people against the frame before's (people-jump.ts) */
+  private readonly jumps = new PeopleJumps();
   private framesSinceSalient = 0;
   /**
    * Frames are finished one after another, in order, in two steps: `finishing` decides each frame's
@@ -201,7 +201,7 @@ export class OriginalSession implements SegmentationSession {
   private async nothingIn(frame: RgbFrame, sequence: number): Promise<MatteToCome> {
     this.people.skip(sequence);
     this.people.setMode(sequence, false);
-    this.previousPeople = undefined;
+    this.jumps.forget();
     this.forgetSalient();
     if (this.ahead && frame.index >= this.ahead.index) this.ahead = undefined;
     return this.matteInOrder(async () => {
@@ -224,8 +224,7 @@ export class OriginalSession implements SegmentationSession {
       // with objects alone chosen, RVM runs on a keyframe only for the detector's people checks
       if (peopleMayMatter(this.subjects.subjects) || (await this.subjects.readsPeople())) people = (await this.people.take(sequence)).alpha;
       // the people jumped (a cut within one room): chosen afresh, RVM's state and ISNet's plane kept
-      if (!afterCut && people && this.previousPeople && peopleJumped(this.previousPeople, people, width, height)) observed = this.subjects.newShot(small, width, height);
-      this.previousPeople = people;
+      if (this.jumps.jumpedTo(people, width, height) && !afterCut) observed = this.subjects.newShot(small, width, height);
       await observed(people);
       // with no subject chosen, people RVM sees are kept (subjectMatte)
       if (!people && this.subjects.subjects.chosen.length === 0) people = (await this.people.take(sequence)).alpha;

@@ -6,7 +6,7 @@ import { KEYFRAME_INTERVAL, peopleRvmFills } from './main-subjects';
 import { pictureForSquareModel, withinPicture } from '../image/picture-bars';
 import { RvmMatter } from '../rvm/rvm-matter';
 import { SceneCutDetector } from '../rvm/scene-cut';
-import { peopleJumped } from '../rvm/people-jump';
+import { PeopleJumps } from '../rvm/people-jump';
 import { RvmGeometry } from '../rvm/rvm-model-file';
 import { openPeopleRvm } from '../rvm/people-rvm';
 import { downsampledLuma, KeyframePropagator } from '../temporal/keyframe-propagator';
@@ -135,8 +135,8 @@ export class ProSession implements SegmentationSession {
   private finishedCount = 0;
   /** the frame being finished's luma, once made (lumaOf) */
   private frameLuma?: LumaImage;
-  /** RVM's people plane of the frame before, where it was read */
-  private previousPeople?: Float32Array;
+  /** RVM's people against the frame before's (people-jump.ts) */
+  private readonly jumps = new PeopleJumps();
   /** the frame being finished is one of the detector's keyframes */
   private onKeyframe = false;
   /** ISNet is shown only the region around the requested subjects: the last keyframe found other objects apart from them, or ISNet shown the whole frame since lost one (`foregroundOf`) */
@@ -221,7 +221,7 @@ export class ProSession implements SegmentationSession {
     try {
       this.keyframeDue = true;
       this.onKeyframe = false;
-      this.previousPeople = undefined;
+      this.jumps.forget();
       this.frameFinished?.();
       return emptyMatte(this.isnet);
     } finally {
@@ -240,7 +240,8 @@ export class ProSession implements SegmentationSession {
       // a replay keeps the survey's keyframes, where its tracks changed
       const due = replayed?.keyframe ?? this.keyframeDueAt(frame);
       const people = sequence === undefined ? undefined : await this.peopleOf(sequence, due);
-      const isKeyframe = due || (!replayed && this.peopleJumpedTo(people));
+      // the people jumped (a cut within one room, which the cut detector misses): the detector finds them afresh
+      const isKeyframe = due || (!replayed && this.jumps.jumpedTo(people, this.isnet.width, this.isnet.height));
       this.onKeyframe = isKeyframe;
       const moved = this.moveTracks(frame.data, isKeyframe);
       if (replayed) {
@@ -268,16 +269,6 @@ export class ProSession implements SegmentationSession {
   private keyframeDueAt(frame: RgbFrame): boolean {
     const cut = this.cuts.isCut(frame.data, frame.width, frame.height);
     return this.keyframeDue || cut || this.framesSinceKeyframe + 1 >= KEYFRAME_INTERVAL;
-  }
-
-  /**
-   * Whether RVM's people jumped from the frame before's (a cut within one room, which the cut
-   * detector misses, people-jump.ts): the detector then finds them afresh on a keyframe.
-   */
-  private peopleJumpedTo(people: Float32Array | undefined): boolean {
-    const before = this.previousPeople;
-    this.previousPeople = people;
-    return people !== undefined && before !== undefined && peopleJumped(before, people, this.isnet.width, this.isnet.height);
   }
 
   private get personTracked(): boolean {

@@ -46,6 +46,23 @@ export function peopleJumped(before: Float32Array, now: Float32Array, width: num
   return either >= MIN_COVER * sampled && away >= AWAY_SHARE * peopleNow;
 }
 
+/** `peopleJumped` frame after frame: keeps the people of the frame before, where they were read */
+export class PeopleJumps {
+  private before?: Float32Array;
+
+  /** whether the people `now` jumped from the frame before's (both read); `now` (undefined: not read) is then the frame before */
+  jumpedTo(now: Float32Array | undefined, width: number, height: number): boolean {
+    const before = this.before;
+    this.before = now;
+    return now !== undefined && before !== undefined && peopleJumped(before, now, width, height);
+  }
+
+  /** a blank frame: no people before the next */
+  forget(): void {
+    this.before = undefined;
+  }
+}
+
 /** the cells (`cell` pixels square, `across` in a row) that hold people in `plane` (at 0.5), and their 8 neighbours */
 function nearPeople(plane: Float32Array, width: number, height: number, cell: number, across: number): Uint8Array {
   const down = ceil(height / cell);
