@@ -241,7 +241,8 @@ export class ProSession implements SegmentationSession {
       const due = replayed?.keyframe ?? this.keyframeDueAt(frame);
       const people = sequence === undefined ? undefined : await this.peopleOf(sequence, due);
       // the people jumped (a cut within one room, which the cut detector misses): the detector finds them afresh
-      const isKeyframe = due || (!replayed && this.jumps.jumpedTo(people, this.isnet.width, this.isnet.height));
+      const jumped = !replayed && this.jumps.jumpedTo(people, this.isnet.width, this.isnet.height);
+      const isKeyframe = due || jumped;
       this.onKeyframe = isKeyframe;
       const moved = this.moveTracks(frame.data, isKeyframe);
       if (replayed) {
