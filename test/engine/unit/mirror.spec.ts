@@ -48,6 +48,9 @@ describe('mirroring packed images left to right', () => {
       0.52, // 0.6 x 0.8 + 0.4 x 0.1
     ]);
     expect(FIRM_BACKGROUND).toBe(0.25);
+    const trimmedAt: number[] = [];
+    trimWithMirrored(direct, { width: 6, height: 1, data: onMirrored }, 6, 1, 0.4, trimmedAt);
+    expect(trimmedAt).toEqual([0, 1, 5]);
     expect([...onMirrored]).toEqual([0.1, 1, 0, 0.25, 0.24, 0].map(Math.fround));
   });
 

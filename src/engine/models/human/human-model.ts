@@ -81,7 +81,7 @@ export class HumanModel implements SegmentationModel {
     const open = async (width: number, height: number) => {
       const geometry = (profile: RvmProfile) => pipelinedGeometryFor(width, height, profile);
       const [rvm, smallMirror] = await Promise.all([this.parts.rvm(geometry(RVM_PROFILES.human)), this.parts.rvm(geometry(RVM_PROFILES.light))]);
-      return new RvmSession(rvm, { smallMirror });
+      return new RvmSession(rvm, { smallMirror, backgroundColours: true });
     };
     const [people, detector] = await Promise.all([openPeopleRvmSession(options, RVM_PROFILES.human, open), this.parts.detector()]);
     return new MainPeopleSession('human', options, people, new MainSubjectFinder(detector, true, HUMAN_KEYFRAME_INTERVAL), HUMAN_FRAMES_IN_FLIGHT);

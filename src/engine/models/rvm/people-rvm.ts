@@ -43,5 +43,5 @@ export async function openPeopleRvm(
     open(pipelinedGeometryFor(width, height, RVM_PROFILES.human, arithmetic)),
     smallPass ? open(pipelinedGeometryFor(width, height, RVM_PROFILES.light, arithmetic)) : undefined,
   ]);
-  return new RvmSession(matter, { mirrored, smallMirror });
+  return new RvmSession(matter, { mirrored, smallMirror, backgroundColours: true });
 }

@@ -4,6 +4,7 @@ import { SceneCutDetector } from './scene-cut';
 import { resizeRgb, toAlphaBytes } from '../image/resample';
 import { meanWithMirrored, mirrorRows, trimWithMirrored } from '../image/mirror';
 import { GrainFilter } from '../image/sensor-noise';
+import { BackgroundColours } from '../image/background-colours';
 
 export interface RvmSessionOptions {
   /**
@@ -19,6 +20,11 @@ export interface RvmSessionOptions {
    * over `mirrored` when both are given.
    */
   smallMirror?: RvmMatter;
+  /**
+   * With `smallMirror`: also drop the blobs at the matte's edge where the small pass firmly sees
+   * background and whose colours are the background's, not the subject's (background-colours.ts).
+   */
+  backgroundColours?: boolean;
 }
 
 /** the small mirror pass's share where it trims the matte (`smallMirror`; measured in human-model.ts) */
@@ -77,6 +83,9 @@ export class RvmSession implements SegmentationSession {
   private readonly smallMirror: SmallMirrorPass | undefined;
   private readonly cutDetector = new SceneCutDetector();
   private readonly grain = new GrainFilter();
+  private readonly backgroundColours: BackgroundColours | undefined;
+  /** the next frame's colours start afresh (set by `restart`, taken by that frame: the frames before it may still be finishing) */
+  private coloursAfresh = false;
 
   constructor(
     private readonly matter: RvmMatter,
@@ -85,6 +94,7 @@ export class RvmSession implements SegmentationSession {
     this.stream = matter.stream();
     this.mirrorStream = options.mirrored && !options.smallMirror ? matter.stream() : undefined;
     this.smallMirror = options.smallMirror && { matter: options.smallMirror, stream: options.smallMirror.stream() };
+    this.backgroundColours = options.smallMirror && options.backgroundColours ? new BackgroundColours() : undefined;
   }
 
   get inputWidth(): number {
@@ -135,9 +145,18 @@ export class RvmSession implements SegmentationSession {
     const { width, height } = this.matter;
     const small = pass.matter;
     const mirrored = pass.stream.next(resizeRgb(data, width, height, small.width, small.height, undefined, true));
-    return Promise.all([direct, mirrored]).then(([own, other]) =>
-      combinedOutput(trimWithMirrored(own.alpha, { width: small.width, height: small.height, data: other.alpha }, width, height, SMALL_MIRROR_SHARE), () => own.foreground),
-    );
+    const afresh = this.coloursAfresh;
+    this.coloursAfresh = false;
+    return Promise.all([direct, mirrored]).then(([own, other]) => {
+      const colours = this.backgroundColours;
+      const trimmedAt: number[] | undefined = colours && [];
+      const alpha = trimWithMirrored(own.alpha, { width: small.width, height: small.height, data: other.alpha }, width, height, SMALL_MIRROR_SHARE, trimmedAt);
+      if (colours && trimmedAt) {
+        if (afresh) colours.restart();
+        colours.drop(alpha, data, width, height, trimmedAt);
+      }
+      return combinedOutput(alpha, () => own.foreground);
+    });
   }
 
   /** the next frame starts afresh, with no memory of the frames before (after a cut, or frames RVM did not see) */
@@ -146,6 +165,7 @@ export class RvmSession implements SegmentationSession {
     this.mirrorStream?.reset();
     this.smallMirror?.stream.reset();
     this.grain.restart();
+    this.coloursAfresh = true;
   }
 
   async segment(frame: RgbFrame): Promise<Matte> {
