@@ -26,7 +26,9 @@ import { RvmSession } from './rvm-session';
  * the pair; single-stream ms a frame at 640x360 about 100 -> 120 -> 180): out-of-frame 0.948 ->
  * 0.972 -> 0.976, turning 0.980 -> 0.983 -> 0.986, approach 0.985 -> 0.986 -> 0.987, portrait-pan
  * 0.977 -> 0.976 -> 0.979, DAVIS rollerblade 0.877 -> 0.880 -> 0.885, swing 0.830 -> 0.829 -> 0.840,
- * breakdance-flare 0.914 -> 0.911 -> 0.917 (docs/engine-measurements.md).
+ * breakdance-flare 0.914 -> 0.911 -> 0.917 (docs/engine-measurements.md). The small pass drops the
+ * background-coloured blobs too, as `human`'s (background-colours.ts): `original` on an AVX2-only AMD
+ * EPYC, out-of-frame 0.962 -> 0.974, DAVIS swing 0.829 -> 0.830.
  *
  * Without VNNI in three stages, as `human`'s (rvmStages). `mirrored: false` keeps one pass (`pro`'s
  * survey, whose mattes are not shown: pro-model.ts).
