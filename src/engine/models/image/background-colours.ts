@@ -36,8 +36,9 @@ export class BackgroundColours {
 
   /** `alpha` (width x height, 0..1) with those blobs set to 0, in place; `suspects`: the pixels the second opinion firmly called background */
   drop(alpha: Float32Array, rgb: Uint8Array, width: number, height: number, suspects: readonly number[]): void {
+    // counted on every frame, suspects or not: the subject's colours are remembered frame to frame
     const backgroundTotal = this.count(alpha, rgb, width, height);
-    if (backgroundTotal === 0 || this.subjectTotal === 0) return;
+    if (suspects.length === 0 || backgroundTotal === 0 || this.subjectTotal === 0) return;
     const { subject, background, backgroundLike, subjectTotal } = this;
     for (let bin = 0; bin < BINS; bin++) {
       backgroundLike[bin] = (background[bin] + UNSEEN) / backgroundTotal > (LIKELIER_IN_BACKGROUND * (subject[bin] + UNSEEN)) / subjectTotal ? 1 : 0;
