@@ -235,10 +235,10 @@ describe("the project's own composites", () => {
    * VNNI). The small pass over the mirrored frames (rvm-session.ts, `smallMirror`) does not share
    * that error and trims it (`human` 0.972). Where RVM is sure of the patch the trim alone keeps
    * it; it is dropped where its colours are the background's too (`backgroundColours`; RVM here
-   * 0.9301 alone, 0.9621 trimmed, 0.9739 with the colours on an AVX2-only AMD EPYC; not measured
-   * with VNNI, where the trim alone leaves less, so the bound asked of the colours is a fifth of the
-   * gain measured). Compared in one run, so that the CPU's arithmetic, which moves every figure, is
-   * the same for all.
+   * 0.9301 alone, 0.9621 trimmed, 0.9739 with the colours on an AVX2-only AMD EPYC Zen 3, 0.9440 /
+   * 0.9717 / 0.9759 on a Zen 5 with VNNI, where the trim alone leaves less: the bound asked of the
+   * colours is half the smaller gain). Compared in one run, so that the CPU's arithmetic, which
+   * moves every figure, is the same for all.
    */
   it('out-of-frame: the small pass over the mirrored frames trims the patch of background RVM joins to the person (IoU +0.01 or more), the colours drop more (+0.002)', async () => {
     const truth = decodeAlphaFrames(join(dir, 'out-of-frame.alpha.mkv'), CLIP.width, CLIP.height);
