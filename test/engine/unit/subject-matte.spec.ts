@@ -184,6 +184,19 @@ describe('TrackChooser', () => {
     expect([...chosen]).toEqual([subject.id]);
   });
 
+  it("a person the detector boxed in part (a board they carry hides their legs) is rated on RVM's whole figure, and comes before the car behind them", () => {
+    const grey = new Uint8Array(W * H * 3).fill(120);
+    // DAVIS kite-walk's person laid over DAVIS car-roundabout: NanoDet boxes them from the helmet to the board
+    const car = track(classIndex('car'), box(0.23, 0.36, 0.79, 0.74), 0.63);
+    const person = track(PERSON, box(0.6, 0.21, 0.71, 0.55), 0.56);
+    const figure = plane(box(0.61, 0.2, 0.7, 0.78));
+    const chooser = new TrackChooser();
+    for (let k = 0; k < 4; k++) expect([...chooser.choose(grey, W, H, [car, person], figure)]).toEqual([person.id]);
+    // rated on the box alone, the person falls under half the car's prominence and the car is the subject
+    const boxOnly = new TrackChooser();
+    for (let k = 0; k < 4; k++) expect([...boxOnly.choose(grey, W, H, [car, person], plane(person.box))]).toEqual([car.id]);
+  });
+
   it("a person whose box RVM's matte has filled stays confirmed while their track lives; a loose box that only held the matte does not", () => {
     const grey = new Uint8Array(W * H * 3).fill(120);
     const nobody = new Float32Array(W * H);
@@ -266,6 +279,16 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(await kept([rider, { ...lowBike, score: 0.3 }])).toEqual([PERSON]);
     expect(await kept([rider, { ...lowBike, cls: DOG }])).toEqual([PERSON]);
     expect(await kept([rider, { ...lowBike, cls: DOG, score: 0.55 }])).toEqual([PERSON, DOG]);
+  });
+
+  it('a box of what people ride over a car the detector is surer of is that car again: not attached to the person before it', async () => {
+    const person = { cls: PERSON, box: box(0.6, 0.21, 0.72, 0.78), score: 0.6 };
+    const car = { cls: CAR, box: box(0.23, 0.36, 0.79, 0.74), score: 0.63 };
+    const carAsMotorcycle = { cls: classIndex('motorcycle'), box: box(0.24, 0.37, 0.8, 0.76), score: 0.38 };
+    expect(await kept([person, car, carAsMotorcycle])).toEqual([PERSON]);
+    // without the car's own box, or where the detector is surer of the motorcycle, the motorcycle goes with its rider
+    expect(await kept([person, carAsMotorcycle])).toEqual([PERSON, classIndex('motorcycle')].sort((a, b) => a - b));
+    expect(await kept([person, { ...car, score: 0.3 }, carAsMotorcycle])).toEqual([PERSON, classIndex('motorcycle')].sort((a, b) => a - b));
   });
 
   it("on a keyframe the detection starts when the frame begins, before RVM's alpha is there; between keyframes the detector does not run", async () => {

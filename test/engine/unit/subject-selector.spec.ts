@@ -1,5 +1,5 @@
 import { Box } from '../../../src/engine/models/pro/boxes';
-import { labelRegions, regionKeepMask } from '../../../src/engine/models/pro/region-gate';
+import { figureExtents, labelRegions, regionKeepMask } from '../../../src/engine/models/pro/region-gate';
 import { BACKGROUND_SIZE_SHARE, CHOOSE_RATIO, KEEP_RATIO, PEOPLE_FIRST_SHARE, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
 
 /** The main-subject rule on synthetic tracks: what a viewer would call the subject is chosen, and the choice holds. */
@@ -188,6 +188,23 @@ describe('region gate', () => {
     const { sizes } = labelRegions(mask, 4, 4);
     // the diagonal pair is one region
     expect(sizes.slice(1).sort()).toEqual([1, 1, 2, 2]);
+  });
+
+  it("grows a box around part of a figure to the whole figure; a box already about it, or a figure mostly outside it, leaves it as it is", () => {
+    const width = 200;
+    const height = 100;
+    const matte = new Float32Array(width * height);
+    for (let y = 20; y < 90; y++) for (let x = 100; x < 120; x++) matte[y * width + x] = 1; // a person, x 0.5-0.6, y 0.2-0.9
+    for (let y = 30; y < 60; y++) for (let x = 150; x < 170; x++) matte[y * width + x] = 1; // someone apart
+    const extent = figureExtents(matte, width, height);
+    // boxed from the head to the waist (what they carry hides the rest): the box takes in the legs
+    const grown = extent(box(0.49, 0.19, 0.61, 0.55));
+    expect(grown.y1).toBeCloseTo(0.9, 2);
+    expect([grown.x0, grown.y0, grown.x1]).toEqual([0.49, 0.19, 0.61]);
+    // a box about the whole figure, short of it by less than half its side, keeps its own edges
+    expect(extent(box(0.51, 0.22, 0.59, 0.85))).toEqual(box(0.51, 0.22, 0.59, 0.85));
+    // a box holding a corner of the other figure (under REGION_INSIDE_SHARE of it) does not take it in
+    expect(extent(box(0.7, 0.5, 0.78, 0.7))).toEqual(box(0.7, 0.5, 0.78, 0.7));
   });
 
   it('keeps the regions lying in the subjects boxes and clears the others, soft edges kept', () => {

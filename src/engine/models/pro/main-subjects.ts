@@ -44,6 +44,15 @@ function carriedBy(object: Track, person: Track): boolean {
   return intersectionArea(person.box, object.box) >= ATTACHED_SHARE * base;
 }
 
+/**
+ * `object`'s box is a vehicle's that the detector is surer of: the vehicle under a second label, not
+ * what the person before it carries or rides (a car behind a walker, also boxed as a motorcycle at
+ * 0.26-0.38, went into the matte with them: DAVIS kite-walk over car-roundabout)
+ */
+function vehicleAgain(object: Track, tracks: readonly Track[]): boolean {
+  return tracks.some((v) => VEHICLES.has(v.cls) && v.bestScore > object.bestScore && iou(v.box, object.box) >= SAME_OBJECT_IOU);
+}
+
 /** `person` rides `object`: a ridden object holding enough of their box */
 function rides(person: Track, object: Track): boolean {
   return RIDDEN.has(object.cls) && intersectionArea(person.box, object.box) >= ATTACHED_SHARE * boxArea(person.box);
@@ -169,7 +178,7 @@ export class MainSubjectFinder {
     const chosen = candidates.filter((t) => chosenIds.has(t.id));
     const chosenPeople = chosen.filter((t) => t.cls === PERSON);
     const chosenObjects = chosen.filter((t) => t.cls !== PERSON);
-    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && !isScenery(t) && t.bestScore >= attachedConfidence(t) && chosenPeople.some((p) => carriedBy(t, p)));
+    const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && !isScenery(t) && t.bestScore >= attachedConfidence(t) && chosenPeople.some((p) => carriedBy(t, p)) && !vehicleAgain(t, tracks));
     const riders = tracks.filter((t) => !chosenIds.has(t.id) && t.cls === PERSON && chosenObjects.some((o) => rides(t, o)));
     this.current = { chosen: [...chosen, ...riders], attached, all: tracks };
     return this.current;

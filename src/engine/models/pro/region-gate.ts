@@ -57,6 +57,69 @@ export function labelRegions(mask: Uint8Array, width: number, height: number): {
   return { labels, sizes };
 }
 
+/** `matte`'s regions at the gate's small size: its pixels from REGION_THRESHOLD up, labelled (`labelRegions`) */
+function smallRegions(matte: Float32Array, width: number, height: number): { small: { width: number; height: number }; labels: Int32Array; sizes: number[] } {
+  const small = gateSize(width, height);
+  const plane = resizePlane({ width, height, data: matte }, small.width, small.height);
+  const mask = new Uint8Array(plane.length);
+  for (let i = 0; i < plane.length; i++) mask[i] = plane[i] >= REGION_THRESHOLD ? 1 : 0;
+  return { small, ...labelRegions(mask, small.width, small.height) };
+}
+
+/**
+ * A side of a box moves out to its figure's edge only where the figure passes it by this share of the
+ * box's width or height: the detector boxed a part of them. A box about a whole figure falls short of
+ * its thresholded region by a pixel or two, and a passer-by's box a little more; grown by that, people
+ * walking behind the subject rated as large as the subject and were kept. bench:matting (IoU at 0.5),
+ * DAVIS kite-walk over car-roundabout for `original` (0.245 before) against the passers-by composite:
+ * every side grown 0.558 / `light` 0.971 -> 0.959; at 0.25 0.558 / `human` 0.9766 -> 0.9755 (a walker
+ * kept for five frames); at 0.5 0.504 / 0.9764; at 0.6 0.418 / 0.9766.
+ */
+const FIGURE_BEYOND_BOX = 0.5;
+
+/**
+ * For a box around part of a figure in `matte` (a plane of `width` x `height`): the box grown to the
+ * edges of the figure's connected regions, those lying at least REGION_INSIDE_SHARE inside it, on the
+ * sides where they pass it by FIGURE_BEYOND_BOX. The regions are labelled once, at the gate's small
+ * size, for every box asked after.
+ */
+export function figureExtents(matte: Float32Array, width: number, height: number): (box: Box) => Box {
+  const { small, labels, sizes } = smallRegions(matte, width, height);
+  const bounds = sizes.map(() => ({ x0: small.width, y0: small.height, x1: 0, y1: 0 }));
+  for (let i = 0; i < labels.length; i++) {
+    if (!labels[i]) continue;
+    const b = bounds[labels[i]];
+    const y = (i / small.width) | 0;
+    const x = i - y * small.width;
+    b.x0 = Math.min(b.x0, x);
+    b.y0 = Math.min(b.y0, y);
+    b.x1 = Math.max(b.x1, x + 1);
+    b.y1 = Math.max(b.y1, y + 1);
+  }
+  return (box) => {
+    const cover = boxCover([box], small.width, small.height);
+    const inside = new Int32Array(sizes.length);
+    for (let i = 0; i < labels.length; i++) inside[labels[i]] += cover[i];
+    const figure = { ...box };
+    for (let label = 1; label < sizes.length; label++) {
+      if (inside[label] < REGION_INSIDE_SHARE * sizes[label]) continue;
+      const b = bounds[label];
+      figure.x0 = Math.min(figure.x0, b.x0 / small.width);
+      figure.y0 = Math.min(figure.y0, b.y0 / small.height);
+      figure.x1 = Math.max(figure.x1, b.x1 / small.width);
+      figure.y1 = Math.max(figure.y1, b.y1 / small.height);
+    }
+    const beyondX = FIGURE_BEYOND_BOX * (box.x1 - box.x0);
+    const beyondY = FIGURE_BEYOND_BOX * (box.y1 - box.y0);
+    return {
+      x0: box.x0 - figure.x0 >= beyondX ? figure.x0 : box.x0,
+      y0: box.y0 - figure.y0 >= beyondY ? figure.y0 : box.y0,
+      x1: figure.x1 - box.x1 >= beyondX ? figure.x1 : box.x1,
+      y1: figure.y1 - box.y1 >= beyondY ? figure.y1 : box.y1,
+    };
+  };
+}
+
 /** one connected region of a matte: its pixel count and, per test, how many of its pixels pass it */
 export interface RegionCounts {
   size: number;
@@ -69,11 +132,7 @@ export interface RegionCounts {
  * the gate's small size where the test passes), grown by a pixel, at the gate's small size, scaled back.
  */
 export function keepRegions(matte: Float32Array, width: number, height: number, tests: readonly Uint8Array[], keep: (regions: readonly RegionCounts[]) => boolean[]): Float32Array {
-  const small = gateSize(width, height);
-  const plane = resizePlane({ width, height, data: matte }, small.width, small.height);
-  const mask = new Uint8Array(plane.length);
-  for (let i = 0; i < plane.length; i++) mask[i] = plane[i] >= REGION_THRESHOLD ? 1 : 0;
-  const { labels, sizes } = labelRegions(mask, small.width, small.height);
+  const { small, labels, sizes } = smallRegions(matte, width, height);
   const passing = tests.map((test) => {
     const counts = new Int32Array(sizes.length);
     for (let i = 0; i < labels.length; i++) counts[labels[i]] += test[i];

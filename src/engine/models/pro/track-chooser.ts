@@ -1,6 +1,7 @@
 import { downsampledLuma } from '../temporal/keyframe-propagator';
 import { Track } from './box-tracker';
 import { Box, iou } from './boxes';
+import { figureExtents } from './region-gate';
 import { SUBJECT_CONFIDENCE, SubjectSelector, TrackObservation } from './subject-selector';
 import { classIndex } from './vocabulary';
 
@@ -62,17 +63,26 @@ export class TrackChooser {
    */
   private readonly filledPeople = new Set<number>();
 
-  /** `people`: RVM's alpha of the same frame (same size), which confirms a person track whose box it fills enough of (see `filledPeople`) */
+  /**
+   * `people`: RVM's alpha of the same frame (same size), which confirms a person track whose box it
+   * fills enough of (see `filledPeople`), and gives a person boxed in part the box of their whole
+   * figure to be rated on (region-gate.ts, `figureExtents`): NanoDet boxes a person from the helmet to
+   * the board they carry, and rated on that half they fell under half the prominence of the car
+   * behind them, which was chosen in their place (DAVIS kite-walk over car-roundabout: `original`
+   * 0.245, 0.504 with this and main-subjects.ts's `vehicleAgain`).
+   */
   choose(rgb: Uint8Array, width: number, height: number, tracks: readonly Track[], people?: Float32Array): Set<number> {
     const luma = downsampledLuma(rgb, width, height, MEASURE_DOWNSAMPLING);
     const previous = this.previousLuma;
     this.previousLuma = luma;
     const confirmed = this.confirmPeople(tracks, width, height, people);
     const supported = (track: Track) => confirmed.has(track.id) || this.filledPeople.has(track.id);
+    // a person is rated on the box of RVM's whole figure where the detector boxed part of them; focus and motion stay the box's
+    const figure = people && tracks.some((t) => t.cls === PERSON) ? figureExtents(people, width, height) : undefined;
     const rated = this.selector.update(
       withoutScenery(tracks, supported).map((track) => ({
         id: track.id,
-        box: track.box,
+        box: figure && track.cls === PERSON ? figure(track.box) : track.box,
         confidence: track.bestScore,
         focus: sharpnessIn(luma, track.box),
         motion: previous && previous.data.length === luma.data.length ? changeIn(luma.data, previous.data, luma.width, luma.height, track.box) : 0,
