@@ -76,16 +76,25 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
   }, 12 * MINUTES);
 
   /**
-   * DAVIS rollerblade's skater laid over DAVIS car-roundabout (bench/matting/davis-composites.ts), the
-   * whole 35 frames: the camera follows a car behind a fast skater whom the detector scores 0.36-0.44.
-   * `original` measured 0.093 when it chose the car and dropped the skater on the keyframes where RVM
-   * lost their predicted box; 0.649 once people came before vehicles (subject-selector.ts, rule 4);
-   * 0.927 once RVM's confirmation of a person lasts their track (track-chooser.ts).
+   * DAVIS people laid over DAVIS car-roundabout (bench/matting/davis-composites.ts), whole clips: the
+   * camera follows a car behind them.
+   * - rollerblade (35 frames): a fast skater whom the detector scores 0.36-0.44. `original` measured
+   *   0.093 when it chose the car and dropped the skater on the keyframes where RVM lost their
+   *   predicted box; 0.649 once people came before vehicles (subject-selector.ts, rule 4); 0.927 once
+   *   RVM's confirmation of a person lasts their track (track-chooser.ts).
+   * - kite-walk (75 frames): a person carrying a board, whom the detector boxes from the helmet to the
+   *   board, and the car also boxed as a motorcycle. 0.245 when the car was chosen on size and came in
+   *   as what the person rides; 0.504 once the person is rated on RVM's whole figure and a box over a
+   *   surer car is that car (track-chooser.ts, main-subjects.ts); DAVIS's mask holds the board and the
+   *   kite's lines as well, which `human` misses too (0.537).
    */
-  it('original: a fast person before a car the camera follows is the subject, not the car (IoU >= 0.85)', async () => {
+  it.each([
+    ['rollerblade', 0.85],
+    ['kite-walk', 0.45],
+  ])('original: %s, a person before a car the camera follows, is the subject, not the car (IoU >= %s)', async (person, floor) => {
     const dir = await mkdtemp(join(tmpdir(), 'davis-composite-'));
     try {
-      expect((await score('original', writeDavisComposite('rollerblade', 'car-roundabout', dir))).iou).toBeGreaterThanOrEqual(0.85);
+      expect((await score('original', writeDavisComposite(person, 'car-roundabout', dir))).iou).toBeGreaterThanOrEqual(floor);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
