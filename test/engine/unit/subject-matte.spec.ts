@@ -12,6 +12,7 @@ const H = 90;
 const PERSON = classIndex('person');
 const BICYCLE = classIndex('bicycle');
 const DOG = classIndex('dog');
+const CAR = classIndex('car');
 
 const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
 let nextId = 1;
@@ -119,6 +120,24 @@ describe('human: the people matte', () => {
     expect(at(explained, 0.87, 0.7)).toBe(0);
     const smaller = matteOf(plane(dancer, box(0.8, 0.7, 0.85, 0.9)), subjects([track(PERSON, dancer)]));
     expect(at(smaller, 0.82, 0.8)).toBe(0);
+  });
+
+  it.each(['human', 'original'])('%s does not carry over from the previous frame a region in the box of a car the detector is sure of, apart from the chosen people', (model) => {
+    const person = box(0.2, 0.1, 0.4, 0.95);
+    // RVM takes a red car driving in at the frame's edge for a person; the previous matte kept it
+    const carAtEdge = box(0.85, 0.5, 1, 1);
+    const matteOf = (car: Track) => {
+      const chosen = track(PERSON, person);
+      const planes = { width: W, height: H, people: plane(person, carAtEdge), previous: plane(person, carAtEdge) };
+      const found = { chosen: [chosen], attached: [], all: [chosen, car] };
+      return model === 'human' ? peopleMatte(planes, found) : subjectMatte({ ...planes, salient: plane() }, found);
+    };
+    const sure = matteOf(track(CAR, carAtEdge, 0.73));
+    expect(at(sure, 0.3, 0.5)).toBe(1);
+    expect(at(sure, 0.92, 0.8)).toBe(0);
+    // a car the detector is unsure of may be what it takes a person for; a person before a car stands in its box
+    expect(at(matteOf(track(CAR, carAtEdge, 0.4)), 0.92, 0.8)).toBe(1);
+    expect(at(matteOf(track(CAR, box(0.35, 0.4, 1, 1), 0.73)), 0.92, 0.8)).toBe(1);
   });
 
   it('with no person chosen yet (the detector misses odd poses), keeps every person RVM sees, never an empty matte', () => {
@@ -257,7 +276,6 @@ describe('MainSubjectFinder: a box that RVM fills is a person', () => {
 
 describe('MainSubjectFinder: riders, what they ride, and the room', () => {
   const HORSE = classIndex('horse');
-  const CAR = classIndex('car');
   const grey = new Uint8Array(W * H * 3).fill(120);
 
   async function kept(detections: { cls: number; box: Box; score: number }[]): Promise<number[]> {
