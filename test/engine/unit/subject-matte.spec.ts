@@ -122,6 +122,17 @@ describe('human: the people matte', () => {
     expect(at(smaller, 0.82, 0.8)).toBe(0);
   });
 
+  it.each(Object.entries(mattes))('%s does not take a larger region at the frame\'s left or right edge for a missed subject: it may be coming in (a car RVM takes for a person)', (_model, matteOf) => {
+    const person = box(0.4, 0.3, 0.55, 0.95);
+    const chosen = subjects([track(PERSON, person)]);
+    for (const comingIn of [box(0.75, 0.2, 1, 1), box(0, 0.2, 0.25, 1)]) {
+      const matte = matteOf(plane(person, comingIn), chosen);
+      expect(at(matte, 0.47, 0.6)).toBe(1);
+      expect(at(matte, (comingIn.x0 + comingIn.x1) / 2, 0.6)).toBe(0);
+    }
+    expect(at(matteOf(plane(person, box(0.7, 0.2, 0.95, 1)), chosen), 0.82, 0.6)).toBe(1);
+  });
+
   it.each(['human', 'original'])('%s does not carry over from the previous frame a region in the box of a car the detector is sure of, apart from the chosen people', (model) => {
     const person = box(0.2, 0.1, 0.4, 0.95);
     // RVM takes a red car driving in at the frame's edge for a person; the previous matte kept it
