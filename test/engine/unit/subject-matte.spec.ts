@@ -151,6 +151,19 @@ describe('human: the people matte', () => {
     expect(at(matteOf(track(CAR, box(0.35, 0.4, 1, 1), 0.73)), 0.92, 0.8)).toBe(1);
   });
 
+  it.each(['human', 'original'])("%s keeps a chosen person passing before a sure car while their box lags behind them: they stand out of the car's box", (model) => {
+    // DAVIS rollerblade's skater laid over car-roundabout: her box is the last keyframe's, the car's box holds most of her now
+    const keyframeBox = box(0.1, 0.2, 0.22, 0.75);
+    const skater = box(0.3, 0.28, 0.4, 0.76);
+    const car = track(CAR, box(0.25, 0.36, 0.8, 0.74), 0.74);
+    const chosen = track(PERSON, keyframeBox);
+    const planes = { width: W, height: H, people: plane(skater), previous: plane(box(0.29, 0.28, 0.39, 0.76)) };
+    const found = { chosen: [chosen], attached: [], all: [chosen, car] };
+    const matte = model === 'human' ? peopleMatte(planes, found) : subjectMatte({ ...planes, salient: plane() }, found);
+    expect(at(matte, 0.35, 0.5)).toBe(1);
+    expect(at(matte, 0.35, 0.3)).toBe(1);
+  });
+
   it('with no person chosen yet (the detector misses odd poses), keeps every person RVM sees, never an empty matte', () => {
     const people = plane(dancer, spectator);
     expect(peopleMatte({ width: W, height: H, people }, subjects([]))).toBe(people);

@@ -46,13 +46,31 @@ export interface SubjectPlanes {
   previous?: Float32Array;
 }
 
+/** what is not chosen, whose boxes explain RVM's regions in them (`subjectRegions`) */
+export interface NotChosen {
+  /** people not chosen: their box explains the part of a region inside it */
+  people: readonly Box[];
+  /** vehicles the detector is sure of, apart from the chosen people: their box explains a region lying wholly in it */
+  vehicles: readonly Box[];
+}
+
+/**
+ * Share of a region inside a sure vehicle's box from which the box explains it: RVM's matte of a car
+ * it takes for a person lies in the car's box, a person before a car stands out of its box (head,
+ * legs). Per pixel, the box had cut a skater passing before a car out of the matte while her box
+ * lagged behind her between keyframes (own composite of DAVIS rollerblade over car-roundabout,
+ * `human` 0.916 -> 0.499, `light` 0.826 -> 0.647).
+ */
+const WHOLLY_IN_VEHICLE = 0.9;
+
 /**
  * The regions of `matte` that belong to the subjects: those lying enough inside their boxes, or
  * enough inside the previous frame's matte. Boxes are updated on keyframes only; a subject moving
  * fast leaves its box between them, and its region is still the one the last frame kept. The
- * previous frame does not vouch for pixels inside the box of someone or something not chosen
- * (`others`): a person kept once (chosen, then dropped for a more prominent subject) would
- * otherwise stay in the matte for as long as they stand still.
+ * previous frame does not vouch for pixels inside the box of someone not chosen
+ * (`notChosen.people`): a person kept once (chosen, then dropped for a more prominent subject) would
+ * otherwise stay in the matte for as long as they stand still; nor for a region lying wholly in the
+ * box of a vehicle the detector is sure of, apart from the chosen people (`notChosen.vehicles`).
  *
  * Also the largest region that no box explains (it lies neither in the chosen boxes, nor the
  * previous matte, nor the box of anyone or anything not chosen) when it is at least as large as every region
@@ -66,14 +84,16 @@ export interface SubjectPlanes {
  * car-roundabout, `light`: breakdance-flare 0.780 -> 0.797, kite-walk 0.500 -> 0.522; requiring it
  * to be 1.5 times as large only put it off by a few frames as it grew: 0.791, 0.510).
  */
-export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array, others: readonly Box[] = []): Float32Array {
+export function subjectRegions(matte: Float32Array, width: number, height: number, boxes: readonly Box[], previous?: Float32Array, notChosen: NotChosen = { people: [], vehicles: [] }): Float32Array {
   const small = gateSize(width, height);
   const before = previous ? resizePlane({ width, height, data: previous }, small.width, small.height) : undefined;
-  const inOthers = boxCover(others, small.width, small.height);
+  const inPeople = boxCover(notChosen.people, small.width, small.height);
+  const inVehicles = boxCover(notChosen.vehicles, small.width, small.height);
   const vouched = boxCover(boxes, small.width, small.height);
-  if (before) for (let i = 0; i < vouched.length; i++) if (!vouched[i] && before[i] >= 0.5 && !inOthers[i]) vouched[i] = 1;
-  return keepRegions(matte, width, height, [vouched, inOthers, sideEdges(small.width, small.height)], (regions) => {
-    const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size);
+  if (before) for (let i = 0; i < vouched.length; i++) if (!vouched[i] && before[i] >= 0.5 && !inPeople[i]) vouched[i] = 1;
+  const inOthers = inPeople.map((p, i) => p | inVehicles[i]);
+  return keepRegions(matte, width, height, [vouched, inOthers, sideEdges(small.width, small.height), inVehicles], (regions) => {
+    const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size && r.counts[3] < WHOLLY_IN_VEHICLE * r.size);
     const largestKept = max(0, ...regions.filter((_, i) => kept[i]).map((r) => r.size));
     let unexplained = -1;
     regions.forEach((r, i) => {
@@ -156,17 +176,18 @@ function chosenPeopleMatte(planes: Omit<SubjectPlanes, 'salient'>, subjects: Mai
 }
 
 /**
- * The boxes of what is not chosen, in which RVM's regions are not the chosen people's (`subjectRegions`'s
- * `others`): people not chosen, and vehicles the detector is sure of that lie apart from the chosen
- * people. RVM at `light`'s 320 px took a red car driving in at the frame's edge for a person; as the
+ * The boxes of what is not chosen, in which RVM's regions are not the chosen people's (`subjectRegions`):
+ * people not chosen, and vehicles the detector is sure of that lie apart from the chosen people.
+ * RVM at `light`'s 320 px took a red car driving in at the frame's edge for a person; as the
  * largest region no box explained it was kept, and the previous frame's matte then vouched for it
  * frame after frame, after the detector had boxed it as a car (own composites of DAVIS people over
  * car-roundabout, `light`: breakdance-flare 0.757 -> 0.780). A vehicle box that overlaps a chosen
  * person's is not one of them: a person before a car stands in its box.
  */
-function othersThanChosen(subjects: MainSubjects, chosenPeople: readonly Box[]): Box[] {
+function othersThanChosen(subjects: MainSubjects, chosenPeople: readonly Box[]): NotChosen {
+  const notChosen = subjects.all.filter((t) => !subjects.chosen.includes(t));
   const apart = (t: Track) => VEHICLES.has(t.cls) && t.bestScore >= SUBJECT_CONFIDENCE && chosenPeople.every((p) => intersectionArea(p, t.box) === 0);
-  return subjects.all.filter((t) => !subjects.chosen.includes(t) && (t.cls === PERSON || apart(t))).map((t) => t.box);
+  return { people: notChosen.filter((t) => t.cls === PERSON).map((t) => t.box), vehicles: notChosen.filter(apart).map((t) => t.box) };
 }
 
 const chosenPeopleBoxes = (subjects: MainSubjects): Box[] => subjects.chosen.filter((t) => t.cls === PERSON).map((t) => t.box);
