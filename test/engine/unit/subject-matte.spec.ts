@@ -105,8 +105,8 @@ describe('human: the people matte', () => {
 
   /** `human` and `original` (with no ISNet plane to add) keep people the same way */
   const mattes = {
-    human: (people: Float32Array, chosen: MainSubjects) => peopleMatte({ width: W, height: H, people }, chosen),
-    original: (people: Float32Array, chosen: MainSubjects) => subjectMatte({ width: W, height: H, people, salient: plane() }, chosen),
+    human: (people: Float32Array, chosen: MainSubjects, previous?: Float32Array) => peopleMatte({ width: W, height: H, people, previous }, chosen),
+    original: (people: Float32Array, chosen: MainSubjects, previous?: Float32Array) => subjectMatte({ width: W, height: H, people, salient: plane(), previous }, chosen),
   };
 
   it.each(Object.entries(mattes))("%s keeps a larger person no box explains (the detector missed the subject and chose a bystander); not one in a bystander's box", (_model, matteOf) => {
@@ -133,15 +133,13 @@ describe('human: the people matte', () => {
     expect(at(matteOf(plane(person, box(0.7, 0.2, 0.95, 1)), chosen), 0.82, 0.6)).toBe(1);
   });
 
-  it.each(['human', 'original'])('%s does not carry over from the previous frame a region in the box of a car the detector is sure of, apart from the chosen people', (model) => {
+  it.each(Object.entries(mattes))('%s does not carry over from the previous frame a region in the box of a car the detector is sure of, apart from the chosen people', (_model, mattesOf) => {
     const person = box(0.2, 0.1, 0.4, 0.95);
     // RVM takes a red car driving in at the frame's edge for a person; the previous matte kept it
     const carAtEdge = box(0.85, 0.5, 1, 1);
     const matteOf = (car: Track) => {
       const chosen = track(PERSON, person);
-      const planes = { width: W, height: H, people: plane(person, carAtEdge), previous: plane(person, carAtEdge) };
-      const found = { chosen: [chosen], attached: [], all: [chosen, car] };
-      return model === 'human' ? peopleMatte(planes, found) : subjectMatte({ ...planes, salient: plane() }, found);
+      return mattesOf(plane(person, carAtEdge), { chosen: [chosen], attached: [], all: [chosen, car] }, plane(person, carAtEdge));
     };
     const sure = matteOf(track(CAR, carAtEdge, 0.73));
     expect(at(sure, 0.3, 0.5)).toBe(1);
@@ -151,15 +149,12 @@ describe('human: the people matte', () => {
     expect(at(matteOf(track(CAR, box(0.35, 0.4, 1, 1), 0.73)), 0.92, 0.8)).toBe(1);
   });
 
-  it.each(['human', 'original'])("%s keeps a chosen person passing before a sure car while their box lags behind them: they stand out of the car's box", (model) => {
+  it.each(Object.entries(mattes))("%s keeps a chosen person passing before a sure car while their box lags behind them: they stand out of the car's box", (_model, matteOf) => {
     // DAVIS rollerblade's skater laid over car-roundabout: her box is the last keyframe's, the car's box holds most of her now
     const keyframeBox = box(0.1, 0.2, 0.22, 0.75);
-    const skater = box(0.3, 0.28, 0.4, 0.76);
     const car = track(CAR, box(0.25, 0.36, 0.8, 0.74), 0.74);
     const chosen = track(PERSON, keyframeBox);
-    const planes = { width: W, height: H, people: plane(skater), previous: plane(box(0.29, 0.28, 0.39, 0.76)) };
-    const found = { chosen: [chosen], attached: [], all: [chosen, car] };
-    const matte = model === 'human' ? peopleMatte(planes, found) : subjectMatte({ ...planes, salient: plane() }, found);
+    const matte = matteOf(plane(box(0.3, 0.28, 0.4, 0.76)), { chosen: [chosen], attached: [], all: [chosen, car] }, plane(box(0.29, 0.28, 0.39, 0.76)));
     expect(at(matte, 0.35, 0.5)).toBe(1);
     expect(at(matte, 0.35, 0.3)).toBe(1);
   });
