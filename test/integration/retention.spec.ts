@@ -33,7 +33,9 @@ describe('retention', () => {
     await db.query(`UPDATE uploads SET created_at = now() - interval '2 hours' WHERE id = $1`, [old.video_id]);
     await db.query(`UPDATE jobs SET completed_at = now() - interval '2 hours' WHERE id = $1`, [job.body.id]);
 
-    await eventually(async () => ((await t.http.get(new URL(old.video_url).pathname).set('X-Api-Key', key)).status === 410 ? true : undefined), 15000);
+    // one sweep deletes the uploads, then the outputs: wait for both, not the first alone
+    const status = async (url: string) => (await t.http.get(url).set('X-Api-Key', key)).status;
+    await eventually(async () => ((await status(new URL(old.video_url).pathname)) === 410 && (await status(`/api/download/${job.body.id}`)) === 410 ? true : undefined), 15000);
     const gone = await t.http.get(new URL(old.video_url).pathname).set('X-Api-Key', key);
     expect(gone.body.error.code).toBe('gone');
     expect(existsSync(path.join(t.dataDir, 'storage', 'uploads', old.video_id))).toBe(false);
