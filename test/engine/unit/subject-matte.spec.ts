@@ -133,13 +133,13 @@ describe('human: the people matte', () => {
     expect(at(matteOf(plane(person, box(0.7, 0.2, 0.95, 1)), chosen), 0.82, 0.6)).toBe(1);
   });
 
-  it.each(Object.entries(mattes))('%s does not carry over from the previous frame a region in the box of a car the detector is sure of, apart from the chosen people', (_model, mattesOf) => {
+  it.each(Object.entries(mattes))('%s does not carry over from the previous frame a region in the box of a car the detector is sure of, apart from the chosen people', (_model, matteWithPrevious) => {
     const person = box(0.2, 0.1, 0.4, 0.95);
     // RVM takes a red car driving in at the frame's edge for a person; the previous matte kept it
     const carAtEdge = box(0.85, 0.5, 1, 1);
     const matteOf = (car: Track) => {
       const chosen = track(PERSON, person);
-      return mattesOf(plane(person, carAtEdge), { chosen: [chosen], attached: [], all: [chosen, car] }, plane(person, carAtEdge));
+      return matteWithPrevious(plane(person, carAtEdge), { chosen: [chosen], attached: [], all: [chosen, car] }, plane(person, carAtEdge));
     };
     const sure = matteOf(track(CAR, carAtEdge, 0.73));
     expect(at(sure, 0.3, 0.5)).toBe(1);
