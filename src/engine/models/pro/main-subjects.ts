@@ -2,7 +2,7 @@ import { BoxTracker, Track, TrackedDetection } from './box-tracker';
 import { boxArea, intersectionArea, iou } from './boxes';
 import { Detection } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
-import { distinctObjects, fillIn, isScenery, PERSON, personSupported, RIDDEN, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
+import { distinctObjects, fillIn, isScenery, PERSON, peopleRvmConfirms, personSupported, RIDDEN, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
 import { classIndex } from './vocabulary';
 
 export { PERSON };
@@ -172,10 +172,13 @@ export class MainSubjectFinder {
     // RVM still seeing a person where their track was predicted holds the track through the detector's misses
     const supported = people ? new Set(live.filter((t) => t.cls === PERSON && personSupported(people, width, height, t.box)).map((t) => t.id)) : undefined;
     const labelled = people ? peopleRvmFills(detections, people, width, height) : detections;
-    const tracks = distinctObjects(this.tracker.update(samePersonAgain(labelled, live), supported));
-    const candidates = this.peopleOnly ? tracks.filter((t) => t.cls === PERSON) : tracks;
-    const chosenIds = this.chooser.choose(rgb, width, height, candidates, people);
-    const chosen = candidates.filter((t) => chosenIds.has(t.id));
+    const candidates = samePersonAgain(labelled, live);
+    // `human` and `light` keep every person RVM sees until one is chosen; `original` would choose what else it finds
+    const confirmed = this.peopleOnly ? undefined : peopleRvmConfirms(candidates, live.some((t) => t.cls === PERSON), people, width, height);
+    const tracks = distinctObjects(this.tracker.update(candidates, supported, confirmed));
+    const choosable = this.peopleOnly ? tracks.filter((t) => t.cls === PERSON) : tracks;
+    const chosenIds = this.chooser.choose(rgb, width, height, choosable, people);
+    const chosen = choosable.filter((t) => chosenIds.has(t.id));
     const chosenPeople = chosen.filter((t) => t.cls === PERSON);
     const chosenObjects = chosen.filter((t) => t.cls !== PERSON);
     const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && !isScenery(t) && t.bestScore >= attachedConfidence(t) && chosenPeople.some((p) => carriedBy(t, p)) && !vehicleAgain(t, tracks));

@@ -19,7 +19,7 @@ import { Box, boxArea, expandBox, intersectionArea, translateBox } from './boxes
 import { Detection, nonMaxSuppression } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
-import { PERSON, personSupported } from './track-chooser';
+import { peopleRvmConfirms, PERSON } from './track-chooser';
 import { cropRgb, foregroundExtent, inPixelRect, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
 import { classIndex, COCO_CLASSES } from './vocabulary';
 import { parsePrompt, promptSurveysWholeClip, SubjectQuery } from './prompt-grammar';
@@ -378,7 +378,7 @@ export class ProSession implements SegmentationSession {
     const labelled = people ? peopleRvmFills(found, people, width, height) : found;
     const detections = nonMaxSuppression(labelled.filter((d) => this.requested.has(d.cls)), 0.5, 50);
     const mattes = new Map<number, Float32Array>();
-    const confirmed = this.peopleConfirmed(detections, people);
+    const confirmed = peopleRvmConfirms(detections, this.personTracked, people, width, height);
     const candidates = detections.filter((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore || confirmed.has(d));
     if (this.tracker.tracks.length === 0 && candidates.length === 0) return mattes; // nothing requested in sight: no ISNet run
     const subjects = [...this.tracker.tracks.map((track) => track.box), ...candidates.map((d) => d.box)];
@@ -412,21 +412,6 @@ export class ProSession implements SegmentationSession {
       if (ownPeople) reference.people = massInBox(ownPeople, width, height, track.box);
     }
     return mattes;
-  }
-
-  /**
-   * While no person is tracked nor sure to start, the person detections RVM's matte confirms
-   * (track-chooser.ts, personSupported) start a track from the tracker's continuing score: NanoDet
-   * scores a person it has not seen before low at times (DAVIS rollerblade's skater 0.33 on the
-   * first frame, 0.46 on the 4th), and `pro` shows nothing without a track. Beside a person it is
-   * sure of, a low box is often a loose one over them and someone else, and would start a track too.
-   */
-  private peopleConfirmed(detections: readonly Detection[], people: Float32Array | undefined): Set<Detection> {
-    const { startScore, continueScore } = DEFAULT_TRACKER_OPTIONS;
-    const persons = detections.filter((d) => d.cls === PERSON);
-    if (!people || this.personTracked || persons.some((d) => d.score >= startScore)) return new Set();
-    const { width, height } = this.isnet;
-    return new Set(persons.filter((d) => d.score >= continueScore && personSupported(people, width, height, d.box)));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { downsampledLuma } from '../temporal/keyframe-propagator';
-import { Track } from './box-tracker';
+import { DEFAULT_TRACKER_OPTIONS, Track, TrackedDetection } from './box-tracker';
 import { Box, iou } from './boxes';
 import { figureExtents } from './region-gate';
 import { SUBJECT_CONFIDENCE, SubjectSelector, TrackObservation } from './subject-selector';
@@ -139,6 +139,22 @@ export function isScenery(track: Track): boolean {
 export function withoutScenery(tracks: readonly Track[], supported: (track: Track) => boolean): readonly Track[] {
   const other = tracks.some((t) => !isScenery(t) && (t.bestScore >= SUBJECT_CONFIDENCE || supported(t)));
   return other ? tracks.filter((t) => !isScenery(t)) : tracks;
+}
+
+/**
+ * While no person is tracked nor sure to start, the person detections RVM's matte confirms
+ * (`personSupported`): they start a track from the tracker's continuing score (box-tracker.ts).
+ * NanoDet scores a person it has not seen before low at times (DAVIS rollerblade's skater 0.33 on
+ * the first frame, 0.46 on the 4th; a girl on a swing 0.13-0.32 on her first 8 frames). Without a
+ * track `pro` shows no one, and `original` chose what else the detector was sure of in their place:
+ * the car behind the girl until she scored 0.5 on frame 12 (own composite of DAVIS swing over
+ * car-roundabout, `original` 0.715 -> 0.796). Beside a person it is sure of, a low box is often a
+ * loose one over them and someone else, and would start a track too.
+ */
+export function peopleRvmConfirms<D extends TrackedDetection>(detections: readonly D[], personTracked: boolean, people: Float32Array | undefined, width: number, height: number): Set<D> {
+  const persons = detections.filter((d) => d.cls === PERSON);
+  if (!people || personTracked || persons.some((d) => d.score >= DEFAULT_TRACKER_OPTIONS.startScore)) return new Set();
+  return new Set(persons.filter((d) => d.score >= DEFAULT_TRACKER_OPTIONS.continueScore && personSupported(people, width, height, d.box)));
 }
 
 /** RVM's matte confirms a person track in `box` (see `PERSON_SUPPORT` and `PERSON_MATTE_SHARE`); `fill`: fillIn's of the box, when measured already */
