@@ -412,13 +412,15 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
   it("a person NanoDet scores low, whose box RVM's matte fills, is tracked while no one is: the car behind them is not chosen in their place", async () => {
     const car = { cls: CAR, box: box(0.25, 0.37, 0.8, 0.72), score: 0.62 };
     const swinger = box(0.5, 0.2, 0.62, 0.95);
-    const chosenOn = async (people: Float32Array) => {
+    const chosenOn = async (people: Float32Array, peopleOnly = false) => {
       const detector = { detect: async () => [car, { cls: PERSON, box: swinger, score: 0.2 }].map((d) => ({ ...d })) } as unknown as NanodetDetector;
-      return (await new MainSubjectFinder(detector).observe(grey, W, H, people)).chosen.map((t) => t.cls);
+      return (await new MainSubjectFinder(detector, peopleOnly).observe(grey, W, H, people)).chosen.map((t) => t.cls);
     };
     expect(await chosenOn(plane(swinger))).toEqual([PERSON]);
     // RVM sees no one in the low box: it is not tracked, and the car is the subject
     expect(await chosenOn(plane())).toEqual([CAR]);
+    // `human` and `light` keep everyone RVM sees until someone is chosen: the low box starts no track there
+    expect(await chosenOn(plane(swinger), true)).toEqual([]);
   });
 
   it('a sofa behind a person is the room: the person alone comes out, though the sofa is larger and as central', async () => {
