@@ -100,12 +100,14 @@ describe('the main subject on real footage (DAVIS 2016)', () => {
    * - swing (60 frames): a girl on a swing, whom the detector scores 0.13-0.32 on the first frames
    *   while it is sure of the car (0.62). 0.715 when the car was chosen until she scored 0.5 (frame
    *   12); 0.796 once a person the detector scores low starts a track where RVM's matte confirms
-   *   them while no person is tracked (track-chooser.ts, `peopleRvmConfirms`).
+   *   them while no person is tracked (track-chooser.ts, `peopleRvmConfirms`); 0.821 once her box,
+   *   inside the car's but reaching its lowest part, no longer counts as its driver's on keyframe 8
+   *   (subject-selector.ts, rule 4). Without VNNI (the mirrored pair's small pass), 0.783 -> 0.808.
    */
   it.each([
     ['rollerblade', 0.85],
     ['kite-walk', 0.45],
-    ['swing', 0.76],
+    ['swing', 0.79],
   ])('original: %s, a person before a car the camera follows, is the subject, not the car (IoU >= %s)', async (person, floor) => {
     expect((await scoreOverCarRoundabout('original', person)).iou).toBeGreaterThanOrEqual(floor);
   }, 3 * MINUTES);

@@ -1,6 +1,6 @@
-import { Box } from '../../../src/engine/models/pro/boxes';
+import { Box, boxArea, intersectionArea } from '../../../src/engine/models/pro/boxes';
 import { figureExtents, labelRegions, regionKeepMask } from '../../../src/engine/models/pro/region-gate';
-import { BACKGROUND_SIZE_SHARE, CHOOSE_RATIO, KEEP_RATIO, PEOPLE_FIRST_SHARE, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
+import { BACKGROUND_SIZE_SHARE, CHOOSE_RATIO, FEET_SHARE, INSIDE_SHARE, KEEP_RATIO, PEOPLE_FIRST_SHARE, rateObservations, SubjectSelector, TrackObservation } from '../../../src/engine/models/pro/subject-selector';
 
 /** The main-subject rule on synthetic tracks: what a viewer would call the subject is chosen, and the choice holds. */
 const box = (x0: number, y0: number, x1: number, y1: number): Box => ({ x0, y0, x1, y1 });
@@ -139,6 +139,15 @@ describe('SubjectSelector', () => {
     const driven = new SubjectSelector();
     for (let k = 0; k < 4; k++) driven.update([car, driver]);
     expect(chosenIds(driven)).toEqual([1]);
+    // someone standing before the car, their box inside its box too but reaching down to its wheels: they come first
+    const standing = observe(5, box(0.45, 0.4, 0.65, 0.75), { kind: 'person', supported: true, confidence: 0.7 });
+    const standingRatings = rateObservations([car, standing]);
+    expect(standingRatings.get(5)! / standingRatings.get(1)!).toBeGreaterThan(PEOPLE_FIRST_SHARE);
+    expect(intersectionArea(standing.box, car.box)).toBeGreaterThanOrEqual(INSIDE_SHARE * boxArea(standing.box));
+    expect(standing.box.y1).toBeGreaterThan(car.box.y1 - FEET_SHARE * (car.box.y1 - car.box.y0));
+    const passed = new SubjectSelector();
+    for (let k = 0; k < 4; k++) passed.update([car, standing]);
+    expect(chosenIds(passed)).toEqual([5]);
     // a person far smaller than the car, rating under half of it (a pedestrian far behind), neither
     const pedestrian = observe(4, box(0.02, 0.45, 0.05, 0.55), { kind: 'person', supported: true, confidence: 0.7, focus: 0.2, motion: 0.2 });
     const street = new SubjectSelector();
