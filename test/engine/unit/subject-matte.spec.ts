@@ -67,6 +67,17 @@ describe('original: the subject matte', () => {
     expect(at(subjectMatte(planes, subjects([dancerTrack])), 0.1, 0.7)).toBe(1);
   });
 
+  it("a chosen person moving into the held box of someone not chosen (missed by the detector on its last keyframe) keeps RVM's matte where it continues the previous frame's", () => {
+    const staleBox = box(0.3, 0.2, 0.45, 0.9);
+    const planes = { width: W, height: H, people: plane(box(0.5, 0.2, 0.7, 0.9)), salient: plane(), previous: plane(box(0.42, 0.2, 0.62, 0.9)) };
+    const subject = track(PERSON, staleBox);
+    const figure = (misses: number) => ({ ...track(PERSON, box(0.52, 0.1, 0.8, 0.95), 0.47), misses });
+    const matteBeside = (other: Track) => subjectMatte(planes, { chosen: [subject], attached: [], all: [subject, other] });
+    expect(at(matteBeside(figure(1)), 0.6, 0.5)).toBe(1);
+    // where the detector found that person on the keyframe, the region in their box is theirs
+    expect(at(matteBeside(figure(0)), 0.6, 0.5)).toBe(0);
+  });
+
   it('a rider keeps the bike under them (attached), from ISNet', () => {
     const rider = box(0.4, 0.1, 0.6, 0.6);
     const bike = box(0.35, 0.45, 0.65, 0.9);
