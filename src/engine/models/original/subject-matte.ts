@@ -94,11 +94,11 @@ export function subjectRegions(matte: Float32Array, width: number, height: numbe
   const small = gateSize(width, height);
   const before = previous ? resizePlane({ width, height, data: previous }, small.width, small.height) : undefined;
   const foundPeople = boxCover(notChosen.people, small.width, small.height);
-  const inPeople = boxCover([...notChosen.people, ...notChosen.heldPeople], small.width, small.height);
+  const heldPeople = boxCover(notChosen.heldPeople, small.width, small.height);
   const inVehicles = boxCover(notChosen.vehicles, small.width, small.height);
   const vouched = boxCover(boxes, small.width, small.height);
   if (before) for (let i = 0; i < vouched.length; i++) if (!vouched[i] && before[i] >= 0.5 && !foundPeople[i]) vouched[i] = 1;
-  const inOthers = inPeople.map((p, i) => p | inVehicles[i]);
+  const inOthers = foundPeople.map((p, i) => p | heldPeople[i] | inVehicles[i]);
   return keepRegions(matte, width, height, [vouched, inOthers, sideEdges(small.width, small.height), inVehicles], (regions) => {
     const kept = regions.map((r) => r.counts[0] >= REGION_INSIDE_SHARE * r.size && r.counts[3] < WHOLLY_IN_VEHICLE * r.size);
     const largestKept = max(0, ...regions.filter((_, i) => kept[i]).map((r) => r.size));
