@@ -122,6 +122,64 @@ describe('BoxTracker', () => {
     expect(second.tracks.map((t) => [t.id, t.hits])).toEqual([[first.tracks[0].id, 2]]);
   });
 
+  describe('given frame numbers (keyframes 8 frames apart)', () => {
+    // a small person walking across the frame: their box 0.04 wide, 0.03 further on each keyframe
+    const walker = (k: number) => box(0.3 + 0.03 * k, 0.3, 0.34 + 0.03 * k, 0.5);
+
+    it('keeps one identity for a small person who moves out of their last box between keyframes', () => {
+      const tracker = new BoxTracker();
+      tracker.update([{ cls: PERSON, score: 0.8, box: walker(0) }], new Set(), new Set(), 0);
+      const id = tracker.tracks[0].id;
+      for (let k = 1; k <= 6; k++) {
+        tracker.update([{ cls: PERSON, score: 0.8, box: walker(k) }], new Set(), new Set(), 8 * k);
+        expect(tracker.tracks.map((t) => [t.id, t.misses])).toEqual([[id, 0]]);
+      }
+      // predicted with its motion, the box is where the person is, not 30% behind
+      expect(tracker.tracks[0].box.x0).toBeCloseTo(walker(6).x0, 2);
+    });
+
+    it('without them, takes the same walker for someone new on every keyframe', () => {
+      const tracker = new BoxTracker();
+      for (let k = 0; k <= 2; k++) tracker.update([{ cls: PERSON, score: 0.8, box: walker(k) }]);
+      expect(tracker.tracks.filter((t) => t.misses === 0).map((t) => t.hits)).toEqual([1]);
+      expect(tracker.tracks).toHaveLength(3);
+    });
+
+    it('still finds a person who stops; follows only sure detections through motion, and a new track only around its box', () => {
+      const tracker = new BoxTracker();
+      for (let k = 0; k <= 3; k++) tracker.update([{ cls: PERSON, score: 0.8, box: walker(k) }], new Set(), new Set(), 8 * k);
+      const id = tracker.tracks[0].id;
+      tracker.update([{ cls: PERSON, score: 0.8, box: walker(3) }], new Set(), new Set(), 32);
+      expect(tracker.tracks.map((t) => [t.id, t.misses])).toEqual([[id, 0]]);
+
+      // a detection the detector is unsure of is not followed through motion: it is someone else
+      const unsure = new BoxTracker();
+      unsure.update([{ cls: PERSON, score: 0.8, box: walker(0) }], new Set(), new Set(), 0);
+      unsure.update([{ cls: PERSON, score: 0.45, box: walker(1) }], new Set(), new Set(), 8);
+      expect(unsure.tracks.map((t) => t.misses)).toEqual([1, 0]);
+
+      const fresh = new BoxTracker();
+      fresh.update([{ cls: PERSON, score: 0.8, box: walker(0) }], new Set(), new Set(), 0);
+      // two box widths on: another person, not the first one moved
+      fresh.update([{ cls: PERSON, score: 0.8, box: translateBox(walker(0), 0.08, 0) }], new Set(), new Set(), 8);
+      expect(fresh.tracks.map((t) => t.misses)).toEqual([1, 0]);
+    });
+
+    it('matches a subject that swings back where its last box finds it, before anyone its motion runs into', () => {
+      const tracker = new BoxTracker();
+      const swinger = (x0: number) => box(x0, 0.2, x0 + 0.2, 0.9);
+      for (let k = 0; k <= 3; k++) tracker.update([{ cls: PERSON, score: 0.8, box: swinger(0.4 - 0.06 * k) }], new Set(), new Set(), 8 * k);
+      const id = tracker.tracks[0].id;
+      // she swings back to the right; a rider passes on the left, where her motion would have taken her
+      const back = swinger(0.32);
+      const rider = { cls: PERSON, score: 0.9, box: swinger(0.1) };
+      tracker.update([rider, { cls: PERSON, score: 0.6, box: back }], new Set(), new Set(), 32);
+      const her = tracker.tracks.find((t) => t.id === id)!;
+      expect(her.misses).toBe(0);
+      expect(her.box.x0).toBeGreaterThan(0.25);
+    });
+  });
+
   it('does not start a second track on a second box of a tracked subject', () => {
     const tracker = new BoxTracker();
     tracker.update([

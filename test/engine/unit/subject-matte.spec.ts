@@ -1,6 +1,6 @@
 import { peopleMatte, salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
-import { Box } from '../../../src/engine/models/pro/boxes';
+import { Box, translateBox } from '../../../src/engine/models/pro/boxes';
 import { KEYFRAME_INTERVAL, MainSubjectFinder, MainSubjects, peopleRvmFills, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
@@ -356,6 +356,19 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(calls).toBe(1);
     finder.begin(grey, W, H);
     expect(calls).toBe(2);
+  });
+
+  it('counts the frames between keyframes, so a small person walking behind the subject stays one track', async () => {
+    const subject = box(0.2, 0.4, 0.45, 1);
+    let walker = box(0.6, 0.3, 0.64, 0.5);
+    const detector = { detect: async () => [{ cls: PERSON, box: subject, score: 0.8 }, { cls: PERSON, box: walker, score: 0.8 }] } as unknown as NanodetDetector;
+    const finder = new MainSubjectFinder(detector, true, 8);
+    for (let frame = 0; frame < 40; frame++) {
+      if (frame > 0 && frame % 8 === 0) walker = translateBox(walker, 0.03, 0);
+      await finder.begin(grey, W, H)(plane(subject));
+    }
+    const walking = finder.subjects.all.filter((t) => t.box.x0 > 0.5);
+    expect(walking.map((t) => [t.hits, t.misses])).toEqual([[5, 0]]);
   });
 
   it("after a hard cut the last shot's tracks and choice are forgotten, and the next frame is a keyframe", async () => {

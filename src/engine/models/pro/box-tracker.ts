@@ -1,4 +1,4 @@
-import { blendBoxes, Box, iou } from './boxes';
+import { blendBoxes, Box, expandBox, iou, translateBox } from './boxes';
 
 /**
  * Keeps the identity of detected subjects across keyframes. Each keyframe's detections are
@@ -10,6 +10,11 @@ import { blendBoxes, Box, iou } from './boxes';
  * detector misses is held: fully for a few keyframes, then fading out; a track the segmentation
  * still sees where it was predicted is held longer, since the detector drops objects that are
  * partly out of the frame or briefly occluded.
+ *
+ * Where the caller gives each keyframe's frame number, a track's box is also predicted forward
+ * with its own motion, measured between its matches (`Motion`): with keyframes 8 or 16 frames
+ * apart, a small person walking across the frame moves out of their last box before the next
+ * detection, and became a new track on every keyframe, rated afresh each time.
  */
 
 export interface TrackerOptions {
@@ -61,8 +66,41 @@ export interface Track {
   opacity: number;
 }
 
+/** a track's motion, where the tracker is told the frame numbers */
+interface Motion {
+  /** the box's shift a frame (normalised units), measured between its sure matches; 0 until then */
+  dx: number;
+  dy: number;
+  /** whether a sure match has measured it */
+  measured: boolean;
+  /** the frame of its last match, where its box was last set */
+  seenAt: number;
+}
+
+/**
+ * Only detections scored this high are matched through a track's motion, and only they measure it:
+ * a box the detector is unsure of moves with its noise (DAVIS bmx-trees' branches, boxed as people at
+ * 0.2-0.49 in a new place on every keyframe, sent a track across the frame onto the subject)
+ */
+const MOTION_SCORE = 0.5;
+
+/** weight of the motion measured at a match against the track's earlier motion */
+const MOTION_RESPONSE = 0.5;
+
+/** how far around its box (a share of its size, each side) a track seen once is looked for */
+const SEARCH_MARGIN = 0.5;
+
+/** the tracks and detections matched so far on a keyframe */
+interface Matched {
+  tracks: Set<Track>;
+  detections: Set<TrackedDetection>;
+}
+
+const centreOf = (b: Box) => ({ x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 });
+
 export class BoxTracker {
   private readonly live: Track[] = [];
+  private readonly motion = new Map<number, Motion>();
   private nextId = 1;
 
   constructor(private readonly options: TrackerOptions = DEFAULT_TRACKER_OPTIONS) {}
@@ -91,34 +129,19 @@ export class BoxTracker {
   /**
    * One keyframe. `supported` holds the ids of tracks the segmentation still finds at their
    * predicted box; `confirmed`, detections the segmentation finds, which start a track from
-   * `continueScore`. Returns the live tracks after the update.
+   * `continueScore`. `frame`: the keyframe's frame number, from which tracks are predicted with
+   * their motion (absent: boxes stay where they were, or where `move` put them). Returns the live
+   * tracks after the update.
    */
-  update(detections: readonly TrackedDetection[], supported: ReadonlySet<number> = new Set(), confirmed: ReadonlySet<TrackedDetection> = new Set()): readonly Track[] {
+  update(detections: readonly TrackedDetection[], supported: ReadonlySet<number> = new Set(), confirmed: ReadonlySet<TrackedDetection> = new Set(), frame?: number): readonly Track[] {
     const o = this.options;
-    const pairs: { track: Track; detection: TrackedDetection; overlap: number }[] = [];
+    const matched: Matched = { tracks: new Set(), detections: new Set() };
+    this.associate(detections, matched, (track, detection) => iou(track.box, detection.box), (track) => track.box, frame);
+    // a track its last box no longer finds is looked for where its motion took it; matched there
+    // first, a subject swinging back was taken from the person its prediction ran into
+    if (frame !== undefined) this.associate(detections, matched, (track, detection) => (detection.score >= MOTION_SCORE ? this.movedOverlap(track, detection.box, frame) : 0), (track) => this.predict(track, frame), frame);
     for (const track of this.live) {
-      for (const detection of detections) {
-        if (detection.cls !== track.cls || detection.score < o.continueScore) continue;
-        const overlap = iou(track.box, detection.box);
-        if (overlap >= o.matchIou) pairs.push({ track, detection, overlap });
-      }
-    }
-    pairs.sort((a, b) => b.overlap * b.detection.score - a.overlap * a.detection.score);
-    const matchedTracks = new Set<Track>();
-    const usedDetections = new Set<TrackedDetection>();
-    for (const { track, detection } of pairs) {
-      if (matchedTracks.has(track) || usedDetections.has(detection)) continue;
-      matchedTracks.add(track);
-      usedDetections.add(detection);
-      track.box = blendBoxes(detection.box, track.box, o.boxResponse);
-      track.bestScore = Math.max(track.bestScore, detection.score);
-      track.hits++;
-      track.misses = 0;
-      track.unsupportedMisses = 0;
-      track.opacity = 1;
-    }
-    for (const track of this.live) {
-      if (matchedTracks.has(track)) continue;
+      if (matched.tracks.has(track)) continue;
       track.misses++;
       if (!supported.has(track.id)) track.unsupportedMisses++;
       const fading = track.unsupportedMisses - o.fullHold;
@@ -126,16 +149,88 @@ export class BoxTracker {
     }
     for (let i = this.live.length - 1; i >= 0; i--) {
       const track = this.live[i];
-      if (track.opacity <= 0 || track.misses > o.supportedHold) this.live.splice(i, 1);
+      if (track.opacity <= 0 || track.misses > o.supportedHold) {
+        this.live.splice(i, 1);
+        this.motion.delete(track.id);
+      }
     }
     const remaining = detections
-      .filter((d) => !usedDetections.has(d) && (d.score >= o.startScore || (confirmed.has(d) && d.score >= o.continueScore)))
+      .filter((d) => !matched.detections.has(d) && (d.score >= o.startScore || (confirmed.has(d) && d.score >= o.continueScore)))
       .sort((a, b) => b.score - a.score);
     for (const detection of remaining) {
       // a second box on an object already tracked is not a new subject
       if (this.live.some((t) => t.cls === detection.cls && iou(t.box, detection.box) >= o.matchIou)) continue;
-      this.live.push({ id: this.nextId++, cls: detection.cls, box: detection.box, bestScore: detection.score, hits: 1, misses: 0, unsupportedMisses: 0, opacity: 1 });
+      const id = this.nextId++;
+      this.live.push({ id, cls: detection.cls, box: detection.box, bestScore: detection.score, hits: 1, misses: 0, unsupportedMisses: 0, opacity: 1 });
+      if (frame !== undefined) this.motion.set(id, { dx: 0, dy: 0, measured: false, seenAt: frame });
     }
     return this.live;
+  }
+
+  /**
+   * Matches the tracks and detections not matched yet, greedily from the best pair by `overlapOf`
+   * times the detection's score; a matched track's box moves to the detection's from `from` (its
+   * last box, or where its motion took it)
+   */
+  private associate(detections: readonly TrackedDetection[], matched: Matched, overlapOf: (track: Track, detection: TrackedDetection) => number, from: (track: Track) => Box, frame?: number): void {
+    const o = this.options;
+    const pairs: { track: Track; detection: TrackedDetection; overlap: number }[] = [];
+    for (const track of this.live) {
+      if (matched.tracks.has(track)) continue;
+      for (const detection of detections) {
+        if (matched.detections.has(detection) || detection.cls !== track.cls || detection.score < o.continueScore) continue;
+        const overlap = overlapOf(track, detection);
+        if (overlap >= o.matchIou) pairs.push({ track, detection, overlap });
+      }
+    }
+    pairs.sort((a, b) => b.overlap * b.detection.score - a.overlap * a.detection.score);
+    for (const { track, detection } of pairs) {
+      if (matched.tracks.has(track) || matched.detections.has(detection)) continue;
+      matched.tracks.add(track);
+      matched.detections.add(detection);
+      const last = from(track);
+      if (frame !== undefined) this.measureMotion(track, detection, frame);
+      track.box = blendBoxes(detection.box, last, o.boxResponse);
+      track.bestScore = Math.max(track.bestScore, detection.score);
+      track.hits++;
+      track.misses = 0;
+      track.unsupportedMisses = 0;
+      track.opacity = 1;
+    }
+  }
+
+  /**
+   * How well `box` fits `track` moved on to `frame`: its predicted box; a track seen once, whose
+   * motion cannot be known yet, is looked for around its box, both boxes grown by `SEARCH_MARGIN` of
+   * their size on each side. Only then: a track matched several times on unsure boxes, its motion
+   * never measured, caught the BMX bike behind a walker once the board it followed was missed.
+   */
+  private movedOverlap(track: Track, box: Box, frame: number): number {
+    const around = track.hits > 1 ? 0 : iou(expandBox(track.box, SEARCH_MARGIN), expandBox(box, SEARCH_MARGIN));
+    return Math.max(iou(this.predict(track, frame), box), around);
+  }
+
+  /** where `track`'s box is at `frame`, moved on with its motion since its last match */
+  private predict(track: Track, frame: number): Box {
+    const motion = this.motion.get(track.id);
+    if (!motion) return track.box;
+    const frames = frame - motion.seenAt;
+    return translateBox(track.box, motion.dx * frames, motion.dy * frames);
+  }
+
+  /** `track` matched `detection` at `frame`: a sure detection's shift since the last match refines its motion */
+  private measureMotion(track: Track, detection: TrackedDetection, frame: number): void {
+    const motion = this.motion.get(track.id) ?? { dx: 0, dy: 0, measured: false, seenAt: frame };
+    const frames = frame - motion.seenAt;
+    if (detection.score < MOTION_SCORE || frames <= 0) {
+      this.motion.set(track.id, { ...motion, seenAt: frame });
+      return;
+    }
+    const from = centreOf(track.box);
+    const to = centreOf(detection.box);
+    // the first measurement is taken whole; later ones refine it
+    const response = motion.measured ? MOTION_RESPONSE : 1;
+    const mix = (old: number, measured: number) => old + response * (measured - old);
+    this.motion.set(track.id, { dx: mix(motion.dx, (to.x - from.x) / frames), dy: mix(motion.dy, (to.y - from.y) / frames), measured: true, seenAt: frame });
   }
 }

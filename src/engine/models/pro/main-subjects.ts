@@ -78,6 +78,8 @@ export class MainSubjectFinder {
   private chooser = new TrackChooser();
   private current: MainSubjects = { chosen: [], attached: [], all: [] };
   private framesSinceKeyframe: number | undefined;
+  /** the number of the frame last begun, by which the tracker predicts where its tracks moved */
+  private frame = -1;
   /** the detection of the frame last begun, when it is a keyframe */
   private detecting?: Promise<Detection[]>;
 
@@ -142,6 +144,7 @@ export class MainSubjectFinder {
   begin(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
     const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= this.keyframeInterval;
     this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
+    this.frame++;
     this.detecting = undefined;
     if (!keyframeDue && (this.current.chosen.length > 0 || this.keyframesOnly)) return () => Promise.resolve(this.current);
     return this.observing(rgb, width, height, this.detect(rgb, width, height));
@@ -160,6 +163,7 @@ export class MainSubjectFinder {
    * size), which confirms a person track whose box it fills enough of.
    */
   async observe(rgb: Uint8Array, width: number, height: number, people?: Float32Array): Promise<MainSubjects> {
+    this.frame++;
     return this.update(await this.detect(rgb, width, height), rgb, width, height, people);
   }
 
@@ -175,7 +179,7 @@ export class MainSubjectFinder {
     const candidates = samePersonAgain(labelled, live);
     // `human` and `light` keep every person RVM sees until one is chosen; `original` would choose what else it finds
     const confirmed = this.peopleOnly ? undefined : peopleRvmConfirms(candidates, live.some((t) => t.cls === PERSON), people, width, height);
-    const tracks = distinctObjects(this.tracker.update(candidates, supported, confirmed));
+    const tracks = distinctObjects(this.tracker.update(candidates, supported, confirmed, this.frame));
     const choosable = this.peopleOnly ? tracks.filter((t) => t.cls === PERSON) : tracks;
     const chosenIds = this.chooser.choose(rgb, width, height, choosable, people);
     const chosen = choosable.filter((t) => chosenIds.has(t.id));
