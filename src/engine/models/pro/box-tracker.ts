@@ -11,10 +11,11 @@ import { blendBoxes, Box, expandBox, iou, translateBox } from './boxes';
  * still sees where it was predicted is held longer, since the detector drops objects that are
  * partly out of the frame or briefly occluded.
  *
- * Where the caller gives each keyframe's frame number, a track's box is also predicted forward
- * with its own motion, measured between its matches (`Motion`): with keyframes 8 or 16 frames
- * apart, a small person walking across the frame moves out of their last box before the next
- * detection, and became a new track on every keyframe, rated afresh each time.
+ * Where the caller gives each keyframe's frame number, each track also keeps its motion (`Motion`),
+ * and a sure detection that no track's last box finds is matched to the track whose motion carries
+ * it there: with keyframes 8 or 16 frames apart, a small person walking across the frame moves out
+ * of their last box before the next detection, and became a new track on every keyframe, rated
+ * afresh each time.
  */
 
 export interface TrackerOptions {
