@@ -140,7 +140,11 @@ export class BoxTracker {
     this.associate(detections, matched, (track, detection) => iou(track.box, detection.box), (track) => track.box, frame);
     // a track its last box no longer finds is looked for where its motion took it; matched there
     // first, a subject swinging back was taken from the person its prediction ran into
-    if (frame !== undefined) this.associate(detections, matched, (track, detection) => (detection.score >= MOTION_SCORE ? this.movedOverlap(track, detection.box, frame) : 0), (track) => this.predict(track, frame), frame);
+    if (frame !== undefined) {
+      const predicted = new Map(this.live.filter((track) => !matched.tracks.has(track)).map((track) => [track, this.predict(track, frame)]));
+      const overlap = (track: Track, detection: TrackedDetection) => (detection.score >= MOTION_SCORE ? this.movedOverlap(track, predicted.get(track)!, detection.box) : 0);
+      this.associate(detections, matched, overlap, (track) => predicted.get(track)!, frame);
+    }
     for (const track of this.live) {
       if (matched.tracks.has(track)) continue;
       track.misses++;
@@ -189,9 +193,8 @@ export class BoxTracker {
       if (matched.tracks.has(track) || matched.detections.has(detection)) continue;
       matched.tracks.add(track);
       matched.detections.add(detection);
-      const last = from(track);
       if (frame !== undefined) this.measureMotion(track, detection, frame);
-      track.box = blendBoxes(detection.box, last, o.boxResponse);
+      track.box = blendBoxes(detection.box, from(track), o.boxResponse);
       track.bestScore = Math.max(track.bestScore, detection.score);
       track.hits++;
       track.misses = 0;
@@ -201,14 +204,14 @@ export class BoxTracker {
   }
 
   /**
-   * How well `box` fits `track` moved on to `frame`: its predicted box; a track seen once, whose
+   * How well `box` fits `track` moved on to its `prediction`; a track seen once, whose
    * motion cannot be known yet, is looked for around its box, both boxes grown by `SEARCH_MARGIN` of
    * their size on each side. Only then: a track matched several times on unsure boxes, its motion
    * never measured, caught the BMX bike behind a walker once the board it followed was missed.
    */
-  private movedOverlap(track: Track, box: Box, frame: number): number {
+  private movedOverlap(track: Track, prediction: Box, box: Box): number {
     const around = track.hits > 1 ? 0 : iou(expandBox(track.box, SEARCH_MARGIN), expandBox(box, SEARCH_MARGIN));
-    return Math.max(iou(this.predict(track, frame), box), around);
+    return Math.max(iou(prediction, box), around);
   }
 
   /** where `track`'s box is at `frame`, moved on with its motion since its last match */
