@@ -1,4 +1,4 @@
-import { blendBoxes, Box, expandBox, iou, translateBox } from './boxes';
+import { blendBoxes, Box, boxCentre, expandBox, iou, translateBox } from './boxes';
 
 /**
  * Keeps the identity of detected subjects across keyframes. Each keyframe's detections are
@@ -96,8 +96,6 @@ interface Matched {
   tracks: Set<Track>;
   detections: Set<TrackedDetection>;
 }
-
-const centreOf = (b: Box) => ({ x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 });
 
 export class BoxTracker {
   private readonly live: Track[] = [];
@@ -230,8 +228,8 @@ export class BoxTracker {
       this.motion.set(track.id, { ...motion, seenAt: frame });
       return;
     }
-    const from = centreOf(track.box);
-    const to = centreOf(detection.box);
+    const from = boxCentre(track.box);
+    const to = boxCentre(detection.box);
     // the first measurement is taken whole; later ones refine it
     const response = motion.measured ? MOTION_RESPONSE : 1;
     const mix = (old: number, measured: number) => old + response * (measured - old);

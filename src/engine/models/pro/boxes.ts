@@ -26,6 +26,11 @@ export function iou(a: Box, b: Box): number {
   return union > 0 ? inter / union : 0;
 }
 
+/** the point midway across and down the box */
+export function boxCentre(b: Box): { x: number; y: number } {
+  return { x: (b.x0 + b.x1) / 2, y: (b.y0 + b.y1) / 2 };
+}
+
 export function clampBox(b: Box): Box {
   const c = (v: number) => Math.min(1, Math.max(0, v));
   return { x0: c(b.x0), y0: c(b.y0), x1: c(b.x1), y1: c(b.y1) };

@@ -1,4 +1,4 @@
-import { Box, boxArea, intersectionArea } from './boxes';
+import { Box, boxArea, boxCentre, intersectionArea } from './boxes';
 
 /**
  * Which of the tracked objects the video is about (its main subject or subjects). The rule:
@@ -104,9 +104,8 @@ export function rateObservations(observations: readonly TrackObservation[], scal
   const share = (value: number, max: number) => Math.min(1, value / max);
   const ratings = new Map<number, number>();
   for (const o of observations) {
-    const cx = (o.box.x0 + o.box.x1) / 2 - 0.5;
-    const cy = (o.box.y0 + o.box.y1) / 2 - 0.5;
-    const centrality = Math.max(0, 1 - Math.hypot(cx, cy) / Math.SQRT1_2);
+    const centre = boxCentre(o.box);
+    const centrality = Math.max(0, 1 - Math.hypot(centre.x - 0.5, centre.y - 0.5) / Math.SQRT1_2);
     const rating =
       w.size * share(boxArea(o.box), largest) +
       w.centrality * centrality +

@@ -1,4 +1,4 @@
-import { Box, boxArea, intersectionArea } from './boxes';
+import { Box, boxArea, boxCentre, intersectionArea } from './boxes';
 import { COLOUR_NAMES, colourIndex } from './colour-names';
 
 /** read once: a global looked up in a per-pixel loop is slow under Jest (docs/testing.md) */
@@ -111,7 +111,7 @@ export class EvidenceBook {
       const entry = this.book.get(open.segment)!;
       entry.lastFrame = frame;
       entry.frames++;
-      entry.centreXSum += (track.box.x0 + track.box.x1) / 2;
+      entry.centreXSum += boxCentre(track.box).x;
       entry.areaSum += boxArea(track.box);
       if (track.matte) addColours(entry, rgb, width, height, track, track.cls === this.personClass ? this.aspect : undefined);
     }
