@@ -329,6 +329,14 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(await kept([rider, { ...lowBike, cls: DOG, score: 0.55 }])).toEqual([PERSON, DOG]);
   });
 
+  it('a large box the person stands in (a pattern behind them that NanoDet calls a cake) is what they stand before, not what they carry', async () => {
+    const skater = { cls: PERSON, box: box(0.44, 0.09, 0.71, 0.75), score: 0.6 };
+    const cake = { cls: classIndex('cake'), box: box(0.22, 0.07, 0.8, 0.98), score: 0.55 };
+    expect(await kept([skater, cake])).toEqual([PERSON]);
+    // the same box smaller, holding less of the person: what they hold before them
+    expect(await kept([skater, { ...cake, box: box(0.4, 0.4, 0.75, 0.9) }])).toEqual([PERSON, classIndex('cake')].sort((a, b) => a - b));
+  });
+
   it('a box of what people ride over a car the detector is surer of is that car again: not attached to the person before it', async () => {
     const person = { cls: PERSON, box: box(0.6, 0.21, 0.72, 0.78), score: 0.6 };
     const car = { cls: CAR, box: box(0.23, 0.36, 0.79, 0.74), score: 0.63 };
