@@ -226,10 +226,13 @@ describe("the project's own composites", () => {
    * (subject-selector.ts), 0.990 and 0.969 (AVX2-only AMD EPYC, RVM in fp32). `human` lost frames
    * 8-27 until the tracker followed a track's motion between its keyframes 8 frames apart: a walker
    * out of their last box became a new track, chosen on one keyframe's rating (box-tracker.ts; 0.976
-   * -> 0.990 on an Intel Xeon with VNNI; the tracker's own tests hold the rule).
+   * -> 0.990 on an Intel Xeon with VNNI; the tracker's own tests hold the rule). Both now score 0.990
+   * here on that Xeon and on an AVX2-only AMD EPYC Zen 3 (RVM in int8 on both; bench:matting 0.9896
+   * and 0.9905 / 0.9898): the floor leaves 0.01 for other CPUs' arithmetic and fails at the 0.976 of
+   * a walker chosen on one keyframe.
    */
-  it.each(['original', 'human'] as const)('passers-by: %s keeps the subject, not the people walking behind (IoU >= 0.95)', async (model) => {
-    expect((await score(model, 'passers-by')).iou).toBeGreaterThanOrEqual(0.95);
+  it.each(['original', 'human'] as const)('passers-by: %s keeps the subject, not the people walking behind (IoU >= 0.98)', async (model) => {
+    expect((await score(model, 'passers-by')).iou).toBeGreaterThanOrEqual(0.98);
   }, 3 * MINUTES);
 
   /**
