@@ -19,6 +19,11 @@ export function intersectionArea(a: Box, b: Box): number {
   return boxArea(intersectionBox(a, b));
 }
 
+/** at least `share` of `inner`'s area lies inside `outer` */
+export function liesInside(inner: Box, outer: Box, share: number): boolean {
+  return intersectionArea(inner, outer) >= share * boxArea(inner);
+}
+
 /** intersection over union; 0 for disjoint or empty boxes */
 export function iou(a: Box, b: Box): number {
   const inter = intersectionArea(a, b);

@@ -1,5 +1,5 @@
 import { BoxTracker, Track, TrackedDetection } from './box-tracker';
-import { boxArea, intersectionArea, iou } from './boxes';
+import { boxArea, intersectionArea, iou, liesInside } from './boxes';
 import { Detection } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { distinctObjects, fillIn, isScenery, PERSON, peopleRvmConfirms, personSupported, RIDDEN, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
@@ -43,14 +43,14 @@ function attachedConfidence(object: Track): number {
  * of DAVIS rollerblade over the fractal, `original` on an AVX2-only AMD EPYC, 0.864 -> 0.938).
  */
 function carriedBy(object: Track, person: Track): boolean {
-  if (VEHICLES.has(object.cls) || (!RIDDEN.has(object.cls) && standsBefore(person, object))) return false;
-  const base = RIDDEN.has(object.cls) ? Math.min(boxArea(object.box), boxArea(person.box)) : boxArea(object.box);
-  return intersectionArea(person.box, object.box) >= ATTACHED_SHARE * base;
+  if (VEHICLES.has(object.cls)) return false;
+  if (RIDDEN.has(object.cls)) return intersectionArea(person.box, object.box) >= ATTACHED_SHARE * Math.min(boxArea(object.box), boxArea(person.box));
+  return !standsBefore(person, object) && liesInside(object.box, person.box, ATTACHED_SHARE);
 }
 
 /** `person`'s box lies inside `object`'s: they stand before it, as before a backdrop (the subject selector's rule 5) */
 function standsBefore(person: Track, object: Track): boolean {
-  return intersectionArea(person.box, object.box) >= INSIDE_SHARE * boxArea(person.box);
+  return liesInside(person.box, object.box, INSIDE_SHARE);
 }
 
 /**
@@ -64,7 +64,7 @@ function vehicleAgain(object: Track, tracks: readonly Track[]): boolean {
 
 /** `person` rides `object`: a ridden object holding enough of their box */
 function rides(person: Track, object: Track): boolean {
-  return RIDDEN.has(object.cls) && intersectionArea(person.box, object.box) >= ATTACHED_SHARE * boxArea(person.box);
+  return RIDDEN.has(object.cls) && liesInside(person.box, object.box, ATTACHED_SHARE);
 }
 
 export interface MainSubjects {

@@ -7,7 +7,7 @@
  * cropped; the composite's car: 0.59 whole, 0.89 cropped).
  */
 import { resizePlane, resizeRgb } from '../image/resample';
-import { Box, boxArea, expandBox, intersectionArea } from './boxes';
+import { Box, boxArea, expandBox, liesInside } from './boxes';
 
 /** context kept around the subjects, as a fraction of their region's size on each side */
 export const CROP_MARGIN = 0.25;
@@ -27,7 +27,7 @@ export interface PixelRect {
  * car-slide car is also seen as a truck), not a competitor.
  */
 export function othersApart(others: readonly Box[], subjects: readonly Box[]): boolean {
-  return others.some((other) => subjects.every((subject) => intersectionArea(other, subject) < 0.5 * boxArea(other)));
+  return others.some((other) => subjects.every((subject) => !liesInside(other, subject, 0.5)));
 }
 
 /** The region ISNet should see: the union of `boxes`, grown by the margin; undefined: the whole frame. */

@@ -1,4 +1,4 @@
-import { Box, boxArea, boxCentre, intersectionArea } from './boxes';
+import { Box, boxArea, boxCentre, liesInside } from './boxes';
 
 /**
  * Which of the tracked objects the video is about (its main subject or subjects). The rule:
@@ -157,7 +157,7 @@ export class SubjectSelector {
 
 /** `person`'s box lies inside `other`'s (rules 4 and 5) */
 function inside(person: TrackObservation, other: TrackObservation): boolean {
-  return intersectionArea(person.box, other.box) >= INSIDE_SHARE * boxArea(person.box);
+  return liesInside(person.box, other.box, INSIDE_SHARE);
 }
 
 /** `person` is in `vehicle` (its driver, a passenger), not standing before it (rule 4) */
