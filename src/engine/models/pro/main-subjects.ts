@@ -3,7 +3,7 @@ import { boxArea, intersectionArea, iou, liesInside } from './boxes';
 import { Detection } from './nanodet-decode';
 import { NanodetDetector } from './nanodet-detector';
 import { distinctObjects, fillIn, isScenery, PERSON, peopleRvmConfirms, personSupported, RIDDEN, SAME_OBJECT_IOU, TrackChooser, VEHICLES } from './track-chooser';
-import { INSIDE_SHARE } from './subject-selector';
+import { personInside } from './subject-selector';
 import { classIndex } from './vocabulary';
 
 export { PERSON };
@@ -45,12 +45,8 @@ function attachedConfidence(object: Track): number {
 function carriedBy(object: Track, person: Track): boolean {
   if (VEHICLES.has(object.cls)) return false;
   if (RIDDEN.has(object.cls)) return intersectionArea(person.box, object.box) >= ATTACHED_SHARE * Math.min(boxArea(object.box), boxArea(person.box));
-  return !standsBefore(person, object) && liesInside(object.box, person.box, ATTACHED_SHARE);
-}
-
-/** `person`'s box lies inside `object`'s: they stand before it, as before a backdrop (the subject selector's rule 5) */
-function standsBefore(person: Track, object: Track): boolean {
-  return liesInside(person.box, object.box, INSIDE_SHARE);
+  // a person whose box lies inside the object's stands before it, as before a backdrop (the selector's rule 5)
+  return !personInside(person, object) && liesInside(object.box, person.box, ATTACHED_SHARE);
 }
 
 /**

@@ -155,15 +155,15 @@ export class SubjectSelector {
   }
 }
 
-/** `person`'s box lies inside `other`'s (rules 4 and 5) */
-function inside(person: TrackObservation, other: TrackObservation): boolean {
+/** `person`'s box lies inside `other`'s (rules 4 and 5; what a person stands in is not what they carry either: main-subjects.ts) */
+export function personInside(person: { box: Box }, other: { box: Box }): boolean {
   return liesInside(person.box, other.box, INSIDE_SHARE);
 }
 
 /** `person` is in `vehicle` (its driver, a passenger), not standing before it (rule 4) */
 function inVehicle(person: TrackObservation, vehicle: TrackObservation): boolean {
   const { y0, y1 } = vehicle.box;
-  return inside(person, vehicle) && person.box.y1 < y1 - FEET_SHARE * (y1 - y0);
+  return personInside(person, vehicle) && person.box.y1 < y1 - FEET_SHARE * (y1 - y0);
 }
 
 /**
@@ -175,6 +175,6 @@ function yieldingToPeople(choosable: readonly TrackObservation[], prominence: (o
   const yields = (o: TrackObservation) =>
     o.kind === 'vehicle'
       ? people.some((p) => !inVehicle(p, o) && prominence(p) >= PEOPLE_FIRST_SHARE * prominence(o))
-      : o.kind === 'object' && people.some((p) => inside(p, o));
+      : o.kind === 'object' && people.some((p) => personInside(p, o));
   return new Set(choosable.filter(yields).map((o) => o.id));
 }
