@@ -41,7 +41,7 @@ describe('RVM converted to ONNX', () => {
   it('gives the alpha and foreground of TensorFlow.js within 1e-3 on real frames, state carried', async () => {
     // 320x180 keeps TensorFlow.js's CPU backend to seconds a frame
     const geometry = { width: 320, height: 180, ratio: 0.6 };
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 3);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height, 3);
     const stream = (await RvmMatter.open({ ...geometry, foreground: true }, CACHE_DIR)).stream();
     const reference = await loadTfjsRvm();
     let state = [1, 2, 3, 4].map(() => tf.zeros([1, 1, 1, 1]));
@@ -63,7 +63,7 @@ describe('RVM converted to ONNX', () => {
 
   it('without its foreground colour (the default): the same alpha bit for bit, and the last convolution computes the alpha channel alone', async () => {
     const geometry = { width: 320, height: 180, ratio: 1, precision: 'int8' as const, stages: 2 as const };
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 4);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height, 4);
     const [whole, alphaOnly] = await Promise.all([RvmMatter.open({ ...geometry, foreground: true }, CACHE_DIR), RvmMatter.open(geometry, CACHE_DIR)]);
     const [withColour, without] = [whole.stream(), alphaOnly.stream()];
     for (const rgb of frames) {
@@ -88,7 +88,7 @@ describe('RVM with its larger convolutions in int8', () => {
    */
   it('keeps alpha close to fp32 on real frames, state carried: mean |diff| < 4e-3, under 0.5% of pixels across 0.5', async () => {
     const geometry = { width: 320, height: 180, ratio: 0.75 };
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height).slice(0, 8);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), geometry.width, geometry.height, 8);
     const graph = onnx.ModelProto.decode(readFileSync(prepareRvmModel({ ...geometry, precision: 'int8' }, CACHE_DIR))).graph!;
     const quantized = graph.node!.filter((n) => n.opType === 'Conv' && n.input![1].endsWith('_dequantized'));
     // rvm-int8.ts: 28 convolutions with >= 16 outputs and >= 160 multiply-adds per output value, the
@@ -117,7 +117,7 @@ describe('RVM with its larger convolutions in int8', () => {
 describe('RVM pipelined: the encoder and the recurrent decoder (in one stage or two) on threads of their own', () => {
   it.each([2, 3] as const)('in %d stages: the mattes of the whole model, frames of two videos queued at once, each state carried apart', async (stages) => {
     const geometry = { width: 320, height: 180, ratio: 0.75, precision: 'int8' as const };
-    const clips = ['portrait-pan.mp4', 'car-slide.mp4'].map((name) => decodeRgbFrames(join(MEDIA_DIR, name), geometry.width, geometry.height).slice(0, 6));
+    const clips = ['portrait-pan.mp4', 'car-slide.mp4'].map((name) => decodeRgbFrames(join(MEDIA_DIR, name), geometry.width, geometry.height, 6));
     expect(prepareRvmStages({ ...geometry, stages }, CACHE_DIR)).toHaveLength(stages);
     const [whole, pipelined] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, stages }, CACHE_DIR)]);
     const expected: Float32Array[][] = [];
@@ -188,7 +188,7 @@ describe('RVM session with the mirrored frame matted beside each frame (original
   }
 
   it('gives the mean of the frame and the mirrored frame, each with its own state; a mirrored video gets the mirrored matte exactly', async () => {
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), size.width, size.height).slice(0, 6);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), size.width, size.height, 6);
     const matter = await RvmMatter.open({ ...size, ratio: 1, foreground: true }, CACHE_DIR);
     const [mirrored, ofMirroredVideo] = [await matteAll(new RvmSession(matter, { mirrored: true }), frames), await matteAll(new RvmSession(matter, { mirrored: true }), frames.map(mirror))];
     const [direct, onMirrored] = [matter.stream(), matter.stream()];
@@ -214,7 +214,7 @@ describe('RVM session with a smaller RVM over the mirrored frames (human)', () =
   const small = { width: 160, height: 90 };
 
   it('trims the frame\'s matte by the small pass over its mirror image, which carries a state of its own', async () => {
-    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), size.width, size.height).slice(0, 6);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'portrait-pan.mp4'), size.width, size.height, 6);
     const [matter, smallMatter] = await Promise.all([RvmMatter.open({ ...size, ratio: 1 }, CACHE_DIR), RvmMatter.open({ ...small, ratio: 1 }, CACHE_DIR)]);
     const session = new RvmSession(matter, { smallMirror: smallMatter });
     expect(session.mirrored).toBe(false);
