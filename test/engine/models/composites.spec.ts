@@ -32,6 +32,8 @@ const MINUTES = 60_000;
 /** a composite's frames (4 s), and a short cut's (1 s either side of it, writeCut) */
 const CLIP_FRAMES = 100;
 const CUT_FRAMES = 50;
+/** where the cut composites cut from one clip to the other: its frame at 2 s */
+const CUT_AT = 50;
 /** out-of-frame's frames up to the last that RVM joins a patch of background to the person on */
 const PATCH_END = 81;
 
@@ -73,14 +75,15 @@ describe("the project's own composites", () => {
   }
 
   /**
-   * The clip `name` in `dir`: a cut at 2 s from `first` to `second` (paths without extension), video
-   * and alpha alike, with `side` frames of each: `first`'s frames before its 2 s, `second`'s from its
-   * 2 s on. A second either side (CUT_FRAMES) is enough for a session to choose the first shot's
-   * people (three of the detector's keyframes) and for a choice held too long to show after the cut.
+   * The clip `name` in `dir`, `frames` long: a cut at 2 s (`CUT_AT`) from `first` to `second` (paths
+   * without extension), video and alpha alike, half the frames from `first` before its 2 s, half from
+   * `second` from its 2 s on. A second either side (CUT_FRAMES) is enough for a session to choose the
+   * first shot's people (three of the detector's keyframes) and for a choice held too long to show.
    */
-  function writeCut(first: string, second: string, name: string, side: number): void {
+  function writeCut(first: string, second: string, name: string, frames: number): void {
+    const side = frames / 2;
     const halves = (pixels: string) =>
-      `[0:v]trim=start_frame=${50 - side}:end_frame=50,setpts=PTS-STARTPTS,format=${pixels}[a];[1:v]trim=start_frame=50:end_frame=${50 + side},setpts=PTS-STARTPTS,format=${pixels}[b];[a][b]concat=n=2:v=1[v]`;
+      `[0:v]trim=start_frame=${CUT_AT - side}:end_frame=${CUT_AT},setpts=PTS-STARTPTS,format=${pixels}[a];[1:v]trim=start_frame=${CUT_AT}:end_frame=${CUT_AT + side},setpts=PTS-STARTPTS,format=${pixels}[b];[a][b]concat=n=2:v=1[v]`;
     const cut = (extension: string, pixels: string, codec: string[]) =>
       execFileSync(ffmpegPath(), ['-v', 'error', '-y', '-i', `${first}${extension}`, '-i', `${second}${extension}`, '-filter_complex', halves(pixels), '-map', '[v]', ...codec, join(dir, `${name}${extension}`)]);
     cut('.mp4', 'yuv420p', ['-c:v', 'libx264', '-crf', '18']);
@@ -154,7 +157,7 @@ describe("the project's own composites", () => {
    * `newShot` made to carry the old shot's tracks on.
    */
   it.each(['light', 'human', 'original'] as const)('a cut from one person to two elsewhere: %s keeps both from the frame after the cut (IoU >= 0.95)', async (model) => {
-    writeCut(join(MEDIA_DIR, 'portrait-pan'), join(dir, 'two-people'), 'cut', CUT_FRAMES / 2);
+    writeCut(join(MEDIA_DIR, 'portrait-pan'), join(dir, 'two-people'), 'cut', CUT_FRAMES);
     expect((await score(model, 'cut', { frames: CUT_FRAMES })).iou).toBeGreaterThanOrEqual(0.95);
   }, 2 * MINUTES);
 
@@ -173,7 +176,7 @@ describe("the project's own composites", () => {
     ['human', 0.95, CUT_FRAMES],
     ['original', 0.975, CLIP_FRAMES],
   ] as const)('a cut within one room: %s keeps both people from the frame after the cut (IoU >= %s over %s frames)', async (model, floor, frames) => {
-    writeCut(join(dir, 'out-of-frame'), join(dir, 'two-people'), `room-cut-${frames}`, frames / 2);
+    writeCut(join(dir, 'out-of-frame'), join(dir, 'two-people'), `room-cut-${frames}`, frames);
     expect((await score(model, `room-cut-${frames}`, { frames })).iou).toBeGreaterThanOrEqual(floor);
   }, 2 * MINUTES);
 
@@ -185,7 +188,7 @@ describe("the project's own composites", () => {
    * both score 0.9616: that window would not tell.
    */
   it('a cut within one room: pro asked for "person" finds both people on the frame after the cut (IoU >= 0.978)', async () => {
-    writeCut(join(dir, 'out-of-frame'), join(dir, 'two-people'), `room-cut-${CLIP_FRAMES}`, CLIP_FRAMES / 2);
+    writeCut(join(dir, 'out-of-frame'), join(dir, 'two-people'), `room-cut-${CLIP_FRAMES}`, CLIP_FRAMES);
     expect((await score('pro', `room-cut-${CLIP_FRAMES}`, { textPrompt: 'person' })).iou).toBeGreaterThanOrEqual(0.978);
   }, 2 * MINUTES);
 
