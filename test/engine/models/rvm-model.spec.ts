@@ -115,10 +115,19 @@ describe('RVM with its larger convolutions in int8', () => {
 });
 
 describe('RVM pipelined: the encoder and the recurrent decoder (in one stage or two) on threads of their own', () => {
-  it.each([2, 3] as const)('in %d stages: the mattes of the whole model, frames of two videos queued at once, each state carried apart', async (stages) => {
-    const geometry = { width: 320, height: 180, ratio: 0.75, precision: 'int8' as const };
+  it.each([2, 3] as const)('in %d stages: the mattes of the whole model, frames of two videos queued at once, each state carried apart, each stage handing on only what a later one reads', async (stages) => {
+    // at ratio 1, as every model runs RVM: the image itself is read by the colour (`fgr`) alone
+    const geometry = { width: 320, height: 180, ratio: 1, precision: 'int8' as const };
     const clips = ['portrait-pan.mp4', 'car-slide.mp4'].map((name) => decodeRgbFrames(join(MEDIA_DIR, name), geometry.width, geometry.height, 6));
-    expect(prepareRvmStages({ ...geometry, stages }, CACHE_DIR)).toHaveLength(stages);
+    const parts = prepareRvmStages({ ...geometry, stages }, CACHE_DIR).map((path) => onnx.ModelProto.decode(readFileSync(path)).graph!);
+    expect(parts).toHaveLength(stages);
+    const names = (values: onnx.IValueInfoProto[] | null | undefined) => (values ?? []).map((value) => value.name!);
+    parts.forEach((part, index) => {
+      const readLater = new Set(parts.slice(index + 1).flatMap((later) => names(later.input)));
+      const handedOn = names(part.output).filter((name) => !/^(pha|r\do)$/.test(name));
+      expect(handedOn.filter((name) => !readLater.has(name))).toEqual([]);
+    });
+    expect(parts.slice(1).some((part) => names(part.input).includes('image_nchw'))).toBe(false);
     const [whole, pipelined] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, stages }, CACHE_DIR)]);
     const expected: Float32Array[][] = [];
     for (const frames of clips) {

@@ -4,7 +4,7 @@
 import * as ort from 'onnxruntime-node';
 import { onnx } from 'onnx-proto';
 import { OnnxGraphBuilder } from '../../../src/engine/models/onnx/graph-builder';
-import { pruneOutputs } from '../../../src/engine/models/onnx/output-pruning';
+import { pruneHandOffs, pruneOutputs } from '../../../src/engine/models/onnx/output-pruning';
 
 const { FLOAT } = onnx.TensorProto.DataType;
 const [IN, HEIGHT, WIDTH] = [5, 4, 6];
@@ -71,5 +71,38 @@ describe('pruneOutputs', () => {
     const untouched = pruned(colourAndAlpha(), ['nothing by that name']);
     expect(untouched.removed).toBe(0);
     expect(untouched.model.graph!.node!.map((node) => node.opType)).toEqual(['Conv', 'Split', 'Relu', 'Sigmoid']);
+  });
+});
+
+describe('pruneHandOffs', () => {
+  const tensor = (name: string) => ({ name, elemType: FLOAT, shape: [1, IN] });
+  /** a chain of two parts: the first hands on `kept` and `image`; the second reads both, and `state` */
+  function chain(): onnx.ModelProto[] {
+    const first = new OnnxGraphBuilder();
+    first.addNode('Relu', ['x'], 'kept');
+    first.addNode('Neg', ['x'], 'image');
+    const second = new OnnxGraphBuilder();
+    second.addNode('Add', ['kept', 'state'], 'state_out');
+    second.addNode('Mul', ['image', 'state'], 'colour');
+    return [
+      first.build({ inputs: [tensor('x')], outputs: [tensor('kept'), tensor('image')], opset: 17, graphName: 'first' }),
+      second.build({ inputs: [tensor('kept'), tensor('image'), tensor('state')], outputs: [tensor('state_out'), tensor('colour')], opset: 17, graphName: 'second' }),
+    ].map((bytes) => onnx.ModelProto.decode(bytes));
+  }
+  const names = (values: onnx.IValueInfoProto[] | null | undefined) => (values ?? []).map((value) => value.name);
+
+  it('once the last part no longer reads a tensor, the part before stops computing and handing it on; the outputs it is told to keep stay', () => {
+    const parts = chain();
+    pruneOutputs(parts[1], ['colour']);
+    pruneHandOffs(parts, (name) => name === 'state_out');
+    expect([names(parts[1].graph!.input), names(parts[1].graph!.output)]).toEqual([['kept', 'state'], ['state_out']]);
+    expect([names(parts[0].graph!.output), parts[0].graph!.node!.map((node) => node.opType)]).toEqual([['kept'], ['Relu']]);
+  });
+
+  it('changes nothing where every tensor handed on is read', () => {
+    const parts = chain();
+    pruneHandOffs(parts, (name) => ['state_out', 'colour'].includes(name));
+    expect(names(parts[0].graph!.output)).toEqual(['kept', 'image']);
+    expect(names(parts[1].graph!.input)).toEqual(['kept', 'image', 'state']);
   });
 });

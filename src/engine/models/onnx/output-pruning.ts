@@ -19,6 +19,23 @@ export function pruneOutputs(model: onnx.IModelProto, names: string[]): number {
   return before - graph.node!.length;
 }
 
+/**
+ * The parts of a model split into a chain (state-split.ts) once a later part has lost outputs
+ * (pruneOutputs): each part stops declaring the inputs its nodes no longer read, and stops computing
+ * and handing on what no later part reads, but the outputs `kept` names (a part's state outputs,
+ * which its own thread reads back). A part runs on the tensors handed to it and hands them on, so
+ * what a later part reads is what its graph inputs name. Changes the parts in place.
+ */
+export function pruneHandOffs(parts: onnx.IModelProto[], kept: (output: string) => boolean): void {
+  for (let index = parts.length - 1; index >= 0; index--) {
+    const graph = parts[index].graph!;
+    const readLater = new Set(parts.slice(index + 1).flatMap((part) => part.graph!.input!.map((input) => input.name!)));
+    pruneOutputs(parts[index], graph.output!.map((output) => output.name!).filter((name) => !kept(name) && !readLater.has(name)));
+    const read = new Set(graph.node!.flatMap((node) => node.input!));
+    graph.input = graph.input!.filter((input) => read.has(input.name!));
+  }
+}
+
 /** drops, until none is left, the nodes none of whose outputs is read by a node or the graph */
 function dropDeadNodes(graph: onnx.IGraphProto): void {
   for (;;) {
