@@ -105,13 +105,12 @@ export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): strin
   if (paths.every((path) => existsSync(path))) return paths;
   const wholeBytes = readFileSync(whole);
   const parts = splitAtStates(wholeBytes, groups);
-  if (geometry.foreground) parts.forEach((part, index) => writeAtomically(paths[index], part));
-  else withoutForegroundStages(wholeBytes, parts).forEach((part, index) => writeAtomically(paths[index], part));
+  (geometry.foreground ? parts : withoutForegroundStages(wholeBytes, parts)).forEach((part, index) => writeAtomically(paths[index], part));
   return paths;
 }
 
 /**
- * The stages of a model split with `fgr`, the last without it (withoutForeground), and the stages
+ * The stages of a model split with `fgr`, the last without it (as withoutForeground), and the stages
  * before it no longer handing on what only `fgr` read: at a ratio of 1 the image itself (3 floats a
  * pixel, 2.8 MB a frame at 640x360 of the stateless stage's 17 MB), which the last stage read only
  * for the colour. Every tensor handed on is copied out of onnxruntime into fresh memory, zeroed
@@ -119,7 +118,8 @@ export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): strin
  */
 function withoutForegroundStages(wholeBytes: Uint8Array, parts: Uint8Array[]): Uint8Array[] {
   const modelOutputs = new Set(onnx.ModelProto.decode(wholeBytes).graph!.output!.map((output) => output.name!));
-  const models = parts.map((part, index) => onnx.ModelProto.decode(index === parts.length - 1 ? withoutForeground(part) : part));
+  const models = parts.map((part) => onnx.ModelProto.decode(part));
+  pruneOutputs(models[models.length - 1], ['fgr']);
   pruneHandOffs(models, (name) => modelOutputs.has(name));
   return models.map((model) => onnx.ModelProto.encode(model).finish());
 }
