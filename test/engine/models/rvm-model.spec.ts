@@ -126,6 +126,8 @@ describe('RVM pipelined: the encoder and the recurrent decoder (in one stage or 
       const readLater = new Set(parts.slice(index + 1).flatMap((later) => names(later.input)));
       const handedOn = names(part.output).filter((name) => !/^(pha|r\do)$/.test(name));
       expect(handedOn.filter((name) => !readLater.has(name))).toEqual([]);
+      const read = new Set(part.node!.flatMap((node) => node.input!));
+      expect(names(part.input).filter((name) => !read.has(name))).toEqual([]);
     });
     expect(parts.slice(1).some((part) => names(part.input).includes('image_nchw'))).toBe(false);
     const [whole, pipelined] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, stages }, CACHE_DIR)]);

@@ -9,7 +9,7 @@ import { pruneHandOffs, pruneOutputs } from '../onnx/output-pruning';
 import { splitAtStates } from '../onnx/state-split';
 import { quantizeRvm, rvmPrecision } from './rvm-int8';
 import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
-import { RVM_STATE_INPUTS } from './rvm-worker-protocol';
+import { RVM_STATE_INPUTS, stateOutputOf } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
 const CONVERTER_REVISION = 3;
@@ -103,11 +103,13 @@ export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): strin
   const decoders = groups.slice(0, -1).map((_, index) => at(`recurrent${index + 1}`));
   const paths = [at('stateless'), ...decoders, at('recurrent')];
   if (paths.every((path) => existsSync(path))) return paths;
-  const wholeBytes = readFileSync(whole);
-  const parts = splitAtStates(wholeBytes, groups);
-  (geometry.foreground ? parts : withoutForegroundStages(wholeBytes, parts)).forEach((part, index) => writeAtomically(paths[index], part));
+  const parts = splitAtStates(readFileSync(whole), groups);
+  (geometry.foreground ? parts : withoutForegroundStages(parts)).forEach((part, index) => writeAtomically(paths[index], part));
   return paths;
 }
+
+/** what the stages' threads read back or answer with, never pruned: the alpha and the next state */
+const KEPT_OUTPUTS = new Set(['pha', ...RVM_STATE_INPUTS.map(stateOutputOf)]);
 
 /**
  * The stages of a model split with `fgr`, the last without it (as withoutForeground), and the stages
@@ -116,11 +118,10 @@ export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): strin
  * for the colour. Every tensor handed on is copied out of onnxruntime into fresh memory, zeroed
  * first (onnxruntime-node's outputs), and crosses to the next thread.
  */
-function withoutForegroundStages(wholeBytes: Uint8Array, parts: Uint8Array[]): Uint8Array[] {
-  const modelOutputs = new Set(onnx.ModelProto.decode(wholeBytes).graph!.output!.map((output) => output.name!));
+function withoutForegroundStages(parts: Uint8Array[]): Uint8Array[] {
   const models = parts.map((part) => onnx.ModelProto.decode(part));
   pruneOutputs(models[models.length - 1], ['fgr']);
-  pruneHandOffs(models, (name) => modelOutputs.has(name));
+  pruneHandOffs(models, (name) => KEPT_OUTPUTS.has(name));
   return models.map((model) => onnx.ModelProto.encode(model).finish());
 }
 
