@@ -56,14 +56,19 @@ function childrenByScan(): Map<number, number[]> {
   return children;
 }
 
+/** the children of any process: from the kernel's children lists where it keeps them, else from one scan of /proc */
+function childrenLookup(): (pid: number) => number[] {
+  const scanned = existsSync(`/proc/${process.pid}/task/${process.pid}/children`) ? undefined : childrenByScan();
+  return (pid) => (scanned ? (scanned.get(pid) ?? []) : childrenOf(pid));
+}
+
 /**
  * The processes under `root`, from the children lists of the tree's threads where the kernel
  * keeps them: the sampler runs on the engine's thread every 100 ms, and a scan of every
  * process's stat file took about 3 ms a sample (1.5% of `human`'s CPU time in bench:matting).
  */
 export function descendantsOf(root: number): number[] {
-  const scanned = existsSync(`/proc/${process.pid}/task/${process.pid}/children`) ? undefined : childrenByScan();
-  const childrenOfAny = (pid: number): number[] => (scanned ? (scanned.get(pid) ?? []) : childrenOf(pid));
+  const childrenOfAny = childrenLookup();
   const found: number[] = [];
   const pending = childrenOfAny(root);
   while (pending.length) {
@@ -158,17 +163,23 @@ function clockTicks(): number {
 }
 
 /**
- * CPU milliseconds (user + system) used so far by this process (all its threads) plus its
- * children that have exited and been waited for (ffmpeg runs, once finished); undefined where
- * /proc is missing. Differences of two readings give a run's CPU time, to 10 ms.
+ * CPU milliseconds (user + system) used so far by this process (all its threads), its children
+ * that have exited and been waited for, and its live children with theirs: the spawner
+ * (src/engine/media/spawner.ts), which starts ffmpeg and waits for it, so finished ffmpeg runs count
+ * there. Undefined where /proc is missing. Differences of two readings give a run's CPU time, to 10 ms.
  */
 export function cpuTimeMs(): number | undefined {
   const fields = statFields('self');
   if (!fields) return undefined;
-  // fields[13] and fields[14] are cutime and cstime (stat fields 16 and 17), in clock ticks
-  const childrenMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / clockTicks();
+  // fields[11] to [14] are utime, stime, cutime and cstime (stat fields 14 to 17), in clock ticks
+  const ticks = (stat: string[]) => Number(stat[11]) + Number(stat[12]) + Number(stat[13]) + Number(stat[14]);
+  const children = childrenLookup()(process.pid).reduce((sum, pid) => {
+    const stat = statFields(pid);
+    return sum + (stat ? ticks(stat) : 0);
+  }, 0);
+  const exitedChildrenMs = ((Number(fields[13]) + Number(fields[14])) * 1000) / clockTicks();
   const self = process.cpuUsage();
-  return (self.user + self.system) / 1000 + childrenMs;
+  return (self.user + self.system) / 1000 + exitedChildrenMs + (children * 1000) / clockTicks();
 }
 
 /** Runs `run` and returns its result with the CPU time it took (see cpuTimeMs; undefined without /proc). */

@@ -2,9 +2,10 @@
  * The thin process runner: it executes argument lists built elsewhere (by pure functions) and
  * reports how the process ended. It never decides what to run.
  */
-import { ChildProcess, spawn, StdioOptions } from 'node:child_process';
-import { getPriority, setPriority } from 'node:os';
-import { Readable, Writable } from 'node:stream';
+import { Socket } from 'node:net';
+import { getPriority } from 'node:os';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import { spawner } from './spawner';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
 
@@ -19,15 +20,6 @@ const STDERR_TAIL_BYTES = 8 * 1024;
  * +10: 1.09 at 640x360, 1.15 at 1280x720; +2: 1.09 and 1.07. `human`'s speed is the same at both.
  */
 const NICENESS_ABOVE_ENGINE = 2;
-
-function runBelowEngine(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    setPriority(pid, Math.min(19, getPriority() + NICENESS_ABOVE_ENGINE));
-  } catch {
-    // not permitted here: the child keeps the engine's priority
-  }
-}
 
 export class MediaProcessError extends Error {
   constructor(
@@ -49,36 +41,68 @@ export interface MediaProcessOptions {
   signal?: AbortSignal;
 }
 
-/** A running ffmpeg/ffprobe. `exited` resolves on exit code 0 and rejects otherwise. */
+/**
+ * A running ffmpeg/ffprobe, started through the spawner (spawner.ts). Its pipes are usable at
+ * once: what is written before the spawner hands them over waits, and stdout starts when they come.
+ * `exited` resolves on exit code 0 once stdout and stderr are read to their end, and rejects otherwise.
+ */
 export class MediaProcess {
   readonly exited: Promise<void>;
-  private readonly child: ChildProcess;
+  /** the child's pid once it runs */
+  readonly started: Promise<number>;
+  private childPid: number | undefined;
   private stderrTail = '';
   private killed = false;
+  private readonly stdoutPipe: PassThrough | undefined;
+  private readonly inputPipes: LateWritable[];
+  private readonly spawner = spawner();
+  private readonly id: number;
 
   constructor(
     readonly binary: string,
     readonly args: readonly string[],
     options: MediaProcessOptions = {},
   ) {
-    const stdio: StdioOptions = ['ignore', options.readStdout ? 'pipe' : 'ignore', 'pipe'];
-    for (let i = 0; i < (options.extraInputPipes ?? 0); i++) stdio.push('pipe');
-    this.child = spawn(binary, args, { stdio });
-    runBelowEngine(this.child.pid);
-    this.child.stderr!.setEncoding('utf8');
-    this.child.stderr!.on('data', (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
-    });
-    // A child that exits early closes our ends of its pipes; the errors surface through `exited`.
-    for (const stream of this.child.stdio) stream?.on('error', () => undefined);
-
     const name = binary.split('/').pop() ?? binary;
-    this.exited = new Promise<void>((resolve, reject) => {
-      this.child.on('error', (error) => reject(new MediaProcessError(name, null, null, error.message)));
-      this.child.on('close', (code, signal) => {
-        if (code === 0) resolve();
-        else reject(new MediaProcessError(name, code, signal, this.killed ? 'killed' : this.stderrTail));
-      });
+    this.stdoutPipe = options.readStdout ? new PassThrough() : undefined;
+    this.inputPipes = Array.from({ length: options.extraInputPipes ?? 0 }, () => new LateWritable());
+    // A child that exits early closes our ends of its pipes; the errors surface through `exited`.
+    for (const pipe of [this.stdoutPipe, ...this.inputPipes]) pipe?.on('error', () => undefined);
+    /** stdout and stderr read to their end */
+    const outputsRead: Promise<void>[] = [];
+    if (this.stdoutPipe) outputsRead.push(closed(this.stdoutPipe));
+
+    let onStarted: (pid: number) => void = () => undefined;
+    let onEnd: (outcome: { code: number | null; signal: NodeJS.Signals | null } | { failure: string }) => void = () => undefined;
+    this.started = new Promise<number>((resolve) => (onStarted = resolve));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { failure: string }>((resolve) => (onEnd = resolve));
+    this.id = this.spawner.start(
+      { binary, args, readStdout: options.readStdout ?? false, extraInputPipes: this.inputPipes.length, niceness: Math.min(19, getPriority() + NICENESS_ABOVE_ENGINE) },
+      {
+        started: (pid) => {
+          this.childPid = pid;
+          onStarted(pid);
+        },
+        pipe: (fd, socket) => {
+          socket.on('error', () => undefined);
+          if (fd === 1) this.readStdout(socket);
+          else if (fd === 2) this.collectStderr(socket, outputsRead);
+          else this.inputPipes[fd - 3]?.attach(socket);
+        },
+        exited: (code, signal) => onEnd({ code, signal }),
+        failed: (failure) => onEnd({ failure }),
+      },
+    );
+
+    this.exited = ended.then(async (outcome) => {
+      // a pipe never handed over (the child failed to start) is closed, so no writer waits on it
+      for (const pipe of this.inputPipes) pipe.abandon();
+      if ('failure' in outcome) {
+        this.stdoutPipe?.end();
+        throw new MediaProcessError(name, null, null, outcome.failure);
+      }
+      await Promise.all(outputsRead);
+      if (outcome.code !== 0) throw new MediaProcessError(name, outcome.code, outcome.signal, this.killed ? 'killed' : this.stderrTail);
     });
     this.exited.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
 
@@ -89,30 +113,89 @@ export class MediaProcess {
     }
   }
 
+  kill(): void {
+    if (this.killed) return;
+    this.killed = true;
+    this.spawner.kill(this.id);
+  }
+
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.childPid;
   }
 
   get stdout(): Readable {
-    if (!this.child.stdout) throw new Error('stdout was not requested as a pipe');
-    return this.child.stdout;
+    if (!this.stdoutPipe) throw new Error('stdout was not requested as a pipe');
+    return this.stdoutPipe;
   }
 
   /** the writable end of extra pipe `fd` (3 for ffmpeg's `pipe:3`) */
   inputPipe(fd: number): Writable {
-    const stream = this.child.stdio[fd];
-    if (!stream || !(stream instanceof Writable)) throw new Error(`no input pipe on fd ${fd}`);
-    return stream;
+    const pipe = this.inputPipes[fd - 3];
+    if (!pipe) throw new Error(`no input pipe on fd ${fd}`);
+    return pipe;
   }
 
   get stderr(): string {
     return this.stderrTail;
   }
 
-  kill(): void {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.killed = true;
-    this.child.kill('SIGKILL');
+  private readStdout(socket: Socket): void {
+    const stdout = this.stdoutPipe!;
+    socket.pipe(stdout);
+    // a pipe that fails ends without its end-of-file: the reader still sees the end
+    socket.once('close', () => stdout.writableEnded || stdout.end());
+  }
+
+  private collectStderr(socket: Socket, outputsRead: Promise<void>[]): void {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+    });
+    outputsRead.push(closed(socket));
+  }
+}
+
+function closed(stream: Readable | Socket): Promise<void> {
+  return new Promise<void>((resolve) => stream.once('close', () => resolve()));
+}
+
+/**
+ * The engine's end of an input pipe, writable before the spawner hands the pipe over: each write
+ * waits for it, and then goes straight to it (its callback once the pipe took the bytes). The
+ * pipe's errors and closing are this stream's.
+ */
+class LateWritable extends Writable {
+  private socket: Socket | undefined;
+  private whenAttached: (() => void)[] = [];
+
+  attach(socket: Socket): void {
+    this.socket = socket;
+    socket.on('error', (error) => this.destroy(error));
+    socket.on('close', () => this.destroy());
+    for (const run of this.whenAttached.splice(0)) run();
+  }
+
+  /** the pipe will not come: the stream closes */
+  abandon(): void {
+    if (!this.socket) this.destroy();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.onceAttached(() => this.socket!.write(chunk, done));
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.onceAttached(() => this.socket!.end(() => done()));
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    this.socket?.destroy();
+    done(error);
+  }
+
+  private onceAttached(run: () => void): void {
+    if (this.socket) run();
+    else this.whenAttached.push(run);
   }
 }
 
