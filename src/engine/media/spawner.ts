@@ -5,7 +5,7 @@
  * faults again on each page it writes. The engine's process holds the models (hundreds of MB) and
  * RVM's threads write their working memory on every frame: on a 2-core AMD EPYC VM (3 December
  * 2026), one start of `ffmpeg -version` beside a 13-frame `human` session took the session's CPU
- * from 1.5 to 3.3 s (about 92,000 more page faults) and `light`'s from 0.5 to 1.0 s; a job starts
+ * from 1.5 to 3.3 s (about 90,000 more page faults) and `light`'s from 0.35 to 0.75 s; a job starts
  * four (ffprobe, the first frame, the decoder, the encoder). The spawner is small and idle, so its
  * forks cost little; it hands the engine the children's pipes (over the IPC channel, as sockets),
  * so frames flow between ffmpeg and the engine directly, as before.
