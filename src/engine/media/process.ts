@@ -48,14 +48,15 @@ export interface MediaProcessOptions {
  */
 export class MediaProcess {
   readonly exited: Promise<void>;
-  /** the child's pid once it runs */
+  /** the child's pid once it runs (rejects where it could not be started) */
   readonly started: Promise<number>;
   private childPid: number | undefined;
   private stderrTail = '';
   private killed = false;
   private readonly stdoutPipe: PassThrough | undefined;
   private readonly inputPipes: LateWritable[];
-  private readonly spawner = spawner();
+  /** the spawner that started the child, which kills it too */
+  private readonly launcher = spawner();
   private readonly id: number;
 
   constructor(
@@ -73,10 +74,12 @@ export class MediaProcess {
     if (this.stdoutPipe) outputsRead.push(closed(this.stdoutPipe));
 
     let onStarted: (pid: number) => void = () => undefined;
+    let onNotStarted: (error: Error) => void = () => undefined;
     let onEnd: (outcome: { code: number | null; signal: NodeJS.Signals | null } | { failure: string }) => void = () => undefined;
-    this.started = new Promise<number>((resolve) => (onStarted = resolve));
+    this.started = new Promise<number>((resolve, reject) => ((onStarted = resolve), (onNotStarted = reject)));
+    this.started.catch(() => undefined); // the failure is `exited`'s to report
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null } | { failure: string }>((resolve) => (onEnd = resolve));
-    this.id = this.spawner.start(
+    this.id = this.launcher.start(
       { binary, args, readStdout: options.readStdout ?? false, extraInputPipes: this.inputPipes.length, niceness: Math.min(19, getPriority() + NICENESS_ABOVE_ENGINE) },
       {
         started: (pid) => {
@@ -98,8 +101,10 @@ export class MediaProcess {
       // a pipe never handed over (the child failed to start) is closed, so no writer waits on it
       for (const pipe of this.inputPipes) pipe.abandon();
       if ('failure' in outcome) {
+        const failure = new MediaProcessError(name, null, null, outcome.failure);
+        onNotStarted(failure);
         this.stdoutPipe?.end();
-        throw new MediaProcessError(name, null, null, outcome.failure);
+        throw failure;
       }
       await Promise.all(outputsRead);
       if (outcome.code !== 0) throw new MediaProcessError(name, outcome.code, outcome.signal, this.killed ? 'killed' : this.stderrTail);
@@ -116,7 +121,7 @@ export class MediaProcess {
   kill(): void {
     if (this.killed) return;
     this.killed = true;
-    this.spawner.kill(this.id);
+    this.launcher.kill(this.id);
   }
 
   get pid(): number | undefined {

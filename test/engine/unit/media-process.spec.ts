@@ -89,6 +89,7 @@ describe('MediaProcess', () => {
   it('rejects when the binary cannot be started', async () => {
     const child = new MediaProcess('/nonexistent/ffmpeg', ['-version'], { readStdout: true, extraInputPipes: 1 });
     await expect(child.exited).rejects.toBeInstanceOf(MediaProcessError);
+    await expect(child.started).rejects.toBeInstanceOf(MediaProcessError);
     // nothing waits on a pipe that never came
     await expect(new Promise((resolve, reject) => child.inputPipe(3).write('x', (error) => (error ? resolve(error) : reject(new Error('written')))))).resolves.toBeDefined();
   });
