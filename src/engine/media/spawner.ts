@@ -15,7 +15,10 @@ import { Socket } from 'node:net';
 import { nodeEntryArgs } from '../runner/child-launcher';
 import { SpawnerReply, SpawnerRequest } from './spawner-protocol';
 
-/** a spawner with no child running is let go after this long (the next start opens another) */
+/**
+ * A spawner with no child running is let go after this long (the next start opens another), but in
+ * a process that keeps it (keepSpawner): there the next start would fork that process again.
+ */
 const IDLE_MS = 30_000;
 
 /** what becomes of one child, in this order: started, its pipes, exited (or failed instead) */
@@ -80,7 +83,7 @@ class Spawner {
     this.children.delete(id);
     if (this.children.size === 0) {
       this.process.channel?.unref();
-      this.idleTimer = setTimeout(() => this.letGo(), IDLE_MS).unref();
+      if (!keptWhileIdle) this.idleTimer = setTimeout(() => this.letGo(), IDLE_MS).unref();
     }
     report();
   }
@@ -108,8 +111,20 @@ class Spawner {
 }
 
 let current: Spawner | undefined;
+/** whether this process keeps its spawner while idle (keepSpawner) */
+let keptWhileIdle = false;
 
 /** this process's spawner, started on first use and again after it exits */
 export function spawner(): { start: Spawner['start']; kill: Spawner['kill'] } {
   return (current ??= new Spawner());
+}
+
+/**
+ * Starts this process's spawner now and keeps it while idle: for a long-lived engine process, at its
+ * start, while it is small (before any model loads), so that the spawner's own fork is cheap and no
+ * job after an idle spell pays for another of the grown process.
+ */
+export function keepSpawner(): void {
+  keptWhileIdle = true;
+  spawner();
 }

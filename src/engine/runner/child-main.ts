@@ -6,6 +6,7 @@
 import { runEngine } from '../engine';
 import { EngineError, EngineProgress, ModelName, SegmentationModel } from '../types';
 import { useMediaBinaries } from '../media/binaries';
+import { keepSpawner } from '../media/spawner';
 import { ChildConfig, ChildMessage, ParentMessage } from './messages';
 
 type LoadModel = (name: ModelName, options: { cacheDir: string }) => Promise<SegmentationModel>;
@@ -14,6 +15,7 @@ const PROGRESS_INTERVAL_MS = 100;
 
 const config = JSON.parse(process.argv[process.argv.length - 1]) as ChildConfig;
 useMediaBinaries(config.binaries ?? {});
+keepSpawner();
 const models = new Map<ModelName, Promise<SegmentationModel>>();
 const running = new Map<number, AbortController>();
 

@@ -1,8 +1,10 @@
-import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ffmpegPath, ffprobePath, useMediaBinaries } from '../../../src/engine/media/binaries';
+import { launchEngineChild } from '../../../src/engine/runner/child-launcher';
 import { EngineProcessPool } from '../../../src/engine/runner/engine-process-pool';
 import { EngineError, EngineProgress, EngineRequest } from '../../../src/engine/types';
 import { MEDIA } from '../support/media';
@@ -33,6 +35,23 @@ describe('EngineProcessPool', () => {
     background: { type: 'transparent' },
     previewDuration: 0.5,
     ...overrides,
+  });
+
+  /** the processes `pid` started, from /proc */
+  function childrenOf(pid: number): number[] {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  }
+
+  it('an engine child starts its spawner at start-up, before any job, while it is still small', async () => {
+    const child = launchEngineChild({ cacheDir: dir, modelModule: join(__dirname, '..', 'support', 'fake-model-module.ts') });
+    try {
+      await once(child, 'message'); // ready
+      const spawners = childrenOf(child.pid!).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('spawner-main'));
+      expect(spawners).toHaveLength(1);
+    } finally {
+      child.disconnect();
+      await once(child, 'exit');
+    }
   });
 
   it('runs jobs in child processes, concurrently, and reports progress', async () => {
