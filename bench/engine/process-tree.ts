@@ -17,7 +17,7 @@ function statFields(pid: number | string): string[] | undefined {
   }
 }
 
-function parentOf(pid: number): number | undefined {
+export function parentOf(pid: number): number | undefined {
   const fields = statFields(pid);
   return fields ? Number(fields[1]) : undefined;
 }
@@ -31,7 +31,7 @@ function residentBytes(pid: number): number {
 }
 
 /** the children of `pid`, from /proc/<pid>/task/<tid>/children (none once it has exited) */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
       readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ffmpegPath, ffprobePath, useMediaBinaries } from '../../../src/engine/media/binaries';
+import { childrenOf } from '../../../bench/engine/process-tree';
 import { launchEngineChild } from '../../../src/engine/runner/child-launcher';
 import { EngineProcessPool } from '../../../src/engine/runner/engine-process-pool';
 import { EngineError, EngineProgress, EngineRequest } from '../../../src/engine/types';
@@ -36,11 +37,6 @@ describe('EngineProcessPool', () => {
     previewDuration: 0.5,
     ...overrides,
   });
-
-  /** the processes `pid` started, from /proc */
-  function childrenOf(pid: number): number[] {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  }
 
   it('an engine child starts its spawner at start-up, before any job, while it is still small', async () => {
     const child = launchEngineChild({ cacheDir: dir, modelModule: join(__dirname, '..', 'support', 'fake-model-module.ts') });

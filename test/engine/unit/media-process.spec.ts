@@ -3,16 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
+import { parentOf } from '../../../bench/engine/process-tree';
 import { MediaProcess, MediaProcessError, runToCompletion } from '../../../src/engine/media/process';
 import { nodeEntryArgs } from '../../../src/engine/runner/child-launcher';
 
 const SH = '/bin/sh';
-
-/** the parent pid of `pid`, from /proc */
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
 
 function isRunning(pid: number): boolean {
   try {
@@ -51,7 +46,7 @@ describe('MediaProcess', () => {
   it('is started by the spawner process, not by this one (a fork of a large process costs every thread its pages again)', async () => {
     const child = new MediaProcess('/bin/sleep', ['5']);
     try {
-      const spawnerPid = parentOf(await child.started);
+      const spawnerPid = parentOf(await child.started)!;
       expect(spawnerPid).not.toBe(process.pid);
       expect(parentOf(spawnerPid)).toBe(process.pid);
       expect(readFileSync(`/proc/${spawnerPid}/cmdline`, 'utf8')).toMatch(/spawner-main\.(js|ts)/);
@@ -112,7 +107,7 @@ describe('MediaProcess', () => {
     const host = spawn(process.execPath, nodeEntryArgs(join(__dirname, 'support'), 'media-process-host'), { stdio: ['ignore', 'pipe', 'inherit'] });
     const line = await new Promise<string>((resolve) => host.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     const sleep = (JSON.parse(line) as { sleep: number }).sleep;
-    const spawnerPid = parentOf(sleep);
+    const spawnerPid = parentOf(sleep)!;
     host.kill('SIGKILL');
     expect(await until(() => !isRunning(sleep) && !isRunning(spawnerPid), 5000)).toBe(true);
   });
