@@ -12,14 +12,18 @@ const [IN, OUT, HEIGHT, WIDTH] = [3, 4, 5, 7];
 const everywhere = () => true;
 
 /** x [1, IN, H, W] -> 2x bilinear upsampling -> 3x3 convolution with bias -> y [1, OUT, 2H, 2W]; `extra` may read the upsampled tensor too */
-function upsampledConv(options: { scale?: number; strides?: number[]; extraReader?: boolean } = {}): Uint8Array {
+function upsampledConv(options: { scale?: number; strides?: number[]; extraReader?: boolean; convAfter?: boolean } = {}): Uint8Array {
   const graph = new OnnxGraphBuilder();
   const scale = options.scale ?? 2;
   const up = graph.addNode('Resize', ['x', '', graph.addFloatInitializer('scales', [4], Float32Array.of(1, 1, scale, scale))], 'up', { mode: 'linear', coordinate_transformation_mode: 'half_pixel' });
   const weights = graph.addFloatInitializer('w', [OUT, IN, 3, 3], Float32Array.from({ length: OUT * IN * 9 }, (_, i) => Math.sin(i * 1.3) / 3));
   const bias = graph.addFloatInitializer('b', [OUT], Float32Array.from({ length: OUT }, (_, i) => i / 10 - 0.1));
   const conv = graph.addNode('Conv', [up, weights, bias], 'conv', { kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: options.strides ?? [1, 1] });
-  graph.addNode('Relu', [conv], 'y');
+  if (options.convAfter) {
+    // a second convolution reads the first's output, put in place (RVM's output block)
+    const after = graph.addFloatInitializer('w_after', [OUT, OUT, 3, 3], Float32Array.from({ length: OUT * OUT * 9 }, (_, i) => Math.cos(i * 0.9) / 4));
+    graph.addNode('Sigmoid', [graph.addNode('Conv', [conv, after], 'after', { kernel_shape: [3, 3], pads: [1, 1, 1, 1] })], 'y');
+  } else graph.addNode('Relu', [conv], 'y');
   const outputs = [{ name: 'y', elemType: FLOAT, shape: [1, OUT, -1, -1] }];
   if (options.extraReader) {
     graph.addNode('Neg', [up], 'also');
@@ -101,5 +105,17 @@ describe('foldUpsampledConvs', () => {
     model.graph!.node = nodes.flatMap((node) => (node === first ? [toSpace] : steps.includes(node) ? [] : [node]));
     const withDepthToSpace = await outputOf(onnx.ModelProto.encode(model).finish());
     expect(Buffer.from(actual.buffer).equals(Buffer.from(withDepthToSpace.buffer))).toBe(true);
+  });
+
+  it('in int8, a second int8 convolution may read the phases put in place: the graph loads and keeps its values', async () => {
+    const { bytes } = folded(upsampledConv({ convAfter: true }));
+    const convs = quantizableConvs(onnx.ModelProto.decode(bytes), () => true);
+    expect(convs).toHaveLength(2);
+    const ranges = new Map<string, TensorRange>(convs.flatMap((conv) => [[conv.input, { min: -3, max: 3 }], [conv.output, { min: -6, max: 6 }]]));
+    const quantized = quantizeConvs(bytes, convs, ranges, 7);
+    const names = onnx.ModelProto.decode(quantized).graph!.node!.flatMap((node) => node.output!);
+    expect(new Set(names).size).toBe(names.length);
+    const [expected, actual] = [await outputOf(bytes), await outputOf(quantized)];
+    expect(Math.max(...expected.map((value, i) => Math.abs(value - actual[i])))).toBeLessThan(0.02);
   });
 });

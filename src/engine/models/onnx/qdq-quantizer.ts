@@ -227,9 +227,10 @@ function moveDepthToSpaceBeforeDequantize(nodes: onnx.INodeProto[], quantized: M
     const activation = node.opType === 'DepthToSpace' ? activations.get(node.input![0]) : undefined;
     if (activation === undefined) continue;
     const spaced = node.output![0];
+    // named apart from `${spaced}_quantized`, which an int8 convolution reading `spaced` quantises again (onnxruntime drops that pair)
     node.input = [activation.quantized];
-    node.output = [`${spaced}_quantized`];
-    added.push({ opType: 'DequantizeLinear', name: `${spaced}_dequantized_node`, input: [node.output[0], activation.scaleName, activation.zeroName], output: [spaced] });
+    node.output = [`${spaced}_spaced_quantized`];
+    added.push({ opType: 'DequantizeLinear', name: `${spaced}_spaced_dequantized_node`, input: [node.output[0], activation.scaleName, activation.zeroName], output: [spaced] });
   }
   const read = new Set([...nodes, ...added].flatMap((node) => node.input!));
   for (let i = added.length - 1; i >= 0; i--) {

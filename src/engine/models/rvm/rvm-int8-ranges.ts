@@ -36,6 +36,8 @@ export const RVM_INT8_RANGES: Record<string, [number, number]> = {
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/bottleneck_block/conv_gru/conv2d_50/BiasAdd:output': [-70.8731, 86.2036],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_23/Relu_part1:input': [-0.999983, 4.12659],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_23/Relu_part1:output': [-4.30325, 2.87453],
+  'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_24/Relu:input': [0.00000, 3.23459],
+  'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/output_block/sequential_19/re_lu_24/Relu:output': [0.00000, 11.6351],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/upsampling_block_1/conv_gru_2/conv2d_55/BiasAdd:input': [-1.00000, 8.50349],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/upsampling_block_1/conv_gru_2/conv2d_55/BiasAdd:output': [-28.1285, 28.4650],
   'Conv_StatefulPartitionedCall/matting_network_wrapper/StatefulPartitionedCall/recurrent_decoder/upsampling_block_1/conv_gru_2/conv2d_56/BiasAdd:input': [-0.999917, 8.50349],

@@ -16,7 +16,7 @@ const CONVERTER_REVISION = 3;
 /** bump when the split at the state changes */
 const SPLIT_REVISION = 3;
 /** bump when the int8 selection, the quantiser or the calibrated ranges change */
-const QUANTIZER_REVISION = 6;
+const QUANTIZER_REVISION = 7;
 /** bump when the pruning of the foreground colour changes */
 const ALPHA_ONLY_REVISION = 1;
 
