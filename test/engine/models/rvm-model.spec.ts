@@ -92,8 +92,10 @@ describe('RVM with its larger convolutions in int8', () => {
     const graph = onnx.ModelProto.decode(readFileSync(prepareRvmModel({ ...geometry, precision: 'int8' }, CACHE_DIR))).graph!;
     const quantized = graph.node!.filter((n) => n.opType === 'Conv' && n.input![1].endsWith('_dequantized'));
     // rvm-int8.ts: 28 convolutions with >= 16 outputs and >= 160 multiply-adds per output value, the
-    // ConvGRUs' included; the 16 -> 64 expansion (16 per value) and the squeeze-excitation stay fp32
-    expect(quantized).toHaveLength(28);
+    // ConvGRUs' included, and the output block's 3x3 on 16 channels (144 per value); the 16 -> 64
+    // expansion (16 per value) and the squeeze-excitation stay fp32
+    expect(quantized).toHaveLength(29);
+    expect(quantized.some((n) => /output_block\/sequential_19\/re_lu_24\//.test(n.name ?? ''))).toBe(true);
     expect(quantized.filter((n) => /conv_gru/.test(n.name ?? ''))).toHaveLength(8);
     expect(quantized.some((n) => /conv_bn_activation_3\/|squeeze_excitation/.test(n.name ?? ''))).toBe(false);
     const [float, int8] = await Promise.all([RvmMatter.open(geometry, CACHE_DIR), RvmMatter.open({ ...geometry, precision: 'int8' }, CACHE_DIR)]);
