@@ -11,7 +11,11 @@ const { FLOAT } = onnx.TensorProto.DataType;
 const [IN, OUT, HEIGHT, WIDTH] = [3, 4, 5, 7];
 const everywhere = () => true;
 
-/** x [1, IN, H, W] -> 2x bilinear upsampling -> 3x3 convolution with bias -> y [1, OUT, 2H, 2W]; `extra` may read the upsampled tensor too */
+/**
+ * x [1, IN, H, W] -> 2x bilinear upsampling -> 3x3 convolution with bias -> Relu -> y [1, OUT, 2H, 2W];
+ * `extraReader`: something else reads the upsampled tensor too; `convAfter`: a second 3x3 convolution
+ * and a Sigmoid in place of the Relu
+ */
 function upsampledConv(options: { scale?: number; strides?: number[]; extraReader?: boolean; convAfter?: boolean } = {}): Uint8Array {
   const graph = new OnnxGraphBuilder();
   const scale = options.scale ?? 2;
