@@ -126,7 +126,15 @@ export async function startWebhookReceiver() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     /** events announced under more than one delivery id: real duplicates (a retried id is not one) */
     duplicates: () => [...seen.values()].filter((ids) => ids.size > 1).length,
-    events: () => seen.size,
+    /**
+     * The events seen once `expected` have come or `timeoutMs` has passed: a job's last event is sent
+     * after its state is committed, so it may still be on its way when the database says done.
+     */
+    eventsBy: async (expected: number, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (seen.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      return seen.size;
+    },
     requests: () => requests,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
