@@ -28,6 +28,9 @@ import { probeStreams } from '../engine/support/media-tools';
 const FPS = 25;
 const SIZE = { width: 320, height: 180 };
 
+/** how long a test waits after an event for a duplicate of it to show up */
+const DUPLICATE_ROOM_MS = 1500;
+
 async function webhookReceiver() {
   const events: Array<{ job: string; event: string; id: string }> = [];
   const server = http.createServer((req, res) => {
@@ -39,7 +42,16 @@ async function webhookReceiver() {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  /**
+   * The events announced for `job`, once its `event` has come (sent from the outbox after the job's
+   * commit, so maybe after the job reads done) and then DUPLICATE_ROOM_MS more, for a duplicate to show
+   */
+  const eventsOnceCome = async (job: string, event: string) => {
+    await eventually(async () => (events.some((seen) => seen.job === job && seen.event === event) ? true : undefined), 30000, 100);
+    await new Promise((resolve) => setTimeout(resolve, DUPLICATE_ROOM_MS));
+    return events.filter((seen) => seen.job === job);
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, eventsOnceCome, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** The alpha of every frame at a small fixed size (VP9 alpha through libvpx; the truth's gray). */
@@ -132,8 +144,7 @@ describe.each([
     expect(rows.map((row) => row.kind)).toEqual(['charge', 'release', 'reserve']);
     expect(Number(rows[0].amount)).toBe(-job.credits_charged);
     expect(job.credits_charged).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // room for a duplicate to show up
-    const announced = hooks.events.filter((event) => event.job === id).map((event) => event.event).sort();
+    const announced = (await hooks.eventsOnceCome(id, 'job.completed')).map((event) => event.event).sort();
     expect(announced).toEqual([...new Set(announced)]);
     expect(announced).toContain('job.completed');
     expect(chunksLeft(id)).toEqual([]);
@@ -163,8 +174,7 @@ describe.each([
       expect(await finished(id)).toMatchObject({ status: 'failed', error_code: 'worker_failed' });
       expect(gateway.tasksOf(id).filter((task) => gateway.chunkIndexOf(task) === 1)).toHaveLength(2);
       expect((await ledger(id)).map((row) => row.kind).sort()).toEqual(['release', 'reserve']);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(hooks.events.filter((event) => event.job === id && event.event === 'job.failed')).toHaveLength(1);
+      expect((await hooks.eventsOnceCome(id, 'job.failed')).filter((event) => event.event === 'job.failed')).toHaveLength(1);
       await eventually(async () => (chunksLeft(id).length === 0 ? true : undefined), 15000, 200);
     } finally {
       gateway.failEveryAttemptOf(null);
