@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { Cluster, createJob, createKey, killHard, randomPort, startRedis, startWebhookReceiver, Tally, uploadClip, waitForAll, waitForStatus, withDeployment, withProcessOutput } from '../support/cluster';
+import { Cluster, createJob, createKey, killHard, randomPort, startRedis, Tally, uploadClip, waitForAll, waitForStatus, withDeployment, withProcessOutput } from '../support/cluster';
 import { startEmbeddedDatabase } from '../support/embedded-database';
+import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
@@ -11,8 +12,6 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * duplicate webhook events, read from the database and the receiver, and printed.
  */
 const report: Array<Tally & { name: string; duplicateWebhooks: number }> = [];
-
-type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 /** each job announces its start and its completion */
 const EVENTS_PER_JOB = 2;

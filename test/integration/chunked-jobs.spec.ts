@@ -7,9 +7,7 @@
  * and duration, audio in sync, no seam in the matte; the job charged once and announced once.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import * as http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
@@ -23,36 +21,11 @@ import { WorkerGateway } from '../../src/modules/worker-gateway/ports/worker-gat
 import { ChunkWatchingGateway } from '../support/chunk-watching-gateway';
 import { SHARED_MODEL_CACHE } from '../support/processes';
 import { eventually, MEDIA_DIR, startTestApp, swap, TestApp } from '../support/test-app';
+import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { probeStreams } from '../engine/support/media-tools';
 
 const FPS = 25;
 const SIZE = { width: 320, height: 180 };
-
-/** how long a test waits after an event for a duplicate of it to show up */
-const DUPLICATE_ROOM_MS = 1500;
-
-async function webhookReceiver() {
-  const events: Array<{ job: string; event: string; id: string }> = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      events.push({ job: (JSON.parse(body) as { data: { id: string } }).data.id, event: String(req.headers['x-webhook-event']), id: String(req.headers['webhook-id']) });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  /**
-   * The events announced for `job`, once its `event` has come (sent from the outbox after the job's
-   * commit, so maybe after the job reads done) and then DUPLICATE_ROOM_MS more, for a duplicate to show
-   */
-  const eventsOnceCome = async (job: string, event: string) => {
-    await eventually(async () => (events.some((seen) => seen.job === job && seen.event === event) ? true : undefined), 30000, 100);
-    await new Promise((resolve) => setTimeout(resolve, DUPLICATE_ROOM_MS));
-    return events.filter((seen) => seen.job === job);
-  };
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, eventsOnceCome, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 /** The alpha of every frame at a small fixed size (VP9 alpha through libvpx; the truth's gray). */
 async function mattes(file: string, vp9Alpha: boolean): Promise<Uint8Array[]> {
@@ -70,7 +43,7 @@ describe.each([
   let key: string;
   let videoUrl: string;
   let pool: EngineProcessPool;
-  let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
+  let hooks: WebhookReceiver;
   const work = mkdtempSync(path.join(tmpdir(), 'chunked-'));
   const clip = path.join(work, 'portrait-noise.mp4');
   const gateway = new ChunkWatchingGateway();
@@ -78,7 +51,7 @@ describe.each([
   beforeAll(async () => {
     // portrait-pan with a noise track: noise has one best alignment, so the audio offset is measurable
     await runToCompletion(ffmpegPath(), ['-v', 'error', '-i', path.join(MEDIA_DIR, 'portrait-pan.mp4'), '-f', 'lavfi', '-i', 'anoisesrc=d=4:c=pink:a=0.5', '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', '-shortest', '-y', clip]);
-    hooks = await webhookReceiver();
+    hooks = await startWebhookReceiver();
     t = await startTestApp(
       // the polls of five jobs, 4 a second with one key, would reach the default 120 requests a minute on a slow machine
       { ...backendEnv, CHUNK_SECONDS: '1', CHUNK_PREROLL_SECONDS: '0.5', CHUNK_ATTEMPTS: '2', WORKER_CONCURRENCY: '2', OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_SWEEP_INTERVAL_MS: '500', RATE_LIMIT_PER_MINUTE: '100000' },
@@ -144,7 +117,7 @@ describe.each([
     expect(rows.map((row) => row.kind)).toEqual(['charge', 'release', 'reserve']);
     expect(Number(rows[0].amount)).toBe(-job.credits_charged);
     expect(job.credits_charged).toBeGreaterThan(0);
-    const announced = (await hooks.eventsOnceCome(id, 'job.completed')).map((event) => event.event).sort();
+    const announced = (await hooks.deliveriesOnceCome(id, 'job.completed')).map((event) => event.event).sort();
     expect(announced).toEqual([...new Set(announced)]);
     expect(announced).toContain('job.completed');
     expect(chunksLeft(id)).toEqual([]);
@@ -174,7 +147,7 @@ describe.each([
       expect(await finished(id)).toMatchObject({ status: 'failed', error_code: 'worker_failed' });
       expect(gateway.tasksOf(id).filter((task) => gateway.chunkIndexOf(task) === 1)).toHaveLength(2);
       expect((await ledger(id)).map((row) => row.kind).sort()).toEqual(['release', 'reserve']);
-      expect((await hooks.eventsOnceCome(id, 'job.failed')).filter((event) => event.event === 'job.failed')).toHaveLength(1);
+      expect((await hooks.deliveriesOnceCome(id, 'job.failed')).filter((event) => event.event === 'job.failed')).toHaveLength(1);
       await eventually(async () => (chunksLeft(id).length === 0 ? true : undefined), 15000, 200);
     } finally {
       gateway.failEveryAttemptOf(null);

@@ -1,12 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import * as http from 'node:http';
-import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isNativeError } from 'node:util/types';
 import { Client } from 'pg';
 import { ADMIN_TOKEN, MEDIA_DIR } from './test-app';
+import { startWebhookReceiver, WebhookReceiver } from './webhook-receiver';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, SHARED_MODEL_CACHE, startProcess } from './processes';
 
 /** Every descendant of a process, deepest last (engine children and their ffmpeg included). */
@@ -106,40 +105,6 @@ export async function createJob(api: AppProcess, key: string, body: object): Pro
   return json.id;
 }
 
-/** A webhook receiver that answers 200 and remembers each delivery id per job and event. */
-export async function startWebhookReceiver() {
-  const seen = new Map<string, Set<string>>();
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      requests += 1;
-      const { data } = JSON.parse(body) as { data: { id: string } };
-      const slot = `${data.id} ${req.headers['x-webhook-event']}`;
-      seen.set(slot, (seen.get(slot) ?? new Set()).add(String(req.headers['webhook-id'])));
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    /** events announced under more than one delivery id: real duplicates (a retried id is not one) */
-    duplicates: () => [...seen.values()].filter((ids) => ids.size > 1).length,
-    /**
-     * The events seen once `expected` have come or `timeoutMs` has passed: a job's last event is sent
-     * after its state is committed, so it may still be on its way when the database says done.
-     */
-    eventsBy: async (expected: number, timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      while (seen.size < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      return seen.size;
-    },
-    requests: () => requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
 export interface Tally {
   jobs: number;
   completed: number;
@@ -229,7 +194,7 @@ export interface Deployment {
   cluster: Cluster;
   api: AppProcess;
   workers: AppProcess[];
-  receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  receiver: WebhookReceiver;
   key: string;
   videoUrl: string;
 }
