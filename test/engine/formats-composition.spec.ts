@@ -4,8 +4,7 @@
  * The kinds of input footage comes in: input-kinds.spec.ts.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { runEngine } from '../../src/engine/engine';
@@ -20,16 +19,11 @@ import {
   readZipEntries,
   rgbAt,
 } from './support/media-tools';
+import { temporaryDirectory } from '../support/temporary-directory';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'engine-formats-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-const run = formatRunner(() => dir);
-const { movingBox, expectAlphaFollowsContent } = alignmentChecks(() => dir, run);
+const dir = temporaryDirectory('engine-formats-');
+const run = formatRunner(dir);
+const { movingBox, expectAlphaFollowsContent } = alignmentChecks(dir, run);
 
 describe('composition and backgrounds', () => {
   it('places a scaled foreground at its anchor and offset on a transparent canvas', async () => {
@@ -47,7 +41,7 @@ describe('composition and backgrounds', () => {
   });
 
   it('covers the canvas with an image background (scaled, cropped, repeated on every frame)', async () => {
-    const imagePath = join(dir, 'blue.png');
+    const imagePath = join(dir(), 'blue.png');
     await sharp({ create: { width: 300, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } }).png().toFile(imagePath);
     const { result, outputPath } = await run('mp4', {
       background: { type: 'image', imagePath },
@@ -63,7 +57,7 @@ describe('composition and backgrounds', () => {
   });
 
   it('handles odd sizes: grown to even for H.264, kept for VP9', async () => {
-    const odd = join(dir, 'odd.mp4');
+    const odd = join(dir(), 'odd.mp4');
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=201x113:r=25:d=0.4', '-c:v', 'libx264', '-pix_fmt', 'yuv444p', '-y', odd]);
     const mp4 = await run('mp4', { inputPath: odd, previewDuration: undefined, background: { type: 'color', rgb: [255, 0, 0] } });
     expect([mp4.result.width, mp4.result.height, mp4.result.frames]).toEqual([202, 114, 10]);
@@ -94,10 +88,10 @@ describe('frame alignment', () => {
     const rgb = await ffmpeg(['-i', box, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
     const pixels = 160 * 96;
     const redError = async (edgeColour: 'estimated' | 'source'): Promise<number> => {
-      const outputPath = join(dir, `edge-${edgeColour}.zip`);
+      const outputPath = join(dir(), `edge-${edgeColour}.zip`);
       const fake = createFakeModel({ kind: 'luma', input: { width: 160, height: 96 }, framesInFlight: 3 });
       const request = { inputPath: box, outputPath, model: 'light' as const, outputFormat: 'png_sequence' as const, background: { type: 'color' as const, rgb: [0, 0, 255] as [number, number, number] } };
-      await runEngine(request, { loadModel: async () => fake, cacheDir: dir, workDir: dir, edgeColour });
+      await runEngine(request, { loadModel: async () => fake, cacheDir: dir(), workDir: dir(), edgeColour });
       let sum = 0;
       let count = 0;
       for (const [frame, png] of [...(await readZipEntries(outputPath)).values()].entries()) {
@@ -129,7 +123,7 @@ describe('frame alignment', () => {
 
   it('honours rotation metadata: output upright at the display size, mattes aligned', async () => {
     const upright = await movingBox('upright.mp4');
-    const rotated = join(dir, 'rotated.mp4');
+    const rotated = join(dir(), 'rotated.mp4');
     await ffmpeg(['-i', upright, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', '-y', rotated]);
     const { result } = await expectAlphaFollowsContent(rotated, 96, 160);
     expect([result.width, result.height]).toEqual([96, 160]);
@@ -140,39 +134,39 @@ describe('frame alignment', () => {
 describe('refusals and cancel', () => {
   it('input_too_long, from the probe, before any model is loaded', async () => {
     const loadModel = jest.fn();
-    const outputPath = join(dir, 'long.webm');
+    const outputPath = join(dir(), 'long.webm');
     await expect(
-      runEngine({ inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, maxDurationSeconds: 3 }, { loadModel, cacheDir: dir }),
+      runEngine({ inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, maxDurationSeconds: 3 }, { loadModel, cacheDir: dir() }),
     ).rejects.toMatchObject({ code: 'input_too_long' });
     expect(loadModel).not.toHaveBeenCalled();
     expect(existsSync(outputPath)).toBe(false);
   });
 
   it('input_invalid for bytes that are not a video, and for a truncated file', async () => {
-    const text = join(dir, 'text.mp4');
+    const text = join(dir(), 'text.mp4');
     await writeFile(text, 'not a video at all');
-    const truncated = join(dir, 'truncated.mp4');
+    const truncated = join(dir(), 'truncated.mp4');
     await writeFile(truncated, (await readFile(MEDIA.portraitPan)).subarray(0, 4096));
     for (const inputPath of [text, truncated]) {
       await expect(
-        runEngine({ inputPath, outputPath: join(dir, 'x.webm'), model: 'light', outputFormat: 'webm', background: { type: 'transparent' } }, { loadModel: jest.fn(), cacheDir: dir }),
+        runEngine({ inputPath, outputPath: join(dir(), 'x.webm'), model: 'light', outputFormat: 'webm', background: { type: 'transparent' } }, { loadModel: jest.fn(), cacheDir: dir() }),
       ).rejects.toMatchObject({ code: 'input_invalid' });
     }
   });
 
   it('cancel: aborting kills the pipeline and leaves no output', async () => {
     const controller = new AbortController();
-    const outputPath = join(dir, 'aborted.webm');
+    const outputPath = join(dir(), 'aborted.webm');
     const fake = createFakeModel({ kind: 'ellipse', delayMs: 20 });
     const run = runEngine(
       { inputPath: MEDIA.portraitPan, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' } },
-      { loadModel: async () => fake, cacheDir: dir },
+      { loadModel: async () => fake, cacheDir: dir() },
       (progress) => progress.framesDone === 3 && controller.abort(),
       controller.signal,
     );
     await expect(run).rejects.toMatchObject({ code: 'canceled' });
     expect(fake.sessions[0].framesSeen.length).toBeLessThan(10);
     expect(fake.sessions[0].closed).toBe(true);
-    expect((await readdir(dir)).filter((name) => name.includes('aborted'))).toEqual([]);
+    expect((await readdir(dir())).filter((name) => name.includes('aborted'))).toEqual([]);
   });
 });

@@ -4,22 +4,16 @@
  * output is that model's alone, progress never goes back, and nothing of the first try is left.
  * The real models' hand-over: light-e2e.spec.ts.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runEngine } from '../../src/engine/engine';
 import { EngineProgress, EngineRequest, ModelName } from '../../src/engine/types';
 import { createFakeModel, ellipseMatte, FakeModel } from './support/fake-model';
 import { MEDIA } from './support/media';
 import { decodeVideoRgba, ffmpeg } from './support/media-tools';
+import { temporaryDirectory } from '../support/temporary-directory';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'engine-hand-over-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = temporaryDirectory('engine-hand-over-');
 
 const SIZE = { width: 160, height: 90 };
 
@@ -32,7 +26,7 @@ function models(atFrame: number, onward?: ModelName): Record<'light' | 'original
 }
 
 async function run(name: string, fakes: Record<'light' | 'original', FakeModel>, request: Partial<EngineRequest> = {}) {
-  const outputPath = join(dir, `${name}.webm`);
+  const outputPath = join(dir(), `${name}.webm`);
   const loaded: ModelName[] = [];
   const progress: EngineProgress[] = [];
   const result = runEngine(
@@ -42,15 +36,15 @@ async function run(name: string, fakes: Record<'light' | 'original', FakeModel>,
         loaded.push(model);
         return fakes[model as 'light' | 'original'];
       },
-      cacheDir: dir,
-      workDir: dir,
+      cacheDir: dir(),
+      workDir: dir(),
     },
     (update) => progress.push(update),
   );
   return { result, outputPath, loaded, progress };
 }
 
-const leftovers = async (name: string) => (await readdir(dir)).filter((file) => file.includes(name) && file !== `${name}.webm`);
+const leftovers = async (name: string) => (await readdir(dir())).filter((file) => file.includes(name) && file !== `${name}.webm`);
 
 describe('a video handed to another model by its session', () => {
   it.each([
@@ -78,7 +72,7 @@ describe('a video handed to another model by its session', () => {
     expect(done).toEqual([...done].sort((a, b) => a - b));
     expect(done.at(-1)).toBe(25);
     expect(await leftovers(`handed-${atFrame}`)).toEqual([]);
-    expect((await readdir(dir)).filter((file) => file.startsWith('backdrop-engine-'))).toEqual([]);
+    expect((await readdir(dir())).filter((file) => file.startsWith('backdrop-engine-'))).toEqual([]);
   });
 
   it('hands over in a chunk\'s pre-roll as in its frames (the warm-up is not "bad input")', async () => {
@@ -99,7 +93,7 @@ describe('a video handed to another model by its session', () => {
     });
     /** 1 s of one colour, then 2 s of the other, at 25 fps */
     const twoScenes = async (name: string, first: string, then: string) => {
-      const path = join(dir, `${name}.mp4`);
+      const path = join(dir(), `${name}.mp4`);
       const scene = (colour: string, seconds: number) => ['-f', 'lavfi', '-i', `color=c=${colour}:s=160x90:r=25:d=${seconds}`];
       await ffmpeg(['-y', ...scene(first, 1), ...scene(then, 2), '-filter_complex', '[0:v][1:v]concat=n=2:v=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', path]);
       return path;
@@ -135,6 +129,6 @@ describe('a video handed to another model by its session', () => {
   it('refuses a second hand-over (model_unavailable) and leaves no output', async () => {
     const { result } = await run('twice', models(3, 'light'), { previewDuration: 1 });
     await expect(result).rejects.toMatchObject({ code: 'model_unavailable', message: 'model original handed the video on to light' });
-    expect((await readdir(dir)).filter((file) => file.includes('twice'))).toEqual([]);
+    expect((await readdir(dir())).filter((file) => file.includes('twice'))).toEqual([]);
   });
 });

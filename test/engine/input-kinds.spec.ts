@@ -5,26 +5,19 @@
  * at its display size, whole, from its moving track, deinterlaced, upright, tone-mapped, with the
  * mattes on their own frames.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { alignmentChecks, formatRunner } from './support/format-run';
 import { decodePngRgba, ffmpeg, probeStreams, readZipEntries } from './support/media-tools';
+import { temporaryDirectory } from '../support/temporary-directory';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'engine-input-kinds-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-const run = formatRunner(() => dir);
-const { movingBox, expectAlphaFollowsContent } = alignmentChecks(() => dir, run);
+const dir = temporaryDirectory('engine-input-kinds-');
+const run = formatRunner(dir);
+const { movingBox, expectAlphaFollowsContent } = alignmentChecks(dir, run);
 
 describe('footage as it comes', () => {
   it('writes non-square pixels at their display size in square ones, mattes aligned', async () => {
     // 160x96 squeezed into 120x96 pixels 4:3 wide, as HDV keeps 1920x1080 in 1440x1080
-    const path = join(dir, 'anamorphic.mp4');
+    const path = join(dir(), 'anamorphic.mp4');
     await ffmpeg(['-i', await movingBox('anamorphic-source.mp4'), '-vf', 'scale=120:96,setsar=4/3', '-c:v', 'libx264', '-pix_fmt', 'yuv444p', '-y', path]);
     expect((await probeStreams(path)).streams[0]).toMatchObject({ width: 120, height: 96, sample_aspect_ratio: '4:3' });
     const { result } = await expectAlphaFollowsContent(path, 160, 96);
@@ -35,7 +28,7 @@ describe('footage as it comes', () => {
 
   it("reads a browser's recording: a live WebM with no duration, measured from its packets", async () => {
     // MediaRecorder's WebM, as ffmpeg's live mode writes it: no duration, no index
-    const path = join(dir, 'recorded.webm');
+    const path = join(dir(), 'recorded.webm');
     await ffmpeg(['-i', await movingBox('recorded-source.mp4'), '-c:v', 'libvpx', '-b:v', '1M', '-live', '1', '-f', 'webm', '-y', path]);
     expect((await probeStreams(path)).format.duration).toBeUndefined();
     const { result } = await expectAlphaFollowsContent(path, 160, 96);
@@ -44,9 +37,9 @@ describe('footage as it comes', () => {
   });
 
   it('reads the moving track behind a one-picture thumbnail track stored first', async () => {
-    const thumbnail = join(dir, 'thumbnail.jpg');
+    const thumbnail = join(dir(), 'thumbnail.jpg');
     await ffmpeg(['-f', 'lavfi', '-i', 'color=red:s=64x48', '-frames:v', '1', '-y', thumbnail]);
-    const path = join(dir, 'with-thumbnail.mp4');
+    const path = join(dir(), 'with-thumbnail.mp4');
     await ffmpeg(['-i', thumbnail, '-i', await movingBox('thumbnail-source.mp4'), '-map', '0:v', '-map', '1:v', '-c', 'copy', '-y', path]);
     expect((await probeStreams(path)).streams.map((stream) => stream.codec_name)).toEqual(['mjpeg', 'h264']);
     const { result } = await expectAlphaFollowsContent(path, 160, 96);
@@ -55,7 +48,7 @@ describe('footage as it comes', () => {
 
   it('deinterlaces interlaced input: no combed edges in the output, mattes aligned', async () => {
     // a white box moving 4 px a field, 50 fields a second woven into 25 top-field-first frames
-    const path = join(dir, 'interlaced.mp4');
+    const path = join(dir(), 'interlaced.mp4');
     await ffmpeg([
       '-f', 'lavfi', '-i', 'color=black:s=160x96:r=50:d=1.2',
       '-f', 'lavfi', '-i', 'color=white:s=24x24:r=50:d=1.2',
@@ -76,14 +69,14 @@ describe('footage as it comes', () => {
   });
 
   it("reads a phone's footage: HEVC Main 10, HLG-tagged, in a QuickTime file turned a quarter", async () => {
-    const upright = join(dir, 'phone-upright.mov');
+    const upright = join(dir(), 'phone-upright.mov');
     await ffmpeg([
       '-i', await movingBox('phone-source.mp4'),
       '-c:v', 'libx265', '-pix_fmt', 'yuv420p10le', '-x265-params', 'log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc',
       '-color_primaries', 'bt2020', '-color_trc', 'arib-std-b67', '-colorspace', 'bt2020nc', '-y', upright,
     ]);
     // this ffmpeg writes the rotation only when it copies the stream
-    const path = join(dir, 'phone.mov');
+    const path = join(dir(), 'phone.mov');
     await ffmpeg(['-i', upright, '-c', 'copy', '-tag:v', 'hvc1', '-metadata:s:v:0', 'rotate=270', '-y', path]);
     expect((await probeStreams(path)).streams[0]).toMatchObject({ codec_name: 'hevc', pix_fmt: 'yuv420p10le', color_transfer: 'arib-std-b67' });
     const { result } = await expectAlphaFollowsContent(path, 96, 160);
@@ -98,7 +91,7 @@ describe('HDR input', () => {
    * Read as SDR they come out as PQ white 146, HLG white 189, red (134, 82, 55) and (169, 72, 38).
    */
   async function hdrPatches(transfer: 'smpte2084' | 'arib-std-b67'): Promise<string> {
-    const path = join(dir, `hdr-${transfer}.mp4`);
+    const path = join(dir(), `hdr-${transfer}.mp4`);
     const patch = (colour: string) => ['-f', 'lavfi', '-i', `color=c=${colour}:s=64x64:r=25:d=0.4,format=rgb24`];
     await ffmpeg([
       ...patch('white'), ...patch('0x404040'), ...patch('red'),

@@ -3,13 +3,13 @@
  * libvpx decoder (alpha exact to the encoder's loss), seeked into, walked element by element (a
  * finished file: sizes, duration, cues), and refused when they do not pair.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeSize, intElement, uintElement } from '../../src/engine/output/ebml';
 import { IvfFormatError, IvfReader, isVp9KeyFrame, parseIvfHeader } from '../../src/engine/output/ivf-reader';
 import { muxWebmWithAlpha } from '../../src/engine/output/webm-alpha-mux';
 import { ffmpeg, probeStreams } from './support/media-tools';
+import { temporaryDirectory } from '../support/temporary-directory';
 
 const WIDTH = 96;
 const HEIGHT = 64;
@@ -19,16 +19,10 @@ const VP9 = ['-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p', '-deadline', 'realtime
 /** A moving bright square on black: as colour, and (its luma) as alpha. */
 const SQUARE = `color=c=black:s=${WIDTH}x${HEIGHT}:r=10:d=${FRAMES / 10},format=yuv420p,geq=lum='255*between(X,4+2*N,35+2*N)*between(Y,8,39)':cb=128:cr=128`;
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'webm-alpha-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = temporaryDirectory('webm-alpha-');
 
 async function encodeIvf(name: string, filter: string, keyInterval: number, frames = FRAMES): Promise<string> {
-  const path = join(dir, name);
+  const path = join(dir(), name);
   await ffmpeg(['-f', 'lavfi', '-i', filter, '-frames:v', String(frames), ...VP9, '-g', String(keyInterval), '-keyint_min', String(keyInterval), '-f', 'ivf', '-y', path]);
   return path;
 }
@@ -70,7 +64,7 @@ describe('IVF reading', () => {
   it('refuses what is not IVF and reports a truncated frame', async () => {
     expect(() => parseIvfHeader(Buffer.from('RIFF....WEBPVP8 '.padEnd(32, '\0')))).toThrow(IvfFormatError);
     const whole = await readFile(await encodeIvf('whole.ivf', SQUARE, 5));
-    const truncatedPath = join(dir, 'truncated.ivf');
+    const truncatedPath = join(dir(), 'truncated.ivf');
     await writeFile(truncatedPath, whole.subarray(0, whole.length - 10));
     const reader = await IvfReader.open(truncatedPath);
     await expect((async () => {
@@ -107,7 +101,7 @@ describe('muxWebmWithAlpha', () => {
   it('joins colour and alpha into one VP9 track that ffmpeg decodes with its alpha, and that seeks', async () => {
     const color = await encodeIvf('color.ivf', `testsrc=s=${WIDTH}x${HEIGHT}:r=10`, 10);
     const alpha = await encodeIvf('alpha.ivf', SQUARE, 10);
-    const output = join(dir, 'joined.webm');
+    const output = join(dir(), 'joined.webm');
     expect(await muxWebmWithAlpha(color, alpha, output)).toEqual({ frames: FRAMES, keyFrames: 2 });
 
     const probe = await probeStreams(output);
@@ -133,7 +127,7 @@ describe('muxWebmWithAlpha', () => {
   it('writes a finished file: the Segment sized, the duration, and cues at each key frame that the SeekHead points to', async () => {
     const color = await encodeIvf('color-cues.ivf', `testsrc=s=${WIDTH}x${HEIGHT}:r=10`, 10);
     const alpha = await encodeIvf('alpha-cues.ivf', SQUARE, 10);
-    const output = join(dir, 'finished.webm');
+    const output = join(dir(), 'finished.webm');
     await muxWebmWithAlpha(color, alpha, output);
     const bytes = await readFile(output);
 
@@ -168,14 +162,14 @@ describe('muxWebmWithAlpha', () => {
   it('marks a key frame only where both streams have one', async () => {
     const color = await encodeIvf('color-5.ivf', `testsrc=s=${WIDTH}x${HEIGHT}:r=10`, 5);
     const alpha = await encodeIvf('alpha-10.ivf', SQUARE, 10);
-    expect(await muxWebmWithAlpha(color, alpha, join(dir, 'mixed.webm'))).toEqual({ frames: FRAMES, keyFrames: 2 });
+    expect(await muxWebmWithAlpha(color, alpha, join(dir(), 'mixed.webm'))).toEqual({ frames: FRAMES, keyFrames: 2 });
   });
 
   it('refuses streams that do not pair frame for frame or differ in size', async () => {
     const color = await encodeIvf('color-short.ivf', `testsrc=s=${WIDTH}x${HEIGHT}:r=10`, 10, FRAMES - 1);
     const alpha = await encodeIvf('alpha-full.ivf', SQUARE, 10);
-    await expect(muxWebmWithAlpha(color, alpha, join(dir, 'short.webm'))).rejects.toThrow(/differ in length/);
+    await expect(muxWebmWithAlpha(color, alpha, join(dir(), 'short.webm'))).rejects.toThrow(/differ in length/);
     const small = await encodeIvf('alpha-small.ivf', `color=c=white:s=64x64:r=10`, 10);
-    await expect(muxWebmWithAlpha(alpha, small, join(dir, 'sizes.webm'))).rejects.toThrow(/differ in size/);
+    await expect(muxWebmWithAlpha(alpha, small, join(dir(), 'sizes.webm'))).rejects.toThrow(/differ in size/);
   });
 });
