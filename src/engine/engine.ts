@@ -17,7 +17,18 @@ import { setGifFileDisposal } from './output/gif-disposal';
 import { partialOutputPath } from './output/partial-output';
 import { finishWebm } from './output/webm-output';
 import { zipFrames } from './output/zip-frames';
-import { buildEncodeArgs, buildGifAnalysisArgs, buildGifRenderArgs, buildWebmEncodeArgs, CompositeSpec, webmPartsIn } from './pipeline/ffmpeg-args';
+import {
+  buildEncodeArgs,
+  buildGifAnalysisArgs,
+  buildGifRenderArgs,
+  buildWebmAlphaArgs,
+  buildWebmColourArgs,
+  buildWebmEncodeArgs,
+  CompositeSpec,
+  encodesWebmApart,
+  WebmParts,
+  webmPartsIn,
+} from './pipeline/ffmpeg-args';
 import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
@@ -153,15 +164,15 @@ async function encode(plan: JobPlan, session: SegmentationSession, context: Enco
   const { scratch, partialPath, signal } = context;
   // GIF is excluded: its render pass re-reads recorded mattes, and a 256-colour palette hides the edge
   const decontaminate = context.edgeColour === 'estimated' && plan.background.type !== 'transparent' && plan.preset.format !== 'gif';
-  const spec = (matte: Size): CompositeSpec => ({
+  const composite: Omit<CompositeSpec, 'matte'> = {
     source: plan.source,
-    matte,
     layout: plan.layout,
     background: plan.background,
     preset: plan.preset,
     keepAudio: plan.keepAudio,
     decontaminate,
-  });
+  };
+  const spec = (matte: Size): CompositeSpec => ({ ...composite, matte });
   const startEncoder = (args: string[]) => new MediaProcess(ffmpegPath(), args, { extraInputPipes: decontaminate ? 2 : 1, signal });
   const stream = (encoderArgs: (matte: Size) => string[]) =>
     streamMattes({ source: plan.source, session, startEncoder: (matte) => startEncoder(encoderArgs(matte)), onFrame: context.reportFrame, signal, withForeground: decontaminate });
@@ -188,7 +199,9 @@ async function encode(plan: JobPlan, session: SegmentationSession, context: Enco
     }
     case 'webm': {
       const parts = webmPartsIn(scratch);
-      const { frames } = await stream((matte) => buildWebmEncodeArgs(spec(matte), parts));
+      const frames = encodesWebmApart(composite)
+        ? await encodeWebmApart(composite, parts, stream, signal)
+        : (await stream((matte) => buildWebmEncodeArgs(spec(matte), parts))).frames;
       try {
         await finishWebm(parts, plan.keepAudio, partialPath, signal);
       } catch (error) {
@@ -200,6 +213,33 @@ async function encode(plan: JobPlan, session: SegmentationSession, context: Enco
       const { frames } = await stream((matte) => buildEncodeArgs(spec(matte), partialPath));
       return frames;
     }
+  }
+}
+
+/**
+ * webm's colour encoder started on the source alone, beside the stream of mattes into the alpha
+ * encoder (encodesWebmApart); returns the frame count once both have finished.
+ */
+async function encodeWebmApart(
+  composite: Omit<CompositeSpec, 'matte'>,
+  parts: WebmParts,
+  streamAlpha: (alphaArgs: (matte: Size) => string[]) => Promise<{ frames: number }>,
+  signal?: AbortSignal,
+): Promise<number> {
+  const colour = new MediaProcess(ffmpegPath(), buildWebmColourArgs(composite, parts), { signal });
+  // read at once, so that a colour encoder failing while the mattes stream is not an unhandled rejection
+  const colourFailure = colour.exited.then(
+    () => undefined,
+    (error: Error) => error,
+  );
+  try {
+    const { frames } = await streamAlpha((matte) => buildWebmAlphaArgs({ ...composite, matte }, parts));
+    const failure = await colourFailure;
+    if (failure) throw new EngineError('output_failed', `encoding failed: ${failure.message}`);
+    return frames;
+  } catch (error) {
+    colour.kill();
+    throw error;
   }
 }
 

@@ -3,8 +3,7 @@
  * few frames of real footage in, the output decoded back and checked (frames, size, duration,
  * alpha where promised, audio, GIF trails). Composition, frame alignment and refusals: formats-composition.spec.ts.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { OutputFormat } from '../../src/engine/types';
@@ -20,15 +19,10 @@ import {
   readZipEntries,
   rgbAt,
 } from './support/media-tools';
+import { temporaryDirectory } from '../support/temporary-directory';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'engine-formats-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-const run = formatRunner(() => dir);
+const dir = temporaryDirectory('engine-formats-');
+const run = formatRunner(dir);
 
 describe('output formats (test-double model, 0.5 s of portrait-pan.mp4)', () => {
   it('webm: VP9 with alpha, decodable through libvpx', async () => {
@@ -42,6 +36,11 @@ describe('output formats (test-double model, 0.5 s of portrait-pan.mp4)', () => 
     const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
     expect(decoded.frames).toHaveLength(PREVIEW_FRAMES);
     for (const frame of [0, 6, 12]) expectEllipseAlpha(decoded, frame);
+    // the alpha plane holds the matte's 0-255 as they are (its colour and alpha are encoded apart:
+    // a gray-to-yuv420p conversion left to itself squeezes them into 16-235)
+    const { centerX, centerY } = ellipseAt(6, MATTE, STEP, OUTPUT_SCALE);
+    expect(alphaAt(decoded, 6, Math.round(centerX), Math.round(centerY))).toBeGreaterThanOrEqual(252);
+    expect(alphaAt(decoded, 6, 630, 10)).toBeLessThanOrEqual(3);
     expect(progress.at(-1)).toEqual({ framesDone: PREVIEW_FRAMES, framesTotal: PREVIEW_FRAMES });
     expect(progress.map((p) => p.framesDone)).toEqual([...progress.map((p) => p.framesDone)].sort((a, b) => a - b));
   });
@@ -115,14 +114,14 @@ describe('output formats (test-double model, 0.5 s of portrait-pan.mp4)', () => 
     }
     const decoded = { width: 640, height: 360, frames };
     for (const frame of [0, 6, 12]) expectEllipseAlpha(decoded, frame);
-    expect((await readdir(dir)).filter((name) => name.endsWith('.partial') || name.startsWith('backdrop-engine-'))).toEqual([]);
+    expect((await readdir(dir())).filter((name) => name.endsWith('.partial') || name.startsWith('backdrop-engine-'))).toEqual([]);
   });
 });
 
 describe('audio', () => {
   let withAudio: string;
   beforeAll(async () => {
-    withAudio = join(dir, 'with-audio.mp4');
+    withAudio = join(dir(), 'with-audio.mp4');
     await ffmpeg([
       '-f', 'lavfi', '-i', 'testsrc=s=320x180:r=25:d=1',
       '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1',

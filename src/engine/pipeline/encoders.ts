@@ -19,8 +19,9 @@
  *
  * webm's alpha: this ffmpeg's yuva420p VP9 encoding runs the alpha plane's encoder at libvpx's
  * slowest settings (it is handed none of the options above: ~15 fps at 640x360 with real mattes),
- * so the colour and the alpha are encoded as two ordinary VP9 streams with the same options, in one
- * ffmpeg, and joined into one alpha track by output/webm-alpha-mux.ts. The fixed key frame interval
+ * so the colour and the alpha are encoded as two ordinary VP9 streams with the same options and
+ * joined into one alpha track by output/webm-alpha-mux.ts: each in an ffmpeg of its own where the
+ * colour is the source alone (ffmpeg-args.ts, encodesWebmApart), both in one otherwise. The fixed key frame interval
  * (-g = -keyint_min) puts both streams' key frames on the same frames, so the file seeks cleanly.
  *
  * `-lag-in-frames 0`: in realtime mode with no alt-ref libvpx does not use its look-ahead, and the

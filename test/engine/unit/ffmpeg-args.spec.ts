@@ -4,9 +4,12 @@ import {
   buildEncodeArgs,
   buildGifAnalysisArgs,
   buildGifRenderArgs,
-  buildWebmEncodeArgs,
+  buildWebmAlphaArgs,
   buildWebmAudioArgs,
+  buildWebmColourArgs,
+  buildWebmEncodeArgs,
   CompositeSpec,
+  encodesWebmApart,
   formatNumber,
   hexColor,
   SourceSpec,
@@ -129,6 +132,37 @@ describe('buildEncodeArgs', () => {
       '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
       '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
+  });
+
+  it('webm, transparent, the foreground the whole canvas: the colour from the source alone and the alpha from the mattes alone, each in an ffmpeg of its own', () => {
+    const vp9 = [
+      '-c:v', 'libvpx-vp9', '-pix_fmt', 'yuv420p', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1',
+      '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0', '-g', '125', '-keyint_min', '125', '-lag-in-frames', '0',
+    ];
+    const webm = spec('webm', { keepAudio: true });
+    expect(encodesWebmApart(webm)).toBe(true);
+    expect(buildWebmColourArgs(webm, webmPartsIn('/tmp/s'))).toEqual([
+      '-v', 'error', '-nostdin',
+      ...SOURCE_PIN, '-i', '/in/clip.mp4',
+      '-filter_complex', '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuv420p[color]',
+      '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+    ]);
+    // the matte's values as the alpha plane's, 0-255 (not squeezed into 16-235 as gray becomes yuv420p)
+    expect(buildWebmAlphaArgs(webm, webmPartsIn('/tmp/s'))).toEqual([
+      '-v', 'error', '-nostdin',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      '-filter_complex', '[0:v]scale=640:360:flags=bilinear,format=gray,setrange=tv,format=yuv420p[alpha]',
+      '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
+    ]);
+  });
+
+  it('webm stays in one encoder where the colour needs the matte: over a colour or an image, composed on a larger canvas, or with the predicted foreground', () => {
+    const layout = computeLayout(source.size, { canvas: { width: 800, height: 800 }, foreground: { anchor: 'top-left', scale: 0.5, offset: { x: 0, y: 0 } } }, false);
+    expect(encodesWebmApart(spec('webm', { background: { type: 'color', rgb: [9, 162, 70] } }))).toBe(false);
+    expect(encodesWebmApart(spec('webm', { background: BG_JPEG, decontaminate: true }))).toBe(false);
+    expect(encodesWebmApart(spec('webm', { layout }))).toBe(false);
+    expect(encodesWebmApart(spec('webp'))).toBe(false);
   });
 
   it('webm with audio, last step: stream copies of the joined video and the audio', () => {
