@@ -302,11 +302,17 @@ export const WEBM_SPLIT_ALPHA_FILTER =
 
 /** The outputs of webm's streaming encoder: both VP9 streams as IVF files, the audio apart. */
 export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean): string[] {
-  return [
-    '-map', '[color]', ...preset.videoArgs, '-f', 'ivf', '-y', parts.color,
-    '-map', '[alpha]', ...preset.videoArgs, '-f', 'ivf', '-y', parts.alpha,
-    ...(withAudio && preset.audioArgs ? ['-map', '0:a:0', ...preset.audioArgs, '-f', 'webm', '-y', parts.audio] : []),
-  ];
+  return [...webmVideoOutputArgs(preset, '[color]', parts.color), ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha), ...webmAudioOutputArgs(preset, parts, withAudio)];
+}
+
+/** the filter output `label` as a VP9 stream in an IVF file at `path` */
+function webmVideoOutputArgs(preset: EncoderPreset, label: string, path: string): string[] {
+  return ['-map', label, ...preset.videoArgs, '-f', 'ivf', '-y', path];
+}
+
+/** the source's first audio track, encoded apart into `parts.audio`; nothing without audio */
+function webmAudioOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean): string[] {
+  return withAudio && preset.audioArgs ? ['-map', '0:a:0', ...preset.audioArgs, '-f', 'webm', '-y', parts.audio] : [];
 }
 
 /**
@@ -341,8 +347,8 @@ export function buildWebmColourArgs(spec: Omit<CompositeSpec, 'matte'>, parts: W
     ...COMMON_ARGS,
     ...buildSourceInputArgs(spec.source),
     '-filter_complex', `${sourceAtForeground(spec)}format=yuv420p[color]`,
-    '-map', '[color]', ...preset.videoArgs, '-f', 'ivf', '-y', parts.color,
-    ...(spec.keepAudio && preset.audioArgs ? ['-map', '0:a:0', ...preset.audioArgs, '-f', 'webm', '-y', parts.audio] : []),
+    ...webmVideoOutputArgs(preset, '[color]', parts.color),
+    ...webmAudioOutputArgs(preset, parts, spec.keepAudio),
   ];
 }
 
@@ -357,7 +363,7 @@ export function buildWebmAlphaArgs(spec: CompositeSpec, parts: WebmParts, mattes
     ...COMMON_ARGS,
     ...buildMatteInputArgs(spec.matte, spec.source.fps, mattes),
     '-filter_complex', `[0:v]${resizeToForeground(spec.matte, layout.foreground)}format=gray,setrange=tv,format=yuv420p[alpha]`,
-    '-map', '[alpha]', ...preset.videoArgs, '-f', 'ivf', '-y', parts.alpha,
+    ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha),
   ];
 }
 
