@@ -34,6 +34,8 @@ const CLIP_FRAMES = 100;
 const CUT_FRAMES = 50;
 /** where the cut composites cut from one clip to the other: its frame at 2 s */
 const CUT_AT = 50;
+/** passers-by's frames that its tests score: the walkers are chosen or not within them */
+const PASSERS_BY_FRAMES = 50;
 /** out-of-frame's frames up to the last that RVM joins a patch of background to the person on */
 const PATCH_END = 81;
 
@@ -91,12 +93,12 @@ describe("the project's own composites", () => {
   }
 
   async function score(model: 'light' | 'human' | 'original' | 'pro', name: string, { textPrompt, frames: count = CLIP_FRAMES }: { textPrompt?: string; frames?: number } = {}) {
-    const truth = decodeAlphaFrames(join(dir, `${name}.alpha.mkv`), CLIP.width, CLIP.height);
+    const truth = decodeAlphaFrames(join(dir, `${name}.alpha.mkv`), CLIP.width, CLIP.height, count);
     expect(truth).toHaveLength(count);
     const covered = truth.map((alpha) => alpha.reduce((sum, value) => sum + (value >= 128 ? 1 : 0), 0) / alpha.length);
     expect(Math.min(...covered)).toBeGreaterThan(0.02); // someone is always in sight
     const session = await (await loadModel(model, { cacheDir: CACHE_DIR })).createSession({ ...CLIP, textPrompt });
-    const frames = decodeRgbFrames(join(dir, `${name}.mp4`), session.inputWidth, session.inputHeight);
+    const frames = decodeRgbFrames(join(dir, `${name}.mp4`), session.inputWidth, session.inputHeight, count);
     const { scores } = await evaluateSession(session, frames, truth, CLIP);
     await session.close();
     /** frames that ran ISNet (`original`, `pro`) */
@@ -248,10 +250,12 @@ describe("the project's own composites", () => {
    * -> 0.990 on an Intel Xeon with VNNI; the tracker's own tests hold the rule). Both now score 0.990
    * here on that Xeon and on an AVX2-only AMD EPYC Zen 3 (RVM in int8 on both; bench:matting 0.9896
    * and 0.9905 / 0.9898): the floor leaves 0.01 for other CPUs' arithmetic and fails at the 0.976 of
-   * a walker chosen on one keyframe.
+   * a walker chosen on one keyframe. Scored on the first 2 s (`PASSERS_BY_FRAMES`), which hold both
+   * failures: on an Intel Xeon with AMX (4 December 2026) `original` 0.9914 and `human` 0.9908 there,
+   * 0.9000 and 0.9226 with the size rule off (BACKGROUND_SIZE_SHARE 0), for half the whole clip's time.
    */
-  it.each(['original', 'human'] as const)('passers-by: %s keeps the subject, not the people walking behind (IoU >= 0.98)', async (model) => {
-    expect((await score(model, 'passers-by')).iou).toBeGreaterThanOrEqual(0.98);
+  it.each(['original', 'human'] as const)('passers-by: %s keeps the subject, not the people walking behind (IoU >= 0.98 over its first 2 s)', async (model) => {
+    expect((await score(model, 'passers-by', { frames: PASSERS_BY_FRAMES })).iou).toBeGreaterThanOrEqual(0.98);
   }, 3 * MINUTES);
 
   /**
