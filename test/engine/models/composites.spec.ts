@@ -34,8 +34,8 @@ const CLIP_FRAMES = 100;
 const CUT_FRAMES = 50;
 /** where the cut composites cut from one clip to the other: its frame at 2 s */
 const CUT_AT = 50;
-/** passers-by's frames that its tests score: the walkers are chosen or not within them */
-const PASSERS_BY_FRAMES = 50;
+/** the first 2 s, which the tests of who is chosen score where they hold the failure they guard (measured beside each) */
+const CHOICE_FRAMES = 50;
 /** out-of-frame's frames up to the last that RVM joins a patch of background to the person on */
 const PATCH_END = 81;
 
@@ -223,11 +223,14 @@ describe("the project's own composites", () => {
    * Keeping everyone in sight scores about 0.73 here (as `light` did); `human` keeps the main
    * subject. Measured 0.987 (0.961 before the detector's "teddy bears" that RVM fills were taken for
    * the people they are; 0.931 before a larger region no box explains was kept: the detector misses
-   * the subject, seen from the back, in the first frames, and chooses the bystanders).
+   * the subject, seen from the back, in the first frames, and chooses the bystanders). Scored on the
+   * first 2 s (`CHOICE_FRAMES`): on an Intel Xeon with AMX (4 December 2026) 0.9875 there, 0.8343
+   * with the "teddy bears" left as they are (0.9114 over the whole clip); the larger region's rule
+   * switched off no longer moves it (0.988 on either length): other rules now hold that case.
    */
-  it('bystanders: human keeps the main subject, not the two people behind them (IoU >= 0.95)', async () => {
+  it('bystanders: human keeps the main subject, not the two people behind them (IoU >= 0.95 over its first 2 s)', async () => {
     expect(Object.keys(COMPOSITES)).toContain('bystanders');
-    expect((await score('human', 'bystanders')).iou).toBeGreaterThanOrEqual(0.95);
+    expect((await score('human', 'bystanders', { frames: CHOICE_FRAMES })).iou).toBeGreaterThanOrEqual(0.95);
   }, 3 * MINUTES);
 
   /**
@@ -250,12 +253,12 @@ describe("the project's own composites", () => {
    * -> 0.990 on an Intel Xeon with VNNI; the tracker's own tests hold the rule). Both now score 0.990
    * here on that Xeon and on an AVX2-only AMD EPYC Zen 3 (RVM in int8 on both; bench:matting 0.9896
    * and 0.9905 / 0.9898): the floor leaves 0.01 for other CPUs' arithmetic and fails at the 0.976 of
-   * a walker chosen on one keyframe. Scored on the first 2 s (`PASSERS_BY_FRAMES`), which hold both
+   * a walker chosen on one keyframe. Scored on the first 2 s (`CHOICE_FRAMES`), which hold both
    * failures: on an Intel Xeon with AMX (4 December 2026) `original` 0.9914 and `human` 0.9908 there,
    * 0.9000 and 0.9226 with the size rule off (BACKGROUND_SIZE_SHARE 0), for half the whole clip's time.
    */
   it.each(['original', 'human'] as const)('passers-by: %s keeps the subject, not the people walking behind (IoU >= 0.98 over its first 2 s)', async (model) => {
-    expect((await score(model, 'passers-by', { frames: PASSERS_BY_FRAMES })).iou).toBeGreaterThanOrEqual(0.98);
+    expect((await score(model, 'passers-by', { frames: CHOICE_FRAMES })).iou).toBeGreaterThanOrEqual(0.98);
   }, 3 * MINUTES);
 
   /**
