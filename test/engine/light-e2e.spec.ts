@@ -50,11 +50,19 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     expect(result.notes.join(' ')).not.toContain('no person in sight');
     const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
     expect(decoded.frames).toHaveLength(25);
-    // scored against the exact alpha the clip was composited with
+    // scored against the exact alpha the clip was composited with, as a client receives it: measured
+    // 0.935 (0.873 at least) on an AMD EPYC Zen 4, the session's own mattes within 0.002
     const truth = await ffmpeg(['-i', MEDIA.portraitPanAlpha, '-frames:v', '25', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
-    const ious = decoded.frames.map((frame, index) => binaryIou(alphaOf(frame), truth.subarray(index * PLANE, (index + 1) * PLANE)));
-    expect(Math.min(...ious)).toBeGreaterThan(0.5);
-    expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.7);
+    const truthAt = (index: number) => truth.subarray(index * PLANE, (index + 1) * PLANE);
+    const ious = decoded.frames.map((frame, index) => binaryIou(alphaOf(frame), truthAt(index)));
+    expect(Math.min(...ious)).toBeGreaterThan(0.8);
+    expect(mean(ious)).toBeGreaterThan(0.9);
+    // each matte lies on its own frame: the person sways, and scored against the frame before or
+    // after, the same mattes measured 0.909 and 0.910 against 0.936 (frames 1-23)
+    const inner = decoded.frames.slice(1, -1).map(alphaOf);
+    const shifted = (by: number) => mean(inner.map((alpha, index) => binaryIou(alpha, truthAt(index + 1 + by))));
+    expect(shifted(0)).toBeGreaterThan(shifted(-1) + 0.01);
+    expect(shifted(0)).toBeGreaterThan(shifted(1) + 0.01);
   });
 
   it.each([
@@ -69,7 +77,7 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     expect(decoded.frames).toHaveLength(frames);
     const truth = await ffmpeg(['-i', MEDIA.carSlideAlpha, '-frames:v', String(frames), '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
     const ious = decoded.frames.map((frame, index) => binaryIou(alphaOf(frame), truth.subarray(index * PLANE, (index + 1) * PLANE)));
-    expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.85);
+    expect(mean(ious)).toBeGreaterThan(0.85);
   }, FIRST_ORIGINAL_JOB_MS);
 
   it('light: a video that opens on a second of black keeps light, which cuts the person out once they appear', async () => {
@@ -82,7 +90,7 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
     const truth = await ffmpeg(['-i', MEDIA.portraitPanAlpha, '-frames:v', '25', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
     const ious = decoded.frames.slice(25).map((frame, index) => binaryIou(alphaOf(frame), truth.subarray(index * PLANE, (index + 1) * PLANE)));
-    expect(ious.reduce((sum, iou) => sum + iou, 0) / ious.length).toBeGreaterThan(0.7);
+    expect(mean(ious)).toBeGreaterThan(0.7);
   });
 
   it('light: a later chunk of a long job whose video starts with a person stays light where its own frames show only a car', async () => {
@@ -104,6 +112,8 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
 });
 
 const PLANE = 640 * 360;
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 function alphaOf(rgba: Uint8Array): Uint8Array {
   const alpha = new Uint8Array(PLANE);
