@@ -90,7 +90,8 @@ const modelsReady = ['index.ts', 'index.js'].some((file) => existsSync(join(__di
     const decoded = await decodeVideoRgba(outputPath, 640, 360, true);
     const truth = await ffmpeg(['-i', MEDIA.portraitPanAlpha, '-frames:v', '25', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1']);
     const ious = decoded.frames.slice(25).map((frame, index) => binaryIou(alphaOf(frame), truth.subarray(index * PLANE, (index + 1) * PLANE)));
-    expect(mean(ious)).toBeGreaterThan(0.7);
+    // as from the clip's start (above): measured 0.933 after the black, 0.935 without it
+    expect(mean(ious)).toBeGreaterThan(0.9);
   });
 
   it('light: a later chunk of a long job whose video starts with a person stays light where its own frames show only a car', async () => {
