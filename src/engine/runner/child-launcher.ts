@@ -2,12 +2,8 @@
  * Starts an engine child process, from compiled JavaScript or from TypeScript sources.
  *
  * Compiled (dist/src/engine/runner/*.js after `npm run build`): node runs child-main.js directly.
- *
- * From sources (Jest/ts-jest, or any `.ts` runtime): there is no ts-node in this project, so node
- * starts with a ten-line bootstrap passed through `-e` that registers a `.ts` loader built on
- * `typescript.transpileModule` (the same per-file transpilation ts-jest does with
- * isolatedModules), then requires child-main.ts. Nothing is written to disk and no build is needed
- * before the tests; the cost is the transpilation of the engine's modules at child start-up.
+ * From sources (Jest/ts-jest), node starts with the `.ts` loader of typescript-loader.ts, then
+ * requires child-main.ts; no build is needed before the tests.
  *
  * The child gets its own process group (`detached`), so the pool can kill it together with the
  * ffmpeg processes it started when a cancel is not acknowledged in time.
@@ -17,24 +13,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { configuredMediaBinaries } from '../media/binaries';
 import { ChildConfig } from './messages';
-
-const TYPESCRIPT_BOOTSTRAP = `
-const fs = require('fs');
-const ts = require(process.argv[2]);
-const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
-  experimentalDecorators: true, emitDecoratorMetadata: true, resolveJsonModule: true, inlineSourceMap: true };
-require.extensions['.ts'] = (module, filename) => {
-  const output = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { fileName: filename, compilerOptions: options });
-  module._compile(output.outputText, filename);
-};
-require(process.argv[1]);
-`;
+import { processEntryArgs } from './typescript-loader';
 
 /** node's arguments to run module `name` of `dir`: the compiled .js when there is one, else the .ts. */
 export function nodeEntryArgs(dir: string, name: string): string[] {
-  const compiled = join(dir, `${name}.js`);
-  if (existsSync(compiled)) return [compiled];
-  return ['-e', TYPESCRIPT_BOOTSTRAP, join(dir, `${name}.ts`), require.resolve('typescript')];
+  return processEntryArgs(dir, name, existsSync(join(dir, `${name}.js`)));
 }
 
 export function launchEngineChild(config: ChildConfig): ChildProcess {
