@@ -15,7 +15,7 @@ const base = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
+    '^.+\\.ts$': ['<rootDir>/test/support/ts.transform.js', { tsconfig: 'tsconfig.jest.json' }],
     // ESM-only dependencies (see the transformer's comment)
     '^.+\\.m?js$': '<rootDir>/test/support/esm-package.transform.js',
   },
