@@ -16,10 +16,12 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   transform: {
     '^.+\\.ts$': ['<rootDir>/test/support/ts.transform.js', { tsconfig: 'tsconfig.jest.json' }],
+    // TensorFlow.js's CPU kernels, which the converter tests compare against: Math bound (see the transformer's comment)
+    '/node_modules/@tensorflow/.+\\.js$': '<rootDir>/test/support/math-binding.transform.js',
     // ESM-only dependencies (see the transformer's comment)
     '^.+\\.m?js$': '<rootDir>/test/support/esm-package.transform.js',
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|typeorm|bullmq)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|typeorm|bullmq|@tensorflow)/)'],
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,
 };

@@ -1,7 +1,7 @@
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { bindMath } = require('../../support/ts.transform.js') as { bindMath: (code: string) => string };
+const { bindMath } = require('../../support/math-binding.transform.js') as { bindMath: (code: string) => string };
 
-describe("the suite's TypeScript transform (ts-jest, Math bound once per module)", () => {
+describe("the suite's transforms bind Math once per module (TypeScript, and TensorFlow.js's bundles)", () => {
   it('binds Math in this very module: a test file reads its own binding, not the vm global', () => {
     const original = globalThis.Math;
     try {
@@ -17,6 +17,13 @@ describe("the suite's TypeScript transform (ts-jest, Math bound once per module)
     const bound = bindMath(code);
     expect(bound.startsWith('"use strict";const Math = globalThis.Math;\n')).toBe(true);
     expect(bound.split('\n').slice(1)).toEqual(code.split('\n').slice(1));
+  });
+
+  it("finds the directive after a bundle's licence comment", () => {
+    const code = '/**\n * @license\n */\n\'use strict\';\n\nvar round = (x) => Math.round(x);\n';
+    const bound = bindMath(code);
+    expect(bound.split('\n')[3]).toBe("'use strict';const Math = globalThis.Math;");
+    expect(bound.split('\n')).toHaveLength(code.split('\n').length);
   });
 
   it('leaves a module that does not use Math as it is', () => {
