@@ -42,7 +42,9 @@ function registerTypeScript(typescriptPath, cacheDir) {
         const partial = cached + '.' + process.pid + '-' + threadId;
         fs.writeFileSync(partial, code);
         fs.renameSync(partial, cached);
-      } catch {}
+      } catch {
+        // a cache that cannot be written costs only the next start's transpilation
+      }
     }
     module._compile(code, filename);
   };
