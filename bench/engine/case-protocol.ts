@@ -3,7 +3,7 @@
  * the input as JSON in an environment variable, the output as one prefixed JSON line on stdout.
  */
 import { spawn } from 'node:child_process';
-import { nodeEntryArgs } from '../../src/engine/runner/child-launcher';
+import { nodeEntryArgs } from '../../src/engine/runner/typescript-loader';
 
 export const CASE_INPUT_ENV = 'BENCH_CASE_INPUT';
 export const CASE_RESULT_PREFIX = 'BENCH_CASE_RESULT ';

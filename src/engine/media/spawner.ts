@@ -12,7 +12,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { Socket } from 'node:net';
-import { nodeEntryArgs } from '../runner/child-launcher';
+import { nodeEntryArgs } from '../runner/typescript-loader';
 import { SpawnerReply, SpawnerRequest } from './spawner-protocol';
 
 /**

@@ -9,16 +9,9 @@
  * ffmpeg processes it started when a cancel is not acknowledged in time.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { configuredMediaBinaries } from '../media/binaries';
 import { ChildConfig } from './messages';
-import { processEntryArgs } from './typescript-loader';
-
-/** node's arguments to run module `name` of `dir`: the compiled .js when there is one, else the .ts. */
-export function nodeEntryArgs(dir: string, name: string): string[] {
-  return processEntryArgs(dir, name, existsSync(join(dir, `${name}.js`)));
-}
+import { nodeEntryArgs } from './typescript-loader';
 
 export function launchEngineChild(config: ChildConfig): ChildProcess {
   const childConfig: ChildConfig = { ...config, binaries: configuredMediaBinaries() };

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeEntryArgs } from '../../../src/engine/runner/child-launcher';
+import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
 import { ChildConfig } from '../../../src/engine/runner/messages';
 
 describe('engine child process', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { processEntryArgs, THREAD_BOOTSTRAP, threadEntryData } from '../../../src/engine/runner/typescript-loader';
+import { nodeEntryArgs, THREAD_BOOTSTRAP, threadEntryData } from '../../../src/engine/runner/typescript-loader';
 
 const run = promisify(execFile);
 
@@ -32,7 +32,7 @@ describe('running the engine from TypeScript sources (typescript-loader.ts)', ()
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  const inProcess = async () => JSON.parse((await run(process.execPath, processEntryArgs(dir, 'entry', false, cacheDir))).stdout) as { greeting: string; compilerLoaded: boolean };
+  const inProcess = async () => JSON.parse((await run(process.execPath, nodeEntryArgs(dir, 'entry', cacheDir))).stdout) as { greeting: string; compilerLoaded: boolean };
   const inThread = () =>
     new Promise<{ greeting: string; compilerLoaded: boolean }>((resolve, reject) => {
       const worker = new Worker(THREAD_BOOTSTRAP, { eval: true, workerData: threadEntryData(dir, 'entry', cacheDir) });
@@ -50,9 +50,10 @@ describe('running the engine from TypeScript sources (typescript-loader.ts)', ()
     expect((await readdir(cacheDir)).filter((name) => name.endsWith('.js'))).toHaveLength(3);
   }, 30000);
 
-  it('gives inference threads the same cache: a thread after a process loads no compiler', async () => {
+  it('gives inference threads the same cache as processes: neither loads the compiler after the other transpiled', async () => {
     expect(await inThread()).toEqual({ greeting: 'hello, loader', compilerLoaded: true });
     expect(await inProcess()).toEqual({ greeting: 'hello, loader', compilerLoaded: false });
+    expect(await inThread()).toEqual({ greeting: 'hello, loader', compilerLoaded: false });
     await writeFile(join(dir, 'greeting.ts'), greetingSource('hi'));
     expect(await inThread()).toEqual({ greeting: 'hi, loader', compilerLoaded: true });
   }, 30000);

@@ -5,7 +5,7 @@ import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { parentOf } from '../../../bench/engine/process-tree';
 import { MediaProcess, MediaProcessError, runToCompletion } from '../../../src/engine/media/process';
-import { nodeEntryArgs } from '../../../src/engine/runner/child-launcher';
+import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
 
 const SH = '/bin/sh';
 
