@@ -3,10 +3,13 @@
  * the input as JSON in an environment variable, the output as one prefixed JSON line on stdout.
  */
 import { spawn } from 'node:child_process';
+import { engineProcessEnv } from '../../src/engine/runner/engine-environment';
 import { nodeEntryArgs } from '../../src/engine/runner/typescript-loader';
 
 export const CASE_INPUT_ENV = 'BENCH_CASE_INPUT';
 export const CASE_RESULT_PREFIX = 'BENCH_CASE_RESULT ';
+/** cases that run the engine start as the worker starts its engine processes (engine-environment.ts); the peer's case as any process does */
+const ENGINE_CASES: readonly string[] = ['speed-case'];
 
 export function readCaseInput<T>(): T {
   const raw = process.env[CASE_INPUT_ENV];
@@ -22,7 +25,7 @@ export function writeCaseResult(result: unknown): void {
 export function runCase<T>(moduleName: string, input: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, nodeEntryArgs(__dirname, moduleName), {
-      env: { ...process.env, [CASE_INPUT_ENV]: JSON.stringify(input) },
+      env: { ...(ENGINE_CASES.includes(moduleName) ? engineProcessEnv(process.env) : process.env), [CASE_INPUT_ENV]: JSON.stringify(input) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

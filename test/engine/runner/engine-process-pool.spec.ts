@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ffmpegPath, ffprobePath, useMediaBinaries } from '../../../src/engine/media/binaries';
 import { childrenOf } from '../../../bench/engine/process-tree';
 import { launchEngineChild } from '../../../src/engine/runner/child-launcher';
+import { ENGINE_MALLOC_SETTINGS, engineProcessEnv } from '../../../src/engine/runner/engine-environment';
 import { EngineProcessPool } from '../../../src/engine/runner/engine-process-pool';
 import { EngineError, EngineProgress, EngineRequest } from '../../../src/engine/types';
 import { MEDIA } from '../support/media';
@@ -36,6 +37,22 @@ describe('EngineProcessPool', () => {
     background: { type: 'transparent' },
     previewDuration: 0.5,
     ...overrides,
+  });
+
+  it("an engine child and the ffmpeg spawner it starts run with the engine's malloc settings (engine-environment.ts)", async () => {
+    const child = launchEngineChild({ cacheDir: dir, modelModule: join(__dirname, '..', 'support', 'fake-model-module.ts') });
+    try {
+      await once(child, 'message'); // ready
+      const spawner = childrenOf(child.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('spawner-main'))!;
+      const expected = engineProcessEnv(process.env);
+      for (const pid of [child.pid!, spawner]) {
+        const environ = new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+        for (const name of Object.keys(ENGINE_MALLOC_SETTINGS)) expect([name, environ.get(name)]).toEqual([name, expected[name]]);
+      }
+    } finally {
+      child.disconnect();
+      await once(child, 'exit');
+    }
   });
 
   it('an engine child starts its spawner at start-up, before any job, while it is still small', async () => {
