@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { loadConfig } from './config/app-config';
 import { useMediaBinaries } from './engine/media/binaries';
+import { useEngineProcessEnv } from './engine/runner/engine-environment';
 import { createApp } from './create-app';
 import { resolveDatabase } from './database-url';
 import { migrate } from './composition/data-source';
@@ -30,6 +31,7 @@ function welcome(baseUrl: string, apiKey: string | null, adminToken: string | un
 export async function bootstrap(): Promise<void> {
   const config = loadConfig();
   useMediaBinaries(config.mediaBinaries);
+  useEngineProcessEnv(config.engineProcessEnv);
   const database = await resolveDatabase(config, (line) => logger.log(line));
   const migrations = await migrate(database.url);
   const secrets = await loadInstanceSecrets(migrations, config);

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { MediaBinaries } from '../engine/media/binaries';
+import { engineProcessEnv } from '../engine/runner/engine-environment';
 import { ConfigCheck, ConfigError, ConfigProblem, readEnvironment } from './config-error';
 import type { PricingPackage } from '../contract/api-types';
 import { EnvironmentVariables } from './environment-variables';
@@ -32,6 +33,8 @@ export interface AppConfig {
   chunking: { chunkSeconds: number; prerollSeconds: number; attempts: number };
   /** the ffmpeg and ffprobe builds (FFMPEG_PATH, FFPROBE_PATH) */
   mediaBinaries: MediaBinaries;
+  /** the environment the engine's processes start with (engine-environment.ts) */
+  engineProcessEnv: NodeJS.ProcessEnv;
 }
 
 export interface S3StorageConfig {
@@ -127,6 +130,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     http: { keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS, shutdownGraceMs: env.HTTP_SHUTDOWN_GRACE_MS },
     chunking: { chunkSeconds: env.CHUNK_SECONDS, prerollSeconds: env.CHUNK_PREROLL_SECONDS, attempts: env.CHUNK_ATTEMPTS },
     mediaBinaries: mediaBinariesOf(env),
+    engineProcessEnv: engineProcessEnv(source),
   };
 }
 

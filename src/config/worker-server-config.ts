@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { MediaBinaries } from '../engine/media/binaries';
+import { engineProcessEnv } from '../engine/runner/engine-environment';
 import { mediaBinariesOf } from './app-config';
 import { ConfigCheck, readEnvironment } from './config-error';
 
@@ -24,6 +25,8 @@ export interface WorkerServerConfig {
   /** idle timeout of input downloads, output uploads and webhooks */
   transferTimeoutMs: number;
   mediaBinaries: MediaBinaries;
+  /** the environment the engine's processes start with (engine-environment.ts) */
+  engineProcessEnv: NodeJS.ProcessEnv;
   /** where the jobs are kept (durable queue); absent: in memory, lost on restart */
   durableQueue?: DurableQueueConfig;
 }
@@ -60,6 +63,7 @@ export function loadWorkerServerConfig(source: NodeJS.ProcessEnv): WorkerServerC
     maxInputBytes: env.MAX_UPLOAD_BYTES,
     transferTimeoutMs: env.WORKER_TRANSFER_TIMEOUT_MS,
     mediaBinaries: mediaBinariesOf(env),
+    engineProcessEnv: engineProcessEnv(source),
     durableQueue:
       env.WORKER_REDIS_URL || env.WORKER_DATABASE_URL
         ? {

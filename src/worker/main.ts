@@ -5,11 +5,13 @@
 import { processEnvironment } from '../config/environment';
 import { loadWorkerServerConfig } from '../config/worker-server-config';
 import { useMediaBinaries } from '../engine/media/binaries';
+import { useEngineProcessEnv } from '../engine/runner/engine-environment';
 import { startWorker } from './worker-app';
 
 async function main(): Promise<void> {
   const config = loadWorkerServerConfig(processEnvironment());
   useMediaBinaries(config.mediaBinaries);
+  useEngineProcessEnv(config.engineProcessEnv);
   const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const worker = await startWorker(config, undefined, log);
   process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize}, ${config.durableQueue ? `durable on ${config.durableQueue.redisUrl ? 'Redis' : 'Postgres'}` : 'in memory: a restart loses its jobs'})\n`);

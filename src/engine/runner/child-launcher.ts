@@ -5,13 +5,14 @@
  * From sources (Jest/ts-jest), node starts with the `.ts` loader of typescript-loader.ts, then
  * requires child-main.ts; no build is needed before the tests.
  *
- * The child starts with the engine's malloc settings (engine-environment.ts). It gets its own
+ * The child starts with the environment the entry point configured (engine-environment.ts: the
+ * parent's with the engine's malloc settings). It gets its own
  * process group (`detached`), so the pool can kill it together with the ffmpeg processes it
  * started when a cancel is not acknowledged in time.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { configuredMediaBinaries } from '../media/binaries';
-import { engineProcessEnv } from './engine-environment';
+import { configuredEngineProcessEnv } from './engine-environment';
 import { ChildConfig } from './messages';
 import { nodeEntryArgs } from './typescript-loader';
 
@@ -19,9 +20,7 @@ export function launchEngineChild(config: ChildConfig): ChildProcess {
   const childConfig: ChildConfig = { ...config, binaries: configuredMediaBinaries() };
   return spawn(process.execPath, [...nodeEntryArgs(__dirname, 'child-main'), JSON.stringify(childConfig)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // the environment a child inherits by default, passed on (not configuration read here)
-    // eslint-disable-next-line no-restricted-properties
-    env: engineProcessEnv(process.env),
+    env: configuredEngineProcessEnv(),
     detached: true,
   });
 }

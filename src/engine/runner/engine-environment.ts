@@ -17,8 +17,20 @@ export const ENGINE_MALLOC_SETTINGS: Readonly<Record<string, string>> = {
   MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
 };
 
-/** `parent`: the environment the process would otherwise inherit */
+/** `parent`: the environment the process would otherwise inherit (src/config computes it from the process's) */
 export function engineProcessEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const operatorSetMalloc = Object.keys(ENGINE_MALLOC_SETTINGS).some((name) => parent[name] !== undefined);
   return operatorSetMalloc ? { ...parent } : { ...parent, ...ENGINE_MALLOC_SETTINGS };
+}
+
+let configured: NodeJS.ProcessEnv | undefined;
+
+/** Set once at start by the process's entry point from its configuration, as useMediaBinaries is. */
+export function useEngineProcessEnv(env: NodeJS.ProcessEnv): void {
+  configured = { ...env };
+}
+
+/** the configured environment; undefined where no entry point set one (a child then inherits its parent's as it is) */
+export function configuredEngineProcessEnv(): NodeJS.ProcessEnv | undefined {
+  return configured && { ...configured };
 }

@@ -33,6 +33,13 @@ describe('one configuration for the API and the worker server', () => {
     expect([api.env.WORKER_CONCURRENCY, api.maxUploadBytes, api.modelCacheDir, api.mediaBinaries.ffmpeg]).toEqual([3, 1234, '/var/cache/backdrop', '/opt/ffmpeg']);
   });
 
+  it("both give the engine's processes the environment they were read from, with the engine's malloc settings (engine-environment.ts)", () => {
+    const env = { WORKER_API_KEY: WORKER_KEY, PATH: '/usr/bin' };
+    const expected = { ...env, MALLOC_MMAP_THRESHOLD_: '33554432', MALLOC_TRIM_THRESHOLD_: '268435456' };
+    expect(loadWorkerServerConfig(env).engineProcessEnv).toEqual(expected);
+    expect(loadConfig(env).engineProcessEnv).toEqual(expected);
+  });
+
   it('the worker server refuses what the schema refuses, naming every bad variable', () => {
     const error = thrown(() => loadWorkerServerConfig({ WORKER_PORT: '70000', WORKER_QUEUE_SIZE: 'many', WORKER_TRANSFER_TIMEOUT_MS: '5' }));
     expect(error.variables.sort()).toEqual(['WORKER_API_KEY', 'WORKER_PORT', 'WORKER_QUEUE_SIZE', 'WORKER_TRANSFER_TIMEOUT_MS']);
