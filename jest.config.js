@@ -10,6 +10,10 @@
  *   faults       kill -9, restarts, crashes between commit and enqueue
  *   fuzz         requests generated from the OpenAPI document
  */
+// The suite opens ONNX Runtime sessions in its own processes: its telemetry off there as in the
+// engine's (src/engine/runner/engine-environment.ts). Jest's workers inherit this.
+process.env.ORT_DISABLE_TELEMETRY ??= '1';
+
 const base = {
   rootDir: '.',
   testEnvironment: 'node',

@@ -1,6 +1,6 @@
 /**
- * The environment the engine's processes start with: the parent's, with glibc's malloc held to
- * fixed thresholds unless the operator set them.
+ * The environment the engine's processes start with: the parent's, with ONNX Runtime's telemetry
+ * off and glibc's malloc held to fixed thresholds, each unless the operator set it.
  *
  * By default glibc moves its mmap threshold up to the sizes freed and trims the heap's top above
  * twice that threshold, so the engine's per-frame buffers (frames of 0.7-2.8 MB, RVM's tensors of
@@ -17,10 +17,25 @@ export const ENGINE_MALLOC_SETTINGS: Readonly<Record<string, string>> = {
   MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
 };
 
+/**
+ * onnxruntime-node's Linux build (1.29 on) sends telemetry to Microsoft from every process that
+ * creates a session: it keeps a device id and an event store under $HOME/.cache/Microsoft, writes
+ * /tmp/mat-debug-<pid>.log and looks up and posts to mobile.events.data.microsoft.com. A
+ * self-hosted service's workers must not call out on their own, so it is off unless the operator
+ * set `ORT_DISABLE_TELEMETRY` (ONNX Runtime reads it once, before its first session). ONNX Runtime
+ * holds its telemetry back by itself where a CI variable (CI, GITHUB_ACTIONS and others) is set,
+ * which is why no CI run showed it.
+ */
+export const ENGINE_TELEMETRY_SETTINGS: Readonly<Record<string, string>> = { ORT_DISABLE_TELEMETRY: '1' };
+
 /** `parent`: the environment the process would otherwise inherit (src/config computes it from the process's) */
 export function engineProcessEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const operatorSetMalloc = Object.keys(ENGINE_MALLOC_SETTINGS).some((name) => parent[name] !== undefined);
-  return operatorSetMalloc ? { ...parent } : { ...parent, ...ENGINE_MALLOC_SETTINGS };
+  const operatorSet = (settings: Readonly<Record<string, string>>) => Object.keys(settings).some((name) => parent[name] !== undefined);
+  return {
+    ...parent,
+    ...(operatorSet(ENGINE_TELEMETRY_SETTINGS) ? {} : ENGINE_TELEMETRY_SETTINGS),
+    ...(operatorSet(ENGINE_MALLOC_SETTINGS) ? {} : ENGINE_MALLOC_SETTINGS),
+  };
 }
 
 let configured: NodeJS.ProcessEnv | undefined;

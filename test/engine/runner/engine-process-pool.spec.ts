@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ffmpegPath, ffprobePath, useMediaBinaries } from '../../../src/engine/media/binaries';
 import { childrenOf } from '../../../bench/engine/process-tree';
 import { launchEngineChild } from '../../../src/engine/runner/child-launcher';
-import { ENGINE_MALLOC_SETTINGS, engineProcessEnv, useEngineProcessEnv } from '../../../src/engine/runner/engine-environment';
+import { ENGINE_MALLOC_SETTINGS, ENGINE_TELEMETRY_SETTINGS, engineProcessEnv, useEngineProcessEnv } from '../../../src/engine/runner/engine-environment';
 import { EngineProcessPool } from '../../../src/engine/runner/engine-process-pool';
 import { EngineError, EngineProgress, EngineRequest } from '../../../src/engine/types';
 import { MEDIA } from '../support/media';
@@ -39,7 +39,7 @@ describe('EngineProcessPool', () => {
     ...overrides,
   });
 
-  it("an engine child and the ffmpeg spawner it starts run with the environment the entry point configured: the engine's malloc settings (engine-environment.ts)", async () => {
+  it("an engine child and the ffmpeg spawner it starts run with the environment the entry point configured: ONNX Runtime's telemetry off, the engine's malloc settings (engine-environment.ts)", async () => {
     const expected = engineProcessEnv(process.env);
     useEngineProcessEnv(expected); // as src/bootstrap.ts and src/worker/main.ts do from their configuration
     const child = launchEngineChild({ cacheDir: dir, modelModule: join(__dirname, '..', 'support', 'fake-model-module.ts') });
@@ -48,7 +48,7 @@ describe('EngineProcessPool', () => {
       const spawner = childrenOf(child.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('spawner-main'))!;
       for (const pid of [child.pid!, spawner]) {
         const environ = new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
-        for (const name of Object.keys(ENGINE_MALLOC_SETTINGS)) expect([name, environ.get(name)]).toEqual([name, expected[name]]);
+        for (const name of Object.keys({ ...ENGINE_TELEMETRY_SETTINGS, ...ENGINE_MALLOC_SETTINGS })) expect([name, environ.get(name)]).toEqual([name, expected[name]]);
       }
     } finally {
       child.disconnect();
