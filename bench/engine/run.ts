@@ -8,6 +8,7 @@
  * (speed,quality,peer; also `memory`: a long 1080p clip, opt-in), BENCH_PEER_FRAMES (default 5),
  * BENCH_CACHE_DIR (model cache).
  */
+import '../onnx-telemetry-off';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';

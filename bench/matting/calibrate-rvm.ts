@@ -5,6 +5,7 @@
  * range of the input and output of every int8 convolution to src/engine/models/rvm/rvm-int8-ranges.ts.
  * The union of min and max over all frames: the ranges cover both sizes and every frame seen.
  */
+import '../onnx-telemetry-off';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

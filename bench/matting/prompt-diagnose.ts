@@ -4,6 +4,7 @@
  * mattes written there as PNGs (matte | named truth | other truth, side by side).
  * Usage: node dist/bench/matting/prompt-diagnose.js <clip> "<prompt>" <named,indices> [frames] [png dir]
  */
+import '../onnx-telemetry-off';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -14,6 +14,7 @@
  * per model and size, default 3: the table gives their median and range), BENCH_PEER_FRAMES
  * (default 5), BENCH_EDGE_FRAMES (default 50), BENCH_CACHE_DIR.
  */
+import '../onnx-telemetry-off';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';

@@ -7,6 +7,7 @@
  * per-frame percentiles are combined by taking the widest over the frames.
  * ISNET_PERCENTILE (default 99.99) picks the percentile; 100 is the plain min/max.
  */
+import '../onnx-telemetry-off';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,6 +4,7 @@
  * RVM's people plane, ISNet's plane, the matte, the truth) to look at where the matte goes wrong.
  * Evaluation only: the pictures go where asked (not into the repository).
  */
+import '../onnx-telemetry-off';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';

@@ -8,6 +8,7 @@
  * frame with no memory, the flicker baseline `human` is held below), BENCH_CLIPS (default every DAVIS sequence and the two
  * composites), BENCH_FRAMES (score only the first N frames of each clip), BENCH_CACHE_DIR.
  */
+import '../onnx-telemetry-off';
 import { join } from 'node:path';
 import { ModelName, SegmentationModel } from '../../src/engine/types';
 import { cpuLine } from '../engine/machine';

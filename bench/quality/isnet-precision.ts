@@ -7,6 +7,7 @@
  * for a DAVIS sequence), ISNET_FRAMES per clip (default 2), spread over the clip.
  * ISNET_RANGES_JSON quantises with another range table (calibrate-isnet.ts writes them).
  */
+import '../onnx-telemetry-off';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -13,6 +13,7 @@
  *                                BENCH_FRAME_MS=40 (the fake engine's time per frame), BENCH_WORKERS=1,2,4
  *   BENCH_SKIP_QUALITY=1 / BENCH_SKIP_SCALING=1 run one part only
  */
+import '../onnx-telemetry-off';
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
