@@ -6,7 +6,7 @@
  * requires child-main.ts; no build is needed before the tests.
  *
  * The child starts with the environment the entry point configured (engine-environment.ts: the
- * parent's with the engine's malloc settings). It gets its own
+ * parent's with ONNX Runtime's telemetry off and the engine's malloc settings). It gets its own
  * process group (`detached`), so the pool can kill it together with the ffmpeg processes it
  * started when a cancel is not acknowledged in time.
  */

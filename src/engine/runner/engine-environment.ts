@@ -20,7 +20,7 @@ export const ENGINE_MALLOC_SETTINGS: Readonly<Record<string, string>> = {
 /**
  * onnxruntime-node's Linux build (1.29 on) sends telemetry to Microsoft from every process that
  * creates a session: it keeps a device id and an event store under $HOME/.cache/Microsoft, writes
- * /tmp/mat-debug-<pid>.log and looks up and posts to mobile.events.data.microsoft.com. A
+ * $TMPDIR/mat-debug-<pid>.log and looks up and posts to mobile.events.data.microsoft.com. A
  * self-hosted service's workers must not call out on their own, so it is off unless the operator
  * set `ORT_DISABLE_TELEMETRY` (ONNX Runtime reads it once, before its first session). ONNX Runtime
  * holds its telemetry back by itself where a CI variable (CI, GITHUB_ACTIONS and others) is set,

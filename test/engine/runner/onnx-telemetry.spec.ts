@@ -40,9 +40,10 @@ describe("ONNX Runtime's telemetry", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** the files a process that opens a session with `env` leaves in its own HOME and TMPDIR */
+  /** the files a process that opens a session with `env` (given its HOME, made empty here) leaves in its own HOME and TMPDIR */
   function filesLeftBySession(name: string, env: (home: string) => NodeJS.ProcessEnv): string[] {
     const home = join(dir, name);
+    mkdirSync(home);
     const started = spawnSync(process.execPath, ['-e', OPEN_SESSION, modelPath], { env: env(home), encoding: 'utf8', timeout: 30_000 });
     expect([started.status, started.stderr]).toEqual([0, '']);
     return filesUnder(home);
@@ -51,10 +52,7 @@ describe("ONNX Runtime's telemetry", () => {
   it("is off in the engine's processes: a session opened with their environment leaves no device id, event store or log, where one opened as any process leaves all three", () => {
     const server: NodeJS.ProcessEnv = { ...process.env };
     for (const name of [...CI_VARIABLES, 'ORT_DISABLE_TELEMETRY']) delete server[name];
-    const fresh = (home: string) => {
-      mkdirSync(home);
-      return { ...server, HOME: home, TMPDIR: home };
-    };
+    const fresh = (home: string) => ({ ...server, HOME: home, TMPDIR: home });
 
     const plain = filesLeftBySession('plain', fresh);
     expect(plain).toEqual(expect.arrayContaining([join('.cache', 'Microsoft', 'DeveloperTools', '.onnxruntime', 'deviceid'), join('.cache', 'Microsoft', 'DeveloperTools', '.onnxruntime', 'onnxruntime.db')]));
