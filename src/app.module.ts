@@ -45,7 +45,7 @@ export class AppModule {
         MetricsModule,
         ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, ModelsModule, UsageModule, WebhooksModule, WebModule] : []),
         ...(serveApi ? [RateLimitModule, IdempotencyModule, WorkerCallbacksModule] : []),
-        ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule, RetentionModule] : []),
+        ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule.forRoot(config), RetentionModule.forRoot(config)] : []),
       ],
     };
   }

@@ -245,7 +245,7 @@ export class EnvironmentVariables {
   @IsOptional() @IsString()
   ENGINE_MODEL_MODULE?: string;
 
-  /** BullMQ: how often active jobs of dead workers are detected and re-run */
+  /** BullMQ, every queue: how often active work of dead workers is detected and re-run */
   @Type(() => Number) @IsInt() @Min(500)
   QUEUE_STALLED_INTERVAL_MS = 30000;
 

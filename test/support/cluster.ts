@@ -106,6 +106,7 @@ export async function createJob(api: AppProcess, key: string, body: object): Pro
 }
 
 export interface Tally {
+  jobIds: string[];
   jobs: number;
   completed: number;
   lost: number;
@@ -126,7 +127,7 @@ export async function tally(databaseUrl: string, jobIds: string[]): Promise<Tall
     const completed = statuses.filter((row) => row.status === 'completed').length;
     const byStatus: Record<string, number> = {};
     for (const { status } of statuses) byStatus[status] = (byStatus[status] ?? 0) + 1;
-    return { jobs: jobIds.length, completed, lost: jobIds.length - completed, doubleCharges: charges, doubleCompletions: completions, statuses: byStatus };
+    return { jobIds, jobs: jobIds.length, completed, lost: jobIds.length - completed, doubleCharges: charges, doubleCompletions: completions, statuses: byStatus };
   } finally {
     await db.end();
   }

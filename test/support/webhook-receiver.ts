@@ -17,16 +17,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * A webhook receiver that answers 200 and remembers every delivery. A job's events are sent from the
  * outbox after the job's state is committed, so they may still be on their way when the job reads
- * done: the waits below are for that.
+ * done: the waits below are for that. With `holdFirst`, the first request of that event is never
+ * answered nor counted (a sender that dies mid-delivery leaves it so).
  */
-export async function startWebhookReceiver() {
+export async function startWebhookReceiver(options: { holdFirst?: string } = {}) {
   const deliveries: WebhookDelivery[] = [];
+  const held: WebhookDelivery[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       const { data } = JSON.parse(body) as { data: { id: string } };
-      deliveries.push({ job: data.id, event: String(req.headers['x-webhook-event']), id: String(req.headers['webhook-id']) });
+      const delivery = { job: data.id, event: String(req.headers['x-webhook-event']), id: String(req.headers['webhook-id']) };
+      if (delivery.event === options.holdFirst && held.length === 0) return void held.push(delivery);
+      deliveries.push(delivery);
       res.end('ok');
     });
   });
@@ -41,11 +45,22 @@ export async function startWebhookReceiver() {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     /** events announced under more than one delivery id: real duplicates (a retried id is not one) */
     duplicates: () => [...idsBySlot().values()].filter((ids) => ids.size > 1).length,
+    /** each of `jobs`' `events` that has not come, as "job event" */
+    missing: (jobs: string[], events: readonly string[]) => {
+      const slots = idsBySlot();
+      return jobs.flatMap((job) => events.map((event) => `${job} ${event}`)).filter((slot) => !slots.has(slot));
+    },
     /** how many distinct events (a job's event) have come, once `expected` have or `timeoutMs` has passed */
     eventsBy: async (expected: number, timeoutMs: number) => {
       const deadline = Date.now() + timeoutMs;
       while (idsBySlot().size < expected && Date.now() < deadline) await sleep(POLL_MS);
       return idsBySlot().size;
+    },
+    /** the request held unanswered, once it has come (or null after `timeoutMs`) */
+    heldRequest: async (timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (held.length === 0 && Date.now() < deadline) await sleep(POLL_MS);
+      return held[0] ?? null;
     },
     /** `job`'s deliveries once its `event` has come (or `timeoutMs` has passed), and DUPLICATE_ROOM_MS more */
     deliveriesOnceCome: async (job: string, event: string, timeoutMs = 30000) => {

@@ -1,8 +1,14 @@
-import { Module } from '@nestjs/common';
-import { RetentionProcessor } from './adapters/bullmq/retention.processor';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { configureRetentionProcessor, RetentionProcessor } from './adapters/bullmq/retention.processor';
 import { TypeOrmRetentionStore } from './adapters/typeorm/typeorm.retention-store';
 import { RetentionService } from './application/retention.service';
 import { RetentionStore } from './ports/retention-store';
 
 @Module({ providers: [RetentionService, RetentionProcessor, { provide: RetentionStore, useClass: TypeOrmRetentionStore }], exports: [RetentionService] })
-export class RetentionModule {}
+export class RetentionModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    configureRetentionProcessor(config);
+    return { module: RetentionModule };
+  }
+}

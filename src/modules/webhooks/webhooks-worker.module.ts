@@ -1,6 +1,7 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { AuthModule } from '../auth/auth.module';
-import { WebhookDeliveryProcessor } from './adapters/bullmq/webhook-delivery.processor';
+import { configureWebhookDeliveryProcessor, WebhookDeliveryProcessor } from './adapters/bullmq/webhook-delivery.processor';
 import { DeliverWebhookHandler } from './application/deliver-webhook.handler';
 import { WebhooksModule } from './webhooks.module';
 
@@ -10,4 +11,9 @@ import { WebhooksModule } from './webhooks.module';
   providers: [DeliverWebhookHandler, WebhookDeliveryProcessor],
   exports: [DeliverWebhookHandler],
 })
-export class WebhooksWorkerModule {}
+export class WebhooksWorkerModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    configureWebhookDeliveryProcessor(config);
+    return { module: WebhooksWorkerModule };
+  }
+}

@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { Job as QueueJob } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { stalledJobDetection } from '../../../../infrastructure/queue/stalled-job-detection';
 import { ProcessJobHandler } from '../../application/process-job.handler';
 import { ProcessJobMessage } from './bullmq.job-dispatcher';
 import { ChunkedJobHandler } from '../../application/chunked-job.handler';
@@ -75,8 +76,7 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
 export function configureProcessJobProcessor(config: AppConfig): void {
   Processor(JOBS_QUEUE, {
     concurrency: config.env.WORKER_CONCURRENCY,
-    stalledInterval: config.env.QUEUE_STALLED_INTERVAL_MS,
-    lockDuration: Math.max(2 * config.env.QUEUE_STALLED_INTERVAL_MS, 2000),
+    ...stalledJobDetection(config),
     maxStalledCount: 2,
   })(ProcessJobProcessor);
 }

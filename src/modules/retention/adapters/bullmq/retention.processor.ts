@@ -3,6 +3,7 @@ import { Inject, OnApplicationBootstrap } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { MAINTENANCE_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { stalledJobDetection } from '../../../../infrastructure/queue/stalled-job-detection';
 import { RetentionService } from '../../application/retention.service';
 
 /** Runs retention on a BullMQ schedule: one scheduler for the whole deployment, whatever the number of workers. */
@@ -23,4 +24,9 @@ export class RetentionProcessor extends WorkerHost implements OnApplicationBoots
   async process(): Promise<{ uploads: number; outputs: number }> {
     return this.retention.purge();
   }
+}
+
+/** Worker options come from validated configuration, applied when the module is built. */
+export function configureRetentionProcessor(config: AppConfig): void {
+  Processor(MAINTENANCE_QUEUE, stalledJobDetection(config))(RetentionProcessor);
 }

@@ -3,11 +3,12 @@ import { Inject, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/c
 import { Job as QueueJob } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { WEBHOOKS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { stalledJobDetection } from '../../../../infrastructure/queue/stalled-job-detection';
 import { DeliverWebhookHandler } from '../../application/deliver-webhook.handler';
 import { DeliveryMessage } from './bullmq.webhook-delivery-queue';
 
 /** Delivers webhooks from the queue, and sweeps the outbox for due deliveries now and then. */
-@Processor(WEBHOOKS_QUEUE, { concurrency: 8 })
+@Processor(WEBHOOKS_QUEUE)
 export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private sweeper?: NodeJS.Timeout;
 
@@ -30,4 +31,9 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
   async process(message: QueueJob<DeliveryMessage>): Promise<void> {
     await this.handler.handle(message.data.deliveryId);
   }
+}
+
+/** Worker options come from validated configuration, applied when the module is built. */
+export function configureWebhookDeliveryProcessor(config: AppConfig): void {
+  Processor(WEBHOOKS_QUEUE, { concurrency: 8, ...stalledJobDetection(config) })(WebhookDeliveryProcessor);
 }
