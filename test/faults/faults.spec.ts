@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { Cluster, createJob, createKey, killHard, randomPort, startRedis, Tally, uploadClip, waitForAll, waitForStatus, withDeployment, withProcessOutput } from '../support/cluster';
+import { Cluster, createJob, createKey, killHard, randomPort, startRedis, Tally, unsentWebhooks, uploadClip, waitForAll, waitForStatus, withDeployment, withProcessOutput } from '../support/cluster';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -26,17 +26,20 @@ const REDELIVERY_MS = 10000;
  */
 async function record(name: string, outcome: Tally, receiver?: WebhookReceiver): Promise<void> {
   await receiver?.eventsBy(outcome.jobs * JOB_EVENTS.length, LAST_EVENTS_MS);
-  // the events that did not come are named, so that a failure says which job's event was late
+  // the events that did not come are named, and where one is missing the outbox's deliveries not yet
+  // sent (a delivery is marked sent just after its receiver answered, so they are read only then)
   const missingEvents = receiver?.missing(outcome.jobIds, JOB_EVENTS) ?? [];
+  const unsentDeliveries = missingEvents.length ? await unsentWebhooks(outcome.databaseUrl, outcome.jobIds) : [];
   const duplicateWebhooks = receiver?.duplicates() ?? 0;
   report.push({ name, ...outcome, duplicateWebhooks });
   // the jobs' statuses stand beside the counts, so that a job left behind says where it stopped
-  expect({ lost: outcome.lost, doubleCharges: outcome.doubleCharges, doubleCompletions: outcome.doubleCompletions, duplicateWebhooks, missingEvents, statuses: outcome.statuses }).toEqual({
+  expect({ lost: outcome.lost, doubleCharges: outcome.doubleCharges, doubleCompletions: outcome.doubleCompletions, duplicateWebhooks, missingEvents, unsentDeliveries, statuses: outcome.statuses }).toEqual({
     lost: 0,
     doubleCharges: 0,
     doubleCompletions: 0,
     duplicateWebhooks: 0,
     missingEvents: [],
+    unsentDeliveries: [],
     statuses: { completed: outcome.jobs },
   });
 }

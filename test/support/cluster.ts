@@ -106,6 +106,8 @@ export async function createJob(api: AppProcess, key: string, body: object): Pro
 }
 
 export interface Tally {
+  /** the database the outcome was read from, and the jobs it was read for */
+  databaseUrl: string;
   jobIds: string[];
   jobs: number;
   completed: number;
@@ -127,7 +129,21 @@ export async function tally(databaseUrl: string, jobIds: string[]): Promise<Tall
     const completed = statuses.filter((row) => row.status === 'completed').length;
     const byStatus: Record<string, number> = {};
     for (const { status } of statuses) byStatus[status] = (byStatus[status] ?? 0) + 1;
-    return { jobIds, jobs: jobIds.length, completed, lost: jobIds.length - completed, doubleCharges: charges, doubleCompletions: completions, statuses: byStatus };
+    return { databaseUrl, jobIds, jobs: jobIds.length, completed, lost: jobIds.length - completed, doubleCharges: charges, doubleCompletions: completions, statuses: byStatus };
+  } finally {
+    await db.end();
+  }
+}
+
+/** The jobs' webhook deliveries the outbox has not marked sent, as "job event status after N attempts: last error" */
+export async function unsentWebhooks(databaseUrl: string, jobIds: string[]): Promise<string[]> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const rows: Array<{ job_id: string; event: string; status: string; attempts: number; last_error: string | null }> = (
+      await db.query(`SELECT job_id, event, status, attempts, last_error FROM webhook_deliveries WHERE job_id = ANY($1) AND status <> 'sent' ORDER BY job_id, event`, [jobIds])
+    ).rows;
+    return rows.map((row) => `${row.job_id} ${row.event} ${row.status} after ${row.attempts} attempts: ${row.last_error ?? 'no error'}`);
   } finally {
     await db.end();
   }
