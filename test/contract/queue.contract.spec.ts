@@ -1,6 +1,8 @@
 import { Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
+import { createServer, Server, Socket } from 'node:net';
 import { loadConfig } from '../../src/config/app-config';
+import { QUEUE_HANDOFF_TIMEOUT_MS } from '../../src/common/with-timeout';
 import { bullRootOptions, JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../src/infrastructure/queue/queue-connection';
 import { BullMqJobDispatcher } from '../../src/modules/jobs/adapters/bullmq/bullmq.job-dispatcher';
 import { InMemoryJobDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-dispatcher';
@@ -92,4 +94,39 @@ describe.each([
       expect(queued.filter((entry) => entry.delayed).map((entry) => entry.id)).toEqual(['whd_1-a1']);
     });
   });
+});
+
+describe('BullMqWebhookDeliveryQueue on a Redis that does not answer', () => {
+  let silent: Server;
+  const sockets = new Set<Socket>();
+
+  beforeAll(async () => {
+    // takes connections and never replies: commands wait, as they do on a Redis that hangs
+    silent = createServer((socket) => void sockets.add(socket.on('error', () => undefined)));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  });
+
+  it('gives up at the first delivery the queue does not take within its timeout, and leaves the rest to the sweeper untried', async () => {
+    const { port } = silent.address() as { port: number };
+    const config = loadConfig({ REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_NAMESPACE: `contract_${randomBytes(4).toString('hex')}` });
+    const queue = new Queue(WEBHOOKS_QUEUE, bullRootOptions(config, ''));
+    queue.on('error', () => undefined);
+    const add = jest.spyOn(queue, 'add');
+    try {
+      const started = Date.now();
+      await new BullMqWebhookDeliveryQueue(queue as never).enqueue([
+        { id: 'whd_1', attempts: 0 },
+        { id: 'whd_2', attempts: 0 },
+        { id: 'whd_3', attempts: 0 },
+      ]);
+      expect(add).toHaveBeenCalledTimes(1);
+      // one timeout (QUEUE_HANDOFF_TIMEOUT_MS), not one for each delivery
+      expect(Date.now() - started).toBeLessThan(2 * QUEUE_HANDOFF_TIMEOUT_MS);
+    } finally {
+      // the queue's client waits for a reply that never comes until its connection is gone
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+      await queue.close();
+    }
+  }, 30000);
 });

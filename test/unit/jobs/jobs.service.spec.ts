@@ -110,6 +110,19 @@ describe('JobsService on in-memory adapters', () => {
     expect(await world.dispatchRelay.sweep()).toBe(1);
     expect(world.dispatcher.dispatched).toEqual([job.id]);
   });
+
+  it('a sweep stops at the first job the queue does not take (it is down), and the next sweep hands over the rest', async () => {
+    const world = jobsWorld();
+    world.dispatcher.failNext(3);
+    const ids = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true })).id);
+    world.clock.advance(world.config.env.JOB_RELAY_INTERVAL_MS + 1);
+    world.dispatcher.failNext();
+    expect(await world.dispatchRelay.sweep()).toBe(0);
+    expect(world.dispatcher.dispatched).toEqual([]);
+    expect(await world.dispatchRelay.sweep()).toBe(3);
+    expect([...world.dispatcher.dispatched].sort()).toEqual([...ids].sort());
+  });
 });
 
 describe('JobLifecycle on in-memory adapters', () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
+import { oneAtATime } from '../../../common/one-at-a-time';
 import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../common/with-timeout';
 import { JobDispatcher } from '../ports/job-dispatcher';
 import { JobRepository } from '../ports/job.repository';
@@ -32,19 +33,30 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
     clearInterval(this.timer);
   }
 
-  /** Hands one committed job to the queue; a failure is left for the sweep. */
-  async relay(jobId: string): Promise<void> {
+  /** Hands one committed job to the queue; a failure is left for the sweep. Says whether it was handed over. */
+  async relay(jobId: string): Promise<boolean> {
     try {
       await withTimeout(this.dispatcher.dispatch(jobId), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue');
       await this.jobs.markDispatched(jobId);
+      return true;
     } catch (error) {
       this.logger.warn(`job ${jobId} committed but not queued yet (${(error as Error).message}); the relay will retry`);
+      return false;
     }
   }
 
-  async sweep(): Promise<number> {
+  /**
+   * Hands over the jobs committed but not queued, and says how many. It stops at the first that fails
+   * (the queue is down: the next sweep tries again, rather than each job waiting out its timeout), and
+   * a call while a sweep runs joins it.
+   */
+  readonly sweep = oneAtATime(async (): Promise<number> => {
     const stale = await this.jobs.undispatched(new Date(this.clock.now().getTime() - this.config.env.JOB_RELAY_INTERVAL_MS), 100);
-    for (const id of stale) await this.relay(id);
-    return stale.length;
-  }
+    let handed = 0;
+    for (const id of stale) {
+      if (!(await this.relay(id))) break;
+      handed += 1;
+    }
+    return handed;
+  });
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
+import { oneAtATime } from '../../../common/one-at-a-time';
 import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
 import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
@@ -57,10 +58,10 @@ export class DeliverWebhookHandler {
     if (outcome === 'retry') await this.relay.enqueue([{ id: delivery.id, attempts: attemptsMade }], delay ?? 0);
   }
 
-  /** Enqueues deliveries that are due but not queued (a crash between commit and enqueue, a lost queue). */
-  async sweep(): Promise<number> {
+  /** Enqueues deliveries that are due but not queued (a crash between commit and enqueue, a lost queue); a call while a sweep runs joins it. */
+  readonly sweep = oneAtATime(async (): Promise<number> => {
     const due = await this.outbox.due(this.clock.now(), 100);
     await this.relay.enqueue(due.map((delivery) => ({ id: delivery.id, attempts: delivery.attempts })));
     return due.length;
-  }
+  });
 }

@@ -22,14 +22,17 @@ export class BullMqWebhookDeliveryQueue extends WebhookDeliveryQueue {
   }
 
   async enqueue(deliveries: ReadonlyArray<QueuedDelivery>, delayMs = 0): Promise<void> {
-    for (const delivery of deliveries) {
+    for (const [index, delivery] of deliveries.entries()) {
       // A queue job that fails (database down) is retried, then removed so the sweeper can queue the attempt again.
       const options = { jobId: `${delivery.id}-a${delivery.attempts}`, delay: delayMs, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600 }, removeOnFail: true };
       try {
         await withTimeout(this.queue.add('deliver', { deliveryId: delivery.id }, options), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue');
       } catch (error) {
-        // The delivery is committed; the sweeper enqueues it later.
-        this.logger.warn(`could not enqueue webhook delivery ${delivery.id}: ${(error as Error).message}`);
+        // The deliveries are committed; the sweeper enqueues them later. The queue did not answer, so
+        // the rest are not tried now: each would wait out its timeout too.
+        const rest = deliveries.length - index - 1;
+        this.logger.warn(`could not enqueue webhook delivery ${delivery.id}${rest ? ` (nor, untried, ${rest} more)` : ''}: ${(error as Error).message}`);
+        return;
       }
     }
   }
