@@ -1,6 +1,7 @@
 import { DelayedError, Job, Queue, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
 import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RunRequest } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, JobQueueOptions, WorkerQueue } from './job-queue';
+import { oneAtATime } from '../common/one-at-a-time';
 import { DurableQueueConfig } from '../config/worker-server-config';
 import { bullConnectionOptions } from '../infrastructure/queue/queue-connection';
 
@@ -187,12 +188,13 @@ export class DurableWorkerJobQueue implements WorkerQueue {
   }
 
   /** Cancels the jobs running here whose cancel flag another worker server set. */
-  private async checkCancelled(): Promise<void> {
+  /** one check at a time: on a Redis that hangs, a check every second would pile up waiting reads */
+  private readonly checkCancelled = oneAtATime(async (): Promise<void> => {
     for (const id of this.local.keys()) {
       const job = (await this.queue.getJob(id).catch(() => undefined)) as Job<RunData> | undefined;
       if (job?.data.cancelled) this.end(id, 'CANCELLED');
     }
-  }
+  });
 
   private announce(job: Job<RunData>): void {
     if (this.closing && !job.finishedOn) return;
