@@ -1,17 +1,18 @@
+import { oneAtATime } from '../../../common/one-at-a-time';
 import { JobRepository } from '../ports/job.repository';
 
 const WATCH_INTERVAL_MS = 1000;
 
-/** Aborts `stop` once the job is no longer processing (canceled, or ended elsewhere); clear the timer when done. */
+/**
+ * Aborts `stop` once the job is no longer processing (canceled, or ended elsewhere); clear the timer
+ * when done. One read at a time: on a database that hangs, a read a second would pile up.
+ */
 export function watchWhileProcessing(jobs: JobRepository, jobId: string, stop: AbortController): NodeJS.Timeout {
-  const timer = setInterval(() => {
-    jobs.findById(jobId).then(
-      (current) => {
-        if (current && current.status !== 'processing') stop.abort();
-      },
-      () => undefined,
-    );
-  }, WATCH_INTERVAL_MS);
+  const check = oneAtATime(async () => {
+    const current = await jobs.findById(jobId);
+    if (current && current.status !== 'processing') stop.abort();
+  });
+  const timer = setInterval(() => void check().catch(() => undefined), WATCH_INTERVAL_MS);
   timer.unref();
   return timer;
 }
