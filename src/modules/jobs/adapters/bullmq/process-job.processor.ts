@@ -76,7 +76,7 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
 export function configureProcessJobProcessor(config: AppConfig): void {
   Processor(JOBS_QUEUE, {
     concurrency: config.env.WORKER_CONCURRENCY,
-    ...stalledJobDetection(config),
+    ...stalledJobDetection(config, 2),
     maxStalledCount: 2,
   })(ProcessJobProcessor);
 }

@@ -28,5 +28,5 @@ export class RetentionProcessor extends WorkerHost implements OnApplicationBoots
 
 /** Worker options come from validated configuration, applied when the module is built. */
 export function configureRetentionProcessor(config: AppConfig): void {
-  Processor(MAINTENANCE_QUEUE, stalledJobDetection(config))(RetentionProcessor);
+  Processor(MAINTENANCE_QUEUE, stalledJobDetection(config, 1))(RetentionProcessor);
 }

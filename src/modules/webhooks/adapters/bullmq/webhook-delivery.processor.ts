@@ -35,5 +35,5 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
 
 /** Worker options come from validated configuration, applied when the module is built. */
 export function configureWebhookDeliveryProcessor(config: AppConfig): void {
-  Processor(WEBHOOKS_QUEUE, { concurrency: 8, ...stalledJobDetection(config) })(WebhookDeliveryProcessor);
+  Processor(WEBHOOKS_QUEUE, { concurrency: 8, ...stalledJobDetection(config, 1) })(WebhookDeliveryProcessor);
 }
