@@ -187,8 +187,10 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     run.controller.abort();
   }
 
-  /** Cancels the jobs running here whose cancel flag another worker server set. */
-  /** one check at a time: on a Redis that hangs, a check every second would pile up waiting reads */
+  /**
+   * Cancels the jobs running here whose cancel flag another worker server set. One check at a time:
+   * on a Redis that hangs, a check every second would pile up waiting reads.
+   */
   private readonly checkCancelled = oneAtATime(async (): Promise<void> => {
     for (const id of this.local.keys()) {
       const job = (await this.queue.getJob(id).catch(() => undefined)) as Job<RunData> | undefined;

@@ -78,27 +78,22 @@ describe('faults', () => {
   }, 240000);
 
   it('kill -9 of a worker mid-delivery: another worker sends the event again within a few stall intervals', async () => {
-    const cluster = new Cluster(machineRedis());
-    const receiver = await startWebhookReceiver({ holdFirst: 'job.completed' });
-    try {
-      const api = await cluster.start('api');
-      const sender = await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const id = await createJob(api, key, { video_url: await uploadClip(api, key), model: 'light', preview_duration: 0.5, webhook_url: receiver.url });
-      const held = await receiver.heldRequest(90000);
-      expect(held).toMatchObject({ job: id, event: 'job.completed' });
-      await cluster.start('worker');
-      killHard(sender);
-      // the cluster checks for stalled queue jobs every second (locks last two); a queue left on BullMQ's 30 s default takes 15 to 60 s
-      const deliveries = await receiver.deliveriesOnceCome(id, 'job.completed', REDELIVERY_MS);
-      expect(deliveries.filter((delivery) => delivery.event === 'job.completed')).toEqual([held]);
-      await record('kill -9 worker mid-delivery', await waitForAll(database.url, [id], 30000), receiver);
-    } catch (error) {
-      throw withProcessOutput(error, cluster.processes);
-    } finally {
-      await receiver.close();
-      await cluster.stopAll();
-    }
+    await withDeployment(
+      machineRedis(),
+      1,
+      async ({ cluster, api, workers, receiver, key, videoUrl }) => {
+        const id = await createJob(api, key, { video_url: videoUrl, model: 'light', preview_duration: 0.5, webhook_url: receiver.url });
+        const held = await receiver.heldRequest(90000);
+        expect(held).toMatchObject({ job: id, event: 'job.completed' });
+        await cluster.start('worker');
+        killHard(workers[0]);
+        // the cluster checks for stalled queue jobs every second (locks last 2 s); a queue left on BullMQ's 30 s default takes 15 to 60 s
+        const deliveries = await receiver.deliveriesOnceCome(id, 'job.completed', REDELIVERY_MS);
+        expect(deliveries.filter((delivery) => delivery.event === 'job.completed')).toEqual([held]);
+        await record('kill -9 worker mid-delivery', await waitForAll(database.url, [id], 30000), receiver);
+      },
+      { holdFirst: 'job.completed' },
+    );
   }, 240000);
 
   it('SIGTERM to a worker mid-job: it finishes or hands the job back, and the job completes once', async () => {

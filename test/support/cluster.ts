@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { isNativeError } from 'node:util/types';
 import { Client } from 'pg';
 import { ADMIN_TOKEN, MEDIA_DIR } from './test-app';
-import { startWebhookReceiver, WebhookReceiver } from './webhook-receiver';
+import { startWebhookReceiver, WebhookReceiver, WebhookReceiverOptions } from './webhook-receiver';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, SHARED_MODEL_CACHE, startProcess } from './processes';
 
 /** Every descendant of a process, deepest last (engine children and their ffmpeg included). */
@@ -236,9 +236,9 @@ export function withProcessOutput(error: unknown, processes: readonly AppProcess
 }
 
 /** An API, `workers` workers, a webhook receiver, a funded key and an uploaded clip; all stopped afterwards. */
-export async function withDeployment(env: Record<string, string>, workers: number, use: (deployment: Deployment) => Promise<void>): Promise<void> {
+export async function withDeployment(env: Record<string, string>, workers: number, use: (deployment: Deployment) => Promise<void>, receiverOptions: WebhookReceiverOptions = {}): Promise<void> {
   const cluster = new Cluster(env);
-  const receiver = await startWebhookReceiver();
+  const receiver = await startWebhookReceiver(receiverOptions);
   try {
     const api = await cluster.start('api');
     const started: AppProcess[] = [];

@@ -14,13 +14,24 @@ const POLL_MS = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** polls until `done` holds or `timeoutMs` has passed */
+async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await sleep(POLL_MS);
+}
+
 /**
  * A webhook receiver that answers 200 and remembers every delivery. A job's events are sent from the
  * outbox after the job's state is committed, so they may still be on their way when the job reads
  * done: the waits below are for that. With `holdFirst`, the first request of that event is never
  * answered nor counted (a sender that dies mid-delivery leaves it so).
  */
-export async function startWebhookReceiver(options: { holdFirst?: string } = {}) {
+export interface WebhookReceiverOptions {
+  /** the event whose first request is held unanswered */
+  holdFirst?: string;
+}
+
+export async function startWebhookReceiver(options: WebhookReceiverOptions = {}) {
   const deliveries: WebhookDelivery[] = [];
   const held: WebhookDelivery[] = [];
   const server = http.createServer((req, res) => {
@@ -52,20 +63,17 @@ export async function startWebhookReceiver(options: { holdFirst?: string } = {})
     },
     /** how many distinct events (a job's event) have come, once `expected` have or `timeoutMs` has passed */
     eventsBy: async (expected: number, timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      while (idsBySlot().size < expected && Date.now() < deadline) await sleep(POLL_MS);
+      await waitUntil(() => idsBySlot().size >= expected, timeoutMs);
       return idsBySlot().size;
     },
     /** the request held unanswered, once it has come (or null after `timeoutMs`) */
     heldRequest: async (timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      while (held.length === 0 && Date.now() < deadline) await sleep(POLL_MS);
+      await waitUntil(() => held.length > 0, timeoutMs);
       return held[0] ?? null;
     },
     /** `job`'s deliveries once its `event` has come (or `timeoutMs` has passed), and DUPLICATE_ROOM_MS more */
     deliveriesOnceCome: async (job: string, event: string, timeoutMs = 30000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!deliveries.some((seen) => seen.job === job && seen.event === event) && Date.now() < deadline) await sleep(POLL_MS);
+      await waitUntil(() => deliveries.some((seen) => seen.job === job && seen.event === event), timeoutMs);
       await sleep(DUPLICATE_ROOM_MS);
       return deliveries.filter((seen) => seen.job === job);
     },
