@@ -20,17 +20,17 @@ async function waitUntil(done: () => boolean, timeoutMs: number): Promise<void> 
   while (!done() && Date.now() < deadline) await sleep(POLL_MS);
 }
 
+export interface WebhookReceiverOptions {
+  /** the event whose first request is held unanswered */
+  holdFirst?: string;
+}
+
 /**
  * A webhook receiver that answers 200 and remembers every delivery. A job's events are sent from the
  * outbox after the job's state is committed, so they may still be on their way when the job reads
  * done: the waits below are for that. With `holdFirst`, the first request of that event is never
  * answered nor counted (a sender that dies mid-delivery leaves it so).
  */
-export interface WebhookReceiverOptions {
-  /** the event whose first request is held unanswered */
-  holdFirst?: string;
-}
-
 export async function startWebhookReceiver(options: WebhookReceiverOptions = {}) {
   const deliveries: WebhookDelivery[] = [];
   const held: WebhookDelivery[] = [];
