@@ -4,8 +4,8 @@ import { FetchOptions, OutboundHttp, OutboundRequestFailed, OutboundRequestRefus
 const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|169\.254\.|\[?::1\]?$|0\.0\.0\.0)/;
 
 /**
- * Outbound HTTP without a network: URLs answer what `serve` says; private hosts are refused as the
- * SSRF guard refuses them; every POST is kept (`posts`) and answered `postStatus` (and
+ * Outbound HTTP without a network: URLs answer what `serve` says (at once, so within any deadline);
+ * private hosts are refused as the SSRF guard refuses them; an aborted signal stops a fetch; every POST is kept (`posts`) and answered `postStatus` (and
  * `postRetryAfterSeconds`). test/contract/outbound-http.contract.spec.ts holds it to the real client's behaviour.
  */
 export class InMemoryOutboundHttp extends OutboundHttp {
@@ -34,6 +34,7 @@ export class InMemoryOutboundHttp extends OutboundHttp {
 
   async fetchStream(raw: string, options: FetchOptions): Promise<{ body: Readable; contentType: string | undefined }> {
     await this.assertAllowed(raw);
+    if (options.signal?.aborted) throw new OutboundRequestFailed('the fetch was canceled');
     const body = this.bodies.get(raw);
     if (!body) throw new OutboundRequestFailed(`${raw} answered 404`, 404);
     if (body.length > options.maxBytes) throw new OutboundRequestFailed(`the body is larger than ${options.maxBytes} bytes`);

@@ -53,6 +53,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @IsPositive()
   MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
 
+  /** a video_url or background image_url is fetched whole within this, or the job fails input_unreachable */
+  @Type(() => Number) @IsInt() @Min(1)
+  INPUT_FETCH_TIMEOUT_SECONDS = 600;
+
   @IsString()
   JSON_BODY_LIMIT = '1mb';
 

@@ -114,6 +114,15 @@ describe.each([
     await expect(h.http.post(url, '{}', {}, { timeoutMs: 1000 })).rejects.toBeInstanceOf(OutboundRequestRefused);
   });
 
+  it('a fetch whose signal has aborted fails with OutboundRequestFailed; one within its deadline passes', async () => {
+    const bytes = randomBytes(1000);
+    const url = h.serve('/aborted.bin', bytes);
+    const stop = new AbortController();
+    stop.abort();
+    await expect(h.http.fetchStream(url, { maxBytes: bytes.length, signal: stop.signal })).rejects.toBeInstanceOf(OutboundRequestFailed);
+    expect((await readAll((await h.http.fetchStream(url, { maxBytes: bytes.length, deadlineMs: 5000, signal: new AbortController().signal })).body)).equals(bytes)).toBe(true);
+  });
+
   it('allows a URL it may fetch, answering it parsed', async () => {
     const url = h.serve('/ok', Buffer.from('ok'));
     expect((await h.http.assertAllowed(url)).toString()).toBe(url);

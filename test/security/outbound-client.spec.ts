@@ -1,4 +1,5 @@
 import * as http from 'node:http';
+import * as net from 'node:net';
 import { LookupAddress } from 'node:dns';
 import { Readable } from 'node:stream';
 import { AddressPolicy } from '../../src/infrastructure/net/address-policy';
@@ -40,6 +41,13 @@ describe('OutboundHttpClient against real loopback servers', () => {
   beforeAll(async () => {
     target = await startLoopbackServer((req, res) => {
       if (req.url === '/stall-headers') return; // never answers
+      if (req.url === '/trickle-body') {
+        // a byte every 50 ms, never silent for long: only a deadline on the whole fetch ends it
+        res.writeHead(200, { 'content-type': 'video/mp4' });
+        const timer = setInterval(() => res.write(Buffer.alloc(1)), 50);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
       if (req.url === '/stall-body') {
         res.writeHead(200, { 'content-type': 'video/mp4' });
         res.write(Buffer.alloc(1000));
@@ -190,11 +198,11 @@ describe('OutboundHttpClient against real loopback servers', () => {
   });
 
   describe('timeouts', () => {
-    it('a server that never answers fails after the idle timeout', async () => {
+    it('a server that never answers fails once timeoutMs has passed', async () => {
       const started = Date.now();
       const error = await failure(dev.fetchStream(`http://localhost:${target.port}/stall-headers`, { maxBytes: 100, timeoutMs: 300 }));
       expect(error).toBeInstanceOf(OutboundRequestFailed);
-      expect(error.message).toMatch(/no data from the server for 300 ms/);
+      expect(error.message).toMatch(/no whole answer from the server within 300 ms/);
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
@@ -203,6 +211,67 @@ describe('OutboundHttpClient against real loopback servers', () => {
       const error = await failure(drain(body));
       expect(error).toBeInstanceOf(OutboundRequestFailed);
       expect(error.message).toMatch(/no data from the server/);
+    });
+
+    describe('a server that sends a byte now and then, never silent for the idle timeout', () => {
+      let trickler: net.Server;
+      let port: number;
+
+      beforeAll(async () => {
+        // raw TCP: the status line and headers a byte every 50 ms (an HTTP server sends them whole)
+        trickler = net.createServer((socket) => {
+          const answer = Buffer.from('HTTP/1.1 200 OK\r\ncontent-type: video/mp4\r\ncontent-length: 2\r\n' + 'x-pad: '.padEnd(4000, 'a') + '\r\n\r\nok');
+          let sent = 0;
+          const timer = setInterval(() => (sent < answer.length ? socket.write(answer.subarray(sent, ++sent)) : clearInterval(timer)), 50);
+          socket.on('error', () => undefined);
+          socket.on('close', () => clearInterval(timer));
+        });
+        await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve));
+        port = (trickler.address() as net.AddressInfo).port;
+      });
+      afterAll(() => new Promise<void>((resolve) => trickler.close(() => resolve())));
+
+      it('headers sent a byte at a time: fetchStream fails once timeoutMs has passed without a whole answer', async () => {
+        const started = Date.now();
+        const error = await failure(dev.fetchStream(`http://localhost:${port}/`, { maxBytes: 100, timeoutMs: 400 }));
+        expect(error).toBeInstanceOf(OutboundRequestFailed);
+        expect(error.message).toMatch(/no whole answer from the server within 400 ms/);
+        expect(Date.now() - started).toBeLessThan(3000);
+      });
+
+      it('headers sent a byte at a time: a webhook post fails at its timeout', async () => {
+        const started = Date.now();
+        const error = await failure(dev.post(`http://localhost:${port}/hook`, '{}', {}, { timeoutMs: 400 }));
+        expect(error).toBeInstanceOf(OutboundRequestFailed);
+        expect(Date.now() - started).toBeLessThan(3000);
+      });
+    });
+
+    it('a body sent a byte at a time fails at the fetch deadline', async () => {
+      const started = Date.now();
+      const { body } = await dev.fetchStream(`http://localhost:${target.port}/trickle-body`, { maxBytes: 1_000_000, timeoutMs: 1000, deadlineMs: 500 });
+      const error = await failure(drain(body));
+      expect(error).toBeInstanceOf(OutboundRequestFailed);
+      expect(error.message).toMatch(/the fetch took longer than 500 ms/);
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    it('a whole fetch within its deadline is not cut', async () => {
+      const { body } = await dev.fetchStream(`http://localhost:${target.port}/ok?size=100000`, { maxBytes: 100_000, deadlineMs: 5000 });
+      expect((await drain(body)).length).toBe(100_000);
+    });
+
+    it('an abort stops the body midway; an aborted signal stops the fetch before it is sent', async () => {
+      const stop = new AbortController();
+      const { body } = await dev.fetchStream(`http://localhost:${target.port}/trickle-body`, { maxBytes: 1_000_000, timeoutMs: 1000, signal: stop.signal });
+      setTimeout(() => stop.abort(), 200);
+      const error = await failure(drain(body));
+      expect(error).toBeInstanceOf(OutboundRequestFailed);
+      expect(error.message).toMatch(/the fetch was canceled/);
+      const hits = target.hits.length;
+      const before = await failure(dev.fetchStream(`http://localhost:${target.port}/ok`, { maxBytes: 100, signal: stop.signal }));
+      expect(before).toBeInstanceOf(OutboundRequestFailed);
+      expect(target.hits.length).toBe(hits);
     });
 
     it('a connection that cannot be made in time fails with the connect timeout', async () => {

@@ -62,7 +62,8 @@ export function retryAfterSeconds(header: string | undefined, now = Date.now()):
  *   check and the connection (rebinding) cannot pass. Node does not call `lookup` for IP literals, so
  *   those are checked before the request is made.
  * - Redirects are followed by hand (at most MAX_REDIRECTS), every hop checked the same way; post() never follows.
- * - Connect and idle timeouts, a byte cap, no keep-alive sockets shared with anything else.
+ * - Connect and idle timeouts, a bounded wait for each answer's headers, an optional deadline over the
+ *   whole fetch, a byte cap, no keep-alive sockets shared with anything else.
  */
 export class OutboundHttpClient extends OutboundHttp {
   private readonly resolveHost: Resolver;
@@ -90,47 +91,64 @@ export class OutboundHttpClient extends OutboundHttp {
     return url;
   }
 
-  /** GETs `raw`, returning the body as a stream that errors (OutboundRequestFailed) past `maxBytes` or when the server stalls. */
+  /**
+   * GETs `raw`, returning the body as a stream that errors (OutboundRequestFailed) past `maxBytes`,
+   * when the server stalls, past `deadlineMs` or when `signal` aborts.
+   */
   async fetchStream(raw: string, options: FetchOptions): Promise<{ body: Readable; contentType: string | undefined }> {
     let url = parseOutboundUrl(raw);
     const maxRedirects = Math.min(options.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
-    for (let hop = 0; hop <= maxRedirects; hop += 1) {
-      const response = await this.request(url, options.timeoutMs ?? 30_000, { method: 'GET', headers: { 'accept-encoding': 'identity' } });
-      const status = response.statusCode ?? 0;
-      if (status >= 300 && status < 400 && response.headers.location) {
-        response.destroy();
-        url = parseOutboundUrl(new URL(response.headers.location, url).toString());
-        continue;
+    const guard = new ExchangeGuard('the fetch', options.deadlineMs, options.signal);
+    try {
+      for (let hop = 0; hop <= maxRedirects; hop += 1) {
+        const response = await this.request(url, options.timeoutMs ?? 30_000, { method: 'GET', headers: { 'accept-encoding': 'identity' } }, guard);
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400 && response.headers.location) {
+          response.destroy();
+          url = parseOutboundUrl(new URL(response.headers.location, url).toString());
+          continue;
+        }
+        if (status < 200 || status >= 300) {
+          response.destroy();
+          throw new OutboundRequestFailed(`the server answered HTTP ${status}`, status);
+        }
+        const declared = Number(response.headers['content-length'] ?? 0);
+        if (declared > options.maxBytes) {
+          response.destroy();
+          throw new OutboundRequestFailed(`the response is larger than ${options.maxBytes} bytes`);
+        }
+        const body = guard.watch(byteCap(options.maxBytes));
+        response.on('error', (error) => body.destroy(asFailure(error)));
+        body.on('close', () => {
+          response.destroy();
+          guard.end();
+        });
+        response.pipe(body);
+        return { body, contentType: response.headers['content-type'] };
       }
-      if (status < 200 || status >= 300) {
-        response.destroy();
-        throw new OutboundRequestFailed(`the server answered HTTP ${status}`, status);
-      }
-      const declared = Number(response.headers['content-length'] ?? 0);
-      if (declared > options.maxBytes) {
-        response.destroy();
-        throw new OutboundRequestFailed(`the response is larger than ${options.maxBytes} bytes`);
-      }
-      const body = byteCap(options.maxBytes);
-      response.on('error', (error) => body.destroy(asFailure(error)));
-      body.on('close', () => response.destroy());
-      response.pipe(body);
-      return { body, contentType: response.headers['content-type'] };
+    } catch (error) {
+      guard.end();
+      throw error;
     }
+    guard.end();
     throw new OutboundRequestFailed(`more than ${maxRedirects} redirects`);
   }
 
   /**
    * POSTs a body and reports the status without following redirects (webhooks: a 3xx is a failure).
-   * At most 64 KiB of the response body is read, then discarded.
+   * The whole exchange ends within `timeoutMs`: the answer's headers are awaited that long at most,
+   * and at most 64 KiB of its body is read (then discarded) until then.
    */
   async post(raw: string, body: string, headers: Record<string, string>, options: { timeoutMs: number }): Promise<{ status: number; retryAfterSeconds: number | null }> {
     const url = parseOutboundUrl(raw);
-    const response = await this.request(url, options.timeoutMs, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+    const guard = new ExchangeGuard('the request', options.timeoutMs);
+    const send = { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } };
+    const response = await this.request(url, options.timeoutMs, send, guard).catch((error: unknown) => {
+      guard.end();
+      throw error;
     });
+    guard.watch(response);
+    response.on('close', () => guard.end());
     let read = 0;
     response.on('data', (chunk: Buffer) => {
       read += chunk.length;
@@ -144,7 +162,7 @@ export class OutboundHttpClient extends OutboundHttp {
   /**
    * One request answered with its status, headers and whole body (at most `maxBytes`), without following
    * redirects: for services the operator configured (remote workers), whose hosts the policy allow-lists.
-   * `timeoutMs` bounds the wait for the headers (idle) and, separately, the reading of the body.
+   * `timeoutMs` bounds the wait for the whole headers and, separately, the reading of the body.
    */
   async exchange(
     raw: string,
@@ -178,7 +196,12 @@ export class OutboundHttpClient extends OutboundHttp {
     });
   }
 
-  private request(url: URL, idleTimeoutMs: number, send: { method: string; body?: string; headers: Record<string, string> }): Promise<http.IncomingMessage> {
+  /**
+   * Sends one request and resolves with its answer once the headers are whole. `idleTimeoutMs` is the
+   * longest silence of the connection over the whole exchange, and the longest wait for the headers;
+   * `guard` (the caller's deadline and signal) is pointed at the request until the answer comes.
+   */
+  private request(url: URL, idleTimeoutMs: number, send: { method: string; body?: string; headers: Record<string, string> }, guard?: ExchangeGuard): Promise<http.IncomingMessage> {
     const host = hostOf(url);
     // Node skips the lookup hook for IP literals: they are judged here instead.
     if (isIP(host) && !this.policy.isAddressAllowed(host) && !this.policy.isHostAllowListed(host)) {
@@ -194,6 +217,12 @@ export class OutboundHttpClient extends OutboundHttp {
         headers: { 'user-agent': 'Backdrop/1.0', ...send.headers },
       });
       const connectTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`could not connect within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+      // headers sent a byte at a time would keep the idle timeout from ever firing
+      const answerTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`no whole answer from the server within ${idleTimeoutMs} ms`)), idleTimeoutMs);
+      const clearTimers = (): void => {
+        clearTimeout(connectTimer);
+        clearTimeout(answerTimer);
+      };
       req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
       // Idle timeout over the whole exchange: before the headers it fails the request, after them the body stream.
       req.setTimeout(idleTimeoutMs, () => {
@@ -202,15 +231,16 @@ export class OutboundHttpClient extends OutboundHttp {
         else req.destroy(error);
       });
       req.on('response', (incoming) => {
-        clearTimeout(connectTimer);
+        clearTimers();
         response = incoming;
         resolve(incoming);
       });
       req.on('error', (error) => {
-        clearTimeout(connectTimer);
+        clearTimers();
         reject(asFailure(error));
       });
-      req.on('close', () => clearTimeout(connectTimer));
+      req.on('close', clearTimers);
+      guard?.watch(req);
       req.end(send.body);
     });
   }
@@ -240,6 +270,47 @@ export class OutboundHttpClient extends OutboundHttp {
         else resolve(addresses.map((entry) => entry.address));
       });
     });
+  }
+}
+
+/**
+ * Ends an exchange at its deadline, or when its signal aborts, on whichever stream it has reached by
+ * then (the request before the answer, the body after it).
+ */
+class ExchangeGuard {
+  private stream?: { destroy(error?: Error): unknown };
+  private failure?: OutboundRequestFailed;
+  private readonly timer?: NodeJS.Timeout;
+  private readonly onAbort = (): void => this.fail(new OutboundRequestFailed(`${this.what} was canceled`));
+
+  constructor(
+    private readonly what: string,
+    deadlineMs?: number,
+    private readonly signal?: AbortSignal,
+  ) {
+    if (deadlineMs !== undefined) this.timer = setTimeout(() => this.fail(new OutboundRequestFailed(`${what} took longer than ${deadlineMs} ms`)), deadlineMs);
+    if (signal?.aborted) this.onAbort();
+    else signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** The exchange is now at `stream`: the failure, when it comes (or has come), destroys it. */
+  watch<T extends { destroy(error?: Error): unknown }>(stream: T): T {
+    this.stream = stream;
+    if (this.failure) stream.destroy(this.failure);
+    return stream;
+  }
+
+  /** The exchange is over: no deadline, no listener left behind. */
+  end(): void {
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private fail(error: OutboundRequestFailed): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.end();
+    this.stream?.destroy(error);
   }
 }
 

@@ -98,7 +98,7 @@ export class ProcessJobHandler {
    * chunks (the join completes it).
    */
   private async run(job: Job, signal?: AbortSignal): Promise<{ outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null> {
-    const prepared = await this.prepare(job).catch((error: unknown) => {
+    const prepared = await this.prepare(job, signal).catch((error: unknown) => {
       throw error instanceof WorkerFailure ? error : new ServiceTrouble(`job ${job.id} could not be prepared`, { cause: error });
     });
     if (!prepared) return null;
@@ -121,13 +121,13 @@ export class ProcessJobHandler {
   }
 
   /** The job's input and background image, its input admitted; null when the job ended (no credit) or was split into chunks. */
-  private async prepare(job: Job): Promise<{ inputKey: string; backgroundImageKey: string | null } | null> {
-    const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job);
+  private async prepare(job: Job, signal?: AbortSignal): Promise<{ inputKey: string; backgroundImageKey: string | null } | null> {
+    const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job, signal);
     const admitted = await this.admitInput(job, inputKey);
     if (admitted === null) return null;
     let backgroundImageKey: string | null;
     try {
-      backgroundImageKey = await this.fetchBackgroundImage(job);
+      backgroundImageKey = await this.fetchBackgroundImage(job, signal);
     } catch (error) {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
@@ -176,7 +176,7 @@ export class ProcessJobHandler {
    * An upload of this server is read from storage, with the duration its upload probed; any other
    * URL is fetched through the SSRF-guarded client.
    */
-  private async resolveInput(job: Job): Promise<{ inputKey: string; durationSeconds?: number }> {
+  private async resolveInput(job: Job, signal?: AbortSignal): Promise<{ inputKey: string; durationSeconds?: number }> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     if (uploadId) {
       // only a missing or deleted upload fails the job; a database that cannot answer is thrown, so the queue retries
@@ -187,13 +187,13 @@ export class ProcessJobHandler {
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
       return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
     }
-    return { inputKey: await this.download(job.videoUrl, `inputs/${job.id}`, 'video') };
+    return { inputKey: await this.download(job.videoUrl, `inputs/${job.id}`, 'video', signal) };
   }
 
-  private async fetchBackgroundImage(job: Job): Promise<string | null> {
+  private async fetchBackgroundImage(job: Job, signal?: AbortSignal): Promise<string | null> {
     const background = job.settings.background;
     if (background.type !== 'image') return null;
-    const key = await this.download(background.image_url, `inputs/${job.id}-background`, 'background image');
+    const key = await this.download(background.image_url, `inputs/${job.id}-background`, 'background image', signal);
     const image = await this.storage.withLocalFile(key, (path) => this.probe.probeImage(path));
     if (isRefusal(image)) {
       await this.storage.delete(key);
@@ -202,9 +202,11 @@ export class ProcessJobHandler {
     return key;
   }
 
-  private async download(url: string, key: string, what: string): Promise<string> {
+  /** `url` into storage at `key`, whole within INPUT_FETCH_TIMEOUT_SECONDS; `signal` (the job canceled, the worker stopping) stops it */
+  private async download(url: string, key: string, what: string, signal?: AbortSignal): Promise<string> {
     try {
-      const { body } = await this.outbound.fetchStream(url, { maxBytes: this.config.maxUploadBytes, timeoutMs: 30_000 });
+      const deadlineMs = this.config.env.INPUT_FETCH_TIMEOUT_SECONDS * 1000;
+      const { body } = await this.outbound.fetchStream(url, { maxBytes: this.config.maxUploadBytes, timeoutMs: 30_000, deadlineMs, signal });
       await this.storage.put(key, body);
       return key;
     } catch (error) {
