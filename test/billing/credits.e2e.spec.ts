@@ -101,6 +101,20 @@ describe('credits', () => {
     }
   });
 
+  it('the same draft started 8 times at once: one start, seven 409 invalid_state, one reserve', async () => {
+    const { key, videoUrl } = await keyWithUpload(40);
+    t.fake.hold();
+    try {
+      const draft = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: videoUrl, auto_start: false });
+      const starts = await Promise.all(Array.from({ length: 8 }, () => t.http.post(`/v1/jobs/${draft.body.id}/start`).set('X-Api-Key', key).send({})));
+      expect(starts.map((res) => res.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+      for (const refused of starts.filter((res) => res.status === 409)) expect(refused.body.error.code).toBe('invalid_state');
+      expect(await balanceOf(key)).toBe(36);
+    } finally {
+      t.fake.release();
+    }
+  });
+
   it('keeps balance = grants - charges - open reserves, never negative, for any sequence (property)', async () => {
     const key = await t.createKey(0);
     const [{ id: apiKeyId }] = await db.query(`SELECT id FROM api_keys WHERE key_hash = encode(sha256($1::bytea), 'hex')`, [key]);

@@ -54,11 +54,13 @@ export class JobLifecycle {
     const settings = resolveJobSettings(request);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
+      // The draft is moved first: of two starts at once, the second waits on the row and finds it
+      // started (409), where reserving first had it meet the first one's reserve (a 500).
+      const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl, billingStatus: reserve === null ? null : ('reserved' as const), reservedCredits: reserve };
+      const moved = await this.move(tx, job, 'created', changes);
       if (reserve !== null && !(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) {
         throw new DomainError('insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`);
       }
-      const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl, billingStatus: reserve === null ? null : ('reserved' as const), reservedCredits: reserve };
-      const moved = await this.move(tx, job, 'created', changes);
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'started' });
       return { started: moved, deliveries: await this.announce(tx, moved, 'job.started') };
     });
