@@ -130,23 +130,43 @@ function cutConnectionsAfterGrace(app: NestExpressApplication, graceMs: number):
   };
 }
 
-/** The path of the first string (or key) holding a NUL character, which Postgres text cannot store; null if none. */
-function nulCharacterAt(value: unknown, at = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? at || 'body' : null;
-  if (!value || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const here = Array.isArray(value) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
-    if (key.includes('\u0000')) return here;
-    const found = nulCharacterAt(item, here);
-    if (found) return found;
+/**
+ * How deep a request body may nest. The API's own bodies go four levels deep
+ * (composition.foreground.offset.x); the validators walk a body recursively, and a body nested some
+ * thousands of levels (a few KB of brackets) would overflow their stack: a 500 for a client's error.
+ */
+export const MAX_BODY_DEPTH = 16;
+
+const NUL_REFUSED = 'must not contain the NUL character (\\u0000)';
+
+/**
+ * What keeps a body from the validators and the database, with its path: a string or key holding a
+ * NUL character (Postgres text cannot store it), or nesting past MAX_BODY_DEPTH; null if neither.
+ * Walked without recursion, in the body's order.
+ */
+function bodyProblem(body: unknown): { field: string; reason: string } | null {
+  const pending: Array<{ value: unknown; at: string; depth: number }> = [{ value: body, at: '', depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, at, depth } = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { field: at || 'body', reason: NUL_REFUSED };
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (depth === MAX_BODY_DEPTH) return { field: at || 'body', reason: `must not be nested more than ${MAX_BODY_DEPTH} levels deep` };
+    const entries = Object.entries(value);
+    for (const [key] of entries) if (key.includes('\u0000')) return { field: pathOf(value, at, key), reason: NUL_REFUSED };
+    for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], at: pathOf(value, at, entries[i][0]), depth: depth + 1 });
   }
   return null;
 }
 
-/** A body with a NUL character anywhere is a 400 naming the field, not a database error. */
-function refuseNulCharacters(req: Request, _res: Response, next: NextFunction): void {
-  const field = nulCharacterAt(req.body);
-  next(field ? DomainError.invalid(field, 'must not contain the NUL character (\\u0000)') : undefined);
+const pathOf = (container: object, at: string, key: string): string => (Array.isArray(container) ? `${at}[${key}]` : at ? `${at}.${key}` : key);
+
+/** A body with a NUL character anywhere, or nested too deep, is a 400 naming the field, not a database error or a 500. */
+function refuseUnfitBodies(req: Request, _res: Response, next: NextFunction): void {
+  const problem = bodyProblem(req.body);
+  next(problem ? DomainError.invalid(problem.field, problem.reason) : undefined);
 }
 
 /**
@@ -220,7 +240,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
-  app.use(refuseNulCharacters);
+  app.use(refuseUnfitBodies);
   app.use(metrics);
   if (usage) app.use('/v1', usage);
   app.useGlobalFilters(exceptions);

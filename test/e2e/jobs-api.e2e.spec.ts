@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
+import { MAX_BODY_DEPTH } from '../../src/create-app';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
@@ -144,6 +145,24 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       const huge = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(JSON.stringify({ video_url: videoUrl, text_prompt: 'x'.repeat(2 * 1024 * 1024) }));
       expect(huge.status).toBe(413);
       expectEnvelope(huge.body, 'file_too_large');
+    });
+    /** `levels` arrays nested in `metadata.deep` */
+    const nested = (levels: number) => `{"video_url":"${videoUrl}","auto_start":false,"metadata":{"deep":${'['.repeat(levels)}${']'.repeat(levels)}}}`;
+
+    it(`answers 400 naming where a body nests more than ${MAX_BODY_DEPTH} levels, 100,000 deep too and without a key (it was a 500: the validators' stack)`, async () => {
+      const where = 'metadata.deep' + '[0]'.repeat(MAX_BODY_DEPTH - 2); // the body, metadata and deep are its first three levels
+      for (const [levels, withKey] of [[MAX_BODY_DEPTH - 1, true], [2_000, true], [100_000, false]] as const) {
+        const res = await (withKey ? t.http.post('/v1/jobs').set('X-Api-Key', key) : t.http.post('/v1/jobs')).set('Content-Type', 'application/json').send(nested(levels));
+        expect(res.status).toBe(400);
+        expectEnvelope(res.body, 'invalid_request');
+        expect(res.body.error.details).toEqual([{ field: where, message: expect.stringMatching(/nested more than 16 levels/) }]);
+      }
+    });
+
+    it(`lets a body nested exactly ${MAX_BODY_DEPTH} levels through to the fields' own rules`, async () => {
+      const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(nested(MAX_BODY_DEPTH - 2));
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.map((detail: { field: string }) => detail.field)).toEqual(['metadata']);
     });
   });
 
