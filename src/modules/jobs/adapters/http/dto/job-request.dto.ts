@@ -124,6 +124,7 @@ export class ForegroundDto {
 
   @ApiPropertyOptional({ type: OffsetDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => OffsetDto)
   offset?: OffsetDto;
@@ -132,12 +133,14 @@ export class ForegroundDto {
 export class CompositionDto {
   @ApiPropertyOptional({ type: CanvasDto, description: 'defaults to the video size' })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => CanvasDto)
   canvas?: CanvasDto;
 
   @ApiPropertyOptional({ type: ForegroundDto })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => ForegroundDto)
   foreground?: ForegroundDto;
