@@ -152,6 +152,12 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       expect(huge.status).toBe(413);
       expectEnvelope(huge.body, 'file_too_large');
     });
+    it("echoes metadata keys that name Object.prototype's members (they were dropped); __proto__ and constructor are stripped", async () => {
+      const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(`{"video_url":"${videoUrl}","auto_start":false,"metadata":{"toString":"a","valueOf":"b","hasOwnProperty":"c","__proto__":"d","constructor":"e"}}`);
+      expect(res.status).toBe(200);
+      expect((await t.http.get(`/v1/jobs/${res.body.id}`).set('X-Api-Key', key)).body.metadata).toEqual({ toString: 'a', valueOf: 'b', hasOwnProperty: 'c' });
+    });
+
     /** `levels` arrays nested in `metadata.deep` */
     const nested = (levels: number) => `{"video_url":"${videoUrl}","auto_start":false,"metadata":{"deep":${'['.repeat(levels)}${']'.repeat(levels)}}}`;
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   Allow,
   IsBoolean,
@@ -39,6 +39,15 @@ class MetadataShape implements ValidatorConstraintInterface {
   defaultMessage(): string {
     return `metadata must be an object of at most ${METADATA_LIMITS.keys} keys (1-${METADATA_LIMITS.keyLength} characters) with string values of at most ${METADATA_LIMITS.valueLength} characters`;
   }
+}
+
+/**
+ * metadata as the client sent it: class-transformer's copy drops keys that name Object.prototype's
+ * members (`toString`, `valueOf`), so they were not echoed. (`__proto__` and `constructor` are
+ * stripped before, by Nest's ValidationPipe, as a guard against prototype pollution.)
+ */
+function ownEntriesOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : value;
 }
 
 @ValidatorConstraint({ name: 'rgb' })
@@ -225,6 +234,7 @@ export class CreateJobDto extends JobOptionsDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'up to 20 string keys, values up to 500 characters; echoed on the job' })
   @IsOptional()
   @Validate(MetadataShape)
+  @Transform(({ obj }: { obj: { metadata?: unknown } }) => ownEntriesOf(obj.metadata), { toClassOnly: true })
   metadata?: Record<string, string>;
 }
 
