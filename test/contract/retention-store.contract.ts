@@ -36,5 +36,12 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       for (let i = 0; i < 3; i += 1) await h.addUpload(new Date('1999-01-01T00:00:00Z'));
       expect(await h.store().expiredUploads(new Date('1999-06-01T00:00:00Z'), 2)).toHaveLength(2);
     });
+
+    it('answers the oldest first, so that a batch never leaves the oldest behind', async () => {
+      const uploads = [await h.addUpload(new Date('1998-03-01T00:00:00Z')), await h.addUpload(new Date('1998-01-01T00:00:00Z')), await h.addUpload(new Date('1998-02-01T00:00:00Z'))];
+      const outputs = [await h.addOutput(new Date('1998-03-01T00:00:00Z')), await h.addOutput(new Date('1998-01-01T00:00:00Z'))];
+      expect(await h.store().expiredUploads(new Date('1998-06-01T00:00:00Z'), 2)).toEqual([uploads[1], uploads[2]]);
+      expect(await h.store().expiredOutputs(new Date('1998-06-01T00:00:00Z'), 1)).toEqual([outputs[1]]);
+    });
   });
 }

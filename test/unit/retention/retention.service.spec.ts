@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { FixedClock } from '../../../src/common/clock';
 import { loadConfig } from '../../../src/config/app-config';
 import { InMemoryRetentionStore } from '../../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
-import { RetentionService } from '../../../src/modules/retention/application/retention.service';
+import { RETENTION_BATCH, RetentionService } from '../../../src/modules/retention/application/retention.service';
 import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
 
 async function world(retentionHours: string) {
@@ -24,6 +24,16 @@ describe('RetentionService', () => {
     expect(await storage.stat('outputs/job_old.webm')).toBeNull();
     expect(await storage.stat('uploads/vid_new')).not.toBeNull();
     expect([store.isDeleted('vid_old'), store.isDeleted('job_old'), store.isDeleted('vid_new')]).toEqual([true, true, false]);
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
+  });
+
+  it(`deletes every expired file in one run, batch after batch (${2 * RETENTION_BATCH + 1} uploads, ${RETENTION_BATCH} outputs)`, async () => {
+    const { store, storage, retention } = await world('2');
+    const old = new Date('2026-01-01T00:00:00Z');
+    for (let i = 0; i < 2 * RETENTION_BATCH; i += 1) store.addUpload(`vid_${i}`, `uploads/vid_${i}`, old);
+    for (let i = 1; i < RETENTION_BATCH; i += 1) store.addOutput(`job_${i}`, `outputs/job_${i}.webm`, old);
+    expect(await retention.purge()).toEqual({ uploads: 2 * RETENTION_BATCH + 1, outputs: RETENTION_BATCH });
+    expect(await storage.stat('uploads/vid_new')).not.toBeNull();
     expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
   });
 

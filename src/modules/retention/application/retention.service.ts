@@ -4,7 +4,8 @@ import { Clock } from '../../../common/clock';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { ExpiredFile, RetentionStore } from '../ports/retention-store';
 
-const BATCH = 200;
+/** files read and deleted at a time; a run goes on batch after batch until none is left */
+export const RETENTION_BATCH = 200;
 
 /**
  * Deletes uploads and outputs older than RETENTION_HOURS. Rows are kept (marked deleted) so their
@@ -25,17 +26,23 @@ export class RetentionService {
     const hours = this.config.env.RETENTION_HOURS;
     if (hours <= 0) return { uploads: 0, outputs: 0 };
     const cutoff = new Date(this.clock.now().getTime() - hours * 3600_000);
-    const uploads = await this.purgeFiles(await this.store.expiredUploads(cutoff, BATCH), (id) => this.store.markUploadDeleted(id));
-    const outputs = await this.purgeFiles(await this.store.expiredOutputs(cutoff, BATCH), (id) => this.store.markOutputDeleted(id));
+    const uploads = await this.purgeAll(() => this.store.expiredUploads(cutoff, RETENTION_BATCH), (id) => this.store.markUploadDeleted(id));
+    const outputs = await this.purgeAll(() => this.store.expiredOutputs(cutoff, RETENTION_BATCH), (id) => this.store.markOutputDeleted(id));
     if (uploads || outputs) this.logger.log(`retention deleted ${uploads} uploads and ${outputs} outputs older than ${hours} h`);
     return { uploads, outputs };
   }
 
-  private async purgeFiles(files: ExpiredFile[], markDeleted: (id: string) => Promise<void>): Promise<number> {
-    for (const file of files) {
-      await this.storage.delete(file.key);
-      await markDeleted(file.id);
+  /** Every expired file, oldest first, a batch at a time: one batch a run fell behind past 200 files an interval. */
+  private async purgeAll(nextBatch: () => Promise<ExpiredFile[]>, markDeleted: (id: string) => Promise<void>): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const files = await nextBatch();
+      for (const file of files) {
+        await this.storage.delete(file.key);
+        await markDeleted(file.id);
+      }
+      purged += files.length;
+      if (files.length < RETENTION_BATCH) return purged;
     }
-    return files.length;
   }
 }

@@ -5,8 +5,9 @@ export interface ExpiredFile {
 }
 
 /**
- * Finds uploads and job outputs older than a cutoff that are not yet deleted, and marks them
- * deleted (the rows stay, so their URLs answer 410 Gone and history and billing stay intact).
+ * Finds uploads and job outputs older than a cutoff that are not yet deleted, oldest first, at most
+ * `limit` at a time, and marks them deleted (the rows stay, so their URLs answer 410 Gone and
+ * history and billing stay intact).
  */
 export abstract class RetentionStore {
   abstract expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]>;

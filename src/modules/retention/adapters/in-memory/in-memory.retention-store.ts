@@ -51,6 +51,7 @@ export class InMemoryRetentionStore extends RetentionStore {
 function expired(files: Map<string, StoredFile>, cutoff: Date, limit: number): ExpiredFile[] {
   return [...files.values()]
     .filter((file) => !file.deletedAt && file.at < cutoff)
+    .sort((a, b) => a.at.getTime() - b.at.getTime())
     .slice(0, limit)
     .map(({ id, key }) => ({ id, key }));
 }

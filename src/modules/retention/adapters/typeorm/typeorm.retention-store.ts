@@ -11,7 +11,7 @@ export class TypeOrmRetentionStore extends RetentionStore {
   }
 
   expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
-    return this.db.query(`SELECT id, storage_key AS key FROM uploads WHERE deleted_at IS NULL AND created_at < $1 LIMIT $2`, [cutoff, limit]);
+    return this.db.query(`SELECT id, storage_key AS key FROM uploads WHERE deleted_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`, [cutoff, limit]);
   }
 
   async markUploadDeleted(id: string): Promise<void> {
@@ -19,7 +19,7 @@ export class TypeOrmRetentionStore extends RetentionStore {
   }
 
   expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
-    return this.db.query(`SELECT id, output_key AS key FROM jobs WHERE output_key IS NOT NULL AND output_deleted_at IS NULL AND completed_at < $1 LIMIT $2`, [cutoff, limit]);
+    return this.db.query(`SELECT id, output_key AS key FROM jobs WHERE output_key IS NOT NULL AND output_deleted_at IS NULL AND completed_at < $1 ORDER BY completed_at LIMIT $2`, [cutoff, limit]);
   }
 
   async markOutputDeleted(id: string): Promise<void> {
