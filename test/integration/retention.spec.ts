@@ -17,11 +17,12 @@ describe('retention', () => {
     await t.close();
   });
 
-  it('deletes uploads and outputs past their age on a schedule; their URLs then answer 410', async () => {
+  it('deletes uploads and outputs past their age on a schedule; their URLs, and a draft of the upload started, then answer 410', async () => {
     const key = await t.createKey();
     const upload = async () => (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'))).body;
     const old = await upload();
     const fresh = await upload();
+    const draft = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: old.video_url, auto_start: false });
     const job = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: old.video_url });
     const done = await eventually(async () => {
       const current = (await t.http.get(`/v1/jobs/${job.body.id}`).set('X-Api-Key', key)).body;
@@ -46,6 +47,11 @@ describe('retention', () => {
     expect((await t.http.get(`/v1/jobs/${job.body.id}`).set('X-Api-Key', key)).body).toMatchObject({ status: 'completed', output_url: null });
     const reuse = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: old.video_url });
     expect(reuse.status).toBe(410);
+    // a draft made before is not started on the deleted upload (it was: started, then failed input_unreachable)
+    const start = await t.http.post(`/v1/jobs/${draft.body.id}/start`).set('X-Api-Key', key).send({});
+    expect(start.status).toBe(410);
+    expect(start.body.error.code).toBe('gone');
+    expect((await t.http.get(`/v1/jobs/${draft.body.id}`).set('X-Api-Key', key)).body).toMatchObject({ status: 'created' });
 
     expect((await t.http.get(new URL(fresh.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
   }, 60000);

@@ -94,7 +94,8 @@ export class JobsService {
 
   private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined): Promise<Job> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
-    const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(() => null) : null;
+    // an upload past its retention is 410 here as at create, and the draft stays a draft
+    const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(rethrowGone(() => null)) : null;
     const started = await this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null);
     return (await this.jobs.findById(started.id)) ?? started;
   }
@@ -103,10 +104,11 @@ export class JobsService {
   private async assertVideoUrl(videoUrl: string, apiKeyId: string): Promise<void> {
     const uploadId = this.uploads.uploadIdFromUrl(videoUrl);
     if (uploadId) {
-      await this.uploads.findOwned(uploadId, apiKeyId).catch((error: unknown) => {
-        if (error instanceof DomainError && error.code === 'gone') throw error;
-        throw DomainError.invalid('video_url', 'refers to an upload that does not exist');
-      });
+      await this.uploads.findOwned(uploadId, apiKeyId).catch(
+        rethrowGone(() => {
+          throw DomainError.invalid('video_url', 'refers to an upload that does not exist');
+        }),
+      );
       return;
     }
     await this.assertPublicUrl('video_url', videoUrl);
@@ -128,4 +130,12 @@ export class JobsService {
       throw error;
     }
   }
+}
+
+/** A catch handler: a 410 (an upload past its retention) goes on as it is, any other error to `otherwise`. */
+function rethrowGone<T>(otherwise: () => T): (error: unknown) => T {
+  return (error) => {
+    if (error instanceof DomainError && error.code === 'gone') throw error;
+    return otherwise();
+  };
 }
