@@ -6,6 +6,7 @@
  * mattes on their own frames.
  */
 import { join } from 'node:path';
+import { probe } from '../../src/engine/media/input-gate';
 import { alignmentChecks, formatRunner } from './support/format-run';
 import { decodePngRgba, ffmpeg, probeStreams, readZipEntries } from './support/media-tools';
 import { temporaryDirectory } from '../support/temporary-directory';
@@ -31,6 +32,17 @@ describe('footage as it comes', () => {
     const path = join(dir(), 'recorded.webm');
     await ffmpeg(['-i', await movingBox('recorded-source.mp4'), '-c:v', 'libvpx', '-b:v', '1M', '-live', '1', '-f', 'webm', '-y', path]);
     expect((await probeStreams(path)).format.duration).toBeUndefined();
+    const { result } = await expectAlphaFollowsContent(path, 160, 96);
+    expect(result.frames).toBe(30);
+    expect(result.durationSeconds).toBeCloseTo(1.2, 5);
+  });
+
+  it('reads a video whose audio runs on past its picture for as long as the picture lasts (it took the audio for its length)', async () => {
+    const path = join(dir(), 'long-audio.mp4');
+    await ffmpeg(['-i', await movingBox('long-audio-source.mp4'), '-f', 'lavfi', '-i', 'sine=f=440:d=5', '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', '-y', path]);
+    expect(Number((await probeStreams(path)).format.duration)).toBeGreaterThan(4.9);
+    // the probe's duration is what is billed, held to MAX_VIDEO_SECONDS and cut into chunks
+    expect((await probe(path)).durationSeconds).toBeCloseTo(1.2, 1);
     const { result } = await expectAlphaFollowsContent(path, 160, 96);
     expect(result.frames).toBe(30);
     expect(result.durationSeconds).toBeCloseTo(1.2, 5);

@@ -233,9 +233,13 @@ function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
   return videos.find((stream) => !isStillPicture(stream)) ?? videos[0];
 }
 
-/** the container's duration, else the stream's, else Matroska's tag; undefined when none says */
+/**
+ * The video stream's own duration, else Matroska's tag for it, else the container's; undefined when
+ * none says. The container's lasts as long as its longest stream: 4 s of video with 20 s of audio was
+ * taken for 20 s (billed so, refused as too long, cut into chunks past the picture's end).
+ */
 function durationOf(json: FfprobeOutput, video: FfprobeStream): number | undefined {
-  return parsePositive(json.format?.duration) ?? parsePositive(video.duration) ?? parseTagDuration(video.tags);
+  return parsePositive(video.duration) ?? parseTagDuration(video.tags) ?? parsePositive(json.format?.duration);
 }
 
 /**

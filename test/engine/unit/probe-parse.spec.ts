@@ -34,6 +34,14 @@ describe('parseProbeOutput', () => {
     });
   });
 
+  it("takes the video stream's duration over the container's, which the longest stream sets (audio past the picture)", () => {
+    const audio = { codec_type: 'audio', codec_name: 'aac', duration: '20.000000' };
+    const longAudio = { streams: [stream({ duration: '4.000000', nb_frames: '120' }), audio], format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '20.000000' } };
+    expect(parseProbeOutput(longAudio)).toMatchObject({ durationSeconds: 4, frameCount: 120 });
+    const matroska = { streams: [stream({ nb_frames: undefined, tags: { DURATION: '00:00:04.000000000' } }), audio], format: { format_name: 'matroska,webm', duration: '20.000000' } };
+    expect(parseProbeOutput(matroska).durationSeconds).toBe(4);
+  });
+
   describe('which video stream it reads', () => {
     const format = { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '10.010000' };
     const thumbnail = { index: 0, codec_type: 'video', codec_name: 'mjpeg', width: 320, height: 240, avg_frame_rate: '25/1', r_frame_rate: '25/1', nb_frames: '1' };
