@@ -143,6 +143,20 @@ describe('audio', () => {
     expect(Number(audio.duration ?? 1)).toBeGreaterThan(0.9);
   });
 
+  it.each([
+    ['5.1(side) (as AC-3 and DTS carry it)', '5.1(side)', 'ac3', 6],
+    ['octagonal', 'octagonal', 'pcm_s16le', 8],
+  ])('keeps %s audio in webm, in a layout Opus takes (it failed the job)', async (_name, layout, codec, channels) => {
+    const surround = join(dir(), `surround-${channels}.mov`);
+    const pan = Array.from({ length: channels }, (_, channel) => `c${channel}=c0`).join('|');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=320x180:r=25:d=1', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', '-af', `pan=${layout}|${pan}`, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', codec, '-shortest', '-y', surround]);
+    expect((await probeStreams(surround)).streams.find((stream) => stream.codec_type === 'audio')).toMatchObject({ channel_layout: layout });
+    const { result, outputPath } = await run('webm', { inputPath: surround, previewDuration: undefined });
+    expect(result.frames).toBe(25);
+    const audio = (await probeStreams(outputPath)).streams.find((stream) => stream.codec_type === 'audio');
+    expect(audio).toMatchObject({ codec_name: 'opus', channels });
+  });
+
   it('drops it in formats without audio', async () => {
     const { outputPath } = await run('webp', { inputPath: withAudio, previewDuration: 0.2 });
     expect((await decodeAnimatedRgba(outputPath)).pages).toBe(5);

@@ -68,7 +68,9 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
       '-crf', '32', '-b:v', '0', '-auto-alt-ref', '0',
       '-g', '125', '-keyint_min', '125', '-lag-in-frames', '0',
     ],
-    audioArgs: ['-c:a', 'libopus', '-b:a', '128k'],
+    // Opus takes the Vorbis channel layouts alone: 5.1(side) (AC-3, DTS), 4.0, 2.1 or octagonal
+    // failed the job; each is converted to the nearest it takes (5.1(side) to 5.1, octagonal to 7.1)
+    audioArgs: ['-c:a', 'libopus', '-b:a', '128k', '-af', 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1'],
     muxerArgs: [],
   },
   mov: {
