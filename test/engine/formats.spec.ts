@@ -90,6 +90,15 @@ describe('output formats (test-double model, 0.5 s of portrait-pan.mp4)', () => 
     }
   });
 
+  it('gif from 120 fps: written at 50 fps, so that it plays for as long as the video (its 1 s was 120 frames of 1/100 s, which browsers play as 1/10 s each)', async () => {
+    const fast = join(dir(), 'fast.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=160x90:r=120:d=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', fast]);
+    const { outputPath } = await run('gif', { inputPath: fast, previewDuration: undefined });
+    const { pages, delay } = await decodeAnimatedRgba(outputPath);
+    expect(pages).toBe(50);
+    expect(new Set(delay)).toEqual(new Set([20]));
+  });
+
   it('webp: animated, with alpha, looping', async () => {
     const { result, outputPath } = await run('webp');
     expectPreviewResult(result, 'webp');

@@ -4,7 +4,7 @@
  * is allowed to open nothing but the chunks' container; the source is opened with its input pin.
  */
 import { pinArgs, InputPin, ALLOWED_PROTOCOLS } from '../media/input-pin';
-import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
+import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
 import { formatNumber } from '../pipeline/ffmpeg-args';
 
 const COMMON_ARGS = ['-v', 'error', '-nostdin'];
@@ -73,13 +73,13 @@ export function buildJoinPaletteArgs(listPath: string, palettePath: string): str
   return [...COMMON_ARGS, ...concatInputArgs(listPath, 'mov'), '-map', '0:v:0', '-vf', `format=rgba,${GIF_PALETTE_FILTER}`, '-frames:v', '1', '-f', 'image2', '-y', palettePath];
 }
 
-/** GIF, second pass: the joined chunks through that one palette. */
-export function buildJoinGifArgs(listPath: string, palettePath: string, preset: EncoderPreset, outputPath: string): string[] {
+/** GIF, second pass: the joined chunks (of the source's `fps`) through that one palette. */
+export function buildJoinGifArgs(listPath: string, palettePath: string, preset: EncoderPreset, outputPath: string, fps: number): string[] {
   return [
     ...COMMON_ARGS,
     ...concatInputArgs(listPath, 'mov'),
     ...pinArgs({ demuxer: 'png_pipe' }), '-i', palettePath,
-    '-filter_complex', `[0:v]format=rgba[frames];[frames][1:v]${GIF_PALETTE_USE_FILTER}[gif]`,
+    '-filter_complex', `[0:v]format=rgba[frames];${gifRateLimited('[frames]', fps)}[1:v]${GIF_PALETTE_USE_FILTER}[gif]`,
     '-map', '[gif]',
     ...preset.videoArgs,
     ...preset.muxerArgs,

@@ -51,7 +51,7 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
       case 'gif': {
         const palettePath = join(scratch, 'palette.png');
         await run(buildJoinPaletteArgs(listPath, palettePath));
-        await run(buildJoinGifArgs(listPath, palettePath, preset, partialPath));
+        await run(buildJoinGifArgs(listPath, palettePath, preset, partialPath, source.fps));
         await setGifFileDisposal(partialPath);
         break;
       }

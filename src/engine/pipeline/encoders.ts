@@ -143,3 +143,14 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
 export const GIF_PALETTE_FILTER = 'palettegen=reserve_transparent=1:stats_mode=full';
 /** Ordered dithering: fast, and it does not crawl between frames like error diffusion does. */
 export const GIF_PALETTE_USE_FILTER = 'paletteuse=dither=bayer:bayer_scale=3';
+
+/**
+ * The fastest a GIF plays as written: its delays are whole hundredths of a second, and browsers play
+ * a delay of 1 as 10 (a 2 s clip at 120 fps was written as 1.2 s and would play for 12).
+ */
+export const GIF_MAX_FPS = 50;
+
+/** The frames at `label` (of `fps`) at a rate a GIF holds: the label to read them at, after the filters that bring them to at most GIF_MAX_FPS. */
+export function gifRateLimited(label: string, fps: number): string {
+  return fps > GIF_MAX_FPS ? `${label}fps=${GIF_MAX_FPS}[gifrate];[gifrate]` : label;
+}

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
 import { fromVideoStart, inputSeekSeconds, seekArgs, VideoStart } from './input-seek';
 import { Rgb } from '../types';
-import { EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
+import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 import { HdrSignal, toneMapChain } from './tone-map';
 
@@ -399,7 +399,7 @@ export function buildGifRenderArgs(spec: CompositeSpec, palettePath: string, mat
     ...COMMON_ARGS,
     ...compositeInputArgs(spec, [...pinArgs(MATROSKA_PIN), '-i', mattesPath]),
     ...pinArgs(PNG_PIN), '-i', palettePath,
-    '-filter_complex', `${buildCompositeFilter(spec)};[out][${paletteInput}:v]${GIF_PALETTE_USE_FILTER}[gif]`,
+    '-filter_complex', `${buildCompositeFilter(spec)};${gifRateLimited('[out]', spec.source.fps)}[${paletteInput}:v]${GIF_PALETTE_USE_FILTER}[gif]`,
     '-map', '[gif]',
     ...spec.preset.videoArgs,
     ...spec.preset.muxerArgs,

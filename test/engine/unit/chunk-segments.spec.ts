@@ -1,4 +1,4 @@
-import { buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
+import { buildJoinGifArgs, buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
 import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
 import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
 import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
@@ -67,5 +67,14 @@ describe('the join\'s ffmpeg arguments', () => {
     const args = buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.mp4, '/tmp/audio.mp4', '/tmp/out.mp4');
     expect(args.join(' ')).toContain('-format_whitelist mov -f mov -i /tmp/audio.mp4 -map 0:v:0 -map 1:a:0 -c copy -movflags +faststart -f mp4 -y /tmp/out.mp4');
     expect(buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.webm, undefined, '/tmp/out.webm').join(' ')).toContain('-map 0:v:0 -an -c copy -f webm');
+  });
+
+  it('bring a GIF of chunks above 50 fps to 50, as the single run does', () => {
+    const filterOf = (fps: number) => {
+      const args = buildJoinGifArgs('/tmp/list.txt', '/tmp/palette.png', ENCODER_PRESETS.gif, '/tmp/out.gif', fps);
+      return args[args.indexOf('-filter_complex') + 1];
+    };
+    expect(filterOf(60)).toBe('[0:v]format=rgba[frames];[frames]fps=50[gifrate];[gifrate][1:v]paletteuse=dither=bayer:bayer_scale=3[gif]');
+    expect(filterOf(50)).toBe('[0:v]format=rgba[frames];[frames][1:v]paletteuse=dither=bayer:bayer_scale=3[gif]');
   });
 });

@@ -1,4 +1,4 @@
-import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
+import { ENCODER_PRESETS, GIF_MAX_FPS } from '../../../src/engine/pipeline/encoders';
 import {
   buildDecodeArgs,
   buildEncodeArgs,
@@ -130,7 +130,7 @@ describe('buildEncodeArgs', () => {
         '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
       '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
       '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
   });
 
@@ -146,7 +146,7 @@ describe('buildEncodeArgs', () => {
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
       '-filter_complex', '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuv420p[color]',
       '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
     // the matte's values as the alpha plane's, 0-255 (not squeezed into 16-235 as gray becomes yuv420p)
     expect(buildWebmAlphaArgs(webm, webmPartsIn('/tmp/s'))).toEqual([
@@ -299,6 +299,14 @@ describe('GIF passes', () => {
       '-loop', '0',
       '-f', 'gif', '-y', '/out/.o.gif.partial',
     ]);
+  });
+
+  it(`render above ${GIF_MAX_FPS} fps: the frames brought to ${GIF_MAX_FPS} before the palette (GIF delays are whole hundredths of a second)`, () => {
+    const fast = spec('gif');
+    const args = buildGifRenderArgs({ ...fast, source: { ...fast.source, fps: 120 } }, '/s/p.png', '/s/m.mkv', '/out/o.gif');
+    expect(args[args.indexOf('-filter_complex') + 1]).toMatch(/;\[out\]fps=50\[gifrate\];\[gifrate\]\[2:v\]paletteuse=/);
+    const fifty = buildGifRenderArgs({ ...fast, source: { ...fast.source, fps: GIF_MAX_FPS } }, '/s/p.png', '/s/m.mkv', '/out/o.gif');
+    expect(fifty[fifty.indexOf('-filter_complex') + 1]).toMatch(/;\[out\]\[2:v\]paletteuse=/);
   });
 
   it('render with an image background: the palette is input 3', () => {
