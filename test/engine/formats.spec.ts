@@ -18,6 +18,7 @@ import {
   probeStreams,
   readZipEntries,
   rgbAt,
+  soundOnset,
 } from './support/media-tools';
 import { temporaryDirectory } from '../support/temporary-directory';
 
@@ -164,6 +165,15 @@ describe('audio', () => {
     expect(result.frames).toBe(25);
     const audio = (await probeStreams(outputPath)).streams.find((stream) => stream.codec_type === 'audio');
     expect(audio).toMatchObject({ codec_name: 'opus', channels });
+  });
+
+  it.each<OutputFormat>(['webm', 'mp4', 'mov'])('keeps the delay of audio that starts after the picture in %s (webm, encoded apart, moved it to the start)', async (format) => {
+    const late = join(dir(), 'late-audio.mp4');
+    await ffmpeg(['-i', withAudio, '-itsoffset', '0.5', '-i', withAudio, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-y', late]);
+    const { outputPath } = await run(format, { inputPath: late, previewDuration: undefined });
+    // the first loud sample on the file's timeline: where the source's is, within 40 ms
+    expect(Math.abs((await soundOnset(outputPath)) - (await soundOnset(late)))).toBeLessThan(0.04);
+    expect(await soundOnset(late)).toBeGreaterThan(0.45);
   });
 
   it('drops it in formats without audio', async () => {

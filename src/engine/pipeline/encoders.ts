@@ -52,6 +52,13 @@ export interface EncoderPreset {
   muxerArgs: readonly string[];
 }
 
+/**
+ * Audio that starts after the picture keeps its delay as silence from the output's start. webm's
+ * audio, and a long job's, is encoded into a file apart and joined by stream copy, and that copy
+ * moved a late start to 0 (sound half a second early where the track started half a second in).
+ */
+const AUDIO_FROM_VIDEO_START = 'aresample=async=1:first_pts=0';
+
 export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
   webm: {
     format: 'webm',
@@ -70,7 +77,7 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     ],
     // Opus takes the Vorbis channel layouts alone: 5.1(side) (AC-3, DTS), 4.0, 2.1 or octagonal
     // failed the job; each is converted to the nearest it takes (5.1(side) to 5.1, octagonal to 7.1)
-    audioArgs: ['-c:a', 'libopus', '-b:a', '128k', '-af', 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1'],
+    audioArgs: ['-c:a', 'libopus', '-b:a', '128k', '-af', `${AUDIO_FROM_VIDEO_START},aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1`],
     muxerArgs: [],
   },
   mov: {
@@ -83,7 +90,7 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     evenDimensions: false,
     muxer: 'mov',
     videoArgs: ['-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0'],
-    audioArgs: ['-c:a', 'pcm_s16le'],
+    audioArgs: ['-c:a', 'pcm_s16le', '-af', AUDIO_FROM_VIDEO_START],
     muxerArgs: [],
   },
   mp4: {
@@ -96,7 +103,7 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     evenDimensions: true,
     muxer: 'mp4',
     videoArgs: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20'],
-    audioArgs: ['-c:a', 'aac', '-b:a', '160k'],
+    audioArgs: ['-c:a', 'aac', '-b:a', '160k', '-af', AUDIO_FROM_VIDEO_START],
     muxerArgs: ['-movflags', '+faststart'],
   },
   gif: {

@@ -12,6 +12,17 @@ export async function ffmpeg(args: string[]): Promise<Buffer> {
   return stdout;
 }
 
+/**
+ * Seconds from the file's start to its first loud audio sample: the samples laid on the file's
+ * timeline (a track that starts late padded with silence), not read from the track's first sample.
+ */
+export async function soundOnset(path: string, threshold = 1000): Promise<number> {
+  const rate = 8000;
+  const samples = await ffmpeg(['-i', path, '-map', '0:a:0', '-af', 'aresample=async=1:first_pts=0', '-ac', '1', '-ar', String(rate), '-f', 's16le', '-']);
+  for (let i = 0; i + 1 < samples.length; i += 2) if (Math.abs(samples.readInt16LE(i)) > threshold) return i / 2 / rate;
+  throw new Error(`no sound in ${path}`);
+}
+
 export interface StreamInfo {
   codec_type: string;
   codec_name: string;

@@ -1,4 +1,4 @@
-import { buildJoinGifArgs, buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
+import { buildJoinAudioArgs, buildJoinGifArgs, buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
 import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
 import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
 import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
@@ -67,6 +67,13 @@ describe('the join\'s ffmpeg arguments', () => {
     const args = buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.mp4, '/tmp/audio.mp4', '/tmp/out.mp4');
     expect(args.join(' ')).toContain('-format_whitelist mov -f mov -i /tmp/audio.mp4 -map 0:v:0 -map 1:a:0 -c copy -movflags +faststart -f mp4 -y /tmp/out.mp4');
     expect(buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.webm, undefined, '/tmp/out.webm').join(' ')).toContain('-map 0:v:0 -an -c copy -f webm');
+  });
+
+  it("encode the audio from the video's start, a late track's delay kept as silence (the stream copy moved it to 0)", () => {
+    for (const format of ['webm', 'mp4', 'mov'] as const) {
+      const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' } }, ENCODER_PRESETS[format], `/tmp/audio.${format}`);
+      expect(args[args.indexOf('-af') + 1]).toMatch(/^aresample=async=1:first_pts=0(,|$)/);
+    }
   });
 
   it('bring a GIF of chunks above 50 fps to 50, as the single run does', () => {

@@ -130,7 +130,7 @@ describe('buildEncodeArgs', () => {
         '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
       '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
       '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
   });
 
@@ -146,7 +146,7 @@ describe('buildEncodeArgs', () => {
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
       '-filter_complex', '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuv420p[color]',
       '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
     // the matte's values as the alpha plane's, 0-255 (not squeezed into 16-235 as gray becomes yuv420p)
     expect(buildWebmAlphaArgs(webm, webmPartsIn('/tmp/s'))).toEqual([
@@ -191,7 +191,7 @@ describe('buildEncodeArgs', () => {
         '[bg][fg]overlay=x=0:y=0:format=yuv420:shortest=1,format=yuv420p[out]',
       '-map', '[out]',
       '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20',
-      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k',
+      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k', '-af', 'aresample=async=1:first_pts=0',
       '-movflags', '+faststart',
       '-f', 'mp4', '-y', '/out/o.mp4',
     ]);
@@ -213,7 +213,7 @@ describe('buildEncodeArgs', () => {
         '[bg][fg]overlay=x=270:y=1516:format=yuv444:shortest=1,format=yuva444p10le[out]',
       '-map', '[out]',
       '-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0',
-      '-map', '0:a:0', '-c:a', 'pcm_s16le',
+      '-map', '0:a:0', '-c:a', 'pcm_s16le', '-af', 'aresample=async=1:first_pts=0',
       '-f', 'mov', '-y', '/out/o.mov',
     ]);
   });
