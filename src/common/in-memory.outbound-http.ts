@@ -5,8 +5,9 @@ const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\
 
 /**
  * Outbound HTTP without a network: URLs answer what `serve` says (at once, so within any deadline);
- * private hosts are refused as the SSRF guard refuses them; an aborted signal stops a fetch; every POST is kept (`posts`) and answered `postStatus` (and
- * `postRetryAfterSeconds`). test/contract/outbound-http.contract.spec.ts holds it to the real client's behaviour.
+ * private hosts are refused as the SSRF guard refuses them; an aborted signal stops a fetch; every
+ * POST is kept (`posts`) and answered `postStatus` (and `postRetryAfterSeconds`).
+ * test/contract/outbound-http.contract.spec.ts holds it to the real client's behaviour.
  */
 export class InMemoryOutboundHttp extends OutboundHttp {
   private readonly bodies = new Map<string, Buffer>();

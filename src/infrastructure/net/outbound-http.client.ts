@@ -175,22 +175,23 @@ export class OutboundHttpClient extends OutboundHttp {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const timer = setTimeout(() => response.destroy(new OutboundRequestFailed(`the answer took longer than ${send.timeoutMs} ms`)), send.timeoutMs);
+      const guard = new ExchangeGuard('the answer', send.timeoutMs);
+      guard.watch(response);
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > send.maxBytes) response.destroy(new OutboundRequestFailed(`the response is larger than ${send.maxBytes} bytes`));
         else chunks.push(chunk);
       });
       response.on('end', () => {
-        clearTimeout(timer);
+        guard.end();
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
       });
       response.on('error', (error) => {
-        clearTimeout(timer);
+        guard.end();
         reject(asFailure(error));
       });
       response.on('close', () => {
-        clearTimeout(timer);
+        guard.end();
         if (!response.complete) reject(new OutboundRequestFailed('the connection closed before the answer was complete'));
       });
     });
