@@ -176,6 +176,16 @@ describe('audio', () => {
     expect(await soundOnset(late)).toBeGreaterThan(0.45);
   });
 
+  it.each<OutputFormat>(['webm', 'mp4', 'mov'])('starts %s with a picture that starts after the sound, in step with it and without frozen frames at the end', async (format) => {
+    // the picture from 0.5 s to 1.5 s, a tone from 1 s: the output starts with the picture, the tone 0.5 s in
+    const latePicture = join(dir(), 'late-picture.mp4');
+    await ffmpeg(['-itsoffset', '0.5', '-i', withAudio, '-f', 'lavfi', '-i', "aevalsrc='if(gte(t,1),0.5*sin(2*PI*440*t),0)':s=48000:d=2", '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', '-y', latePicture]);
+    const { result, outputPath } = await run(format, { inputPath: latePicture, previewDuration: undefined });
+    expect(result.frames).toBe(25);
+    expect((await probeStreams(outputPath)).streams.find((stream) => stream.codec_type === 'video')).toMatchObject({ nb_read_frames: '25' });
+    expect(Math.abs((await soundOnset(outputPath)) - 0.5)).toBeLessThan(0.04);
+  });
+
   it('drops it in formats without audio', async () => {
     const { outputPath } = await run('webp', { inputPath: withAudio, previewDuration: 0.2 });
     expect((await decodeAnimatedRgba(outputPath)).pages).toBe(5);

@@ -48,6 +48,8 @@ describe('a chunk seeking its input', () => {
     const everything = await decode(whole);
     const total = everything.length / FRAME_BYTES;
     expect(total).toBeGreaterThan(100);
+    // the picture's own length: no copies of its last frame up to the end of a sound that started first
+    expect(total).toBe(Math.round(video.durationSeconds * video.fps));
     const at = (share: number) => Math.round(total * share);
     const windows: FrameWindow[] = [{ start: at(0.3), end: at(0.55) }, { start: at(0.55), end: at(0.55) + 1 }, { start: at(0.8) }];
     for (const frames of windows) {

@@ -6,6 +6,7 @@
 import { pinArgs, InputPin, ALLOWED_PROTOCOLS } from '../media/input-pin';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
 import { formatNumber } from '../pipeline/ffmpeg-args';
+import { videoDelayArgs, VideoStart } from '../pipeline/input-seek';
 
 const COMMON_ARGS = ['-v', 'error', '-nostdin'];
 
@@ -36,6 +37,8 @@ export interface SourceAudio {
   pin: InputPin;
   /** a preview's duration: the audio is cut like the video was */
   durationLimit?: number;
+  /** the video stream's first timestamp: the audio before it is cut, as a single run cuts it (videoDelayArgs) */
+  videoStart?: VideoStart;
 }
 
 /**
@@ -47,7 +50,7 @@ export function buildJoinAudioArgs(audio: SourceAudio, preset: EncoderPreset, au
   if (!preset.audioArgs) throw new Error(`${preset.format} carries no audio`);
   return [
     ...COMMON_ARGS,
-    ...pinArgs(audio.pin), ...(audio.durationLimit !== undefined ? ['-t', formatNumber(audio.durationLimit)] : []), '-i', audio.path,
+    ...pinArgs(audio.pin), ...videoDelayArgs(audio.videoStart), ...(audio.durationLimit !== undefined ? ['-t', formatNumber(audio.durationLimit)] : []), '-i', audio.path,
     '-map', '0:a:0', '-vn', ...preset.audioArgs,
     '-f', preset.muxer, '-y', audioPath,
   ];

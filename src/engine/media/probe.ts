@@ -212,15 +212,17 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
 }
 
 /**
- * The probe with the packets' measured span (packet-span.ts) as the container's duration, and as
- * the frame rate where the stream gave no average one (a live WebM's nominal rate is its 1 kHz timebase).
+ * The probe with the packets' measured span (packet-span.ts) as the video stream's duration, and as
+ * its frame rate where it gave no average one (a live WebM's nominal rate is its 1 kHz timebase).
  */
 export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOutput {
   const video = videoStreamOf(json);
-  const streams = json.streams?.map((stream) =>
-    stream === video && !parseFrameRate(stream.avg_frame_rate) ? { ...stream, avg_frame_rate: `${span.packets}/${span.seconds}` } : stream,
-  );
-  return { ...json, streams, format: { ...json.format, duration: String(span.seconds) } };
+  const measured = (stream: FfprobeStream): FfprobeStream => ({
+    ...stream,
+    duration: String(span.seconds),
+    ...(parseFrameRate(stream.avg_frame_rate) ? {} : { avg_frame_rate: `${span.packets}/${span.seconds}` }),
+  });
+  return { ...json, streams: json.streams?.map((stream) => (stream === video ? measured(stream) : stream)) };
 }
 
 /**
@@ -237,9 +239,25 @@ function videoStreamOf(json: FfprobeOutput): FfprobeStream | undefined {
  * The video stream's own duration, else Matroska's tag for it, else the container's; undefined when
  * none says. The container's lasts as long as its longest stream: 4 s of video with 20 s of audio was
  * taken for 20 s (billed so, refused as too long, cut into chunks past the picture's end).
+ * Matroska's two say where the stream and the segment end, counted from 0: a WebM whose timestamps
+ * start at 2.5 s was taken for 2.5 s longer than it plays, so its video's start is taken off them.
  */
 function durationOf(json: FfprobeOutput, video: FfprobeStream): number | undefined {
-  return parsePositive(video.duration) ?? parseTagDuration(video.tags) ?? parsePositive(json.format?.duration);
+  const ownLength = parsePositive(video.duration);
+  if (ownLength) return ownLength;
+  const end = parseTagDuration(video.tags) ?? parsePositive(json.format?.duration);
+  if (end === undefined || !isMatroska(json)) return end;
+  return parsePositive(String(end - startSecondsOf(video)));
+}
+
+function isMatroska(json: FfprobeOutput): boolean {
+  return (json.format?.format_name ?? '').split(',').includes('matroska');
+}
+
+/** the stream's first timestamp in seconds (0 where ffprobe gave none) */
+function startSecondsOf(stream: FfprobeStream): number {
+  const start = parseVideoStart(stream.start_pts, stream.time_base, '0');
+  return start ? (start.pts * start.timeBase[0]) / start.timeBase[1] : 0;
 }
 
 /**

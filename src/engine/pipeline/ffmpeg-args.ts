@@ -8,7 +8,8 @@
  * Both therefore start with the same chain, `setpts=PTS-STARTPTS,fps=F`, which turns any input
  * (variable frame rate, odd start times) into the same constant-rate sequence, and the decoder asks
  * for `-vsync passthrough` so that the rawvideo muxer's constant-rate rule duplicates nothing. Both
- * use the same input options (`-t` for previews, the libvpx decoder for VP9 alpha), and rotation is
+ * use the same input options (`-t` for previews, the libvpx decoder for VP9 alpha, `-itsoffset` for
+ * a picture that starts after the file: input-seek.ts), and rotation is
  * applied by ffmpeg's autorotate on both sides. `alphamerge` in this ffmpeg pairs frames by order,
  * so identical sequences are all it needs.
  *
@@ -17,7 +18,7 @@
  */
 import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
-import { fromVideoStart, inputSeekSeconds, seekArgs, VideoStart } from './input-seek';
+import { fromVideoStart, inputSeekSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
 import { Rgb } from '../types';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
@@ -101,7 +102,7 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
     ...pinArgs(source.pin),
     ...(source.needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
     ...(source.durationLimit !== undefined ? ['-t', formatNumber(source.durationLimit)] : []),
-    ...(seek !== null && source.videoStart ? seekArgs(seek, source.videoStart) : []),
+    ...(seek !== null && source.videoStart ? seekArgs(seek, source.videoStart) : videoDelayArgs(source.videoStart)),
     '-i', source.inputPath,
   ];
 }
@@ -115,7 +116,8 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
 export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: VideoStart): string {
   if (frames && seekedFrom) {
     const end = frames.end !== undefined ? `:end_pts=${frames.end}` : '';
-    return `${fromVideoStart(seekedFrom)},fps=${formatNumber(fps)},trim=start_pts=${frames.start}${end},setpts=PTS-STARTPTS`;
+    const exactStart = fromVideoStart(seekedFrom);
+    return `${exactStart ? `${exactStart},` : ''}fps=${formatNumber(fps)},trim=start_pts=${frames.start}${end},setpts=PTS-STARTPTS`;
   }
   const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}`;
   if (!frames) return chain;

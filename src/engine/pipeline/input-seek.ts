@@ -5,11 +5,11 @@
  * (`-ss` before `-i`), and still pick its frames from the same constant-rate sequence as a single
  * run does, so the join keeps exactly the input's frames:
  *
- * - `-copyts` keeps the source's timestamps, less the file's start (`-itsoffset`), as a single run
- *   has them; the chain then subtracts the rest of the video stream's first timestamp (ffprobe's
- *   start_pts), as `setpts=PTS-STARTPTS` does in a single run: frame n of the `fps` filter's
- *   sequence is at n/fps on both. The end of the stream, which the `fps` filter pads the last frame
- *   up to and which no setpts moves, is then at the same time on both too.
+ * - `-copyts` keeps the source's timestamps, less the video stream's first one (`-itsoffset`), as a
+ *   single run has them (videoDelayArgs); the chain then subtracts what the microseconds of
+ *   `-itsoffset` left of it, as `setpts=PTS-STARTPTS` does in a single run: frame n of the `fps`
+ *   filter's sequence is at n/fps on both. The end of the stream, which the `fps` filter pads the
+ *   last frame up to and which no setpts moves, is then at the same time on both too.
  * - `-noaccurate_seek`: every frame from the keyframe on reaches the `fps` filter. The frame the
  *   single run shows at a range's first instant may be the one held over from before it (a still
  *   stretch of a variable-rate input); ffmpeg's accurate seek would drop it, and that slot would
@@ -41,17 +41,47 @@ export function inputSeekSeconds(firstFrame: number, fps: number, videoStart: Vi
   return seconds > 0 ? seconds : null;
 }
 
-/** The options before `-i` that seek to `seconds` from the file's start, with its timestamps kept less that start. */
-export function seekArgs(seconds: number, start: VideoStart): string[] {
-  const fileStart = start.fileStartMicros !== 0 ? ['-itsoffset', (-start.fileStartMicros / 1e6).toFixed(6)] : [];
-  return ['-copyts', ...fileStart, '-ss', String(Number(seconds.toFixed(6))), '-noaccurate_seek'];
+/** The video stream's first timestamp in whole microseconds (what `-itsoffset` takes). */
+function videoStartMicros(start: VideoStart): number {
+  const [numerator, denominator] = start.timeBase;
+  return Math.round((start.pts * numerator * 1e6) / denominator);
 }
 
-/** `setpts` that puts the video stream's first timestamp at 0 (what is left of it once the file's start is taken off). */
-export function fromVideoStart(start: VideoStart): string {
+/**
+ * The options before `-i` that make a single run's input start with its picture: a video stream
+ * that starts after the file does (its audio first: an mp4 without an edit list, a transport
+ * stream, an offset made by hand) is moved back to 0 with everything else in the file. Without
+ * them `setpts=PTS-STARTPTS` moved the frames but not the stream's end, which the `fps` filter then
+ * padded up to with copies of the last frame, and the audio kept its place: the picture came that
+ * much ahead of the sound. With them the audio before the first picture is cut (the presets'
+ * `aresample=async=1:first_pts=0`), so sound and picture keep their distance.
+ */
+export function videoDelayArgs(start: VideoStart | undefined): string[] {
+  if (!start) return [];
+  const delayMicros = videoStartMicros(start) - start.fileStartMicros;
+  return delayMicros > 0 ? ['-itsoffset', formatMicros(-delayMicros)] : [];
+}
+
+/** The options before `-i` that seek to `seconds` from the file's start, with its timestamps kept less the video's start. */
+export function seekArgs(seconds: number, start: VideoStart): string[] {
+  const offsetMicros = videoStartMicros(start);
+  const offset = offsetMicros !== 0 ? ['-itsoffset', formatMicros(-offsetMicros)] : [];
+  return ['-copyts', ...offset, '-ss', String(Number(seconds.toFixed(6))), '-noaccurate_seek'];
+}
+
+/**
+ * `setpts` that puts the video stream's first timestamp exactly at 0 once `-itsoffset` (whole
+ * microseconds) moved it there within a microsecond; undefined where it moved it there exactly.
+ */
+export function fromVideoStart(start: VideoStart): string | undefined {
   const [numerator, denominator] = start.timeBase;
-  const fileStart = start.fileStartMicros !== 0 ? `-${start.fileStartMicros}/1000000` : '';
-  return `setpts=PTS-(${start.pts * numerator}/${denominator}${fileStart})/TB`;
+  const offsetMicros = videoStartMicros(start);
+  if (BigInt(offsetMicros) * BigInt(denominator) === BigInt(start.pts) * BigInt(numerator) * 1_000_000n) return undefined;
+  return `setpts=PTS-(${start.pts * numerator}/${denominator}-${offsetMicros}/1000000)/TB`;
+}
+
+function formatMicros(micros: number): string {
+  return (micros / 1e6).toFixed(6);
 }
 
 /** From ffprobe: a stream's start_pts and time_base, the format's start_time; undefined when one is missing or malformed. */

@@ -2,7 +2,7 @@ import { buildJoinAudioArgs, buildJoinGifArgs, buildStreamCopyJoinArgs, concatIn
 import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
 import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
 import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
-import { fromVideoStart, inputSeekSeconds, parseVideoStart, seekArgs } from '../../../src/engine/pipeline/input-seek';
+import { fromVideoStart, inputSeekSeconds, parseVideoStart, seekArgs, videoDelayArgs } from '../../../src/engine/pipeline/input-seek';
 import { JobPlan } from '../../../src/engine/pipeline/plan';
 
 describe('a long job\'s segments', () => {
@@ -35,17 +35,30 @@ describe('a long job\'s segments', () => {
 
   it('seek their input a margin before their first frame, numbering the sequence from the video\'s first timestamp', () => {
     const start = { pts: 9216, timeBase: [1, 12800] as const, fileStartMicros: 0 };
-    expect(sourceChain(25, { start: 75, end: 100 }, start)).toBe('setpts=PTS-(9216/12800)/TB,fps=25,trim=start_pts=75:end_pts=100,setpts=PTS-STARTPTS');
-    expect(fromVideoStart({ pts: 2500, timeBase: [1, 1000], fileStartMicros: 2_500_000 })).toBe('setpts=PTS-(2500/1000-2500000/1000000)/TB');
+    // -itsoffset moved the first timestamp to 0 exactly (0.72 s): nothing left for setpts to do
+    expect(sourceChain(25, { start: 75, end: 100 }, start)).toBe('fps=25,trim=start_pts=75:end_pts=100,setpts=PTS-STARTPTS');
+    expect(fromVideoStart({ pts: 2500, timeBase: [1, 1000], fileStartMicros: 2_500_000 })).toBeUndefined();
+    // 1/90000 s is no whole number of microseconds: setpts takes off what -itsoffset left
+    const transportStream = { pts: 126_001, timeBase: [1, 90000] as const, fileStartMicros: 1_400_000 };
+    expect(seekArgs(2, transportStream)).toEqual(['-copyts', '-itsoffset', '-1.400011', '-ss', '2', '-noaccurate_seek']);
+    expect(sourceChain(25, { start: 75 }, transportStream)).toBe('setpts=PTS-(126001/90000-1400011/1000000)/TB,fps=25,trim=start_pts=75,setpts=PTS-STARTPTS');
     expect(inputSeekSeconds(75, 25, start, undefined)).toBe(2);
     expect(inputSeekSeconds(75, 10, start, undefined)).toBeCloseTo(5.8); // 17 frames at 10 fps
     expect(inputSeekSeconds(20, 25, start, undefined)).toBeNull(); // within the margin: from the start
     expect(inputSeekSeconds(75, 25, start, 20)).toBeNull(); // a preview's -t counts from the first frame read
     expect(inputSeekSeconds(75, 25, undefined, undefined)).toBeNull();
-    expect(seekArgs(2, { ...start, fileStartMicros: 1_400_000 })).toEqual(['-copyts', '-itsoffset', '-1.400000', '-ss', '2', '-noaccurate_seek']);
+    expect(seekArgs(2, start)).toEqual(['-copyts', '-itsoffset', '-0.720000', '-ss', '2', '-noaccurate_seek']);
+    expect(seekArgs(2, { pts: 0, timeBase: [1, 1000], fileStartMicros: 0 })).toEqual(['-copyts', '-ss', '2', '-noaccurate_seek']);
     expect(parseVideoStart(9216, '1/12800', '0.000000')).toEqual(start);
     expect(parseVideoStart(undefined, '1/12800', '0.000000')).toBeUndefined();
     expect(parseVideoStart(0, '1/12800', undefined)).toBeUndefined();
+  });
+
+  it('open an input whose picture starts after the file does (its audio first) at the picture', () => {
+    expect(videoDelayArgs({ pts: 9216, timeBase: [1, 12800], fileStartMicros: 0 })).toEqual(['-itsoffset', '-0.720000']);
+    expect(videoDelayArgs({ pts: 9216, timeBase: [1, 12800], fileStartMicros: 700_000 })).toEqual(['-itsoffset', '-0.020000']);
+    expect(videoDelayArgs({ pts: 2500, timeBase: [1, 1000], fileStartMicros: 2_500_000 })).toEqual([]); // the picture first
+    expect(videoDelayArgs(undefined)).toEqual([]);
   });
 
   it('are written in the job\'s format when it can be stream-copied, else in ProRes for one final encode', () => {
@@ -74,6 +87,12 @@ describe('the join\'s ffmpeg arguments', () => {
       const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' } }, ENCODER_PRESETS[format], `/tmp/audio.${format}`);
       expect(args[args.indexOf('-af') + 1]).toMatch(/^aresample=async=1:first_pts=0(,|$)/);
     }
+  });
+
+  it('cut the audio before a late picture, as the single run does', () => {
+    const videoStart = { pts: 6400, timeBase: [1, 12800] as const, fileStartMicros: 0 };
+    const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, videoStart }, ENCODER_PRESETS.mp4, '/tmp/audio.mp4');
+    expect(args.join(' ')).toContain('-itsoffset -0.500000 -i /tmp/source.mp4');
   });
 
   it('bring a GIF of chunks above 50 fps to 50, as the single run does', () => {

@@ -58,6 +58,12 @@ describe('buildDecodeArgs', () => {
     ]);
   });
 
+  it('opens a picture that starts after the file at the picture (decoder and encoder alike)', () => {
+    const late = { ...source, videoStart: { pts: 6400, timeBase: [1, 12800] as const, fileStartMicros: 0 } };
+    expect(buildDecodeArgs(late, { width: 64, height: 36 }).join(' ')).toContain('-itsoffset -0.500000 -i /in/clip.mp4');
+    expect(buildEncodeArgs(spec('mov', { source: late }), '/out/o.mov').join(' ')).toContain('-itsoffset -0.500000 -i /in/clip.mp4');
+  });
+
   it('decodes VP9 with alpha through libvpx, named before the input', () => {
     const args = buildDecodeArgs({ ...source, inputPath: '/in/a.webm', needsLibvpxDecoder: true, fps: 30000 / 1001 }, { width: 64, height: 64 });
     expect(args.slice(0, 15)).toEqual(['-v', 'error', '-nostdin', ...SOURCE_PIN, '-c:v', 'libvpx-vp9', '-i', '/in/a.webm']);

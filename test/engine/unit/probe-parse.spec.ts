@@ -42,6 +42,16 @@ describe('parseProbeOutput', () => {
     expect(parseProbeOutput(matroska).durationSeconds).toBe(4);
   });
 
+  it("takes Matroska's durations, which say where the stream ends counted from 0, from the video's first timestamp", () => {
+    const startingLate = stream({ nb_frames: undefined, avg_frame_rate: '25/1', start_pts: 2500, time_base: '1/1000', tags: { DURATION: '00:00:14.500000000' } });
+    const webm = { streams: [startingLate], format: { format_name: 'matroska,webm', duration: '14.500000', start_time: '2.500000' } };
+    expect(parseProbeOutput(webm)).toMatchObject({ durationSeconds: 12, frameCount: 300 });
+    expect(parseProbeOutput({ ...webm, streams: [{ ...startingLate, tags: {} }] }).durationSeconds).toBe(12);
+    // elsewhere the container's duration is already a length (mp4's movie, a transport stream's span)
+    const mp4 = { streams: [{ ...startingLate, tags: {} }], format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '12.000000', start_time: '2.500000' } };
+    expect(parseProbeOutput(mp4).durationSeconds).toBe(12);
+  });
+
   describe('which video stream it reads', () => {
     const format = { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '10.010000' };
     const thumbnail = { index: 0, codec_type: 'video', codec_name: 'mjpeg', width: 320, height: 240, avg_frame_rate: '25/1', r_frame_rate: '25/1', nb_frames: '1' };
