@@ -3,11 +3,12 @@
  * backgrounds, frame alignment (frames in flight, variable frame rate, rotation), refusals and cancel.
  * The kinds of input footage comes in: input-kinds.spec.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { runEngine } from '../../src/engine/engine';
+import { probe } from '../../src/engine/media/input-gate';
 import { createFakeModel } from './support/fake-model';
 import { alignmentChecks, formatRunner, PREVIEW_FRAMES } from './support/format-run';
 import { MEDIA } from './support/media';
@@ -140,6 +141,36 @@ describe('refusals and cancel', () => {
     ).rejects.toMatchObject({ code: 'input_too_long' });
     expect(loadModel).not.toHaveBeenCalled();
     expect(existsSync(outputPath)).toBe(false);
+  });
+
+  it("input_too_long for a file whose header says less than it holds (a WebM of 20 s whose duration tag was edited to say 5 s)", async () => {
+    const honest = join(dir(), 'twenty-seconds.webm');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=64x36:r=10:d=20', '-c:v', 'libvpx', '-b:v', '50k', '-y', honest]);
+    const bytes = readFileSync(honest).toString('latin1');
+    const stated = /00:00:20\.\d{9}/.exec(bytes);
+    expect(stated).not.toBeNull();
+    const forged = join(dir(), 'says-five-seconds.webm');
+    writeFileSync(forged, Buffer.from(bytes.replace(stated![0], '00:00:05.000000000'), 'latin1'));
+    expect((await probeStreams(forged)).streams[0].tags?.DURATION).toBe('00:00:05.000000000');
+    // measured from its packets: billed, limited and cut into chunks as the 20 s it holds
+    expect(await probe(forged)).toMatchObject({ durationSeconds: expect.closeTo(20, 1), fps: 10, frameCount: 200 });
+    const outputPath = join(dir(), 'forged.webm');
+    await expect(
+      runEngine({ inputPath: forged, outputPath, model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, maxDurationSeconds: 10 }, { loadModel: jest.fn(), cacheDir: dir() }),
+    ).rejects.toMatchObject({ code: 'input_too_long' });
+  });
+
+  it('a file cut short is as long as what is left of it, whatever its header says', async () => {
+    const whole = join(dir(), 'forty-seconds.webm');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=64x36:r=10:d=40', '-c:v', 'libvpx', '-b:v', '50k', '-g', '10', '-y', whole]);
+    const bytes = readFileSync(whole);
+    const cutShort = join(dir(), 'cut-short.webm');
+    writeFileSync(cutShort, bytes.subarray(0, Math.round(bytes.length / 10)));
+    expect(Number((await probeStreams(cutShort)).format.duration)).toBeCloseTo(40, 1);
+    const video = await probe(cutShort);
+    expect(video.durationSeconds).toBeGreaterThan(2);
+    expect(video.durationSeconds).toBeLessThan(6);
+    expect(video.frameCount).toBe(Math.round(video.durationSeconds * 10));
   });
 
   it('input_invalid for bytes that are not a video, and for a truncated file', async () => {

@@ -1,10 +1,12 @@
 /**
- * The duration of a video whose container does not state it, measured from its packets' timestamps.
- * A browser's MediaRecorder writes WebM as a live stream, with no duration and no index (Chrome,
- * Firefox), and so does ffmpeg's `-live 1`: ffprobe reports "N/A", and such uploads, the usual way a
- * web page records a webcam, would be refused. Demuxing alone reads every packet's timestamp without
- * decoding anything. Lines are folded into a running span as they arrive, so a file of many small
- * packets costs no memory.
+ * The duration of a video measured from its packets' timestamps, which are what the decoder's
+ * frames follow. A browser's MediaRecorder writes WebM as a live stream, with no duration and no
+ * index (Chrome, Firefox), and so does ffmpeg's `-live 1`: ffprobe reports "N/A", and such uploads,
+ * the usual way a web page records a webcam, would be refused. And a stated duration is only a
+ * header's word: one edited to say 5 s over 20 minutes of pictures was billed and limited as 5 s,
+ * while one cut short still said its whole length (probe.ts weighs the two). Demuxing alone reads
+ * every packet's timestamp without decoding anything. Lines are folded into a running span as they
+ * arrive, so a file of many small packets costs no memory.
  */
 import { ffprobePath } from './binaries';
 import { InputPin, pinArgs } from './input-pin';
@@ -16,12 +18,17 @@ export interface PacketSpan {
   packets: number;
 }
 
-/** ffprobe, pinned: the packets of stream `stream` (its index in the file) as "pts_time,duration_time" lines */
+/** ffprobe, pinned: the packets of stream `stream` (its index in the file) as "pts_time,dts_time,duration_time,flags" lines */
 export function buildPacketTimesArgs(path: string, pin: InputPin, stream: number): string[] {
-  return ['-v', 'error', ...pinArgs(pin), '-select_streams', String(stream), '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', path];
+  return ['-v', 'error', ...pinArgs(pin), '-select_streams', String(stream), '-show_entries', 'packet=pts_time,dts_time,duration_time,flags', '-of', 'csv=p=0', '-i', path];
 }
 
-/** Folds ffprobe's packet lines, in chunks as they come, into their span. Packets without a timestamp count but do not move it. */
+/**
+ * Folds ffprobe's packet lines, in chunks as they come, into their span. A packet's time is its
+ * presentation timestamp, else its decode one (AVI states none of the first). Packets without
+ * either count but do not move the span; packets an edit list discards (flag D: the frames before
+ * a cut start, there only to decode the first kept one) are not shown and do not count.
+ */
 export class PacketSpanReader {
   private first = Infinity;
   private last = -Infinity;
@@ -46,11 +53,11 @@ export class PacketSpanReader {
   }
 
   private addLine(line: string): void {
-    const [ptsText, durationText] = line.trim().split(',');
-    if (!ptsText) return;
+    const [ptsText, dtsText, durationText, flags = ''] = line.trim().split(',');
+    if (!ptsText || flags.includes('D')) return;
     this.packets++;
-    const pts = Number(ptsText);
-    if (ptsText === 'N/A' || !Number.isFinite(pts)) return;
+    const pts = timeOf(ptsText) ?? timeOf(dtsText);
+    if (pts === undefined) return;
     this.first = Math.min(this.first, pts);
     if (pts >= this.last) {
       this.last = pts;
@@ -58,6 +65,12 @@ export class PacketSpanReader {
       this.lastDuration = Number.isFinite(duration) && duration > 0 ? duration : 0;
     }
   }
+}
+
+/** ffprobe's seconds; undefined for "N/A" and anything else that is not a number */
+function timeOf(text: string | undefined): number | undefined {
+  const seconds = Number(text);
+  return text && text !== 'N/A' && Number.isFinite(seconds) ? seconds : undefined;
 }
 
 /** The span of the packets of the video stream at index `stream`, demuxed pinned. */

@@ -111,7 +111,7 @@ export async function readVideoInfo(
     if (oversized && onOversized) throw onOversized(oversized);
     json = JSON.parse(stdout.toString('utf8')) as FfprobeOutput;
     const video = videoStreamOf(json);
-    if (video && !durationOf(json, video)) {
+    if (video) {
       const span = await measurePacketSpan(path, pin, video.index ?? 0, signal);
       if (span) json = withPacketSpan(json, span);
     }
@@ -212,17 +212,31 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
 }
 
 /**
- * The probe with the packets' measured span (packet-span.ts) as the video stream's duration, and as
- * its frame rate where it gave no average one (a live WebM's nominal rate is its 1 kHz timebase).
+ * The probe with the packets' measured span (packet-span.ts) as the video stream's duration where
+ * it states none or one that the span belies by more than statedDurationTolerance: a header
+ * edited to say 5 s over 20 s of pictures (billed and limited as 5 s, decoded whole), a file cut
+ * short that still says its whole length (its later chunks found no frames). Its average frame rate,
+ * which ffmpeg works out from that duration (mp4: frames over the stated length), is then the
+ * packets' over the span too; a stream with no stated duration keeps an average rate it gives
+ * (a live WebM gives none: its nominal rate is its 1 kHz timebase).
  */
 export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOutput {
   const video = videoStreamOf(json);
-  const measured = (stream: FfprobeStream): FfprobeStream => ({
-    ...stream,
+  if (!video) return json;
+  const stated = durationOf(json, video);
+  if (stated !== undefined && Math.abs(stated - span.seconds) <= statedDurationTolerance(span.seconds)) return json;
+  const measuredRate = `${span.packets}/${span.seconds}`;
+  const measured: FfprobeStream = {
+    ...video,
     duration: String(span.seconds),
-    ...(parseFrameRate(stream.avg_frame_rate) ? {} : { avg_frame_rate: `${span.packets}/${span.seconds}` }),
-  });
-  return { ...json, streams: json.streams?.map((stream) => (stream === video ? measured(stream) : stream)) };
+    avg_frame_rate: stated === undefined && parseFrameRate(video.avg_frame_rate) ? video.avg_frame_rate : measuredRate,
+  };
+  return { ...json, streams: json.streams?.map((stream) => (stream === video ? measured : stream)) };
+}
+
+/** how far a stated duration may be from the packets' span and still be taken: half a second, or 1% of a long video */
+function statedDurationTolerance(spanSeconds: number): number {
+  return Math.max(0.5, spanSeconds / 100);
 }
 
 /**

@@ -9,27 +9,35 @@ const spanOf = (...chunks: string[]) => {
 
 describe('PacketSpanReader', () => {
   it('spans the first timestamp to the end of the last packet, lines split across chunks', () => {
-    expect(spanOf('0.000000,0.040000\n0.04', '0000,0.040000\n0.080000,0.040000\n')).toEqual({ seconds: 0.12, packets: 3 });
+    expect(spanOf('0.000000,0.000000,0.040000,K_\n0.04', '0000,0.040000,0.040000,__\n0.080000,0.080000,0.040000,__\n')).toEqual({ seconds: 0.12, packets: 3 });
   });
 
   it('takes packets in decode order (B-frames), a stream not starting at 0, and a last line without a newline', () => {
-    expect(spanOf('1.000000,0.040000\n1.120000,0.040000\n1.040000,0.040000\n1.080000,0.040000')).toEqual({ seconds: expect.closeTo(0.16, 9), packets: 4 });
+    expect(spanOf('1.000000,0.960000,0.040000,K_\n1.120000,1.000000,0.040000,__\n1.040000,1.040000,0.040000,__\n1.080000,1.080000,0.040000,__')).toEqual({ seconds: expect.closeTo(0.16, 9), packets: 4 });
   });
 
   it('gives a last packet without a duration the average interval; packets without a timestamp count only', () => {
-    expect(spanOf('0.000000,N/A\nN/A,N/A\n0.100000,N/A\n0.200000,N/A\n')).toEqual({ seconds: expect.closeTo(0.2 + 0.2 / 3, 9), packets: 4 });
+    expect(spanOf('0.000000,N/A,N/A,K_\nN/A,N/A,N/A,__\n0.100000,N/A,N/A,__\n0.200000,N/A,N/A,__\n')).toEqual({ seconds: expect.closeTo(0.2 + 0.2 / 3, 9), packets: 4 });
+  });
+
+  it('takes the decode timestamp where a packet has no presentation one (AVI)', () => {
+    expect(spanOf('N/A,0.000000,0.100000,K__\nN/A,0.100000,0.100000,___\nN/A,0.200000,0.100000,___\n')).toEqual({ seconds: expect.closeTo(0.3, 9), packets: 3 });
+  });
+
+  it("leaves out the packets an edit list discards (the frames before a cut's start)", () => {
+    expect(spanOf('-1.320000,-1.400000,0.040000,KD_\n-1.280000,-1.360000,0.040000,_D_\n0.000000,-0.080000,0.040000,___\n0.040000,-0.040000,0.040000,___\n')).toEqual({ seconds: expect.closeTo(0.08, 9), packets: 2 });
   });
 
   it('has no span with fewer than two timestamps', () => {
     expect(spanOf('')).toBeUndefined();
-    expect(spanOf('0.5,0.04\n')).toBeUndefined();
-    expect(spanOf('N/A,N/A\nN/A,N/A\n')).toBeUndefined();
+    expect(spanOf('0.5,0.5,0.04,K_\n')).toBeUndefined();
+    expect(spanOf('N/A,N/A,N/A,K_\nN/A,N/A,N/A,__\n')).toBeUndefined();
   });
 
   it('reads the chosen video stream, pinned', () => {
     expect(buildPacketTimesArgs('/in/a.webm', { demuxer: 'matroska' }, 1)).toEqual([
       '-v', 'error', '-protocol_whitelist', 'file,pipe', '-format_whitelist', 'matroska', '-f', 'matroska',
-      '-select_streams', '1', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', '-i', '/in/a.webm',
+      '-select_streams', '1', '-show_entries', 'packet=pts_time,dts_time,duration_time,flags', '-of', 'csv=p=0', '-i', '/in/a.webm',
     ]);
   });
 });
@@ -47,5 +55,27 @@ describe('withPacketSpan', () => {
 
   it("keeps the stream's own average rate", () => {
     expect(parseProbeOutput(withPacketSpan(live('25/1'), { seconds: 4, packets: 90 })).fps).toBe(25);
+  });
+
+  const stating = (duration: string, avgFrameRate: string, nbFrames?: string): FfprobeOutput => ({
+    streams: [{ codec_type: 'video', codec_name: 'h264', width: 640, height: 360, avg_frame_rate: avgFrameRate, r_frame_rate: '10/1', duration, nb_frames: nbFrames }],
+    format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration },
+  });
+
+  it('keeps a stated duration the packets agree with (within half a second, or 1%)', () => {
+    expect(parseProbeOutput(withPacketSpan(stating('4.000000', '25/1'), { seconds: 4.4, packets: 110 })).durationSeconds).toBe(4);
+    expect(parseProbeOutput(withPacketSpan(stating('600.000000', '25/1'), { seconds: 605.9, packets: 15148 })).durationSeconds).toBe(600);
+    expect(parseProbeOutput(withPacketSpan(stating('4.000000', '25/1'), { seconds: 4.6, packets: 115 })).durationSeconds).toBe(4.6);
+  });
+
+  it('takes the span over a header that says less than the file holds, and its rate with it (mp4 works the rate out of the stated length)', () => {
+    // 20 s of 10 fps pictures whose header was edited to say 5 s: ffmpeg's average rate became 40 fps
+    const forged = parseProbeOutput(withPacketSpan(stating('5.000000', '40/1', '200'), { seconds: 20, packets: 200 }));
+    expect([forged.durationSeconds, forged.fps, forged.frameCount]).toEqual([20, 10, 200]);
+  });
+
+  it('takes the span over a header that says more than the file holds (a file cut short)', () => {
+    const cutShort = parseProbeOutput(withPacketSpan(stating('40.000000', '10/1'), { seconds: 3.7, packets: 37 }));
+    expect([cutShort.durationSeconds, cutShort.fps, cutShort.frameCount]).toEqual([3.7, 10, 37]);
   });
 });
