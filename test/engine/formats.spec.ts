@@ -19,6 +19,7 @@ import {
   readZipEntries,
   rgbAt,
   soundOnset,
+  soundSeconds,
 } from './support/media-tools';
 import { temporaryDirectory } from '../support/temporary-directory';
 
@@ -184,6 +185,21 @@ describe('audio', () => {
     expect(result.frames).toBe(25);
     expect((await probeStreams(outputPath)).streams.find((stream) => stream.codec_type === 'video')).toMatchObject({ nb_read_frames: '25' });
     expect(Math.abs((await soundOnset(outputPath)) - 0.5)).toBeLessThan(0.04);
+    // a preview of it: its first 0.8 s of picture, and the sound with it to the end (it was cut at 0.3 s: counted from the sound's start)
+    const preview = await run(format, { inputPath: latePicture, previewDuration: 0.8 });
+    expect(preview.result.frames).toBe(20);
+    const streams = (await probeStreams(preview.outputPath)).streams;
+    expect(streams.find((stream) => stream.codec_type === 'video')).toMatchObject({ nb_read_frames: '20' });
+    expect(await soundSeconds(preview.outputPath)).toBeGreaterThan(0.75);
+    expect(Math.abs((await soundOnset(preview.outputPath)) - 0.5)).toBeLessThan(0.04);
+  });
+
+  it.each<OutputFormat>(['mp4', 'mov'])('writes %s of a 1 fps video with sound (the sound waited past ffmpeg\'s queue for the first picture)', async (format) => {
+    const slow = join(dir(), 'one-fps.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=64x36:r=1:d=20', '-f', 'lavfi', '-i', 'sine=d=20', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-y', slow]);
+    const { result, outputPath } = await run(format, { inputPath: slow, previewDuration: undefined });
+    expect(result.frames).toBe(20);
+    expect(await soundSeconds(outputPath)).toBeGreaterThan(19.9);
   });
 
   it('drops it in formats without audio', async () => {

@@ -6,7 +6,7 @@
 import { pinArgs, InputPin, ALLOWED_PROTOCOLS } from '../media/input-pin';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
 import { formatNumber } from '../pipeline/ffmpeg-args';
-import { videoDelayArgs, VideoStart } from '../pipeline/input-seek';
+import { previewReadSeconds, videoDelayArgs, VideoStart } from '../pipeline/input-seek';
 
 const COMMON_ARGS = ['-v', 'error', '-nostdin'];
 
@@ -50,7 +50,7 @@ export function buildJoinAudioArgs(audio: SourceAudio, preset: EncoderPreset, au
   if (!preset.audioArgs) throw new Error(`${preset.format} carries no audio`);
   return [
     ...COMMON_ARGS,
-    ...pinArgs(audio.pin), ...videoDelayArgs(audio.videoStart), ...(audio.durationLimit !== undefined ? ['-t', formatNumber(audio.durationLimit)] : []), '-i', audio.path,
+    ...pinArgs(audio.pin), ...videoDelayArgs(audio.videoStart), ...(audio.durationLimit !== undefined ? ['-t', formatNumber(previewReadSeconds(audio.durationLimit, audio.videoStart))] : []), '-i', audio.path,
     '-map', '0:a:0', '-vn', ...preset.audioArgs,
     '-f', preset.muxer, '-y', audioPath,
   ];

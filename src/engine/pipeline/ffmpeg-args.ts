@@ -18,7 +18,7 @@
  */
 import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
-import { fromVideoStart, inputSeekSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
+import { fromVideoStart, inputSeekSeconds, previewCut, previewReadSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
 import { Rgb } from '../types';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
@@ -101,7 +101,7 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
   return [
     ...pinArgs(source.pin),
     ...(source.needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
-    ...(source.durationLimit !== undefined ? ['-t', formatNumber(source.durationLimit)] : []),
+    ...(source.durationLimit !== undefined ? ['-t', formatNumber(previewReadSeconds(source.durationLimit, source.videoStart))] : []),
     ...(seek !== null && source.videoStart ? seekArgs(seek, source.videoStart) : videoDelayArgs(source.videoStart)),
     '-i', source.inputPath,
   ];
@@ -113,13 +113,13 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
  * past its start with its timestamps kept (input-seek.ts), so the sequence is numbered from the
  * video's first timestamp and cut on those numbers.
  */
-export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: VideoStart): string {
+export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: VideoStart, previewCut?: string): string {
   if (frames && seekedFrom) {
     const end = frames.end !== undefined ? `:end_pts=${frames.end}` : '';
     const exactStart = fromVideoStart(seekedFrom);
     return `${exactStart ? `${exactStart},` : ''}fps=${formatNumber(fps)},trim=start_pts=${frames.start}${end},setpts=PTS-STARTPTS`;
   }
-  const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}`;
+  const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}${previewCut ? `,${previewCut}` : ''}`;
   if (!frames) return chain;
   const end = frames.end !== undefined ? `:end_frame=${frames.end}` : '';
   return `${chain},trim=start_frame=${frames.start}${end},setpts=PTS-STARTPTS`;
@@ -135,7 +135,7 @@ const DEINTERLACE = 'yadif=mode=send_frame:parity=auto:deint=interlaced';
 
 /** The source chain of `source`, seeking or not, deinterlaced first where it is interlaced. */
 function chainOf(source: SourceSpec): string {
-  const chain = sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined);
+  const chain = sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined, previewCut(source.durationLimit, source.videoStart));
   return source.interlaced ? `${DEINTERLACE},${chain}` : chain;
 }
 
@@ -260,10 +260,17 @@ function foregroundInputIndex(spec: CompositeSpec): number {
   return spec.background.type === 'image' ? 3 : 2;
 }
 
+/**
+ * The sound's packets wait in the muxer until the picture's first one is written, and the video
+ * encoder holds back its look-ahead of frames first: at 1 fps that was half a minute of sound, over
+ * ffmpeg's 128 packets, and the job failed ("Too many packets buffered for output stream").
+ */
+const MUXING_QUEUE_PACKETS = 8192;
+
 function audioOutputArgs(spec: CompositeSpec): string[] {
   const { audioArgs } = spec.preset;
   if (!spec.keepAudio || !audioArgs) return ['-an'];
-  return ['-map', '0:a:0', ...audioArgs];
+  return ['-map', '0:a:0', ...audioArgs, '-max_muxing_queue_size', String(MUXING_QUEUE_PACKETS)];
 }
 
 /**

@@ -57,9 +57,29 @@ function videoStartMicros(start: VideoStart): number {
  * `aresample=async=1:first_pts=0`), so sound and picture keep their distance.
  */
 export function videoDelayArgs(start: VideoStart | undefined): string[] {
-  if (!start) return [];
-  const delayMicros = videoStartMicros(start) - start.fileStartMicros;
+  const delayMicros = videoDelayMicros(start);
   return delayMicros > 0 ? ['-itsoffset', formatMicros(-delayMicros)] : [];
+}
+
+/** how long after the file's start its picture starts, in microseconds (0 where unknown) */
+function videoDelayMicros(start: VideoStart | undefined): number {
+  return start ? Math.max(0, videoStartMicros(start) - start.fileStartMicros) : 0;
+}
+
+/**
+ * How much of the file a preview of `seconds` reads (`-t` before `-i`, which counts each stream from
+ * its own start): a sound that starts before the picture, moved before 0 with it by videoDelayArgs,
+ * is read for as much longer, or it stopped short of the preview's end (or before the picture, with
+ * nothing left of it). The picture is then read that much too long, and the chain cuts it to
+ * `seconds` (previewCut).
+ */
+export function previewReadSeconds(seconds: number, start: VideoStart | undefined): number {
+  return seconds + videoDelayMicros(start) / 1e6;
+}
+
+/** `trim` to a preview's `seconds` where its picture was read longer (previewReadSeconds); undefined where it was not */
+export function previewCut(seconds: number | undefined, start: VideoStart | undefined): string | undefined {
+  return seconds !== undefined && videoDelayMicros(start) > 0 ? `trim=duration=${seconds}` : undefined;
 }
 
 /** The options before `-i` that seek to `seconds` from the file's start, with its timestamps kept less the video's start. */

@@ -23,6 +23,13 @@ export async function soundOnset(path: string, threshold = 1000): Promise<number
   throw new Error(`no sound in ${path}`);
 }
 
+/** how long the first audio track plays, decoded (webm's Opus states no duration of its own) */
+export async function soundSeconds(path: string): Promise<number> {
+  const rate = 8000;
+  const samples = await ffmpeg(['-i', path, '-map', '0:a:0', '-ac', '1', '-ar', String(rate), '-f', 's16le', '-']);
+  return samples.length / 2 / rate;
+}
+
 export interface StreamInfo {
   codec_type: string;
   codec_name: string;

@@ -2,7 +2,7 @@ import { buildJoinAudioArgs, buildJoinGifArgs, buildStreamCopyJoinArgs, concatIn
 import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
 import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
 import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
-import { fromVideoStart, inputSeekSeconds, parseVideoStart, seekArgs, videoDelayArgs } from '../../../src/engine/pipeline/input-seek';
+import { fromVideoStart, inputSeekSeconds, parseVideoStart, previewCut, previewReadSeconds, seekArgs, videoDelayArgs } from '../../../src/engine/pipeline/input-seek';
 import { JobPlan } from '../../../src/engine/pipeline/plan';
 
 describe('a long job\'s segments', () => {
@@ -59,6 +59,16 @@ describe('a long job\'s segments', () => {
     expect(videoDelayArgs({ pts: 9216, timeBase: [1, 12800], fileStartMicros: 700_000 })).toEqual(['-itsoffset', '-0.020000']);
     expect(videoDelayArgs({ pts: 2500, timeBase: [1, 1000], fileStartMicros: 2_500_000 })).toEqual([]); // the picture first
     expect(videoDelayArgs(undefined)).toEqual([]);
+  });
+
+  it("read a preview of such an input that much longer, for the sound, and cut its picture to the preview's length", () => {
+    const late = { pts: 6400, timeBase: [1, 12800] as const, fileStartMicros: 0 };
+    expect(previewReadSeconds(2, late)).toBe(2.5);
+    expect(previewCut(2, late)).toBe('trim=duration=2');
+    expect(sourceChain(25, undefined, undefined, previewCut(2, late))).toBe('setpts=PTS-STARTPTS,fps=25,trim=duration=2');
+    expect([previewReadSeconds(2, undefined), previewCut(2, undefined), previewCut(undefined, late)]).toEqual([2, undefined, undefined]);
+    const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, videoStart: late, durationLimit: 2 }, ENCODER_PRESETS.mp4, '/tmp/audio.mp4');
+    expect(args.join(' ')).toContain('-itsoffset -0.500000 -t 2.5 -i /tmp/source.mp4');
   });
 
   it('are written in the job\'s format when it can be stream-copied, else in ProRes for one final encode', () => {

@@ -197,7 +197,7 @@ describe('buildEncodeArgs', () => {
         '[bg][fg]overlay=x=0:y=0:format=yuv420:shortest=1,format=yuv420p[out]',
       '-map', '[out]',
       '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20',
-      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k', '-af', 'aresample=async=1:first_pts=0',
+      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k', '-af', 'aresample=async=1:first_pts=0', '-max_muxing_queue_size', '8192',
       '-movflags', '+faststart',
       '-f', 'mp4', '-y', '/out/o.mp4',
     ]);
@@ -219,7 +219,7 @@ describe('buildEncodeArgs', () => {
         '[bg][fg]overlay=x=270:y=1516:format=yuv444:shortest=1,format=yuva444p10le[out]',
       '-map', '[out]',
       '-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0',
-      '-map', '0:a:0', '-c:a', 'pcm_s16le', '-af', 'aresample=async=1:first_pts=0',
+      '-map', '0:a:0', '-c:a', 'pcm_s16le', '-af', 'aresample=async=1:first_pts=0', '-max_muxing_queue_size', '8192',
       '-f', 'mov', '-y', '/out/o.mov',
     ]);
   });
