@@ -154,4 +154,15 @@ describe('JobLifecycle on in-memory adapters', () => {
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'insufficient_credits' });
     expect(await world.ledger.balance(KEY)).toBe(1);
   });
+
+  it('a URL job canceled while its input was fetched keeps nothing reserved once the fetch ends', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: true });
+    const processing = (await world.lifecycle.pickUp(job))!;
+    await world.lifecycle.cancel(processing);
+    expect(await world.lifecycle.reserveFetchedInput(processing, 60)).toBeNull();
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled', reservedCredits: null });
+    expect(await world.ledger.balance(KEY)).toBe(100);
+  });
 });

@@ -18,6 +18,9 @@ import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 
 type Deliveries = QueuedDelivery[];
 
+/** thrown inside a transaction to undo it: the balance does not cover a fetched input's reserve */
+class BalanceShort extends Error {}
+
 /**
  * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
  * in one transaction; the queue hand-offs happen after the commit.
@@ -85,15 +88,24 @@ export class JobLifecycle {
     return this.unitOfWork.run((tx) => tx.get(JobRepository).transition(job.id, 'pending', JobTransitions.pickUp(job)));
   }
 
-  /** For inputs fetched by URL the duration is known only once fetched: reserve then, or fail the job. */
+  /**
+   * For inputs fetched by URL the duration is known only once fetched: reserve then, or fail the
+   * job. Null: the job goes no further (refused for credit, or canceled while its input was fetched).
+   * The job is moved first: a job canceled meanwhile keeps nothing reserved, where the reserve was
+   * written before the move found it failed and stayed held for good.
+   */
   async reserveFetchedInput(job: Job, durationSeconds: number): Promise<Job | null> {
     if (job.reservedCredits !== null) return job;
     const reserve = this.costOf(job.settings, durationSeconds);
-    const reserved = await this.unitOfWork.run(async (tx) => {
-      if (!(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) return null;
-      return tx.get(JobRepository).transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
-    });
-    if (reserved) return reserved;
+    try {
+      return await this.unitOfWork.run(async (tx) => {
+        const moved = await tx.get(JobRepository).transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
+        if (moved && !(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) throw new BalanceShort();
+        return moved;
+      });
+    } catch (error) {
+      if (!(error instanceof BalanceShort)) throw error;
+    }
     await this.fail(job, 'insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`, 'insufficient_credits');
     return null;
   }
