@@ -1,5 +1,5 @@
 import { DelayedError, Job, Queue, UnrecoverableError, Worker, WorkerOptions } from 'bullmq';
-import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RunRequest } from '../common/worker-protocol/runpod-protocol';
+import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RemoteTaskInput, RunRequest, runKeyOf } from '../common/worker-protocol/runpod-protocol';
 import { JobFailure, JobProcessor, JobQueueOptions, WorkerQueue } from './job-queue';
 import { oneAtATime } from '../common/one-at-a-time';
 import { DurableQueueConfig } from '../config/worker-server-config';
@@ -32,7 +32,7 @@ interface LocalRun {
   ending?: Ending;
 }
 
-const runIdOf = (apiJobId: string): string => `run_${apiJobId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+const runIdOf = (input: RemoteTaskInput): string => `run_${runKeyOf(input).replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
 /**
  * The worker server's jobs in BullMQ (Redis or Postgres, as the API's queue), so a restart loses
@@ -82,7 +82,7 @@ export class DurableWorkerJobQueue implements WorkerQueue {
   }
 
   async submit(request: RunRequest): Promise<RemoteStatus | 'full'> {
-    const id = runIdOf(request.input.job_id);
+    const id = runIdOf(request.input);
     const existing = await this.snapshot(id);
     if (existing) {
       if (existing.state !== 'completed' && existing.state !== 'failed') return this.view(existing.job, existing.state);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RemoteTaskInput, RunRequest } from '../common/worker-protocol/runpod-protocol';
+import { RemoteHealth, RemoteOutput, RemoteStatus, RemoteStatusName, RemoteTaskInput, RunRequest, runKeyOf } from '../common/worker-protocol/runpod-protocol';
 
 /** A failure with one of the API's job failure codes (input_invalid, output_failed, ...) when it has one. */
 export class JobFailure extends Error {
@@ -83,11 +83,12 @@ export class WorkerJobQueue implements WorkerQueue {
   }
 
   /**
-   * Queues a run, or says the queue is full. The same API job sent again while its run is not finished
+   * Queues a run, or says the queue is full. The same API job (or chunk of one: runKeyOf) sent again while its run is not finished
    * gets that run back (a /run retried after a lost answer does not process twice).
    */
   submit(request: RunRequest): RemoteStatus | 'full' {
-    const existing = [...this.jobs.values()].find((job) => job.request.input.job_id === request.input.job_id && !FINISHED.includes(job.status));
+    const key = runKeyOf(request.input);
+    const existing = [...this.jobs.values()].find((job) => runKeyOf(job.request.input) === key && !FINISHED.includes(job.status));
     if (existing) return this.view(existing);
     if (!this.hasRoom()) return 'full';
     const job: WorkerJob = { id: randomUUID(), request, status: 'IN_QUEUE', progress: 0, queuedAt: this.now() };

@@ -189,6 +189,18 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     expect(await workFiles()).toEqual([]);
   });
 
+  it("runs each chunk of a long job, which share its job_id, as a run of its own (a chunk got another's run back), and the same chunk sent again once", async () => {
+    pool.mode = 'hold';
+    const chunk = (start: number) => runRequest({ job_id: 'job_chunked', segment: { start_seconds: start, end_seconds: start + 1, preroll_seconds: 0.5 } });
+    const first = await call('POST', '/run', chunk(0));
+    const second = await call('POST', '/run', chunk(1));
+    expect(second.status).toBe(200);
+    expect(second.json.id).not.toBe(first.json.id);
+    expect((await call('POST', '/run', chunk(1))).json.id).toBe(second.json.id);
+    for (const run of [second, first]) await call('POST', `/cancel/${run.json.id}`);
+    await eventually(async () => ((await call('GET', '/health')).json.workers as { running: number }).running === 0 || undefined);
+  });
+
   it('times a run out after policy.executionTimeout, aborting the engine', async () => {
     pool.mode = 'hold';
     const { json } = await call('POST', '/run', runRequest({}, { policy: { executionTimeout: 300 } }));

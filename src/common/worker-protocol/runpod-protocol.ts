@@ -35,6 +35,16 @@ export interface RemoteTaskInput {
   segment?: { start_seconds: number; end_seconds?: number; preroll_seconds: number };
 }
 
+/**
+ * What makes two /run requests one run (a /run retried after a lost answer gets the first run back):
+ * the API's job and, for a chunk of a long job, which chunk. The chunks of a job share its job_id:
+ * keyed on it alone, a chunk sent while another of the job ran got that run back, and its own
+ * output was never written.
+ */
+export function runKeyOf(input: RemoteTaskInput): string {
+  return input.segment ? `${input.job_id}~chunk-at-${input.segment.start_seconds}` : input.job_id;
+}
+
 export interface RunRequest {
   input: RemoteTaskInput;
   /** POSTed with the final status object when the job finishes */
