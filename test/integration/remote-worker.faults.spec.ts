@@ -236,6 +236,16 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
       expect(job).toMatchObject({ status: 'failed', error_code: expected, error: 'scripted failure' });
     });
 
+    it.each([
+      ['says it processed no seconds (it was completed free)', { output: { duration_seconds: 0 } }, 'worker_failed', 'The remote worker reported no usable output'],
+      ['says it processed -500 s', { output: { duration_seconds: -500, frames: -3 } }, 'worker_failed', 'The remote worker reported no usable output'],
+      ['stored an empty output', { emptyOutput: true }, 'output_failed', 'The remote worker finished but stored an empty output'],
+    ])('fails a job whose worker %s, refunded', async (_case, script, code, message) => {
+      worker.script = { kind: 'complete', afterPolls: 1, ...script };
+      const job = await api.runJob();
+      expect(job).toMatchObject({ status: 'failed', error_code: code, error: message, billing_status: 'refunded', credits_charged: null });
+    });
+
     it('completes as soon as the authenticated callback arrives, not at the next poll', async () => {
       worker.script = { kind: 'complete', afterMs: 300, webhook: true };
       const job = await api.runJob();

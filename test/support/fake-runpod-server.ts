@@ -21,7 +21,7 @@ export interface CannedAnswer {
 /** How accepted jobs go: done after some polls (their output PUT where the task says), failed, or never done. */
 export type JobScript =
   /** done at the `afterPolls`-th status poll, or `afterMs` after /run (then the webhook tells, if asked) */
-  | { kind: 'complete'; afterPolls?: number; afterMs?: number; webhook?: boolean }
+  | { kind: 'complete'; afterPolls?: number; afterMs?: number; webhook?: boolean; output?: Record<string, unknown>; emptyOutput?: boolean }
   | { kind: 'fail'; afterPolls: number; error: string; errorCode?: string }
   | { kind: 'never' };
 
@@ -149,18 +149,19 @@ export class FakeRunpodServer {
 
   private async complete(job: FakeJob): Promise<void> {
     if (job.status.status !== 'IN_QUEUE' && job.status.status !== 'IN_PROGRESS') return;
-    await this.uploadOutput(job);
-    job.status = { id: job.id, status: 'COMPLETED', output: { duration_seconds: 2, frames: 50, notes: ['fake worker'] } };
+    const script = job.script.kind === 'complete' ? job.script : undefined;
+    await this.uploadOutput(job, script?.emptyOutput);
+    job.status = { id: job.id, status: 'COMPLETED', output: { duration_seconds: 2, frames: 50, notes: ['fake worker'], ...script?.output } as RemoteStatus['output'] };
     if (job.script.kind === 'complete' && job.script.webhook && job.request.webhook) {
       this.webhookAnswers.push((await fetch(job.request.webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(job.status) })).status);
     }
   }
 
-  /** As a worker would: the input fetched from its signed URL, PUT back as the "output". */
-  private async uploadOutput(job: FakeJob): Promise<void> {
+  /** As a worker would: the input fetched from its signed URL, PUT back as the "output" (or nothing PUT, `empty`). */
+  private async uploadOutput(job: FakeJob, empty = false): Promise<void> {
     const input = await fetch(job.request.input.input_url);
     if (!input.ok) throw new Error(`fake worker could not fetch the input: HTTP ${input.status}`);
-    const bytes = Buffer.from(await input.arrayBuffer());
+    const bytes = empty ? Buffer.alloc(0) : Buffer.from(await input.arrayBuffer());
     const put = await fetch(job.request.input.output_upload_url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
     if (!put.ok) throw new Error(`fake worker could not upload the output: HTTP ${put.status}`);
   }

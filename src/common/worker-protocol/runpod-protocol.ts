@@ -101,12 +101,15 @@ export function parseRemoteStatus(body: unknown): RemoteStatus | null {
   return candidate as unknown as RemoteStatus;
 }
 
-/** The output of a COMPLETED status, or null when it lacks what the job needs. */
+/**
+ * The output of a COMPLETED status, or null when it lacks what the job needs: some seconds and
+ * frames processed (the job is charged the seconds; a worker saying 0 or -500 had it completed free).
+ */
 export function parseRemoteOutput(output: unknown): RemoteOutput | null {
   if (!output || typeof output !== 'object') return null;
   const candidate = output as Record<string, unknown>;
-  if (typeof candidate.duration_seconds !== 'number' || !Number.isFinite(candidate.duration_seconds)) return null;
-  if (typeof candidate.frames !== 'number' || !Number.isInteger(candidate.frames)) return null;
+  if (typeof candidate.duration_seconds !== 'number' || !Number.isFinite(candidate.duration_seconds) || candidate.duration_seconds <= 0) return null;
+  if (typeof candidate.frames !== 'number' || !Number.isInteger(candidate.frames) || candidate.frames < 1) return null;
   const notes = Array.isArray(candidate.notes) ? candidate.notes.filter((note): note is string => typeof note === 'string') : [];
   return { ...(candidate as unknown as RemoteOutput), notes };
 }

@@ -217,7 +217,9 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
   private async completed(task: WorkerTask, status: RemoteStatus): Promise<WorkerOutcome> {
     const output = parseRemoteOutput(status.output);
     if (!output) throw new WorkerFailure('worker_failed', 'The remote worker reported no usable output');
-    if (!(await this.storage.stat(task.outputKey))) throw new WorkerFailure('output_failed', 'The remote worker finished but its output was not stored');
+    const stored = await this.storage.stat(task.outputKey);
+    if (!stored) throw new WorkerFailure('output_failed', 'The remote worker finished but its output was not stored');
+    if (stored.size === 0) throw new WorkerFailure('output_failed', 'The remote worker finished but stored an empty output');
     return { durationSeconds: output.duration_seconds, frames: output.frames, notes: output.notes };
   }
 
