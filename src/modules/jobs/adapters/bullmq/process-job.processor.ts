@@ -10,6 +10,7 @@ import { ChunkedJobHandler } from '../../application/chunked-job.handler';
 import { ChunkOutcome, ChunkTask, JoinTask } from '../../ports/chunk-dispatcher';
 import { CHUNK_MESSAGE, JOIN_MESSAGE } from './bullmq.chunk-dispatcher';
 import { handingBack } from './hand-back';
+import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-written';
 
 type JobsQueueMessage = QueueJob<ProcessJobMessage> | QueueJob<ChunkTask> | QueueJob<JoinTask>;
 
@@ -20,6 +21,8 @@ type JobsQueueMessage = QueueJob<ProcessJobMessage> | QueueJob<ChunkTask> | Queu
 @Processor(JOBS_QUEUE)
 export class ProcessJobProcessor extends WorkerHost implements BeforeApplicationShutdown {
   private readonly logger = new Logger(ProcessJobProcessor.name);
+  /** the waits between tries of a job's failure (a test shortens them) */
+  endRetryDelaysMs: readonly number[] = UNTIL_WRITTEN_DELAYS_MS;
 
   constructor(
     private readonly handler: ProcessJobHandler,
@@ -56,19 +59,35 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
     await this.handler.handle((message as QueueJob<ProcessJobMessage>).data.jobId);
   }
 
-  /** BullMQ gave up on a message (it stalled too often, or the handler threw): the job must not stay open. */
+  /**
+   * BullMQ gave up on a message (it stalled too often, or the handler threw): the job must not stay
+   * open. Its failure is written until the database takes it (untilWritten): the same outage that
+   * failed the message would otherwise fail this write too.
+   */
   @OnWorkerEvent('failed')
   async onFailed(message: JobsQueueMessage | undefined, error: Error): Promise<void> {
     if (!message) return;
     // a chunk is over when the queue left it failed (out of attempts, or stalled too often), not retrying
     if (message.name === CHUNK_MESSAGE) {
       if ((await message.getState().catch(() => 'unknown')) !== 'failed') return;
-      return this.chunked.chunkGaveUp((message as QueueJob<ChunkTask>).data, error).catch(() => undefined);
+      const chunk = (message as QueueJob<ChunkTask>).data;
+      await this.endJob(chunk.jobId, () => this.chunked.chunkGaveUp(chunk, error));
+      return;
     }
     if (message.attemptsMade < (message.opts.attempts ?? 1)) return;
-    if (message.name === JOIN_MESSAGE) return this.chunked.joinGaveUp((message as QueueJob<JoinTask>).data, error).catch(() => undefined);
-    this.logger.error(`queue gave up on job ${message.data.jobId}: ${error.message}`);
-    await this.handler.abandon(message.data.jobId, error.message).catch(() => undefined);
+    if (message.name === JOIN_MESSAGE) {
+      const join = (message as QueueJob<JoinTask>).data;
+      await this.endJob(join.jobId, () => this.chunked.joinGaveUp(join, error));
+      return;
+    }
+    const { jobId } = (message as QueueJob<ProcessJobMessage>).data;
+    this.logger.error(`queue gave up on job ${jobId}: ${error.message}`);
+    await this.endJob(jobId, () => this.handler.abandon(jobId, error.message));
+  }
+
+  private async endJob(jobId: string, end: () => Promise<unknown>): Promise<void> {
+    const ended = await untilWritten(end, (error) => this.logger.warn(`could not fail job ${jobId} yet (${error instanceof Error ? error.message : String(error)}); trying again`), this.endRetryDelaysMs);
+    if (!ended) this.logger.error(`gave up failing job ${jobId}: it stays open`);
   }
 }
 
