@@ -45,6 +45,10 @@ describe('in-memory adapters', () => {
       retention.addUpload(id, `uploads/${id}`, createdAt);
       return { id, key: `uploads/${id}` };
     },
+    addReadingJob: async (uploadId) => {
+      const reader = retention.addReader(uploadId);
+      return { end: async () => reader.end() };
+    },
     addOutput: async (completedAt) => {
       const id = `job_${randomUUID()}`;
       retention.addOutput(id, `outputs/${id}.webm`, completedAt);

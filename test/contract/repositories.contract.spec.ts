@@ -84,6 +84,11 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
       await uploads.insert({ id, apiKeyId: await harness.newOwner(), storageKey: `uploads/${id}`, filename: 'a.mp4', size: 1, contentType: 'video/mp4', durationSeconds: 1, createdAt });
       return { id, key: `uploads/${id}` };
     },
+    addReadingJob: async (uploadId, status) => {
+      const job = aJob(await harness.newOwner(), { status, videoUrl: `http://localhost:3000/v1/uploads/${uploadId}` });
+      await jobs.insert(job);
+      return { end: async () => void (await db.query(`UPDATE jobs SET status = 'failed' WHERE id = $1`, [job.id])) };
+    },
     addOutput: async (completedAt) => {
       const job = aJob(await harness.newOwner(), { status: 'completed', completedAt });
       await jobs.insert({ ...job, outputKey: `outputs/${job.id}.webm` });

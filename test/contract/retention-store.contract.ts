@@ -4,6 +4,8 @@ export interface RetentionHarness {
   store(): RetentionStore;
   /** an upload whose file was stored at `createdAt` */
   addUpload(createdAt: Date): Promise<{ id: string; key: string }>;
+  /** a job in `status` that reads upload `uploadId`; `end()` ends it */
+  addReadingJob(uploadId: string, status: 'pending' | 'processing'): Promise<{ end(): Promise<void> }>;
   /** a job whose output was stored when it completed, at `completedAt` */
   addOutput(completedAt: Date): Promise<{ id: string; key: string }>;
 }
@@ -21,6 +23,15 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       await h.store().markUploadDeleted(old.id);
       expect(mine(await h.store().expiredUploads(cutoff, 1000), [old.id, newer.id])).toEqual([]);
       expect(mine(await h.store().expiredUploads(new Date('2001-01-01T00:00:00Z'), 1000), [old.id, newer.id])).toEqual([newer]);
+    });
+
+    it.each(['pending', 'processing'] as const)('leaves an upload that a %s job reads until the job ends', async (status) => {
+      const read = await h.addUpload(new Date('2000-01-01T00:00:00Z'));
+      const job = await h.addReadingJob(read.id, status);
+      const cutoff = new Date('2000-03-01T00:00:00Z');
+      expect(mine(await h.store().expiredUploads(cutoff, 1000), [read.id])).toEqual([]);
+      await job.end();
+      expect(mine(await h.store().expiredUploads(cutoff, 1000), [read.id])).toEqual([read]);
     });
 
     it('finds outputs of jobs completed before the cutoff, until marked deleted', async () => {

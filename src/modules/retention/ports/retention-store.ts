@@ -7,7 +7,8 @@ export interface ExpiredFile {
 /**
  * Finds uploads and job outputs older than a cutoff that are not yet deleted, oldest first, at most
  * `limit` at a time, and marks them deleted (the rows stay, so their URLs answer 410 Gone and
- * history and billing stay intact).
+ * history and billing stay intact). An upload that a pending or processing job reads is not
+ * expired until that job ends: its file was deleted under a running job, which failed.
  */
 export abstract class RetentionStore {
   abstract expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]>;

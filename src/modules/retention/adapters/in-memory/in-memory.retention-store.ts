@@ -12,6 +12,8 @@ interface StoredFile {
 export class InMemoryRetentionStore extends RetentionStore {
   private readonly uploads = new Map<string, StoredFile>();
   private readonly outputs = new Map<string, StoredFile>();
+  /** how many pending or processing jobs read each upload */
+  private readonly readers = new Map<string, number>();
 
   constructor(private readonly now: () => Date = () => new Date()) {
     super();
@@ -19,6 +21,12 @@ export class InMemoryRetentionStore extends RetentionStore {
 
   addUpload(id: string, key: string, createdAt: Date): void {
     this.uploads.set(id, { id, key, at: createdAt, deletedAt: null });
+  }
+
+  /** a pending or processing job reads upload `uploadId` until `end()` */
+  addReader(uploadId: string): { end(): void } {
+    this.readers.set(uploadId, (this.readers.get(uploadId) ?? 0) + 1);
+    return { end: () => this.readers.set(uploadId, (this.readers.get(uploadId) ?? 1) - 1) };
   }
 
   addOutput(jobId: string, key: string, completedAt: Date): void {
@@ -30,7 +38,7 @@ export class InMemoryRetentionStore extends RetentionStore {
   }
 
   async expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
-    return expired(this.uploads, cutoff, limit);
+    return expired(this.uploads, cutoff, limit, (file) => !this.readers.get(file.id));
   }
 
   async markUploadDeleted(id: string): Promise<void> {
@@ -48,9 +56,9 @@ export class InMemoryRetentionStore extends RetentionStore {
   }
 }
 
-function expired(files: Map<string, StoredFile>, cutoff: Date, limit: number): ExpiredFile[] {
+function expired(files: Map<string, StoredFile>, cutoff: Date, limit: number, free: (file: StoredFile) => boolean = () => true): ExpiredFile[] {
   return [...files.values()]
-    .filter((file) => !file.deletedAt && file.at < cutoff)
+    .filter((file) => !file.deletedAt && file.at < cutoff && free(file))
     .sort((a, b) => a.at.getTime() - b.at.getTime())
     .slice(0, limit)
     .map(({ id, key }) => ({ id, key }));

@@ -10,8 +10,15 @@ export class TypeOrmRetentionStore extends RetentionStore {
     super();
   }
 
+  /** a job reads an upload by its URL, which ends in /v1/uploads/{id} (UploadsService.videoUrlOf) */
   expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
-    return this.db.query(`SELECT id, storage_key AS key FROM uploads WHERE deleted_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`, [cutoff, limit]);
+    return this.db.query(
+      `SELECT u.id, u.storage_key AS key FROM uploads u
+        WHERE u.deleted_at IS NULL AND u.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status IN ('pending', 'processing') AND RIGHT(j.video_url, LENGTH(u.id) + 12) = '/v1/uploads/' || u.id)
+        ORDER BY u.created_at LIMIT $2`,
+      [cutoff, limit],
+    );
   }
 
   async markUploadDeleted(id: string): Promise<void> {
