@@ -101,6 +101,21 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     for (const key of [...flow!.join.chunkKeys, `inputs/${job.id}`]) expect(await world.storage.stat(key)).toBeNull();
   });
 
+  it('a job canceled while its chunks were joined is not completed; its output goes with the chunks', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    const outcomes = [];
+    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const join = world.joiner.join.bind(world.joiner);
+    world.joiner.join = async (request) => {
+      await join(request);
+      await world.lifecycle.cancel((await world.jobs.findById(job.id))!);
+    };
+    await world.chunked.join(flow!.join, outcomes);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
+    for (const key of [...flow!.join.chunkKeys, `outputs/${job.id}.webm`]) expect(await world.storage.stat(key)).toBeNull();
+  });
+
   it('a chunk failing for a reason that would not change fails the job at once; the other chunks and the join do nothing', async () => {
     const world = chunking();
     const { job, flow } = await world.split();

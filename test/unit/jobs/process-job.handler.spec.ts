@@ -35,6 +35,22 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(await world.storage.stat(`outputs/${job.id}.webm`)).not.toBeNull();
   });
 
+  it('a job canceled as its output was stored is not completed, and that output goes (it stayed, named by no job)', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    const process = world.gateway.process.bind(world.gateway);
+    world.gateway.process = async (task, onProgress, signal) => {
+      const outcome = await process(task, onProgress, signal);
+      await world.lifecycle.cancel((await world.jobs.findById(job.id))!);
+      return outcome;
+    };
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled', billingStatus: 'refunded' });
+    expect(await world.storage.stat(`outputs/${job.id}.webm`)).toBeNull();
+    expect(await world.ledger.balance(KEY)).toBe(100);
+  });
+
   it('a worker failure fails the job with its code and gives the reserve back', async () => {
     const world = processing();
     await world.ledger.grant(KEY, 100, null);

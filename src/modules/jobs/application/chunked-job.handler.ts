@@ -125,7 +125,8 @@ export class ChunkedJobHandler {
     const notes = [...new Set(done.flatMap((outcome) => outcome.notes))];
     const frames = done.reduce((sum, outcome) => sum + outcome.frames, 0);
     const durationSeconds = done.reduce((sum, outcome) => sum + outcome.durationSeconds, 0);
-    await this.lifecycle.complete((await this.jobs.findById(job.id)) ?? job, { outputKey, durationSeconds, frames, notes });
+    // canceled while the chunks were joined: the output goes with them
+    if (!(await this.lifecycle.complete((await this.jobs.findById(job.id)) ?? job, { outputKey, durationSeconds, frames, notes }))) await this.storage.delete(outputKey);
     await this.cleanUp(task);
   }
 

@@ -110,8 +110,25 @@ export class JobLifecycle {
     return null;
   }
 
-  /** Processing -> completed: charge the processed seconds (at most the reserve), release the rest. */
-  async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<void> {
+  /**
+   * Processing -> completed: charge the processed seconds (at most the reserve), release the rest.
+   * False, with nothing written, where the job failed meanwhile (canceled while its output was
+   * written): that output is then the caller's to delete, or it stayed in storage for good with no
+   * job naming it. A job completed already is an error, as any other illegal move.
+   */
+  async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<boolean> {
+    try {
+      await this.completeProcessing(job, outcome);
+      return true;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'invalid_state')) throw error;
+      const current = await this.unitOfWork.run((tx) => tx.get(JobRepository).findById(job.id));
+      if (current?.status === 'failed') return false;
+      throw error;
+    }
+  }
+
+  private async completeProcessing(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
       const charged = job.reservedCredits === null ? 0 : await tx.get(CreditLedger).settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
       const changes = { ...JobTransitions.complete(job, outcome, this.clock.now()), billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };

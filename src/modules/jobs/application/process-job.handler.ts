@@ -75,7 +75,7 @@ export class ProcessJobHandler {
       clearInterval(watcher);
       this.running.delete(stop);
     }
-    if (outcome) await this.lifecycle.complete((await this.jobs.findById(running.id)) ?? running, outcome);
+    if (outcome && !(await this.lifecycle.complete((await this.jobs.findById(running.id)) ?? running, outcome))) await this.storage.delete(outcome.outputKey);
   }
 
   /**
