@@ -98,9 +98,19 @@ export class EngineError extends Error {
     readonly code: EngineErrorCode,
     message: string,
   ) {
-    super(message);
+    super(withoutFilePaths(message));
     this.name = 'EngineError';
   }
+}
+
+/**
+ * Absolute file paths in `message` as `<file>`. An engine error becomes the job's `error`, which
+ * its client reads, and ffmpeg's and Node's words name the files they failed on: the server's
+ * storage and scratch directories ("decoding failed: ... /srv/data/storage/uploads/vid_...: No
+ * such file or directory").
+ */
+export function withoutFilePaths(message: string): string {
+  return message.replace(/(^|[\s'"(=])(?:file:)?\/[^\s:'"|,]+/g, '$1<file>');
 }
 
 /**

@@ -2,7 +2,7 @@
  * ffprobe and the one-frame decode check, run pinned (input-pin.ts). The input gate (input-gate.ts)
  * calls them once it has sniffed the file's type; nothing here guesses a format.
  */
-import { EngineError, VideoInfo } from '../types';
+import { EngineError, VideoInfo, withoutFilePaths } from '../types';
 import { ffmpegPath, ffprobePath } from './binaries';
 import { evenSide } from '../pipeline/geometry';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
@@ -358,8 +358,7 @@ function asInputInvalid(error: unknown, message: string, signal: AbortSignal | u
  * `[decoder @ 0x...]` prefixes, no "Last message repeated" lines.
  */
 export function tidyToolMessage(message: string): string {
-  return message
-    .replace(/(^|[\s'"(=])(?:file:)?\/[^\s:'"|,]+/g, '$1<file>')
+  return withoutFilePaths(message)
     .replace(/\[[\w ,]+ @ 0x[0-9a-f]+\] ?/g, '')
     .replace(/\s*Last message repeated \d+ times\s*(\||$)/g, '')
     .replace(/\(exit \d+\):\s*\|\s*/, (match) => match.slice(0, match.indexOf(':') + 1) + ' ')

@@ -1,6 +1,7 @@
 import { imageDimensions } from '../../../src/engine/media/image-header';
 import { pinArgs, pinFor } from '../../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, decoderPixelCap, imageSizeViolation, MediaLimits, videoSizeViolation } from '../../../src/engine/media/limits';
+import { EngineError } from '../../../src/engine/types';
 import { buildDecodeCheckArgs, buildProbeArgs, refusedPictureSize, tidyToolMessage } from '../../../src/engine/media/probe';
 import { describeContent, sniffImageType } from '../../../src/engine/media/sniff';
 import { tailIsZipArchive } from '../../../src/engine/media/zip-polyglot';
@@ -183,6 +184,10 @@ describe('pinned ffprobe and decode-check arguments', () => {
 
   it('error messages keep no path of this machine, and none of ffmpeg\'s noise', () => {
     expect(tidyToolMessage('ffprobe failed (exit 1): /tmp/backdrop-job-x/input: Invalid data | file:/etc/passwd')).toBe('ffprobe failed (exit 1): <file>: Invalid data | <file>');
+    // every engine error, which becomes the job's `error`, the same way
+    const decoding = new EngineError('input_invalid', 'decoding failed: ffmpeg failed (exit 1): /srv/data/storage/uploads/vid_01: No such file or directory');
+    expect(decoding.message).toBe('decoding failed: ffmpeg failed (exit 1): <file>: No such file or directory');
+    expect(new EngineError('input_too_long', 'the video lasts 20 s, over the 10 s limit (1/90000 s ticks)').message).toBe('the video lasts 20 s, over the 10 s limit (1/90000 s ticks)');
     expect(tidyToolMessage('Invalid frame rate 1/0 in "/tmp/a b"')).toBe('Invalid frame rate 1/0 in "<file> b"');
     expect(tidyToolMessage('ffmpeg failed (exit 1):     Last message repeated 1 times | Cannot determine format of input stream 0:0 after EOF | Error marking filters as finished')).toBe(
       'ffmpeg failed (exit 1): Cannot determine format of input stream 0:0 after EOF | Error marking filters as finished',
