@@ -202,6 +202,13 @@ describe('audio', () => {
     expect(await soundSeconds(outputPath)).toBeGreaterThan(19.9);
   });
 
+  it.each<OutputFormat>(['mp4', 'webm'])("writes %s over a colour from 120 fps footage (a phone's slow motion: encoder and engine waited on each other for good)", async (format) => {
+    const slowMotion = join(dir(), 'slow-motion.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=320x180:r=120:d=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', slowMotion]);
+    const { result } = await run(format, { inputPath: slowMotion, previewDuration: 0.5, background: { type: 'color', rgb: [9, 162, 70] } });
+    expect(result.frames).toBe(60);
+  }, 30_000);
+
   it('drops it in formats without audio', async () => {
     const { outputPath } = await run('webp', { inputPath: withAudio, previewDuration: 0.2 });
     expect((await decodeAnimatedRgba(outputPath)).pages).toBe(5);

@@ -161,9 +161,17 @@ export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] 
   ];
 }
 
+/**
+ * A raw input whose every parameter is given is opened without reading ahead to measure it. The
+ * encoder opens its inputs in order, and measuring the mattes read some of them before it opened
+ * the foreground colour's pipe, which the engine writes beside each matte: above about 100 fps that
+ * wait filled the colour's pipe first, and both sides waited on each other for good.
+ */
+const RAW_PIPE_UNMEASURED = ['-fpsprobesize', '0', '-analyzeduration', '0'];
+
 /** Raw gray mattes at `fps`, from the pipe the engine writes (or from a file). */
 export function buildMatteInputArgs(matte: Size, fps: number, path = `pipe:${MATTE_PIPE_FD}`): string[] {
-  return [...pinArgs(RAW_PIN), '-pix_fmt', 'gray', '-video_size', `${matte.width}x${matte.height}`, '-framerate', formatNumber(fps), '-i', path];
+  return [...pinArgs(RAW_PIN), '-pix_fmt', 'gray', '-video_size', `${matte.width}x${matte.height}`, '-framerate', formatNumber(fps), ...RAW_PIPE_UNMEASURED, '-i', path];
 }
 
 /**
@@ -253,7 +261,7 @@ function compositeInputArgs(spec: CompositeSpec, matteInput: string[]): string[]
 
 /** the subject's own colour: raw RGB24 at the mattes' size, after the other inputs */
 function buildForegroundInputArgs(size: Size, fps: number): string[] {
-  return [...pinArgs(RAW_PIN), '-pix_fmt', 'rgb24', '-video_size', `${size.width}x${size.height}`, '-framerate', formatNumber(fps), '-i', `pipe:${FOREGROUND_PIPE_FD}`];
+  return [...pinArgs(RAW_PIN), '-pix_fmt', 'rgb24', '-video_size', `${size.width}x${size.height}`, '-framerate', formatNumber(fps), ...RAW_PIPE_UNMEASURED, '-i', `pipe:${FOREGROUND_PIPE_FD}`];
 }
 
 function foregroundInputIndex(spec: CompositeSpec): number {

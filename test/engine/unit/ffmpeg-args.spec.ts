@@ -130,7 +130,7 @@ describe('buildEncodeArgs', () => {
     expect(buildWebmEncodeArgs(spec('webm', { keepAudio: true }), webmPartsIn('/tmp/s'))).toEqual([
       '-v', 'error', '-nostdin',
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
-      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:3',
       '-filter_complex',
       `${FOREGROUND_640x360};[fg]format=yuva420p[out];` +
         '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
@@ -157,7 +157,7 @@ describe('buildEncodeArgs', () => {
     // the matte's values as the alpha plane's, 0-255 (not squeezed into 16-235 as gray becomes yuv420p)
     expect(buildWebmAlphaArgs(webm, webmPartsIn('/tmp/s'))).toEqual([
       '-v', 'error', '-nostdin',
-      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:3',
       '-filter_complex', '[0:v]scale=640:360:flags=bilinear,format=gray,setrange=tv,format=yuv420p[alpha]',
       '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
     ]);
@@ -188,7 +188,7 @@ describe('buildEncodeArgs', () => {
     expect(args).toEqual([
       '-v', 'error', '-nostdin',
       ...SOURCE_PIN, '-t', '0.5', '-i', '/in/clip.mp4',
-      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '201x113', '-framerate', '25', '-i', 'pipe:3',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '201x113', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:3',
       '-filter_complex',
       '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
         '[1:v]format=gray[fgalpha];' +
@@ -209,7 +209,7 @@ describe('buildEncodeArgs', () => {
     expect(args).toEqual([
       '-v', 'error', '-nostdin',
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
-      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:3',
       ...pinned('jpeg_pipe', 80000000), '-i', '/in/bg.jpg',
       '-filter_complex',
       '[0:0]setpts=PTS-STARTPTS,fps=25,scale=540:304:flags=bilinear,format=yuva444p[fgcolor];' +
@@ -227,7 +227,7 @@ describe('buildEncodeArgs', () => {
   it('mov over an image with the predicted foreground: its RGB24 on pipe:4 after the image, merged into the soft edge only', () => {
     const args = buildEncodeArgs(spec('mov', { background: BG_JPEG, decontaminate: true }), '/out/o.mov');
     const inputs = args.slice(0, args.indexOf('-filter_complex'));
-    expect(inputs.slice(-14)).toEqual([...pinned('rawvideo'), '-pix_fmt', 'rgb24', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:4']);
+    expect(inputs.slice(-18)).toEqual([...pinned('rawvideo'), '-pix_fmt', 'rgb24', '-video_size', '256x144', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:4']);
     expect(inputs.indexOf('/in/bg.jpg')).toBeLessThan(inputs.indexOf('pipe:4'));
     expect(args[args.indexOf('-filter_complex') + 1]).toContain(
       '[0:0]setpts=PTS-STARTPTS,fps=25,format=gbrp[sourcecolor];' +
@@ -279,7 +279,7 @@ describe('GIF passes', () => {
     expect(buildGifAnalysisArgs(spec('gif'), '/s/palette.png', '/s/mattes.mkv')).toEqual([
       '-v', 'error', '-nostdin',
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
-      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-i', 'pipe:3',
+      ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:3',
       '-filter_complex',
       '[1:v]split=2[mattes][recorded];' +
         '[0:0]setpts=PTS-STARTPTS,fps=25,format=rgba[fgcolor];' +
