@@ -34,7 +34,8 @@ export type Anchor =
   | 'bottom-right';
 
 export interface Composition {
-  canvas: { width: number; height: number };
+  /** absent: the video's own size (the foreground then scaled and placed within it) */
+  canvas?: { width: number; height: number };
   foreground: { anchor: Anchor; scale: number; offset: { x: number; y: number } };
 }
 

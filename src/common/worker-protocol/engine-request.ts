@@ -38,9 +38,8 @@ export function engineRequestOf(task: EngineTask, inputPath: string, outputPath:
     textPrompt: settings.textPrompt ?? undefined,
     outputFormat: settings.outputFormat,
     background: engineBackground(settings, backgroundImagePath),
-    composition: settings.composition?.canvas
-      ? { canvas: settings.composition.canvas, foreground: settings.composition.foreground }
-      : undefined,
+    // without a canvas the foreground is placed on one of the video's size (it was dropped: the output was the video as it is)
+    composition: settings.composition ?? undefined,
     previewDuration: settings.previewDuration ?? undefined,
     maxDurationSeconds: task.maxDurationSeconds,
     limits: task.mediaLimits,

@@ -55,7 +55,7 @@ export function computeLayout(video: Size, composition: Composition | undefined,
     };
   }
 
-  const { canvas, foreground } = composition;
+  const { canvas = video, foreground } = composition;
   const fit = Math.min(canvas.width / video.width, canvas.height / video.height);
   const width = Math.max(1, Math.round(video.width * fit * foreground.scale));
   const height = Math.max(1, Math.round(video.height * fit * foreground.scale));

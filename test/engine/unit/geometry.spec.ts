@@ -1,5 +1,7 @@
 import { computeLayout, foregroundFillsCanvas, MAX_FOREGROUND_SIDE } from '../../../src/engine/pipeline/geometry';
 import { Anchor, Composition, EngineError } from '../../../src/engine/types';
+import { engineRequestOf } from '../../../src/common/worker-protocol/engine-request';
+import type { JobSettings } from '../../../src/contract/job-settings';
 
 const video = { width: 640, height: 360 };
 const compose = (anchor: Anchor, scale = 1, offset = { x: 0, y: 0 }, canvas = { width: 1000, height: 1000 }): Composition => ({
@@ -20,6 +22,15 @@ describe('computeLayout', () => {
       foreground: { width: 201, height: 113, x: 0, y: 0 },
     });
     expect(computeLayout({ width: 201, height: 113 }, undefined, false).canvas).toEqual({ width: 201, height: 113 });
+  });
+
+  it("without a canvas, places the foreground on one of the video's size (the composition was dropped)", () => {
+    const layout = computeLayout(video, { foreground: { anchor: 'bottom-right', scale: 0.5, offset: { x: -10, y: -10 } } }, false);
+    expect(layout).toEqual({ canvas: video, foreground: { width: 320, height: 180, x: 310, y: 170 } });
+    const settings: JobSettings = { model: 'light', outputFormat: 'webm', background: { type: 'transparent' }, composition: { foreground: { anchor: 'bottom-right', scale: 0.5, offset: { x: 0, y: 0 } } }, previewDuration: null, textPrompt: null };
+    expect(engineRequestOf({ settings }, '/in', '/out', null).composition).toEqual({
+      foreground: { anchor: 'bottom-right', scale: 0.5, offset: { x: 0, y: 0 } },
+    });
   });
 
   it('scale 1 fits the video inside the canvas (contain)', () => {
