@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { runEngine } from '../../src/engine/engine';
 import { probe } from '../../src/engine/media/input-gate';
-import { createFakeModel } from './support/fake-model';
-import { alignmentChecks, formatRunner, PREVIEW_FRAMES } from './support/format-run';
+import { OutputFormat } from '../../src/engine/types';
+import { createFakeModel, ellipseAt } from './support/fake-model';
+import { alignmentChecks, formatRunner, MATTE, PREVIEW_FRAMES, STEP } from './support/format-run';
 import { MEDIA } from './support/media';
 import {
+  decodeAnimatedRgba,
   decodePngRgba,
   decodeVideoRgba,
   ffmpeg,
@@ -129,6 +131,36 @@ describe('frame alignment', () => {
     const { result } = await expectAlphaFollowsContent(rotated, 96, 160);
     expect([result.width, result.height]).toEqual([96, 160]);
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
+  });
+});
+
+describe("colour on HD footage (BT.709), decoded by each output's own tag as players do", () => {
+  const GREEN: [number, number, number] = [9, 162, 70];
+  const SUBJECT: [number, number, number] = [200, 60, 40];
+  const near = (actual: number[], expected: number[], tolerance: number) => expect(Math.max(...actual.map((value, i) => Math.abs(value - expected[i])))).toBeLessThanOrEqual(tolerance);
+  // the test double's matte on the first frame: an ellipse whose centre is opaque
+  const { centerX, centerY } = ellipseAt(0, MATTE, STEP, 1280 / MATTE.width);
+  const subjectAt = [Math.round(centerX), Math.round(centerY)] as const;
+  let hd: string;
+
+  beforeAll(async () => {
+    // one colour all over, its YCbCr written with BT.709 and tagged so
+    hd = join(dir(), 'hd-709.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xC83C28:s=1280x720:r=25:d=0.2,format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p', '-colorspace', 'bt709', '-c:v', 'libx264', '-crf', '12', '-y', hd]);
+  });
+
+  it.each<OutputFormat>(['mp4', 'mov', 'webm'])('%s: the green background is #09A246 beside a foreground of the colour the source shows (the background was drawn with BT.601: 0,140,66)', async (format) => {
+    const { outputPath } = await run(format, { inputPath: hd, previewDuration: 0.12, background: { type: 'color', rgb: GREEN } });
+    const decoded = await decodeVideoRgba(outputPath, 1280, 720, format === 'webm');
+    near(rgbAt(decoded, 0, 1270, 10), GREEN, 4);
+    near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, 4);
+  });
+
+  it('webp: the foreground keeps its colour (decoders read WebP as BT.601: it was 186,48,44)', async () => {
+    const { outputPath } = await run('webp', { inputPath: hd, previewDuration: 0.12, background: { type: 'color', rgb: GREEN } });
+    const decoded = await decodeAnimatedRgba(outputPath);
+    near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, 8);
+    near(rgbAt(decoded, 0, 1270, 10), GREEN, 8);
   });
 });
 

@@ -7,6 +7,7 @@ import { ffmpegPath, ffprobePath } from './binaries';
 import { evenSide } from '../pipeline/geometry';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
 import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
+import { ColourMatrix, colourMatrixOf } from '../pipeline/colour-matrix';
 import { InputPin, pinArgs } from './input-pin';
 import { measurePacketSpan, PacketSpan } from './packet-span';
 import { MediaProcessError, runToCompletion } from './process';
@@ -49,6 +50,8 @@ export interface ParsedVideo extends VideoInfo {
   videoStart?: VideoStart;
   /** PQ or HLG: the pipeline tone-maps it to SDR (tone-map.ts) */
   hdr?: HdrSignal;
+  /** the YCbCr matrix its pictures are decoded with (colour-matrix.ts) */
+  colourMatrix?: ColourMatrix;
   /** fields, not frames (1080i broadcast and camcorders): the pipeline deinterlaces it */
   interlaced?: boolean;
   /** pixels that are not square (HDV, DV, DVD): width and height are the display size, in square pixels */
@@ -206,6 +209,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     needsLibvpxDecoder: hasAlpha && videoCodec === 'vp9',
     videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
     ...(hdr ? { hdr } : {}),
+    colourMatrix: colourMatrixOf(video.color_space, video.height, hdr !== undefined),
     ...(INTERLACED_FIELD_ORDERS.includes(video.field_order ?? '') ? { interlaced: true } : {}),
     ...(pixelAspect !== 1 ? { anamorphic: true } : {}),
   };

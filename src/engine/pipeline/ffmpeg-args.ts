@@ -19,10 +19,11 @@
 import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
 import { fromVideoStart, inputSeekSeconds, previewCut, previewReadSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
-import { Rgb } from '../types';
+import { OutputFormat, Rgb } from '../types';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 import { HdrSignal, toneMapChain } from './tone-map';
+import { ColourMatrix, colourTagArgs, tagFrames, toMatrix, toWebpMatrix } from './colour-matrix';
 
 export const MATTE_PIPE_FD = 3;
 /** the subject's own colour (RGB24, at the mattes' size): the session's prediction or the pipeline's estimate */
@@ -64,6 +65,8 @@ export interface SourceSpec {
   interlaced?: boolean;
   /** pixels that are not square: `size` is the display size, which the encoder scales the source to */
   anamorphic?: boolean;
+  /** the YCbCr matrix of its pictures: backgrounds are drawn and outputs tagged with it (colour-matrix.ts); undefined: neither */
+  colourMatrix?: ColourMatrix;
 }
 
 /** The background as the encoder reads it: an image comes with the pin the gate gave it. */
@@ -189,7 +192,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
         `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
-        `[sourcecolor][predictedcolor][edge]maskedmerge,format=${preset.workingPixelFormat}[fgcolor]`,
+        `[sourcecolor][predictedcolor][edge]maskedmerge,${backToYuv(spec)}format=${preset.workingPixelFormat}[fgcolor]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
@@ -197,7 +200,7 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];
-  const toOutput = `format=${preset.outputPixelFormat}[out]`;
+  const toOutput = `${outputMatrix(spec)}format=${preset.outputPixelFormat}[out]`;
 
   if (background.type === 'transparent' && foregroundFillsCanvas(layout)) {
     parts.push(`[fg]${toOutput}`);
@@ -221,7 +224,7 @@ function sourceAtForeground({ source, layout }: Pick<CompositeSpec, 'source' | '
   const { foreground } = layout;
   // non-square pixels are scaled to the foreground's square ones even where the display size is the foreground's
   const resize = source.anamorphic ? `scale=${foreground.width}:${foreground.height}:flags=bilinear,setsar=1,` : resizeToForeground(source.size, foreground);
-  return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${resize}`;
+  return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${tagFrames(source.colourMatrix)}${resize}`;
 }
 
 function foregroundIsPaddable(layout: Layout): boolean {
@@ -239,16 +242,49 @@ function backgroundFilter(spec: CompositeSpec): string {
     case 'transparent':
       return `color=c=black@0:s=${size}:r=${rate},format=${preset.workingPixelFormat}[bg]`;
     case 'color':
-      return `color=c=${hexColor(background.rgb)}:s=${size}:r=${rate},format=${preset.opaquePixelFormat}[bg]`;
+      return `color=c=${hexColor(background.rgb)}:s=${size}:r=${rate},${backgroundMatrix(spec)}format=${preset.opaquePixelFormat}[bg]`;
     case 'image':
       // scaled and cropped once, then repeated; fresh timestamps keep it in step with the video
       return (
         `[2:v]scale=${canvas.width}:${canvas.height}:force_original_aspect_ratio=increase,` +
-        `crop=${canvas.width}:${canvas.height},setsar=1,format=${preset.opaquePixelFormat},` +
+        `crop=${canvas.width}:${canvas.height},setsar=1,${backgroundMatrix(spec)}format=${preset.opaquePixelFormat},` +
         `loop=loop=-1:size=1,setpts=N/(${rate}*TB)[bg]`
       );
   }
 }
+
+/** a YCbCr background converted with the foreground's matrix (colour-matrix.ts), then a comma; nothing for RGB formats */
+function backgroundMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {
+  const matrix = toMatrix(source.colourMatrix);
+  return matrix && preset.opaquePixelFormat.startsWith('yuv') ? `format=rgb24,${matrix}` : '';
+}
+
+/**
+ * The composite's matrix, said again once the background is drawn in (an overlay's frames say what
+ * its background's do: nothing), as ProRes writes what the frames say into each frame; WebP's
+ * converted to BT.601. Then a comma; nothing for GIF and PNG.
+ */
+function outputMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {
+  if (preset.format === 'webp') return toWebpMatrix(source.colourMatrix);
+  return TAGGED_FORMATS.includes(preset.format) ? tagFrames(source.colourMatrix) : '';
+}
+
+/** the decontaminated foreground's RGB back to YCbCr with the matrix it came with, then a comma; nothing for RGB formats */
+function backToYuv({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {
+  return preset.workingPixelFormat.startsWith('yuv') ? toMatrix(source.colourMatrix) : '';
+}
+
+/**
+ * The output options that say the video's matrix, for the formats whose players read it: in the
+ * H.264 and VP9 streams themselves; QuickTime's is in the file's `colr` box, which this ffmpeg's
+ * mov muxer writes only when asked (ProRes's own was not read back).
+ */
+function colourTagOf({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string[] {
+  const tag = TAGGED_FORMATS.includes(preset.format) ? colourTagArgs(source.colourMatrix) : [];
+  return tag.length > 0 && preset.format === 'mov' ? [...tag, '-movflags', '+write_colr'] : tag;
+}
+
+const TAGGED_FORMATS: readonly OutputFormat[] = ['mp4', 'mov', 'webm'];
 
 function compositeInputArgs(spec: CompositeSpec, matteInput: string[]): string[] {
   return [
@@ -294,6 +330,7 @@ export function buildEncodeArgs(spec: CompositeSpec, outputPath: string, mattes 
     '-filter_complex', buildCompositeFilter(spec),
     '-map', '[out]',
     ...preset.videoArgs,
+    ...colourTagOf(spec),
     ...audioOutputArgs(spec),
     ...preset.muxerArgs,
     '-f', preset.muxer, '-y', outputPath,
@@ -318,13 +355,13 @@ export const WEBM_SPLIT_ALPHA_FILTER =
   '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]';
 
 /** The outputs of webm's streaming encoder: both VP9 streams as IVF files, the audio apart. */
-export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean): string[] {
-  return [...webmVideoOutputArgs(preset, '[color]', parts.color), ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha), ...webmAudioOutputArgs(preset, parts, withAudio)];
+export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean, colourTag: string[] = []): string[] {
+  return [...webmVideoOutputArgs(preset, '[color]', parts.color, colourTag), ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha), ...webmAudioOutputArgs(preset, parts, withAudio)];
 }
 
-/** the filter output `label` as a VP9 stream in an IVF file at `path` */
-function webmVideoOutputArgs(preset: EncoderPreset, label: string, path: string): string[] {
-  return ['-map', label, ...preset.videoArgs, '-f', 'ivf', '-y', path];
+/** the filter output `label` as a VP9 stream in an IVF file at `path`, tagged with `colourTag` */
+function webmVideoOutputArgs(preset: EncoderPreset, label: string, path: string, colourTag: string[] = []): string[] {
+  return ['-map', label, ...preset.videoArgs, ...colourTag, '-f', 'ivf', '-y', path];
 }
 
 /** the source's first audio track, encoded apart into `parts.audio`; nothing without audio */
@@ -341,7 +378,7 @@ export function buildWebmEncodeArgs(spec: CompositeSpec, parts: WebmParts, matte
     ...COMMON_ARGS,
     ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps, mattes)),
     '-filter_complex', `${buildCompositeFilter(spec)};${WEBM_SPLIT_ALPHA_FILTER}`,
-    ...webmStreamOutputArgs(spec.preset, parts, spec.keepAudio),
+    ...webmStreamOutputArgs(spec.preset, parts, spec.keepAudio, colourTagOf(spec)),
   ];
 }
 
@@ -364,7 +401,7 @@ export function buildWebmColourArgs(spec: Omit<CompositeSpec, 'matte'>, parts: W
     ...COMMON_ARGS,
     ...buildSourceInputArgs(spec.source),
     '-filter_complex', `${sourceAtForeground(spec)}format=yuv420p[color]`,
-    ...webmVideoOutputArgs(preset, '[color]', parts.color),
+    ...webmVideoOutputArgs(preset, '[color]', parts.color, colourTagOf(spec)),
     ...webmAudioOutputArgs(preset, parts, spec.keepAudio),
   ];
 }

@@ -71,6 +71,30 @@ describe('buildDecodeArgs', () => {
   });
 });
 
+describe("the source's YCbCr matrix", () => {
+  const hd = { ...source, colourMatrix: 'bt709' as const };
+  const filterOf = (args: string[]) => args[args.indexOf('-filter_complex') + 1];
+
+  it('draws a colour or an image background with it and tags mp4, mov and webm with it', () => {
+    const mp4 = buildEncodeArgs(spec('mp4', { source: hd, background: { type: 'color', rgb: [9, 162, 70] } }), '/out/o.mp4');
+    expect(filterOf(mp4)).toContain('color=c=0x09A246:s=640x360:r=25,format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[bg]');
+    expect(filterOf(mp4)).toContain('setparams=colorspace=bt709,');
+    expect(mp4.join(' ')).toContain('-colorspace bt709');
+    const mov = buildEncodeArgs(spec('mov', { source: { ...source, colourMatrix: 'bt601' }, background: { type: 'image', imagePath: '/in/bg.png', pin: { demuxer: 'png_pipe' } } }), '/out/o.mov');
+    expect(filterOf(mov)).toContain('setsar=1,format=rgb24,scale=out_color_matrix=bt601:out_range=tv,format=yuv444p,');
+    expect(mov.join(' ')).toContain('-colorspace smpte170m -movflags +write_colr');
+    const parts = webmPartsIn('/tmp/w');
+    expect(buildWebmColourArgs(spec('webm', { source: hd }), parts).join(' ')).toContain('-colorspace bt709 -f ivf -y /tmp/w/webm-color.ivf');
+    expect(buildWebmEncodeArgs(spec('webm', { source: hd, background: { type: 'color', rgb: [0, 0, 0] } }), parts).join(' ')).toContain('-colorspace bt709 -f ivf -y /tmp/w/webm-color.ivf');
+  });
+
+  it('converts webp, which decoders read as BT.601, to BT.601; leaves GIF and PNG untagged (RGB)', () => {
+    expect(filterOf(buildEncodeArgs(spec('webp', { source: hd }), '/out/o.webp'))).toContain('scale=in_color_matrix=bt709:out_color_matrix=bt601:in_range=tv:out_range=tv,format=yuva420p[out]');
+    expect(buildEncodeArgs(spec('webp', { source: hd }), '/out/o.webp')).not.toContain('-colorspace');
+    expect(buildEncodeArgs(spec('png_sequence', { source: hd, background: { type: 'color', rgb: [9, 162, 70] } }), '/out/f_%05d.png').join(' ')).not.toContain('out_color_matrix');
+  });
+});
+
 describe('the video stream read', () => {
   it('both sides read the stream the probe chose, by its index in the file', () => {
     const third = { ...source, videoStream: 2 };

@@ -31,7 +31,17 @@ describe('parseProbeOutput', () => {
       formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
       videoStream: 0,
       needsLibvpxDecoder: false,
+      colourMatrix: 'bt709',
     });
+  });
+
+  it("reads the pictures' YCbCr matrix from the stream's tag, else by their height, as players do; HDR is tone-mapped to BT.709", () => {
+    expect(parseProbeOutput(output(stream({ color_space: 'smpte170m' }))).colourMatrix).toBe('bt601');
+    expect(parseProbeOutput(output(stream({ color_space: 'bt709', height: 480 }))).colourMatrix).toBe('bt709');
+    expect(parseProbeOutput(output(stream({ height: 576 }))).colourMatrix).toBe('bt601');
+    expect(parseProbeOutput(output(stream({ height: 720, color_space: 'unknown' }))).colourMatrix).toBe('bt709');
+    expect(parseProbeOutput(output(stream({ color_space: 'bt2020nc' }))).colourMatrix).toBe('bt2020');
+    expect(parseProbeOutput(output(stream({ color_space: 'bt2020nc', color_transfer: 'smpte2084', color_primaries: 'bt2020' }))).colourMatrix).toBe('bt709');
   });
 
   it("takes the video stream's duration over the container's, which the longest stream sets (audio past the picture)", () => {

@@ -1,0 +1,57 @@
+/**
+ * The YCbCr matrix of a video's pictures, as a player decodes them: the stream's own tag, else by
+ * its height (high definition is BT.709, standard BT.601), as players guess for an untagged file.
+ * The foreground passes through the pipeline in the source's YCbCr as it is, so what is drawn
+ * beside it (a colour or an image) is converted to YCbCr with that matrix, and the output says
+ * which it is. Before, backgrounds were converted with BT.601 whatever the source and no output
+ * said its matrix: on HD footage the requested #09A246 green came out as 0,140,66 where players
+ * showed the foreground right, or the foreground was shifted where they read the background right.
+ */
+export type ColourMatrix = 'bt709' | 'bt601' | 'bt2020';
+
+/** Above this many lines a picture is high definition (576: PAL's standard definition). */
+const STANDARD_DEFINITION_LINES = 576;
+
+const TAGGED: Readonly<Record<string, ColourMatrix>> = {
+  bt709: 'bt709',
+  smpte170m: 'bt601',
+  bt470bg: 'bt601',
+  bt2020nc: 'bt2020',
+  bt2020c: 'bt2020',
+};
+
+/** The matrix of a stream with ffprobe's `color_space` tag (maybe none) and `height` lines; HDR is tone-mapped to BT.709. */
+export function colourMatrixOf(colorSpace: string | undefined, height: number, toneMapped: boolean): ColourMatrix {
+  if (toneMapped) return 'bt709';
+  return TAGGED[colorSpace ?? ''] ?? (height > STANDARD_DEFINITION_LINES ? 'bt709' : 'bt601');
+}
+
+/** ffmpeg's `-colorspace` name of a matrix: what an output says it is */
+const COLORSPACE_TAG: Readonly<Record<ColourMatrix, string>> = { bt709: 'bt709', bt601: 'smpte170m', bt2020: 'bt2020nc' };
+
+/** The output options that tag a video stream with `matrix`; none where it is unknown. */
+export function colourTagArgs(matrix: ColourMatrix | undefined): string[] {
+  return matrix ? ['-colorspace', COLORSPACE_TAG[matrix]] : [];
+}
+
+/**
+ * `setparams` saying the frames' matrix, then a comma; nothing where it is unknown. Where the
+ * foreground is turned into RGB (GIF, PNG, the decontaminated edge) ffmpeg then reads it as a player
+ * does, an untagged HD picture too, and a long job's chunks, which are tagged, read the same.
+ */
+export function tagFrames(matrix: ColourMatrix | undefined): string {
+  return matrix ? `setparams=colorspace=${COLORSPACE_TAG[matrix]},` : '';
+}
+
+/** `scale` converting RGB (or any YCbCr with its own tag) to limited-range YCbCr with `matrix`, then a comma; nothing where it is unknown */
+export function toMatrix(matrix: ColourMatrix | undefined): string {
+  return matrix ? `scale=out_color_matrix=${matrix}:out_range=tv,` : '';
+}
+
+/**
+ * WebP decoders read YCbCr as BT.601 whatever the file: a BT.709 picture is converted to it, or
+ * its colours shift (200,60,40 came out as 186,48,44). `scale` then a comma; nothing for BT.601.
+ */
+export function toWebpMatrix(matrix: ColourMatrix | undefined): string {
+  return matrix && matrix !== 'bt601' ? `scale=in_color_matrix=${matrix}:out_color_matrix=bt601:in_range=tv:out_range=tv,` : '';
+}
