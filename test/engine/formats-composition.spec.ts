@@ -134,6 +134,19 @@ describe('frame alignment', () => {
   });
 });
 
+describe('a canvas of odd sides', () => {
+  const composition = { canvas: { width: 301, height: 201 }, foreground: { anchor: 'center' as const, scale: 0.5, offset: { x: 0, y: 0 } } };
+
+  it('webm and webp keep it whole, transparent or over a colour (a 4:2:0 canvas lost a row and a column: 300x200)', async () => {
+    for (const background of [{ type: 'transparent' as const }, { type: 'color' as const, rgb: [0, 0, 255] as [number, number, number] }]) {
+      const webm = await run('webm', { composition, background });
+      expect((await probeStreams(webm.outputPath)).streams[0]).toMatchObject({ width: 301, height: 201 });
+      const webp = await run('webp', { composition, background });
+      expect(await sharp(webp.outputPath).metadata()).toMatchObject({ width: 301, height: 201 });
+    }
+  });
+});
+
 describe("colour on HD footage (BT.709), decoded by each output's own tag as players do", () => {
   const GREEN: [number, number, number] = [9, 162, 70];
   const SUBJECT: [number, number, number] = [200, 60, 40];

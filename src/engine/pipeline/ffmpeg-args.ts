@@ -240,7 +240,7 @@ function backgroundFilter(spec: CompositeSpec): string {
   const rate = formatNumber(source.fps);
   switch (background.type) {
     case 'transparent':
-      return `color=c=black@0:s=${size}:r=${rate},format=${preset.workingPixelFormat}[bg]`;
+      return `color=c=black@0:s=${size}:r=${rate},${rgbFirst(preset.workingPixelFormat, 'rgba')}format=${preset.workingPixelFormat}[bg]`;
     case 'color':
       return `color=c=${hexColor(background.rgb)}:s=${size}:r=${rate},${backgroundMatrix(spec)}format=${preset.opaquePixelFormat}[bg]`;
     case 'image':
@@ -255,8 +255,16 @@ function backgroundFilter(spec: CompositeSpec): string {
 
 /** a YCbCr background converted with the foreground's matrix (colour-matrix.ts), then a comma; nothing for RGB formats */
 function backgroundMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {
-  const matrix = toMatrix(source.colourMatrix);
-  return matrix && preset.opaquePixelFormat.startsWith('yuv') ? `format=rgb24,${matrix}` : '';
+  return preset.opaquePixelFormat.startsWith('yuv') ? `${rgbFirst(preset.opaquePixelFormat, 'rgb24')}${toMatrix(source.colourMatrix)}` : '';
+}
+
+/**
+ * `format=rgb` then a comma, where a generated canvas is to become YCbCr: this ffmpeg's `color`
+ * source made in 4:2:0 rounds an odd size down (a 301x201 canvas came out 300x200); made in RGB and
+ * converted, it keeps it.
+ */
+function rgbFirst(pixelFormat: string, rgb: 'rgb24' | 'rgba'): string {
+  return pixelFormat.startsWith('yuv') ? `format=${rgb},` : '';
 }
 
 /**

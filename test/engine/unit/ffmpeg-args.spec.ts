@@ -217,7 +217,7 @@ describe('buildEncodeArgs', () => {
       '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuva420p[fgcolor];' +
         '[1:v]format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
-        'color=c=0x09A246:s=202x114:r=25,format=yuv420p[bg];' +
+        'color=c=0x09A246:s=202x114:r=25,format=rgb24,format=yuv420p[bg];' +
         '[bg][fg]overlay=x=0:y=0:format=yuv420:shortest=1,format=yuv420p[out]',
       '-map', '[out]',
       '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20',
@@ -239,7 +239,7 @@ describe('buildEncodeArgs', () => {
       '[0:0]setpts=PTS-STARTPTS,fps=25,scale=540:304:flags=bilinear,format=yuva444p[fgcolor];' +
         '[1:v]scale=540:304:flags=bilinear,format=gray[fgalpha];' +
         '[fgcolor][fgalpha]alphamerge[fg];' +
-        '[2:v]scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=yuv444p,loop=loop=-1:size=1,setpts=N/(25*TB)[bg];' +
+        '[2:v]scale=1080:1920:force_original_aspect_ratio=increase,crop=1080:1920,setsar=1,format=rgb24,format=yuv444p,loop=loop=-1:size=1,setpts=N/(25*TB)[bg];' +
         '[bg][fg]overlay=x=270:y=1516:format=yuv444:shortest=1,format=yuva444p10le[out]',
       '-map', '[out]',
       '-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0',
