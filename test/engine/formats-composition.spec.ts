@@ -59,6 +59,31 @@ describe('composition and backgrounds', () => {
     }
   });
 
+  it("turns a phone's JPEG stored sideways (EXIF orientation 6) upright, as viewers show it", async () => {
+    // stored 200x100, red left and blue right: upright it is 100x200, red above blue
+    const halves = Buffer.alloc(200 * 100 * 3);
+    for (let i = 0; i < 200 * 100; i++) halves.set(i % 200 < 100 ? [255, 0, 0] : [0, 0, 255], i * 3);
+    const imagePath = join(dir(), 'sideways.jpg');
+    await sharp(halves, { raw: { width: 200, height: 100, channels: 3 } }).jpeg({ quality: 95 }).withMetadata({ orientation: 6 }).toFile(imagePath);
+    const { outputPath } = await run('png_sequence', { background: { type: 'image', imagePath }, composition: { canvas: { width: 320, height: 320 }, foreground: { anchor: 'center', scale: 0.1, offset: { x: 0, y: 0 } } } });
+    const frame = await decodePngRgba([...(await readZipEntries(outputPath)).values()][0]);
+    const rgb = (x: number, y: number) => [...frame.data.subarray((y * 320 + x) * 4, (y * 320 + x) * 4 + 3)];
+    expect(rgb(160, 20)[0]).toBeGreaterThan(200); // red above
+    expect(rgb(160, 300)[2]).toBeGreaterThan(200); // blue below
+  });
+
+  it('draws the transparent parts of a PNG background over black, not in the colours hidden there', async () => {
+    const pixels = Buffer.alloc(64 * 64 * 4);
+    // left half: magenta at alpha 0; right half: opaque green
+    for (let i = 0; i < 64 * 64; i++) pixels.set(i % 64 < 32 ? [255, 0, 255, 0] : [0, 255, 0, 255], i * 4);
+    const imagePath = join(dir(), 'holes.png');
+    await sharp(pixels, { raw: { width: 64, height: 64, channels: 4 } }).png().toFile(imagePath);
+    const { outputPath } = await run('mov', { background: { type: 'image', imagePath }, composition: { canvas: { width: 320, height: 320 }, foreground: { anchor: 'center', scale: 0.1, offset: { x: 0, y: 0 } } } });
+    const decoded = await decodeVideoRgba(outputPath, 320, 320);
+    expect(Math.max(...rgbAt(decoded, 0, 20, 160))).toBeLessThan(20);
+    expect(rgbAt(decoded, 0, 300, 160)[1]).toBeGreaterThan(200);
+  });
+
   it('handles odd sizes: grown to even for H.264, kept for VP9', async () => {
     const odd = join(dir(), 'odd.mp4');
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=201x113:r=25:d=0.4', '-c:v', 'libx264', '-pix_fmt', 'yuv444p', '-y', odd]);

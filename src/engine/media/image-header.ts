@@ -77,3 +77,43 @@ function jpegSize(head: Buffer): ImageSize | undefined {
   }
   return undefined;
 }
+
+const JPEG_APP1 = 0xe1;
+const EXIF_ORIENTATION_TAG = 0x0112;
+
+/**
+ * Pure: a JPEG's EXIF orientation (2..8: the picture is stored turned or mirrored, as cameras and
+ * phones write it, and viewers show it upright), or undefined where it is upright (1) or says none.
+ */
+export function jpegOrientation(head: Buffer): number | undefined {
+  let at = 2;
+  while (at + 4 <= head.length && head[at] === 0xff) {
+    const marker = head[at + 1];
+    if (marker === JPEG_START_OF_SCAN) return undefined;
+    const length = head.readUInt16BE(at + 2);
+    if (length < 2) return undefined;
+    if (marker === JPEG_APP1 && head.toString('latin1', at + 4, at + 10) === 'Exif\0\0') return exifOrientation(head.subarray(at + 10, at + 2 + length));
+    at += 2 + length;
+  }
+  return undefined;
+}
+
+/** the orientation entry of a TIFF header's first directory (EXIF's layout) */
+function exifOrientation(tiff: Buffer): number | undefined {
+  if (tiff.length < 8) return undefined;
+  const order = tiff.toString('latin1', 0, 2);
+  if (order !== 'II' && order !== 'MM') return undefined;
+  const u16 = (offset: number) => (order === 'II' ? tiff.readUInt16LE(offset) : tiff.readUInt16BE(offset));
+  const u32 = (offset: number) => (order === 'II' ? tiff.readUInt32LE(offset) : tiff.readUInt32BE(offset));
+  const directory = u32(4);
+  if (directory + 2 > tiff.length) return undefined;
+  const entries = u16(directory);
+  for (let entry = 0; entry < entries; entry++) {
+    const offset = directory + 2 + entry * 12;
+    if (offset + 12 > tiff.length) return undefined;
+    if (u16(offset) !== EXIF_ORIENTATION_TAG) continue;
+    const orientation = u16(offset + 8);
+    return orientation >= 2 && orientation <= 8 ? orientation : undefined;
+  }
+  return undefined;
+}

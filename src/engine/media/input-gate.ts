@@ -12,7 +12,7 @@
  * Refusals are EngineError('input_invalid') with a message a user can act on.
  */
 import { EngineError } from '../types';
-import { IMAGE_HEAD_BYTES, imageDimensions } from './image-header';
+import { IMAGE_HEAD_BYTES, imageDimensions, jpegOrientation } from './image-header';
 import { InputPin, pinFor } from './input-pin';
 import { decoderPixelCap, DEFAULT_MEDIA_LIMITS, imageSizeViolation, MediaLimits, videoSizeViolation } from './limits';
 import { FirstFrame, ProbedVideo, proveFrameDecodes, proveItDecodes, readVideoInfo } from './probe';
@@ -31,6 +31,8 @@ export interface AdmittedImage {
   width: number;
   height: number;
   pin: InputPin;
+  /** a JPEG stored turned or mirrored (its EXIF orientation, 2..8); undefined: upright */
+  orientation?: number;
 }
 
 /** A refusal for size: the frame or image is larger than the limits allow. */
@@ -76,5 +78,6 @@ export async function admitImage(path: string, limits: MediaLimits = DEFAULT_MED
   if (violation) throw new InputTooLarge(`the background image is too large: ${violation}`);
   const pin = pinFor(type, decoderPixelCap(limits.maxImagePixels));
   await proveFrameDecodes(path, pin, 'the background image does not decode', signal);
-  return { type, ...size, pin };
+  const orientation = type === 'image/jpeg' ? jpegOrientation(head) : undefined;
+  return { type, ...size, pin, ...(orientation ? { orientation } : {}) };
 }

@@ -73,7 +73,7 @@ export interface SourceSpec {
 export type CompositeBackground =
   | { type: 'transparent' }
   | { type: 'color'; rgb: Rgb }
-  | { type: 'image'; imagePath: string; pin: InputPin };
+  | { type: 'image'; imagePath: string; pin: InputPin; orientation?: number; mayBeTransparent?: boolean };
 
 export interface CompositeSpec {
   source: SourceSpec;
@@ -243,15 +243,28 @@ function backgroundFilter(spec: CompositeSpec): string {
       return `color=c=black@0:s=${size}:r=${rate},${rgbFirst(preset.workingPixelFormat, 'rgba')}format=${preset.workingPixelFormat}[bg]`;
     case 'color':
       return `color=c=${hexColor(background.rgb)}:s=${size}:r=${rate},${backgroundMatrix(spec)}format=${preset.opaquePixelFormat}[bg]`;
-    case 'image':
-      // scaled and cropped once, then repeated; fresh timestamps keep it in step with the video
-      return (
-        `[2:v]scale=${canvas.width}:${canvas.height}:force_original_aspect_ratio=increase,` +
-        `crop=${canvas.width}:${canvas.height},setsar=1,${backgroundMatrix(spec)}format=${preset.opaquePixelFormat},` +
-        `loop=loop=-1:size=1,setpts=N/(${rate}*TB)[bg]`
-      );
+    case 'image': {
+      // turned upright, scaled and cropped once, then repeated; fresh timestamps keep it in step with the video
+      const fitted = `[2:v]${UPRIGHT[background.orientation ?? 1]}scale=${canvas.width}:${canvas.height}:force_original_aspect_ratio=increase,crop=${canvas.width}:${canvas.height},setsar=1`;
+      const repeated = `${backgroundMatrix(spec)}format=${preset.opaquePixelFormat},loop=loop=-1:size=1,setpts=N/(${rate}*TB)[bg]`;
+      if (!background.mayBeTransparent) return `${fitted},${repeated}`;
+      // its transparent parts over black, as mp4 shows a transparent background: dropping the alpha showed the colours hidden there
+      return `${fitted},format=rgba[bgimage];color=c=black:s=${size}:r=${rate}:d=1[bgunder];[bgunder][bgimage]overlay=format=rgb:shortest=1,${repeated}`;
+    }
   }
 }
+
+/** the filters that turn a picture stored with EXIF orientation 2..8 upright, then a comma */
+const UPRIGHT: Readonly<Record<number, string>> = {
+  1: '',
+  2: 'hflip,',
+  3: 'hflip,vflip,',
+  4: 'vflip,',
+  5: 'transpose=0,',
+  6: 'transpose=1,',
+  7: 'transpose=3,',
+  8: 'transpose=2,',
+};
 
 /** a YCbCr background converted with the foreground's matrix (colour-matrix.ts), then a comma; nothing for RGB formats */
 function backgroundMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {

@@ -26,7 +26,7 @@ export interface JobPlan {
  * The duration limit applies to what will be processed: a preview of a long input is allowed,
  * since only its first seconds are decoded (and billed).
  */
-export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pin: InputPin }): JobPlan {
+export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pin: InputPin; type?: string; orientation?: number }): JobPlan {
   const notes: string[] = [];
   const maxSeconds = request.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS;
   const preview = request.previewDuration;
@@ -41,7 +41,8 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
   let background: CompositeBackground;
   if (request.background.type === 'image') {
     if (!image) throw new Error('an image background must pass the input gate before planning');
-    background = { ...request.background, pin: image.pin };
+    const mayBeTransparent = image.type !== undefined && image.type !== 'image/jpeg';
+    background = { ...request.background, pin: image.pin, ...(image.orientation ? { orientation: image.orientation } : {}), ...(mayBeTransparent ? { mayBeTransparent } : {}) };
   } else {
     background = request.background;
   }

@@ -95,6 +95,23 @@ describe("the source's YCbCr matrix", () => {
   });
 });
 
+describe('an image background', () => {
+  const filterOf = (args: string[]) => args[args.indexOf('-filter_complex') + 1];
+  const image = (extra: object) => ({ type: 'image' as const, imagePath: '/in/bg', pin: { demuxer: 'image2' }, ...extra });
+
+  it('is turned upright by its EXIF orientation before it is fitted', () => {
+    expect(filterOf(buildEncodeArgs(spec('mp4', { background: image({ orientation: 6 }) }), '/out/o.mp4'))).toContain('[2:v]transpose=1,scale=');
+    expect(filterOf(buildEncodeArgs(spec('mp4', { background: image({ orientation: 3 }) }), '/out/o.mp4'))).toContain('[2:v]hflip,vflip,scale=');
+    expect(filterOf(buildEncodeArgs(spec('mp4', { background: image({}) }), '/out/o.mp4'))).toContain('[2:v]scale=');
+  });
+
+  it('that may hold transparency is laid over black first', () => {
+    expect(filterOf(buildEncodeArgs(spec('mp4', { background: image({ mayBeTransparent: true }) }), '/out/o.mp4'))).toContain(
+      'format=rgba[bgimage];color=c=black:s=640x360:r=25:d=1[bgunder];[bgunder][bgimage]overlay=format=rgb:shortest=1,',
+    );
+  });
+});
+
 describe('the video stream read', () => {
   it('both sides read the stream the probe chose, by its index in the file', () => {
     const third = { ...source, videoStream: 2 };

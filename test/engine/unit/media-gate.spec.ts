@@ -1,4 +1,4 @@
-import { imageDimensions } from '../../../src/engine/media/image-header';
+import { imageDimensions, jpegOrientation } from '../../../src/engine/media/image-header';
 import { pinArgs, pinFor } from '../../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, decoderPixelCap, imageSizeViolation, MediaLimits, videoSizeViolation } from '../../../src/engine/media/limits';
 import { EngineError } from '../../../src/engine/types';
@@ -61,6 +61,39 @@ describe('describeContent (for refusal messages; never echoes the content)', () 
     [bytes('root:x:0:0:root:/root:/bin/bash'), 'bytes of no accepted type'],
   ])('%#: %s', (head, description) => {
     expect(describeContent(head)).toBe(description);
+  });
+});
+
+describe("jpegOrientation: a JPEG's EXIF orientation", () => {
+  /** SOI, an APP1 Exif segment with one IFD0 entry (orientation), in `order` byte order */
+  const withOrientation = (orientation: number, order: 'II' | 'MM') => {
+    const tiff = Buffer.alloc(26);
+    tiff.write(order, 0, 'latin1');
+    const u16 = (value: number, at: number) => (order === 'II' ? tiff.writeUInt16LE(value, at) : tiff.writeUInt16BE(value, at));
+    const u32 = (value: number, at: number) => (order === 'II' ? tiff.writeUInt32LE(value, at) : tiff.writeUInt32BE(value, at));
+    u16(42, 2);
+    u32(8, 4);
+    u16(1, 8); // one entry
+    u16(0x0112, 10);
+    u16(3, 12); // SHORT
+    u32(1, 14);
+    u16(orientation, 18);
+    const app1 = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(app1.length + 2);
+    return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe1]), length, app1, Buffer.from([0xff, 0xda, 0, 2])]);
+  };
+
+  it.each([6, 3, 8, 2])('reads orientation %d in either byte order', (orientation) => {
+    expect(jpegOrientation(withOrientation(orientation, 'II'))).toBe(orientation);
+    expect(jpegOrientation(withOrientation(orientation, 'MM'))).toBe(orientation);
+  });
+
+  it('says nothing for upright, absent, out of range or cut short', () => {
+    expect(jpegOrientation(withOrientation(1, 'II'))).toBeUndefined();
+    expect(jpegOrientation(withOrientation(9, 'MM'))).toBeUndefined();
+    expect(jpegOrientation(Buffer.from([0xff, 0xd8, 0xff, 0xda, 0, 2]))).toBeUndefined();
+    expect(jpegOrientation(withOrientation(6, 'II').subarray(0, 20))).toBeUndefined();
   });
 });
 
