@@ -242,7 +242,8 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseUnfitBodies);
   app.use(metrics);
-  if (usage) app.use('/v1', usage);
+  // the original service's /api routes too: its clients upload and start paid jobs there
+  if (usage) app.use(['/v1', '/api'], usage);
   app.useGlobalFilters(exceptions);
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApi(app);

@@ -44,6 +44,36 @@ describe('usage', () => {
     expect((await t.http.get('/v1/usage/events?limit=2').set('X-Api-Key', key)).body.items).toHaveLength(2);
   });
 
+  it("records the credits a call reserved: a start's once, none for its replay or a cancel", async () => {
+    const key = await t.createKey(100);
+    const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'));
+    const body = { video_url: upload.body.video_url, model: 'light', preview_duration: 1 };
+    const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'usage-credits').send(body);
+    const replayed = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'usage-credits').send(body);
+    expect(replayed.body.id).toBe(created.body.id);
+    await t.http.post(`/v1/jobs/${created.body.id}/cancel`).set('X-Api-Key', key);
+    const events = (await t.http.get('/v1/usage/events?limit=10').set('X-Api-Key', key)).body.items as Array<{ method: string; path: string; credits: number }>;
+    expect(events.map((event) => [event.method, event.path, event.credits])).toEqual([
+      ['POST', `/v1/jobs/${created.body.id}/cancel`, 0],
+      ['POST', '/v1/jobs', 0],
+      ['POST', '/v1/jobs', 1],
+      ['POST', '/v1/uploads', 0],
+    ]);
+  });
+
+  it("records the original service's /api calls too (its clients upload and start paid jobs there)", async () => {
+    const key = await t.createKey(100);
+    const upload = await t.http.post('/api/upload').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'));
+    expect(upload.status).toBe(200);
+    const processed = await t.http.post('/api/process').set('X-Api-Key', key).send({ video_url: upload.body.video_url, model: 'light', preview_duration: 1 });
+    expect(processed.status).toBe(200);
+    const events = (await t.http.get('/v1/usage/events?limit=10').set('X-Api-Key', key)).body.items as Array<{ method: string; path: string; credits: number }>;
+    expect(events.map((event) => [event.method, event.path, event.credits])).toEqual([
+      ['POST', '/api/process', 1],
+      ['POST', '/api/upload', 0],
+    ]);
+  });
+
   it('summarises jobs, credits, seconds and requests per UTC day, zeros included, agreeing with the ledger', async () => {
     const key = await t.createKey(100);
     const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'));

@@ -8,6 +8,9 @@ import type { Request } from 'express';
 
 export const IDEMPOTENT = 'backdrop:idempotent';
 
+/** The header an idempotent route's replayed answer carries (value `true`). */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
 /** The route honours an Idempotency-Key header (contract: Idempotency). */
 export const Idempotent = (): MethodDecorator => SetMetadata(IDEMPOTENT, true);
 

@@ -7,7 +7,7 @@ import { DomainError } from '../../../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
 import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { IDEMPOTENT } from '../../../../common/http/route-markers';
+import { IDEMPOTENT, REPLAYED_HEADER } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -51,7 +51,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'in_progress':
         throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry once it has finished');
       case 'completed':
-        res.setHeader('Idempotent-Replayed', 'true');
+        res.setHeader(REPLAYED_HEADER, 'true');
         res.status(claim.status);
         return of(claim.body);
       case 'claimed': {
