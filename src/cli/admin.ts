@@ -7,6 +7,7 @@ import { migrate } from '../composition/data-source';
 import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
 import { typeOrmScopeOf } from '../composition/typeorm.transaction-scope';
 import { ApiKeyCache } from '../modules/auth/application/api-key-cache';
+import { creditsOption } from './credits-option';
 import { ApiKeysService } from '../modules/auth/application/api-keys.service';
 import { keyView } from '../modules/auth/adapters/http/admin.controller';
 import { ApiKeyRecord } from '../modules/auth/adapters/typeorm/api-key.record';
@@ -27,18 +28,11 @@ function requireOption(value: string | undefined, name: string): string {
   return value;
 }
 
-function integerOption(value: string | undefined, name: string, fallback?: number): number {
-  if (value === undefined && fallback !== undefined) return fallback;
-  const parsed = Number(requireOption(value, name));
-  if (!Number.isInteger(parsed)) throw new Error(`--${name} must be an integer`);
-  return parsed;
-}
 
 async function run(keys: ApiKeysService, command: string | undefined, options: Record<string, string | undefined>): Promise<unknown> {
   switch (command) {
     case 'keys:create': {
-      const credits = integerOption(options.credits, 'credits', 0);
-      if (credits < 0) throw new Error('--credits must not be negative');
+      const credits = options.credits === undefined ? 0 : creditsOption(options.credits, 'credits', { allowNegative: false });
       const { apiKey, key } = await keys.create(requireOption(options['client-id'], 'client-id'), options.note ?? null, credits);
       return { api_key: apiKey, ...keyView(key) };
     }
@@ -49,7 +43,7 @@ async function run(keys: ApiKeysService, command: string | undefined, options: R
     case 'keys:enable':
       return keyView(await keys.setEnabled(requireOption(options.fingerprint, 'fingerprint'), true));
     case 'credits:grant':
-      return keyView(await keys.grantCredits(requireOption(options.fingerprint, 'fingerprint'), integerOption(options.credits, 'credits')));
+      return keyView(await keys.grantCredits(requireOption(options.fingerprint, 'fingerprint'), creditsOption(requireOption(options.credits, 'credits'), 'credits', { allowNegative: true })));
     case 'webhooks:secret':
     case 'webhooks:rotate': {
       const fingerprint = requireOption(options.fingerprint, 'fingerprint');

@@ -1,4 +1,5 @@
 import { UsageError } from '../../src/cli/client/errors';
+import { creditsOption } from '../../src/cli/credits-option';
 import { numberOption, outputFormat, parseBackground } from '../../src/cli/client/job-options';
 import { ProgressReporter } from '../../src/cli/client/progress';
 
@@ -54,5 +55,20 @@ describe('progress on stderr', () => {
     progress.update('processing', 42.4);
     progress.update('completed', 100);
     expect(pipe.written).toEqual(['pending 0%\n', 'processing 42%\n', 'completed 100%\n']);
+  });
+});
+
+describe('the admin CLI\'s --credits', () => {
+  it('takes decimal whole numbers within what the admin API takes at once, signed for a grant', () => {
+    expect(creditsOption('1000', 'credits', { allowNegative: false })).toBe(1000);
+    expect(creditsOption('-300', 'credits', { allowNegative: true })).toBe(-300);
+    expect(creditsOption('1000000000', 'credits', { allowNegative: false })).toBe(1_000_000_000);
+    expect(creditsOption('-1000000000', 'credits', { allowNegative: true })).toBe(-1_000_000_000);
+  });
+
+  it('refuses exponents, hexadecimal, fractions, and anything past 1e9 (a balance past bigint made every later grant a 500)', () => {
+    for (const bad of ['1e3', '0x10', '1.5', '', 'ten', '1000000001', '9007199254740993']) expect(() => creditsOption(bad, 'credits', { allowNegative: true })).toThrow('--credits');
+    expect(() => creditsOption('-1', 'credits', { allowNegative: false })).toThrow('--credits must be from 0 to 1000000000');
+    expect(() => creditsOption('-1000000001', 'credits', { allowNegative: true })).toThrow('--credits must be from -1000000000 to 1000000000');
   });
 });

@@ -38,3 +38,6 @@ export function constantTimeEqualHex(a: string, b: string): boolean {
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+/** The most credits a key is created with, or granted or deducted, at once (the admin API and CLI). */
+export const MAX_CREDITS_AT_ONCE = 1_000_000_000;

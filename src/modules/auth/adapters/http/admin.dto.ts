@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { MAX_CREDITS_AT_ONCE } from '../../domain/api-key';
 
 export class CreateKeyDto {
   @ApiProperty({ example: 'acme' })
@@ -18,7 +19,7 @@ export class CreateKeyDto {
   @IsOptional()
   @IsInt()
   @Min(0)
-  @Max(1_000_000_000)
+  @Max(MAX_CREDITS_AT_ONCE)
   credits?: number;
 }
 
@@ -32,7 +33,7 @@ export class KeyFingerprintDto {
 export class GrantCreditsDto extends KeyFingerprintDto {
   @ApiProperty({ description: 'credits to add; negative deducts, never below zero' })
   @IsInt()
-  @Min(-1_000_000_000)
-  @Max(1_000_000_000)
+  @Min(-MAX_CREDITS_AT_ONCE)
+  @Max(MAX_CREDITS_AT_ONCE)
   credits!: number;
 }
