@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { Transform, Type } from 'class-transformer';
-import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsPositive, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+
+/**
+ * Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer delay fires after 1 ms, with only a
+ * warning: an interval of 3e9 ms ran its sweep a thousand times a second, a grace that long cut
+ * every connection at once. Every setting that becomes a timer stays within it.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 const toBool = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? (['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) ? true : ['0', 'false', 'no', 'off', ''].includes(value.toLowerCase()) ? false : value) : value;
@@ -54,10 +62,11 @@ export class EnvironmentVariables {
   MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
 
   /** a video_url or background image_url is fetched whole within this, or the job fails input_unreachable */
-  @Type(() => Number) @IsInt() @Min(1)
+  @Type(() => Number) @IsInt() @Min(1) @Max(MAX_TIMER_SECONDS)
   INPUT_FETCH_TIMEOUT_SECONDS = 600;
 
-  @IsString()
+  /** kilobytes or megabytes (`500kb`, `2mb`): the body parser read `1MiB` as 1 byte, and every JSON request was a 413 */
+  @Matches(/^[1-9]\d*(kb|mb)$/i, { message: 'JSON_BODY_LIMIT must be a whole number of kb or mb, such as 1mb' })
   JSON_BODY_LIMIT = '1mb';
 
   @Type(() => Number) @IsInt() @IsPositive()
@@ -92,19 +101,19 @@ export class EnvironmentVariables {
   MAX_IMAGE_PIXELS = 40_000_000;
 
   /** how long an idle keep-alive connection stays open: longer than proxies and load balancers keep theirs (60 s) */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
   /** the request's headers must arrive within this; above the keep-alive timeout */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
   HTTP_HEADERS_TIMEOUT_MS = 66_000;
 
   /** the whole request, body included, must arrive within this: 30 min lets 500 MB come at 2.3 Mbit/s */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
   HTTP_REQUEST_TIMEOUT_MS = 1_800_000;
 
   /** on shutdown, how long requests in flight may finish before their connections are cut (a stalled client must not hold a shutdown) */
-  @Type(() => Number) @IsInt() @Min(0)
+  @Type(() => Number) @IsInt() @Min(0) @Max(MAX_TIMER_MS)
   HTTP_SHUTDOWN_GRACE_MS = 10_000;
 
   /** where jobs are processed: `local` (this machine's engine), `remote` (RunPod-protocol workers at WORKER_URLS) or `none` */
@@ -128,7 +137,7 @@ export class EnvironmentVariables {
   WORKER_REQUEST_TIMEOUT_MS = 10000;
 
   /** a remote job running longer is canceled on its worker and fails with worker_timeout */
-  @Type(() => Number) @IsInt() @Min(1)
+  @Type(() => Number) @IsInt() @Min(1) @Max(MAX_TIMER_SECONDS)
   WORKER_JOB_TIMEOUT_SECONDS = 3600;
 
   /** attempts of each call to a remote worker on 429, 5xx or network errors */
@@ -140,11 +149,11 @@ export class EnvironmentVariables {
   WORKER_RETRY_BASE_DELAY_MS = 500;
 
   /** a remote worker whose /health or /run failed is tried last for this long */
-  @Type(() => Number) @IsInt() @Min(1)
+  @Type(() => Number) @IsInt() @Min(1) @Max(MAX_TIMER_SECONDS)
   WORKER_HEALTH_COOLDOWN_SECONDS = 30;
 
   /** a remote worker that took a job may go unanswering this long (a restart: its durable queue keeps the job) before the job fails with worker_failed */
-  @Type(() => Number) @IsInt() @Min(0)
+  @Type(() => Number) @IsInt() @Min(0) @Max(MAX_TIMER_SECONDS)
   WORKER_UNREACHABLE_GRACE_SECONDS = 120;
 
   /** a remote run that FAILED for a reason a new attempt may cure is retried on its worker (POST /retry) this many times */
@@ -164,7 +173,7 @@ export class EnvironmentVariables {
   WORKER_QUEUE_SIZE = 16;
 
   /** the worker server: how long a finished job's status stays readable, then 404 */
-  @Type(() => Number) @IsInt() @Min(1)
+  @Type(() => Number) @IsInt() @Min(1) @Max(MAX_TIMER_SECONDS)
   WORKER_RESULT_TTL_SECONDS = 1800;
 
   /** the worker server: parent of each job's temporary directory (default: the OS temp dir) */
@@ -172,7 +181,7 @@ export class EnvironmentVariables {
   WORKER_WORK_DIR?: string;
 
   /** the worker server: connect and idle timeout of input downloads, output uploads and webhooks */
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number) @IsInt() @Min(100) @Max(MAX_TIMER_MS)
   WORKER_TRANSFER_TIMEOUT_MS = 30_000;
 
   /** the worker server keeps its jobs in BullMQ on this Redis (durable across restarts) */
@@ -188,11 +197,11 @@ export class EnvironmentVariables {
   WORKER_QUEUE_NAMESPACE = 'backdrop_worker';
 
   /** the worker server: a running job's lock, renewed every half of it; a job whose process died runs again once it lapses */
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
   WORKER_LOCK_DURATION_MS = 30_000;
 
   /** the worker server: how often jobs whose process died are looked for */
-  @Type(() => Number) @IsInt() @Min(500)
+  @Type(() => Number) @IsInt() @Min(500) @Max(MAX_TIMER_MS)
   WORKER_STALLED_INTERVAL_MS = 30_000;
 
   @IsOptional() @IsString()
@@ -219,18 +228,18 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(100) @Max(60000)
   WEBHOOK_TIMEOUT_MS = 10000;
 
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number) @IsInt() @Min(100) @Max(MAX_TIMER_MS)
   WEBHOOK_SWEEP_INTERVAL_MS = 15000;
 
   @Type(() => Number) @IsInt() @Min(10) @Max(60000)
   USAGE_FLUSH_INTERVAL_MS = 1000;
 
   /** how often committed-but-unqueued jobs are handed to the queue (and how old they must be) */
-  @Type(() => Number) @IsInt() @Min(100)
+  @Type(() => Number) @IsInt() @Min(100) @Max(MAX_TIMER_MS)
   JOB_RELAY_INTERVAL_MS = 5000;
 
   /** on SIGTERM, how long running jobs and chunks may finish before they are handed back to the queue (which spends none of their attempts) */
-  @Type(() => Number) @IsInt() @Min(0)
+  @Type(() => Number) @IsInt() @Min(0) @Max(MAX_TIMER_MS)
   WORKER_SHUTDOWN_GRACE_MS = 30000;
 
   /** a job processing a longer video is cut into equal chunks of at most this length, run in parallel (0: never) */
@@ -250,14 +259,14 @@ export class EnvironmentVariables {
   ENGINE_MODEL_MODULE?: string;
 
   /** BullMQ, every queue: how often active work of dead workers is detected and re-run */
-  @Type(() => Number) @IsInt() @Min(500)
+  @Type(() => Number) @IsInt() @Min(500) @Max(MAX_TIMER_MS)
   QUEUE_STALLED_INTERVAL_MS = 30000;
 
   /** uploads and outputs older than this many hours are deleted (0: keep forever) */
   @Type(() => Number) @IsNumber() @Min(0)
   RETENTION_HOURS = 168;
 
-  @Type(() => Number) @IsInt() @Min(1000)
+  @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
   RETENTION_INTERVAL_MS = 3600000;
 
   @Transform(toBool) @IsBoolean()

@@ -168,6 +168,19 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     expectNames({ PUBLIC_BASE_URL: value }, 'PUBLIC_BASE_URL');
   });
 
+  it.each(['1MiB', 'abc', '0mb', '1024', '1.5mb'])('JSON_BODY_LIMIT=%s (the parser read 1MiB as 1 byte)', (value) => {
+    expectNames({ JSON_BODY_LIMIT: value }, 'JSON_BODY_LIMIT');
+  });
+
+  it.each(['JOB_RELAY_INTERVAL_MS', 'WEBHOOK_SWEEP_INTERVAL_MS', 'WORKER_SHUTDOWN_GRACE_MS', 'HTTP_SHUTDOWN_GRACE_MS', 'RETENTION_INTERVAL_MS'])('%s above what a Node timer holds (2^31 - 1 ms: a longer one fires after 1 ms)', (name) => {
+    expectNames({ [name]: '2147483648' }, name);
+    expect(() => loadConfig({ [name]: '2147483647' })).not.toThrow();
+  });
+
+  it('WORKER_JOB_TIMEOUT_SECONDS above what a Node timer holds', () => {
+    expectNames({ WORKER_JOB_TIMEOUT_SECONDS: '2147484' }, 'WORKER_JOB_TIMEOUT_SECONDS');
+  });
+
   it('a negative price names its variable', () => {
     expectNames({ CREDITS_PER_MINUTE_PRO: '-5' }, 'CREDITS_PER_MINUTE_PRO');
   });
