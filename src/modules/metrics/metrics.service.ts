@@ -4,8 +4,16 @@ import { Queue } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../infrastructure/queue/queue-connection';
 import { ServiceMetrics } from './ports/service-metrics';
+import { withTimeout } from '../../common/with-timeout';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * How long a scrape waits for each queue's depth. Redis connections retry a command for as long as
+ * Redis is away, so a scrape during a Redis outage answered only once it was back: the process's
+ * metrics were missing exactly during the incident.
+ */
+const QUEUE_DEPTH_TIMEOUT_MS = 1000;
 
 /** Prometheus metrics of this process; every replica and worker exposes its own at /metrics. */
 @Injectable()
@@ -57,10 +65,16 @@ export class MetricsService extends ServiceMetrics {
       labelNames: ['queue', 'state'],
       registers: [this.registry],
       async collect() {
-        for (const queue of [jobsQueue, webhooksQueue]) {
-          const counts = await queue.getJobCounts(...QUEUE_STATES).catch(() => ({}) as Record<string, number>);
-          for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
-        }
+        await Promise.all(
+          [jobsQueue, webhooksQueue].map(async (queue) => {
+            const counts = await withTimeout(queue.getJobCounts(...QUEUE_STATES), QUEUE_DEPTH_TIMEOUT_MS, 'the queue').catch(() => null);
+            // a queue that does not answer has no depth to show (not zero: it may be full)
+            for (const state of QUEUE_STATES) {
+              if (counts) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+              else this.remove({ queue: queue.name, state });
+            }
+          }),
+        );
       },
     });
   }
