@@ -65,8 +65,8 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1) @Max(MAX_TIMER_SECONDS)
   INPUT_FETCH_TIMEOUT_SECONDS = 600;
 
-  /** kilobytes or megabytes (`500kb`, `2mb`): the body parser read `1MiB` as 1 byte, and every JSON request was a 413 */
-  @Matches(/^[1-9]\d*(kb|mb)$/i, { message: 'JSON_BODY_LIMIT must be a whole number of kb or mb, such as 1mb' })
+  /** bytes, kilobytes or megabytes (`2048b`, `500kb`, `2mb`): the body parser read `1MiB` as 1 byte, and every JSON request was a 413 */
+  @Matches(/^[1-9]\d*(b|kb|mb)$/i, { message: 'JSON_BODY_LIMIT must be a whole number of b, kb or mb, such as 1mb' })
   JSON_BODY_LIMIT = '1mb';
 
   @Type(() => Number) @IsInt() @IsPositive()

@@ -172,6 +172,10 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     expectNames({ JSON_BODY_LIMIT: value }, 'JSON_BODY_LIMIT');
   });
 
+  it.each(['2048b', '500kb', '2MB'])('JSON_BODY_LIMIT=%s is taken', (value) => {
+    expect(loadConfig({ JSON_BODY_LIMIT: value }).env.JSON_BODY_LIMIT).toBe(value);
+  });
+
   it.each(['JOB_RELAY_INTERVAL_MS', 'WEBHOOK_SWEEP_INTERVAL_MS', 'WORKER_SHUTDOWN_GRACE_MS', 'HTTP_SHUTDOWN_GRACE_MS', 'RETENTION_INTERVAL_MS'])('%s above what a Node timer holds (2^31 - 1 ms: a longer one fires after 1 ms)', (name) => {
     expectNames({ [name]: '2147483648' }, name);
     expect(() => loadConfig({ [name]: '2147483647' })).not.toThrow();
