@@ -28,7 +28,6 @@ function requireOption(value: string | undefined, name: string): string {
   return value;
 }
 
-
 async function run(keys: ApiKeysService, command: string | undefined, options: Record<string, string | undefined>): Promise<unknown> {
   switch (command) {
     case 'keys:create': {

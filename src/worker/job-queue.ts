@@ -83,8 +83,9 @@ export class WorkerJobQueue implements WorkerQueue {
   }
 
   /**
-   * Queues a run, or says the queue is full. The same API job (or chunk of one: runKeyOf) sent again while its run is not finished
-   * gets that run back (a /run retried after a lost answer does not process twice).
+   * Queues a run, or says the queue is full. The same API job (or chunk of one: runKeyOf) sent again
+   * while its run is not finished gets that run back (a /run retried after a lost answer does not
+   * process twice).
    */
   submit(request: RunRequest): RemoteStatus | 'full' {
     const key = runKeyOf(request.input);

@@ -116,13 +116,13 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
  * past its start with its timestamps kept (input-seek.ts), so the sequence is numbered from the
  * video's first timestamp and cut on those numbers.
  */
-export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: VideoStart, previewCut?: string): string {
+export function sourceChain(fps: number, frames?: FrameWindow, seekedFrom?: VideoStart, previewTrim?: string): string {
   if (frames && seekedFrom) {
     const end = frames.end !== undefined ? `:end_pts=${frames.end}` : '';
     const exactStart = fromVideoStart(seekedFrom);
     return `${exactStart ? `${exactStart},` : ''}fps=${formatNumber(fps)},trim=start_pts=${frames.start}${end},setpts=PTS-STARTPTS`;
   }
-  const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}${previewCut ? `,${previewCut}` : ''}`;
+  const chain = `setpts=PTS-STARTPTS,fps=${formatNumber(fps)}${previewTrim ? `,${previewTrim}` : ''}`;
   if (!frames) return chain;
   const end = frames.end !== undefined ? `:end_frame=${frames.end}` : '';
   return `${chain},trim=start_frame=${frames.start}${end},setpts=PTS-STARTPTS`;
@@ -266,9 +266,9 @@ const UPRIGHT: Readonly<Record<number, string>> = {
   8: 'transpose=2,',
 };
 
-/** a YCbCr background converted with the foreground's matrix (colour-matrix.ts), then a comma; nothing for RGB formats */
+/** a YCbCr background made in RGB (rgbFirst) and converted with the foreground's matrix (colour-matrix.ts), then a comma; nothing for RGB formats */
 function backgroundMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {
-  return preset.opaquePixelFormat.startsWith('yuv') ? `${rgbFirst(preset.opaquePixelFormat, 'rgb24')}${toMatrix(source.colourMatrix)}` : '';
+  return isYuv(preset.opaquePixelFormat) ? `format=rgb24,${toMatrix(source.colourMatrix)}` : '';
 }
 
 /**
@@ -277,7 +277,11 @@ function backgroundMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'so
  * converted, it keeps it.
  */
 function rgbFirst(pixelFormat: string, rgb: 'rgb24' | 'rgba'): string {
-  return pixelFormat.startsWith('yuv') ? `format=${rgb},` : '';
+  return isYuv(pixelFormat) ? `format=${rgb},` : '';
+}
+
+function isYuv(pixelFormat: string): boolean {
+  return pixelFormat.startsWith('yuv');
 }
 
 /**
@@ -292,7 +296,7 @@ function outputMatrix({ preset, source }: Pick<CompositeSpec, 'preset' | 'source
 
 /** the decontaminated foreground's RGB back to YCbCr with the matrix it came with, then a comma; nothing for RGB formats */
 function backToYuv({ preset, source }: Pick<CompositeSpec, 'preset' | 'source'>): string {
-  return preset.workingPixelFormat.startsWith('yuv') ? toMatrix(source.colourMatrix) : '';
+  return isYuv(preset.workingPixelFormat) ? toMatrix(source.colourMatrix) : '';
 }
 
 /**

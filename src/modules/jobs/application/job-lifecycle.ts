@@ -18,6 +18,9 @@ import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 
 type Deliveries = QueuedDelivery[];
 
+/** what a job that completes produced: its output, the seconds it is charged, its frames and notes */
+type CompletedWork = { outputKey: string; durationSeconds: number; frames?: number; notes: string[] };
+
 /** thrown inside a transaction to undo it: the balance does not cover a fetched input's reserve */
 class BalanceShort extends Error {}
 
@@ -116,7 +119,7 @@ export class JobLifecycle {
    * written): that output is then the caller's to delete, or it stayed in storage for good with no
    * job naming it. A job completed already is an error, as any other illegal move.
    */
-  async complete(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<boolean> {
+  async complete(job: Job, outcome: CompletedWork): Promise<boolean> {
     try {
       await this.completeProcessing(job, outcome);
       return true;
@@ -128,7 +131,7 @@ export class JobLifecycle {
     }
   }
 
-  private async completeProcessing(job: Job, outcome: { outputKey: string; durationSeconds: number; frames?: number; notes: string[] }): Promise<void> {
+  private async completeProcessing(job: Job, outcome: CompletedWork): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
       const charged = job.reservedCredits === null ? 0 : await tx.get(CreditLedger).settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
       const changes = { ...JobTransitions.complete(job, outcome, this.clock.now()), billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };

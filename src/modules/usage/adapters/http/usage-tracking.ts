@@ -36,7 +36,6 @@ export class UsageContextInterceptor implements NestInterceptor {
   }
 }
 
-
 /** Records every authenticated /v1 and /api request when its response has been sent (never on the request path). */
 export function usageMiddleware(recorder: UsageRecorder) {
   return (req: Request, res: Response, next: NextFunction): void => {
