@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { Express, json, NextFunction, Request, RequestHandler, Response, urlencoded } from 'express';
+import express, { Express, json, NextFunction, Request, RequestHandler, Response, urlencoded } from 'express';
 import helmet from 'helmet';
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -38,6 +38,18 @@ export function buildOpenApi(app: INestApplication) {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-Token' }, 'adminToken')
     .build();
   return SwaggerModule.createDocument(app, document);
+}
+
+/**
+ * The Express app every Backdrop HTTP app is built on. Its routes match their case, as the job-status
+ * lane does (/V1/jobs would otherwise be served past the per-key limit and the idempotency
+ * fingerprint, which read the path as sent). Express takes the setting when its router is made,
+ * before Nest registers anything.
+ */
+export function backdropHttpAdapter(): ExpressAdapter {
+  const instance = express();
+  instance.set('case sensitive routing', true);
+  return new ExpressAdapter(instance);
 }
 
 /** Response headers every client may read cross-origin (CORS). */
@@ -215,6 +227,7 @@ function serveFirst(server: Server, handler: RequestHandler): void {
  * security headers and CORS, body limits, the error envelope, validation, docs.
  */
 export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string, options: { accessLog?: Logger } = {}): void {
+  if (!app.getHttpAdapter().getRouteMatchingOptions?.().caseSensitive) throw new Error('configureHttp: build the app on backdropHttpAdapter()');
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   const accessLog = options.accessLog ? accessLogMiddleware(options.accessLog) : null;
   const security = securityHeaders();
@@ -255,7 +268,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
 export async function createApp(options: AppModuleOptions, logging: { destination?: DestinationStream } = {}): Promise<NestExpressApplication> {
   const logger = createLogger(options.config.env.LOG_LEVEL, logging.destination);
   const secrets = [options.config.env.ADMIN_TOKEN, options.secrets.generatedAdminToken, options.secrets.urlSigningSecret].filter((secret): secret is string => Boolean(secret));
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), backdropHttpAdapter(), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
   configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger });
   // With the embedded database the bootstrap owns the signals: the app closes first, then the database.
   if (!options.config.embeddedDatabase) app.enableShutdownHooks();

@@ -14,7 +14,7 @@ import { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/app-config';
-import { configureHttp } from '../../src/create-app';
+import { backdropHttpAdapter, configureHttp } from '../../src/create-app';
 import { migrate } from '../../src/composition/data-source';
 import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
@@ -75,7 +75,7 @@ async function measure(backend: 'redis' | 'postgres', workers: number): Promise<
       .overrideProvider(WorkerGateway)
       .useValue(new InstantWorkerGateway())
       .compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+    const app = moduleRef.createNestApplication<NestExpressApplication>(backdropHttpAdapter(), { bodyParser: false, logger: ['error'] });
     configureHttp(app, config.env.JSON_BODY_LIMIT);
     await app.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

@@ -113,6 +113,16 @@ describe.each([
     expect(missing.headers['x-ratelimit-limit']).toBe(String(LIMIT));
   });
 
+  it('a path in another case is no way around the limit: /V1/jobs is a 404 and /v1/jobs still counts', async () => {
+    const key = await cluster.createKey();
+    for (const path of ['/V1/jobs', '/v1/JOBS', '/V1/jobs/job_00000000000000000000000000', '/V1/webhooks/secret']) {
+      const res = await a.get(path, key);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 1);
+  });
+
   it('admin routes are not keyed by API key and not limited; public routes carry no headers', async () => {
     for (let i = 0; i < LIMIT + 3; i += 1) {
       const res = await cluster.nodes[0].http.get('/v1/admin/keys').set('X-Admin-Token', ADMIN_TOKEN);

@@ -9,7 +9,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { configureHttp } from '../../src/create-app';
+import { backdropHttpAdapter, configureHttp } from '../../src/create-app';
 import { ENTITIES } from '../../src/composition/typeorm.transaction-scope';
 import { InMemoryUnitOfWork } from '../../src/common/in-memory.unit-of-work';
 import { PortToken, UnitOfWork } from '../../src/common/unit-of-work';
@@ -165,7 +165,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
 
   const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, secrets }), inMemoryQueues(adapters.dispatcher)] });
   for (const [token, adapter] of swaps) builder.overrideProvider(token).useValue(adapter);
-  const app = (await builder.compile()).createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+  const app = (await builder.compile()).createNestApplication<NestExpressApplication>(backdropHttpAdapter(), { bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);
   await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

@@ -9,7 +9,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../src/app.module';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { configureHttp } from '../../src/create-app';
+import { backdropHttpAdapter, configureHttp } from '../../src/create-app';
 import { migrate } from '../../src/composition/data-source';
 import { PortToken } from '../../src/common/unit-of-work';
 import { loadInstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
@@ -83,7 +83,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   }
   for (const [port, adapter] of options.adapters ?? []) builder.overrideProvider(port).useValue(adapter);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(backdropHttpAdapter(), { bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);
   reportSlowShutdownHooks(app);
   try {

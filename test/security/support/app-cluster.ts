@@ -8,7 +8,7 @@ import request from 'supertest';
 import TestAgent from 'supertest/lib/agent';
 import { AppModule } from '../../../src/app.module';
 import { loadConfig } from '../../../src/config/app-config';
-import { configureHttp } from '../../../src/create-app';
+import { backdropHttpAdapter, configureHttp } from '../../../src/create-app';
 import { migrate } from '../../../src/composition/data-source';
 import { loadInstanceSecrets } from '../../../src/infrastructure/secrets/instance-secrets';
 import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
@@ -57,7 +57,7 @@ export async function startAppCluster(size: number, env: Record<string, string> 
       .overrideProvider(WorkerGateway)
       .useFactory({ factory: (storage: ObjectStorage) => new FakeWorkerGateway(storage), inject: [ObjectStorage] })
       .compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: ['error'] });
+    const app = moduleRef.createNestApplication<NestExpressApplication>(backdropHttpAdapter(), { bodyParser: false, logger: ['error'] });
     configureHttp(app, config.env.JSON_BODY_LIMIT);
     await app.listen(0, '127.0.0.1');
     const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
