@@ -150,10 +150,19 @@ function cutConnectionsAfterGrace(app: NestExpressApplication, graceMs: number):
 export const MAX_BODY_DEPTH = 16;
 
 const NUL_REFUSED = 'must not contain the NUL character (\\u0000)';
+/** read by code points, a surrogate pair is one astral character: only a lone surrogate is of category Cs */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE_REFUSED = 'must be well-formed Unicode (a lone surrogate such as \\ud800 is not)';
+
+/** Why Postgres could not store `text` (NUL, or a UTF-16 surrogate without its pair: jsonb and text refuse both), or null. */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return NUL_REFUSED;
+  return LONE_SURROGATE.test(text) ? LONE_SURROGATE_REFUSED : null;
+}
 
 /**
- * What keeps a body from the validators and the database, with its path: a string or key holding a
- * NUL character (Postgres text cannot store it), or nesting past MAX_BODY_DEPTH; null if neither.
+ * What keeps a body from the validators and the database, with its path: a string or key Postgres
+ * cannot store (unstorable), or nesting past MAX_BODY_DEPTH; null if neither.
  * Walked without recursion, in the body's order.
  */
 function bodyProblem(body: unknown): { field: string; reason: string } | null {
@@ -161,13 +170,17 @@ function bodyProblem(body: unknown): { field: string; reason: string } | null {
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value, at, depth } = next;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { field: at || 'body', reason: NUL_REFUSED };
+      const reason = unstorable(value);
+      if (reason) return { field: at || 'body', reason };
       continue;
     }
     if (!value || typeof value !== 'object') continue;
     if (depth === MAX_BODY_DEPTH) return { field: at || 'body', reason: `must not be nested more than ${MAX_BODY_DEPTH} levels deep` };
     const entries = Object.entries(value);
-    for (const [key] of entries) if (key.includes('\u0000')) return { field: pathOf(value, at, key), reason: NUL_REFUSED };
+    for (const [key] of entries) {
+      const reason = unstorable(key);
+      if (reason) return { field: pathOf(value, at, key), reason };
+    }
     for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], at: pathOf(value, at, entries[i][0]), depth: depth + 1 });
   }
   return null;
@@ -175,7 +188,7 @@ function bodyProblem(body: unknown): { field: string; reason: string } | null {
 
 const pathOf = (container: object, at: string, key: string): string => (Array.isArray(container) ? `${at}[${key}]` : at ? `${at}.${key}` : key);
 
-/** A body with a NUL character anywhere, or nested too deep, is a 400 naming the field, not a database error or a 500. */
+/** A body with a string Postgres cannot store anywhere, or nested too deep, is a 400 naming the field, not a database error or a 500. */
 function refuseUnfitBodies(req: Request, _res: Response, next: NextFunction): void {
   const problem = bodyProblem(req.body);
   next(problem ? DomainError.invalid(problem.field, problem.reason) : undefined);

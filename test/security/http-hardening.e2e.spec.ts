@@ -144,6 +144,16 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field, message: expect.stringMatching(/NUL/) }] });
     });
 
+    it.each([
+      ['/v1/jobs', 'metadata.a', { video_url: 'http://93.184.216.34/v.mp4', auto_start: false, metadata: { a: '\ud800' } }],
+      ['/v1/jobs', 'metadata.\udfff', { video_url: 'http://93.184.216.34/v.mp4', auto_start: false, metadata: { ['\udfff']: 'v' } }],
+      ['/v1/jobs', 'text_prompt', { video_url: 'http://93.184.216.34/v.mp4', auto_start: false, text_prompt: 'a\ud800' }],
+    ])('%s: a lone UTF-16 surrogate in %j is 400 naming it (found by an audit: it was a 500 from Postgres)', async (route, field, body) => {
+      const res = await http.post(route).set('X-Api-Key', apiKey).send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field, message: expect.stringMatching(/surrogate/) }] });
+    });
+
     it('a URL longer than Node accepts is 431 in the envelope, not a bare status line', async () => {
       const res = await http.get(`/v1/jobs/${'j'.repeat(20_000)}`).set('X-Api-Key', apiKey);
       expect(res.status).toBe(431);
