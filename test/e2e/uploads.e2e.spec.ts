@@ -75,6 +75,19 @@ describe('uploads', () => {
     expect((await t.http.get(new URL(res.body.video_url).pathname).set('X-Api-Key', other)).status).toBe(404);
   });
 
+  it.each(['/v1/uploads', '/api/upload'])('%s: a filename in UTF-8, as curl, browsers and the Python client send it, comes back as it was (it came back as Latin-1)', async (route) => {
+    const boundary = 'backdropboundary';
+    const part = (disposition: string) =>
+      Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\nContent-Type: video/mp4\r\n\r\n`, 'utf8'), readFileSync(CLIP), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const send = (disposition: string) => t.http.post(route).set('X-Api-Key', key).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(part(disposition));
+    const raw = await send('filename="naïve vidéo ü.mp4"');
+    expect(raw.status).toBe(200);
+    expect(raw.body.filename).toBe('naïve vidéo ü.mp4');
+    // RFC 5987's form states its charset
+    const extended = await send(`filename*=UTF-8''${encodeURIComponent('çà.mp4')}`);
+    expect(extended.body.filename).toBe('çà.mp4');
+  });
+
   it("accepts a browser's recording, whose WebM states no duration, with the duration its packets span", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'upload-live-'));
     try {

@@ -17,6 +17,8 @@ import { UploadsCoreModule } from './uploads-core.module';
       useFactory: (uploads: UploadsService, config: AppConfig) => ({
         storage: new VideoUploadStorageEngine(uploads),
         limits: { fileSize: config.maxUploadBytes, files: 1, fields: 20, parts: 25 },
+        // a filename without a stated charset is taken as UTF-8 (what browsers, curl and requests send), not busboy's Latin-1
+        defParamCharset: 'utf8',
       }),
     }),
   ],
