@@ -149,6 +149,24 @@ describe('frame alignment', () => {
     expect(result.frames).toBeGreaterThan(15);
   });
 
+  /**
+   * A phone's clip with dropped frames: on a 30 fps grid in a 90 kHz timescale, one frame in seven
+   * missing. The transparent webm's colour, encoded apart from its alpha, took a frame more than the
+   * model's decoder gave (ffmpeg's constant-rate output duplicated one) and the job failed.
+   */
+  it('a transparent webm of dropped-frame footage has as many frames as its mattes (it failed: colour and alpha differed in length)', async () => {
+    const [steady, dropped] = [join(dir(), 'steady.mkv'), join(dir(), 'dropped.mp4')];
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=black:s=160x96:r=30:d=1', '-f', 'lavfi', '-i', 'color=white:s=24x24:r=30:d=1', '-filter_complex', '[0:v][1:v]overlay=x=4+t*100:y=36:shortest=1', '-c:v', 'ffv1', '-y', steady]);
+    await ffmpeg(['-i', steady, '-vf', "select='not(eq(mod(n\\,7)\\,3))',setpts='floor(N*7/6)/30/TB'", '-vsync', 'vfr', '-video_track_timescale', '90000', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv444p', '-y', dropped]);
+    expect((await probeStreams(dropped)).streams[0]).toMatchObject({ r_frame_rate: '30/1', avg_frame_rate: '26/1', nb_read_frames: '26' });
+    const png = await run('png_sequence', { inputPath: dropped, previewDuration: undefined }, { kind: 'bright', input: { width: 160, height: 96 } });
+    for (const background of [{ type: 'transparent' as const }, { type: 'color' as const, rgb: [0, 0, 255] as [number, number, number] }]) {
+      const webm = await run('webm', { inputPath: dropped, previewDuration: undefined, background }, { kind: 'bright', input: { width: 160, height: 96 } });
+      expect(webm.result.frames).toBe(png.result.frames);
+      expect((await probeStreams(webm.outputPath)).streams[0].nb_read_frames).toBe(String(png.result.frames));
+    }
+  });
+
   it('honours rotation metadata: output upright at the display size, mattes aligned', async () => {
     const upright = await movingBox('upright.mp4');
     const rotated = join(dir(), 'rotated.mp4');

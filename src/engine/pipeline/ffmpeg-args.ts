@@ -384,9 +384,13 @@ export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, wi
   return [...webmVideoOutputArgs(preset, '[color]', parts.color, colourTag), ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha), ...webmAudioOutputArgs(preset, parts, withAudio)];
 }
 
-/** the filter output `label` as a VP9 stream in an IVF file at `path`, tagged with `colourTag` */
+/**
+ * the filter output `label` as a VP9 stream in an IVF file at `path`, tagged with `colourTag`;
+ * frames as they come (IVF is a constant-rate muxer, and ffmpeg's default for it duplicated a frame
+ * of dropped-frame footage, which the other stream, or the model's decoder, did not)
+ */
 function webmVideoOutputArgs(preset: EncoderPreset, label: string, path: string, colourTag: string[] = []): string[] {
-  return ['-map', label, ...preset.videoArgs, ...colourTag, '-f', 'ivf', '-y', path];
+  return ['-map', label, ...preset.videoArgs, ...colourTag, '-vsync', 'passthrough', '-f', 'ivf', '-y', path];
 }
 
 /** the source's first audio track, encoded apart into `parts.audio`; nothing without audio */

@@ -84,8 +84,8 @@ describe("the source's YCbCr matrix", () => {
     expect(filterOf(mov)).toContain('setsar=1,format=rgb24,scale=out_color_matrix=bt601:out_range=tv,format=yuv444p,');
     expect(mov.join(' ')).toContain('-colorspace smpte170m -movflags +write_colr');
     const parts = webmPartsIn('/tmp/w');
-    expect(buildWebmColourArgs(spec('webm', { source: hd }), parts).join(' ')).toContain('-colorspace bt709 -f ivf -y /tmp/w/webm-color.ivf');
-    expect(buildWebmEncodeArgs(spec('webm', { source: hd, background: { type: 'color', rgb: [0, 0, 0] } }), parts).join(' ')).toContain('-colorspace bt709 -f ivf -y /tmp/w/webm-color.ivf');
+    expect(buildWebmColourArgs(spec('webm', { source: hd }), parts).join(' ')).toContain('-colorspace bt709 -vsync passthrough -f ivf -y /tmp/w/webm-color.ivf');
+    expect(buildWebmEncodeArgs(spec('webm', { source: hd, background: { type: 'color', rgb: [0, 0, 0] } }), parts).join(' ')).toContain('-colorspace bt709 -vsync passthrough -f ivf -y /tmp/w/webm-color.ivf');
   });
 
   it('converts webp, which decoders read as BT.601, to BT.601; leaves GIF and PNG untagged (RGB)', () => {
@@ -175,8 +175,8 @@ describe('buildEncodeArgs', () => {
       '-filter_complex',
       `${FOREGROUND_640x360};[fg]format=yuva420p[out];` +
         '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
-      '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
-      '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
+      '-map', '[color]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
+      '-map', '[alpha]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
       '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
   });
@@ -192,7 +192,7 @@ describe('buildEncodeArgs', () => {
       '-v', 'error', '-nostdin',
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
       '-filter_complex', '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuv420p[color]',
-      '-map', '[color]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
+      '-map', '[color]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
       '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
     // the matte's values as the alpha plane's, 0-255 (not squeezed into 16-235 as gray becomes yuv420p)
@@ -200,7 +200,7 @@ describe('buildEncodeArgs', () => {
       '-v', 'error', '-nostdin',
       ...RAW_MATTES, '-pix_fmt', 'gray', '-video_size', '256x144', '-framerate', '25', '-fpsprobesize', '0', '-analyzeduration', '0', '-i', 'pipe:3',
       '-filter_complex', '[0:v]scale=640:360:flags=bilinear,format=gray,setrange=tv,format=yuv420p[alpha]',
-      '-map', '[alpha]', ...vp9, '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
+      '-map', '[alpha]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
     ]);
   });
 
