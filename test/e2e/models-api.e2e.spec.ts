@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { COCO_CLASSES } from '../../src/engine/models/pro/vocabulary';
 import { MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
-/** GET /v1/models and the `pro` text_prompt checks at create and start (real HTTP and database). */
+/** GET /v1/models and `pro`'s text_prompt at create and start (real HTTP and database). */
 describe('models API and pro prompts', () => {
   let t: TestApp;
   let key: string;
@@ -43,13 +43,10 @@ describe('models API and pro prompts', () => {
     expect(attributes.counts).toEqual(expect.arrayContaining(['two']));
   });
 
-  it('refuses a pro prompt that names no supported subject, at create, with 400 naming text_prompt', async () => {
-    const res = await draft({ model: 'pro', text_prompt: 'the red sky on the left, some big clouds' });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_request');
-    expect(res.body.error.details[0].field).toBe('text_prompt');
-    expect(res.body.error.message).toMatch(/sky/);
-    expect(res.body.error.message).toMatch(/person, bicycle, car/);
+  it('takes a pro prompt that names no subject the detector knows, as the original service takes any prompt (it was a 400)', async () => {
+    const res = await draft({ model: 'pro', text_prompt: 'character, staff, glowing ring, clothing accessories' });
+    expect(res.status).toBe(200);
+    expect(res.body.job.text_prompt).toBe('character, staff, glowing ring, clothing accessories');
   });
 
   it('accepts a known subject beside unknown words, and a pro job without text_prompt', async () => {
@@ -60,10 +57,10 @@ describe('models API and pro prompts', () => {
     expect((await draft({ model: 'original', text_prompt: 'sky' })).status).toBe(200); // only pro reads it
   });
 
-  it('refuses a bad prompt given at start', async () => {
+  it('takes such a prompt at start too', async () => {
     const created = await draft({ model: 'pro' });
     const start = await t.http.post(`/v1/jobs/${created.body.id}/start`).set('X-Api-Key', key).send({ text_prompt: 'unicorns' });
-    expect(start.status).toBe(400);
-    expect(start.body.error.details[0].field).toBe('text_prompt');
+    expect(start.status).toBe(200);
+    expect(start.body.job.text_prompt).toBe('unicorns');
   });
 });

@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';
-import { NO_PROMPT_NOTE, ProSession } from '../../../src/engine/models/pro/pro-model';
+import { NO_PROMPT_NOTE, noKnownSubjectNote, ProSession } from '../../../src/engine/models/pro/pro-model';
 import { evaluateSession, matteAtSize } from '../../../src/engine/quality/evaluate-session';
 import { MatteScorer } from '../../../src/engine/quality/metrics';
 import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from '../models/support/clips';
@@ -132,6 +132,22 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(iou).toBeGreaterThanOrEqual(0.9);
     expect(pro.notes).toEqual([NO_PROMPT_NOTE]);
   }, 5 * MINUTES);
+
+  /** the original service takes any prompt: one naming nothing the detector knows is matted as no prompt is, and says so (it was refused) */
+  it('car-slide, "the guitar, product": the mattes of original, and a note naming the words', async () => {
+    const [pro, original] = await Promise.all([
+      (await loadModel('pro', { cacheDir: CACHE_DIR })).createSession({ ...CLIP, textPrompt: 'the guitar, product' }),
+      (await loadModel('original', { cacheDir: CACHE_DIR })).createSession(CLIP),
+    ]);
+    const frames = decodeRgbFrames(join(MEDIA_DIR, 'car-slide.mp4'), pro.inputWidth, pro.inputHeight, 2);
+    for (const [index, data] of frames.entries()) {
+      const frame = { index, width: pro.inputWidth, height: pro.inputHeight, data: Buffer.from(data) };
+      expect(Buffer.from((await pro.segment(frame)).data).equals(Buffer.from((await original.segment(frame)).data))).toBe(true);
+    }
+    await Promise.all([pro.close(), original.close()]);
+    expect(pro.notes).toEqual([noKnownSubjectNote('the guitar, product')]);
+    expect(pro.notes[0]).toMatch(/guitar, product.*main subject/);
+  }, 2 * MINUTES);
 
   it('car-slide, "person": fully transparent, and ISNet never runs', async () => {
     const { max, session } = await largestAlpha('car-slide', 'the person');

@@ -1,4 +1,4 @@
-import { EngineError, Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
+import { Matte, RgbFrame, SegmentationModel, SegmentationSession, SessionOptions } from '../../types';
 import { toAlphaBytes } from '../image/resample';
 import { emptyMatte, isBlank } from '../image/blank-frame';
 import { IsnetSegmenter, isnetInputSizeFor } from '../isnet/isnet-segmenter';
@@ -21,7 +21,7 @@ import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
 import { peopleRvmConfirms, PERSON } from './track-chooser';
 import { cropRgb, foregroundExtent, inPixelRect, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
-import { classIndex, COCO_CLASSES } from './vocabulary';
+import { classIndex } from './vocabulary';
 import { parsePrompt, promptSurveysWholeClip, SubjectQuery } from './prompt-grammar';
 import { ObservedTrack } from './track-evidence';
 import { withoutTheirColours } from './colour-apart';
@@ -584,17 +584,26 @@ export class ProSession implements SegmentationSession {
 }
 
 /**
- * `pro`'s prompt, checked: the requested class indices, the subject queries (prompt-grammar.ts) and
- * the notes for the job's details; a prompt naming no known subject is refused.
+ * `pro`'s prompt: the requested class indices, the subject queries (prompt-grammar.ts) and the notes
+ * for the job's details; null for a prompt that names no subject the detector knows.
  */
-export function resolvePrompt(textPrompt: string): { requested: Set<number>; queries: SubjectQuery[]; notes: string[] } {
+export function resolvePrompt(textPrompt: string): { requested: Set<number>; queries: SubjectQuery[]; notes: string[] } | null {
   const { subjects, queries, unknownWords } = parsePrompt(textPrompt);
-  if (subjects.length === 0) {
-    throw new EngineError('input_invalid', `text_prompt names no supported subject (${COCO_CLASSES.join(', ')})`);
-  }
+  if (subjects.length === 0) return null;
   const notes = [`pro: keeping ${subjects.join(', ')}`];
   if (unknownWords.length) notes.push(`text_prompt: ignored unknown words: ${unknownWords.join(', ')}`);
   return { requested: new Set(subjects.map(classIndex)), queries, notes };
+}
+
+/**
+ * The note of a `pro` job whose prompt names no subject the detector knows ("the guitar",
+ * "product"): it is matted as a job without a prompt, as the original service's clients expect a
+ * prompt to be taken, not refused.
+ */
+export function noKnownSubjectNote(textPrompt: string): string {
+  const { unknownWords } = parsePrompt(textPrompt);
+  const named = unknownWords.length ? ` (${unknownWords.join(', ')})` : '';
+  return `pro: text_prompt names no subject it knows${named}, keeping the main subject as original does (GET /v1/models lists the subjects)`;
 }
 
 /** the note of a `pro` job without a prompt */
@@ -622,12 +631,13 @@ export class ProModel implements SegmentationModel {
 
   /** a prompt with attributes ("the person in red") gets a session that surveys the clip first */
   async createSession(options: SessionOptions): Promise<ProSession | SurveyedProSession | OriginalSession> {
-    if (options.textPrompt === undefined) {
+    const resolved = options.textPrompt === undefined ? null : resolvePrompt(options.textPrompt);
+    if (options.textPrompt === undefined || resolved === null) {
       const session = await this.mainSubject.createSession(options);
-      session.notes.push(NO_PROMPT_NOTE);
+      session.notes.push(options.textPrompt === undefined ? NO_PROMPT_NOTE : noKnownSubjectNote(options.textPrompt));
       return session;
     }
-    const { requested, queries, notes } = resolvePrompt(options.textPrompt);
+    const { requested, queries, notes } = resolved;
     const [isnet, detector] = await Promise.all([this.isnet(isnetInputSizeFor(options.width, options.height)), this.detector()]);
     const aspect = options.width / options.height;
     const open = async (mirroredPeople: boolean) => {

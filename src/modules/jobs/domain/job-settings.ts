@@ -1,6 +1,5 @@
 import { DomainError } from '../../../common/errors/domain-error';
 import { parseColour, parseRgbTriple } from '../../../contract/colour';
-import { assertProPrompt } from './pro-prompt';
 import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
 
 // The contract's names, re-exported so the domain's callers keep one import (defined once, in src/contract).
@@ -103,7 +102,6 @@ export function resolveJobSettings(request: JobRequest): JobSettings {
       `'${outputFormat}' cannot carry transparency: choose webm, mov, gif, webp or png_sequence, or a color or image background`,
     );
   }
-  assertProPrompt(request.model ?? 'original', request.text_prompt);
   return {
     model: request.model ?? 'original',
     outputFormat,
