@@ -6,15 +6,19 @@
  * `pro` keeps its subject from the first frame of picture after it, running no model before it, and
  * keeps who is who through a dip to black.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'path';
 import { loadModel } from '../../../src/engine/models';
 import { RvmSession } from '../../../src/engine/models/rvm/rvm-session';
 import { ProSession } from '../../../src/engine/models/pro/pro-model';
 import { H, W, writePromptComposite } from '../../../bench/matting/prompt-composites';
-import { matteAtSize, surveyFrames } from '../../../src/engine/quality/evaluate-session';
+import { evaluateSession, matteAtSize, surveyFrames } from '../../../src/engine/quality/evaluate-session';
+import { isBlank } from '../../../src/engine/models/image/blank-frame';
 import { binaryIou } from '../../../src/engine/quality/metrics';
 import { Matte, ModelName, SegmentationSession } from '../../../src/engine/types';
-import { decodeAlphaFrames, decodeRgbFrames, MEDIA_DIR } from './support/clips';
+import { decodeAlphaFrames, decodeRgbFrames, ffmpegPath, MEDIA_DIR } from './support/clips';
 
 const CACHE_DIR = resolve(process.cwd(), '.cache/models');
 const PROMPT_CLIPS_DIR = resolve(process.cwd(), '.cache/prompt-composites');
@@ -60,6 +64,31 @@ describe.each<ModelName>(['light', 'human'])('%s on blank frames (a black lead-i
     leadIn.mattes.slice(6).forEach((after, i) => expect(Buffer.from(after.data).equals(Buffer.from(fresh.mattes[i].data))).toBe(true));
   }, 3 * MINUTES);
 });
+
+/**
+ * A night shot: DAVIS breakdance-flare through a curve to 12% of its brightness, the dancer plain to
+ * see. Every frame measured blank by the luma of single pixels (deviation 2.8-3.6 under 4), and the
+ * clip came out wholly transparent (IoU 0); over cells (blank-frame.ts) none is, and `light`
+ * measured 0.535 over the clip, as with no blank rule at all.
+ */
+it('light on a night shot: no frame is taken for blank, and the dancer is kept (IoU >= 0.4 over the first 24 frames)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'night-'));
+  try {
+    const night = join(dir, 'night.mp4');
+    execFileSync(ffmpegPath(), ['-v', 'error', '-i', join(MEDIA_DIR, 'davis', 'breakdance-flare.mp4'), '-frames:v', '24', '-vf', "curves=all='0/0 0.5/0.03 1/0.12'", '-c:v', 'libx264', '-crf', '18', '-pix_fmt', 'yuv420p', night]);
+    const size = { width: 854, height: 480, fps: 24 };
+    const session = await (await loadModel('light', { cacheDir: CACHE_DIR })).createSession(size);
+    const frames = decodeRgbFrames(night, session.inputWidth, session.inputHeight);
+    expect(frames.every((data) => !isBlank({ width: session.inputWidth, height: session.inputHeight, data }))).toBe(true);
+    const truth = decodeAlphaFrames(join(MEDIA_DIR, 'davis', 'breakdance-flare.alpha.mkv'), size.width, size.height, 24);
+    const { scores } = await evaluateSession(session, frames, truth, size);
+    await session.close();
+    console.log(`light on a night shot of breakdance-flare: IoU ${scores.iou.toFixed(4)}`);
+    expect(scores.iou).toBeGreaterThanOrEqual(0.4);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 2 * MINUTES);
 
 describe('pro on a black lead-in', () => {
   it('runs no model on it and keeps the person asked for from the first picture, as a video that starts there', async () => {

@@ -1,11 +1,18 @@
 import { Matte, RgbFrame } from '../../types';
 
 /**
- * a frame whose luma varies less than this (standard deviation, of 255) shows nothing: black, a
- * flat colour card. Every frame of the clips in ../shared/media and DAVIS varies by 36-80; a one-second
- * fade from black over portrait-pan passes 4 within its first eighth (6.9 at its 4th frame)
+ * a frame whose cells' mean luma varies less than this (standard deviation, of 255) shows nothing:
+ * black, a flat colour card. Averaged over cells, a camera's noise on black does not count and a
+ * dim scene's shapes do: a night shot of a dancer (DAVIS breakdance-flare through a curve to 12% of
+ * its brightness) measures about 3, where the luma of single pixels, the measure before, took it for
+ * blank at 4 and gave the whole clip empty mattes. Every frame of the clips in ../shared/media and
+ * DAVIS varies by 30-80.
  */
-export const BLANK_LUMA_DEVIATION = 4;
+export const BLANK_LUMA_DEVIATION = 1.5;
+
+/** the grid of cells over the frame, and the lattice of pixels read in each cell */
+const GRID = { columns: 32, rows: 18 };
+const SAMPLES_PER_SIDE = 8;
 
 /** a frame, packed RGB24 (RgbFrame's picture) */
 export type Picture = Pick<RgbFrame, 'width' | 'height' | 'data'>;
@@ -15,27 +22,42 @@ export type Picture = Pick<RgbFrame, 'width' | 'height' | 'data'>;
  * finds a subject there. `light`, `human` (main-people-session.ts), `original` (original-model.ts)
  * and `pro` (pro-model.ts) run no model on it, and `light` and `human` do not count it toward their
  * hand-over deadline.
- * Measured as the luma's standard deviation over a grid of about 64x36 pixels, against
- * BLANK_LUMA_DEVIATION.
+ * Measured as the standard deviation of the mean luma of GRID's cells (each read on a lattice of
+ * SAMPLES_PER_SIDE x SAMPLES_PER_SIDE pixels), against BLANK_LUMA_DEVIATION.
  */
 export function isBlank(picture: Picture): boolean {
-  const { width, height, data } = picture;
-  const stepX = Math.max(1, Math.floor(width / 64));
-  const stepY = Math.max(1, Math.floor(height / 36));
-  let count = 0;
+  return cellLumaDeviation(picture) < BLANK_LUMA_DEVIATION;
+}
+
+/** the standard deviation of the cells' mean luma (isBlank) */
+export function cellLumaDeviation({ width, height, data }: Picture): number {
+  const columns = Math.min(GRID.columns, width);
+  const rows = Math.min(GRID.rows, height);
   let sum = 0;
   let squares = 0;
-  for (let y = stepY >> 1; y < height; y += stepY) {
-    for (let x = stepX >> 1; x < width; x += stepX) {
-      const at = (y * width + x) * 3;
-      const luma = 0.299 * data[at] + 0.587 * data[at + 1] + 0.114 * data[at + 2];
-      count++;
-      sum += luma;
-      squares += luma * luma;
+  for (let row = 0; row < rows; row++) {
+    const top = Math.floor((row * height) / rows);
+    const cellHeight = Math.floor(((row + 1) * height) / rows) - top;
+    for (let column = 0; column < columns; column++) {
+      const left = Math.floor((column * width) / columns);
+      const cellWidth = Math.floor(((column + 1) * width) / columns) - left;
+      let cell = 0;
+      let samples = 0;
+      for (let sy = 0; sy < Math.min(SAMPLES_PER_SIDE, cellHeight); sy++) {
+        const y = top + Math.floor(((sy + 0.5) * cellHeight) / Math.min(SAMPLES_PER_SIDE, cellHeight));
+        for (let sx = 0; sx < Math.min(SAMPLES_PER_SIDE, cellWidth); sx++) {
+          const at = (y * width + left + Math.floor(((sx + 0.5) * cellWidth) / Math.min(SAMPLES_PER_SIDE, cellWidth))) * 3;
+          cell += 0.299 * data[at] + 0.587 * data[at + 1] + 0.114 * data[at + 2];
+          samples++;
+        }
+      }
+      const mean = cell / samples;
+      sum += mean;
+      squares += mean * mean;
     }
   }
-  const mean = sum / count;
-  return count > 0 && squares / count - mean * mean < BLANK_LUMA_DEVIATION ** 2;
+  const cells = columns * rows;
+  return Math.sqrt(Math.max(0, squares / cells - (sum / cells) ** 2));
 }
 
 /** a blank frame's matte: nothing kept */
