@@ -75,6 +75,17 @@ describe('the picture between letterbox or pillarbox bars', () => {
     expect(barsHold(framed({ x0: 0, y0: 0, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toBe(false);
   });
 
+  it('sees a person before a black backdrop step into the "bars" at once, not once they reach a quarter of the way across', () => {
+    const pillarbox = { left: 40, top: 0, right: 160, bottom: HEIGHT };
+    const swaying = framed({ x0: 40, y0: 0, x1: 160, y1: HEIGHT });
+    // an arm 5 columns into the right bar (the lines a quarter, half and three quarters across are 170, 180 and 190)
+    for (let y = 40; y < 50; y++) swaying.fill(200, 3 * (y * WIDTH + 160), 3 * (y * WIDTH + 165));
+    expect(barsHold(swaying, WIDTH, HEIGHT, pillarbox)).toBe(false);
+    // within the picture's edge lines (1.5% of the side: 3 columns), where the still may have put the edge, the bars hold
+    const edge = framed({ x0: 40, y0: 0, x1: 162, y1: HEIGHT });
+    expect(barsHold(edge, WIDTH, HEIGHT, pillarbox)).toBe(true);
+  });
+
   it("leaves out the bars' lines a coarser still put inside the picture's edges, up to 1.5% of a side", () => {
     const letterbox = { left: 0, top: 12, right: WIDTH, bottom: 88 };
     expect(pictureWithoutBarEdges(framed({ x0: 0, y0: 12, x1: WIDTH, y1: 88 }), WIDTH, HEIGHT, letterbox)).toEqual(letterbox);
