@@ -55,9 +55,14 @@ export function backdropHttpAdapter(): ExpressAdapter {
 /** Response headers every client may read cross-origin (CORS). */
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed'];
 
-/** Security headers: helmet's defaults, except that outputs and uploads may be embedded by other origins (they are reached through signed URLs). */
+/**
+ * Security headers: helmet's defaults, except that outputs and uploads may be embedded by other
+ * origins (they are reached through signed URLs), and that the policy does not upgrade requests to
+ * HTTPS: a service run on a LAN address over plain HTTP had its /docs fetch their scripts from
+ * https:// and show a blank page (the dashboard's own policy never upgraded).
+ */
 function securityHeaders(): RequestHandler {
-  return helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } });
+  return helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' }, contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
 }
 
 /** CORS for the origins in CORS_ORIGINS (none by default). */

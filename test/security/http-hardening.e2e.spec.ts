@@ -84,9 +84,11 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     });
 
-    it('the docs page still loads under the policy (no inline script)', async () => {
+    it('the docs page still loads under the policy (no inline script), over plain HTTP too (no upgrade to https)', async () => {
       const res = await http.get('/docs/');
       expect(res.status).toBe(200);
+      expect(res.headers['content-security-policy']).toMatch(/script-src 'self'/);
+      expect(res.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
       expect(res.text).not.toMatch(/<script>(?!\s*<\/script>)/);
     });
   });
