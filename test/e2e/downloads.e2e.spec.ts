@@ -50,7 +50,7 @@ describe('downloads (real HTTP, local storage)', () => {
     await eventually(async () => (openOnObject() === 0 ? true : undefined), 5000);
   });
 
-  it('serves byte ranges: a span, a suffix, and the whole object for a range past its end', async () => {
+  it('serves byte ranges: a span, a suffix; 416 for a range past its end (a finished download resumed), the whole object for a range it cannot read', async () => {
     const key = 'outputs/ranged.webm';
     const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
     await storage.put(key, Readable.from([bytes]));
@@ -68,8 +68,20 @@ describe('downloads (real HTTP, local storage)', () => {
     expect(suffix.headers['content-range']).toBe('bytes 995-999/1000');
     expect(suffix.body).toEqual(bytes.subarray(995));
 
-    const past = await get('bytes=1000-');
-    expect(past.status).toBe(200);
-    expect(past.body).toEqual(bytes);
+    for (const unsatisfiable of ['bytes=1000-', 'bytes=5000-6000', 'bytes=-0']) {
+      const past = await get(unsatisfiable);
+      expect(past.status).toBe(416);
+      expect(past.headers['content-range']).toBe('bytes */1000');
+    }
+
+    const overEnd = await get('bytes=990-5000');
+    expect(overEnd.status).toBe(206);
+    expect(overEnd.headers['content-range']).toBe('bytes 990-999/1000');
+
+    for (const unread of ['bytes=20-10', 'bytes=0-1,5-6', 'items=0-1']) {
+      const whole = await get(unread);
+      expect(whole.status).toBe(200);
+      expect(whole.body).toEqual(bytes);
+    }
   });
 });

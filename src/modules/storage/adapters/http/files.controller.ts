@@ -7,12 +7,19 @@ import { SignatureCheck, UrlSigner } from '../../application/url-signer';
 import { ObjectStorage, openReadOrGone } from '../../ports/object-storage';
 import { sendStream } from '../../../../common/http/send-stream';
 
-function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
+/**
+ * The one byte range a Range header asks for; null where there is none to honour (no header, another
+ * form, several ranges, last before first: the whole object is sent), 'unsatisfiable' where it
+ * starts past the end or asks for no bytes (416, as a client resuming a finished download expects).
+ */
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
   const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header) : null;
   if (!match || (match[1] === '' && match[2] === '')) return null;
-  const start = match[1] === '' ? Math.max(0, size - Number(match[2])) : Number(match[1]);
-  const end = match[1] === '' || match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  return start <= end && start < size ? { start, end } : null;
+  if (match[1] === '') return Number(match[2]) === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - Number(match[2])), end: size - 1 };
+  const start = Number(match[1]);
+  if (start >= size) return 'unsatisfiable';
+  const end = match[2] === '' ? size - 1 : Number(match[2]);
+  return start <= end ? { start, end: Math.min(end, size - 1) } : null;
 }
 
 function keyOf(param: string | string[]): string {
@@ -50,8 +57,13 @@ export class FilesController {
     const object = await this.storage.stat(key);
     if (!object) throw new DomainError('gone', 'This file is no longer available');
     const range = parseRange(req.headers.range, object.size);
-    res.setHeader('Content-Type', contentTypeOf(key));
     res.setHeader('Accept-Ranges', 'bytes');
+    if (range === 'unsatisfiable') {
+      res.status(416).setHeader('Content-Range', `bytes */${object.size}`);
+      res.end();
+      return;
+    }
+    res.setHeader('Content-Type', contentTypeOf(key));
     res.setHeader('Cache-Control', 'private, max-age=300');
     if (typeof name === 'string' && name) res.setHeader('Content-Disposition', attachmentDisposition(name));
     if (range) {
