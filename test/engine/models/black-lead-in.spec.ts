@@ -79,7 +79,7 @@ it('light on a night shot: no frame is taken for blank, and the dancer is kept (
     const size = { width: 854, height: 480, fps: 24 };
     const session = await (await loadModel('light', { cacheDir: CACHE_DIR })).createSession(size);
     const frames = decodeRgbFrames(night, session.inputWidth, session.inputHeight);
-    expect(frames.every((data) => !isBlank({ width: session.inputWidth, height: session.inputHeight, data }))).toBe(true);
+    expect(frames.every((data) => !isBlank({ width: session.inputWidth, height: session.inputHeight, data: Buffer.from(data) }))).toBe(true);
     const truth = decodeAlphaFrames(join(MEDIA_DIR, 'davis', 'breakdance-flare.alpha.mkv'), size.width, size.height, 24);
     const { scores } = await evaluateSession(session, frames, truth, size);
     await session.close();
