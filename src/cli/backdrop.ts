@@ -63,6 +63,8 @@ function connect(values: { url?: string; key?: string }, config: ClientCliConfig
   const key = values.key ?? config.key;
   if (!key) throw new UsageError('No API key: pass --key or set BACKDROP_KEY');
   if (!/^https?:\/\/[^/]+/i.test(base)) throw new UsageError(`--url must be an http(s) URL (got "${base}")`);
+  // without echoing it: a password in it would land in the terminal and its logs
+  if (/^https?:\/\/[^/?#]*@/i.test(base)) throw new UsageError('--url must not hold a user name or password; pass the API key with --key or BACKDROP_KEY');
   return new BackdropClient(base, key);
 }
 

@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -134,6 +135,41 @@ describe('backdrop CLI against the embedded server', () => {
     expect(offline.code).toBe(4);
     expect(offline.stderr).toMatch(/Cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
   }, 60000);
+
+  it('sends the key nowhere a redirect points, refuses a --url with a password without echoing it, and ends with 3 on a body that is not JSON', async () => {
+    const seen: Array<string | undefined> = [];
+    const elsewhere = createHttpServer((req, res) => {
+      seen.push(req.headers['x-api-key'] as string | undefined);
+      res.setHeader('Content-Type', 'text/html');
+      res.end('<html>a proxy page</html>');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as { port: number }).port}`;
+    const redirecting = createHttpServer((req, res) => {
+      res.statusCode = 307;
+      res.setHeader('Location', `${elsewhereUrl}${req.url}`);
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const redirected = await backdrop(['jobs', '--url', `http://127.0.0.1:${(redirecting.address() as { port: number }).port}`], env);
+      expect(redirected.code).toBe(3);
+      expect(redirected.stderr).toContain(`redirected to ${elsewhereUrl}`);
+      expect(seen).toEqual([]);
+
+      const notJson = await backdrop(['jobs', '--url', elsewhereUrl], env);
+      expect(notJson.code).toBe(3);
+      expect(notJson.stderr).toMatch(/something other than JSON/);
+      expect(notJson.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+
+      const withPassword = await backdrop(['jobs', '--url', 'http://admin:hunter2@127.0.0.1:9'], env);
+      expect(withPassword.code).toBe(2);
+      expect(withPassword.stderr).not.toContain('hunter2');
+    } finally {
+      redirecting.close();
+      elsewhere.close();
+    }
+  });
 
   it('--help documents the commands and the exit codes', async () => {
     const help = await backdrop(['--help'], {});

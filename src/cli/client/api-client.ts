@@ -34,13 +34,18 @@ export class BackdropClient {
     return new URL(route, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`).toString();
   }
 
+  /**
+   * One request; a redirect is not followed (the Backdrop API answers none, and fetch would carry
+   * the X-Api-Key header to wherever it points): it ends the command, naming where it pointed.
+   */
   private async send(url: string, init: RequestInit): Promise<Response> {
     let response: Response;
     try {
-      response = await fetch(url, init);
+      response = await fetch(url, { ...init, redirect: 'manual' });
     } catch (error) {
       throw new NetworkError(new URL(url).origin, error);
     }
+    if (response.status >= 300 && response.status < 400) throw redirected(url, response);
     if (response.ok) return response;
     const text = await response.text().catch(() => '');
     let envelope: Envelope = {};
@@ -57,7 +62,7 @@ export class BackdropClient {
     const headers: Record<string, string> = { 'X-Api-Key': this.key, Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const response = await this.send(this.url(route), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return (await response.json()) as T;
+    return jsonOf<T>(response);
   }
 
   /** POST /v1/uploads, the file streamed from disk. */
@@ -65,7 +70,7 @@ export class BackdropClient {
     const form = new FormData();
     form.append('file', await openAsBlob(file), path.basename(file));
     const response = await this.send(this.url('/v1/uploads'), { method: 'POST', headers: { 'X-Api-Key': this.key }, body: form });
-    return (await response.json()) as { video_url: string; size: number };
+    return jsonOf<{ video_url: string; size: number }>(response);
   }
 
   createJob(body: Record<string, unknown>): Promise<{ id: string; status: string }> {
@@ -97,4 +102,21 @@ export class BackdropClient {
     await pipeline(body, createWriteStream(destination));
     return bytes;
   }
+}
+
+/** A successful answer's JSON body; anything else (a proxy's page) is an API error, not a crash. */
+async function jsonOf<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError(response.status, '', 'the server answered with something other than JSON: is --url the Backdrop API?', response.headers.get('x-request-id'));
+  }
+}
+
+/** A redirect, as the error that ends the command (the URL's origin only: a query may hold a signature) */
+function redirected(url: string, response: Response): ApiError {
+  const location = response.headers.get('location');
+  const target = location ? new URL(location, url).origin : 'nowhere';
+  return new ApiError(response.status, '', `the server redirected to ${target}; not followed, so that the API key goes nowhere else: use that address as --url`, response.headers.get('x-request-id'));
 }
