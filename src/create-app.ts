@@ -159,6 +159,10 @@ const NUL_REFUSED = 'must not contain the NUL character (\\u0000)';
 const LONE_SURROGATE = /\p{Cs}/u;
 const LONE_SURROGATE_REFUSED = 'must be well-formed Unicode (a lone surrogate such as \\ud800 is not)';
 
+/** keys the validation pipe strips from every body, as a guard against prototype pollution: refused, rather than dropped without a word */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const RESERVED_KEY_REFUSED = 'is a reserved name (__proto__, constructor and prototype cannot be stored)';
+
 /** Why Postgres could not store `text` (NUL, or a UTF-16 surrogate without its pair: jsonb and text refuse both), or null. */
 function unstorable(text: string): string | null {
   if (text.includes('\u0000')) return NUL_REFUSED;
@@ -167,7 +171,7 @@ function unstorable(text: string): string | null {
 
 /**
  * What keeps a body from the validators and the database, with its path: a string or key Postgres
- * cannot store (unstorable), or nesting past MAX_BODY_DEPTH; null if neither.
+ * cannot store (unstorable), a reserved key, or nesting past MAX_BODY_DEPTH; null if none.
  * Walked without recursion, in the body's order.
  */
 function bodyProblem(body: unknown): { field: string; reason: string } | null {
@@ -183,7 +187,7 @@ function bodyProblem(body: unknown): { field: string; reason: string } | null {
     if (depth === MAX_BODY_DEPTH) return { field: at || 'body', reason: `must not be nested more than ${MAX_BODY_DEPTH} levels deep` };
     const entries = Object.entries(value);
     for (const [key] of entries) {
-      const reason = unstorable(key);
+      const reason = RESERVED_KEYS.has(key) && !Array.isArray(value) ? RESERVED_KEY_REFUSED : unstorable(key);
       if (reason) return { field: pathOf(value, at, key), reason };
     }
     for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], at: pathOf(value, at, entries[i][0]), depth: depth + 1 });

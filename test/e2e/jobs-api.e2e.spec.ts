@@ -152,10 +152,17 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       expect(huge.status).toBe(413);
       expectEnvelope(huge.body, 'file_too_large');
     });
-    it("echoes metadata keys that name Object.prototype's members (they were dropped); __proto__ and constructor are stripped", async () => {
-      const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(`{"video_url":"${videoUrl}","auto_start":false,"metadata":{"toString":"a","valueOf":"b","hasOwnProperty":"c","__proto__":"d","constructor":"e"}}`);
+    it("echoes metadata keys that name Object.prototype's members (they were dropped)", async () => {
+      const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(`{"video_url":"${videoUrl}","auto_start":false,"metadata":{"toString":"a","valueOf":"b","hasOwnProperty":"c"}}`);
       expect(res.status).toBe(200);
       expect((await t.http.get(`/v1/jobs/${res.body.id}`).set('X-Api-Key', key)).body.metadata).toEqual({ toString: 'a', valueOf: 'b', hasOwnProperty: 'c' });
+    });
+
+    it.each(['__proto__', 'constructor', 'prototype'])('answers 400 naming a metadata key %s, which could not be stored as sent (it was dropped without a word)', async (name) => {
+      const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(`{"video_url":"${videoUrl}","auto_start":false,"metadata":{"b":"c","${name}":"x"}}`);
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.details).toEqual([{ field: `metadata.${name}`, message: expect.stringMatching(/reserved/) }]);
     });
 
     /** `levels` arrays nested in `metadata.deep` */
