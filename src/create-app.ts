@@ -199,6 +199,7 @@ const pathOf = (container: object, at: string, key: string): string => (Array.is
 
 /** A body with a string Postgres cannot store anywhere, or nested too deep, is a 400 naming the field, not a database error or a 500. */
 function refuseUnfitBodies(req: Request, _res: Response, next: NextFunction): void {
+  if (Array.isArray(req.body)) return next(new DomainError('invalid_request', 'The body must be a JSON object'));
   const problem = bodyProblem(req.body);
   next(problem ? DomainError.invalid(problem.field, problem.reason) : undefined);
 }

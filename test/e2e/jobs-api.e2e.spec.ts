@@ -152,6 +152,13 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       expect(huge.status).toBe(413);
       expectEnvelope(huge.body, 'file_too_large');
     });
+    it.each(['null', '123', '"a string"', '[1, 2]'])('answers 400 "the body must be a JSON object" for the JSON %s, which is valid JSON', async (body) => {
+      const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'invalid_request');
+      expect(res.body.error.message).toBe('The body must be a JSON object');
+    });
+
     it("echoes metadata keys that name Object.prototype's members (they were dropped)", async () => {
       const res = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send(`{"video_url":"${videoUrl}","auto_start":false,"metadata":{"toString":"a","valueOf":"b","hasOwnProperty":"c"}}`);
       expect(res.status).toBe(200);

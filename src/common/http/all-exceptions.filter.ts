@@ -25,6 +25,25 @@ interface ExpressBodyError {
   type?: string;
   status?: number;
   statusCode?: number;
+  /** the raw body, on a JSON body the parser refused */
+  body?: string;
+  message?: string;
+}
+
+/**
+ * What a client is told of a JSON body the parser refused (it reaches the filter as itself, or as
+ * the BadRequestException Nest wraps it in), or null for any other error. The parser takes objects
+ * and arrays only: a body of valid JSON such as `null` or `123` was answered "is not valid JSON".
+ */
+function unparsedBodyMessage(exception: unknown): string | null {
+  const error = (exception instanceof HttpException ? exception.cause : exception) as ExpressBodyError | undefined;
+  if (!error || typeof error !== 'object' || error.type !== 'entity.parse.failed') return null;
+  try {
+    JSON.parse(error.body ?? '');
+    return 'The body must be a JSON object';
+  } catch {
+    return `Malformed JSON body (${error.message ?? 'not JSON'})`;
+  }
 }
 
 /** Turns anything thrown into the contract's error envelope; no stack or internals in bodies. */
@@ -55,6 +74,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       return { status: ERROR_HTTP_STATUS[exception.code], code: exception.code, message: exception.message, details: exception.details };
     }
+    const unparsed = unparsedBodyMessage(exception);
+    if (unparsed) return { status: 400, code: 'invalid_request', message: unparsed };
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
@@ -62,9 +83,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return { status, code, message };
     }
     const bodyError = exception as ExpressBodyError;
-    if (bodyError && typeof bodyError === 'object' && bodyError.type === 'entity.parse.failed') {
-      return { status: 400, code: 'invalid_request', message: 'Malformed JSON body' };
-    }
     if (bodyError && typeof bodyError === 'object' && bodyError.type === 'entity.too.large') {
       return { status: 413, code: 'file_too_large', message: 'Request body too large' };
     }
