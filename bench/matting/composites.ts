@@ -13,6 +13,8 @@
  *   passers-by    the person at 0.6x crossing the frame low in it, before people walking about in
  *                 real camera footage (walkers.mp4: a square seen from above) who are NOT in the
  *                 alpha: far smaller than the subject, sharp and moving
+ *   near-and-far  two people, both subjects: the person at 0.8x a little left of centre, and mirrored,
+ *                 half a clip later, at 0.6x off to the right (a second person a step further back)
  * Each is portrait-pan's person (its frames and exact alpha: rembg's example cutout, MIT) moved and
  * scaled in the same way in colour and alpha, laid over a background ffmpeg generates (its
  * `mandelbrot` source, zooming: no third-party pixels) or, for passers-by, over walkers.mp4 from
@@ -64,6 +66,10 @@ export const COMPOSITES: Record<string, (t: number) => Placement[]> = {
     return [{ scale: 0.9, dx: 0, mirror: facing < 0, frameOffset: 0, widthScale: 0.35 + 0.65 * Math.abs(facing) }];
   },
   'passers-by': (t) => [{ scale: 0.6, dx: (t - 0.5) * 0.5 * W, mirror: false, frameOffset: 0 }],
+  'near-and-far': () => [
+    { scale: 0.8, dx: -0.05 * W, mirror: false, frameOffset: 0 },
+    { scale: 0.6, dx: 0.3 * W, mirror: true, frameOffset: FRAMES / 2 },
+  ],
 };
 
 /** the composites laid over real footage instead of the generated background */
