@@ -272,6 +272,16 @@ describe('RVM session across a hard cut', () => {
     expect(cuts).toEqual([10]);
   });
 
+  it('takes no flash for a cut: a frame in six lit up by a flash keeps what is where (it was two cuts each, the flash and the frame after)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'backdrop-flash-'));
+    const clip = join(dir, 'flash.mp4');
+    execFileSync(ffmpegPath(), ['-v', 'error', '-i', join(MEDIA_DIR, 'portrait-pan.mp4'), '-frames:v', '30', '-vf', "curves=all='0/0.55 0.5/0.95 1/1':enable='eq(mod(n\\,6)\\,3)'", clip]);
+    const flashes = decodeRgbFrames(clip, size.width, size.height);
+    rmSync(dir, { recursive: true, force: true });
+    const detector = new SceneCutDetector();
+    expect(flashes.map((rgb, i) => (detector.isCut(rgb, size.width, size.height) ? i : -1)).filter((i) => i >= 0)).toEqual([]);
+  });
+
   it('resets the recurrent state there: the first frame after the cut is matted as if the video began with it', async () => {
     const matter = await RvmMatter.open({ ...size, ratio: 1 }, CACHE_DIR);
     const session = new RvmSession(matter);
