@@ -157,6 +157,10 @@ describe('dashboard in a browser', () => {
     await page.getByTestId('page-range').filter({ hasText: '1–2 of 2' }).waitFor();
     await page.click('a.chip:has-text("failed")');
     await page.getByText('No jobs here yet.').waitFor();
+
+    // a malformed escape in the hash: the job page says the API's 404, and no URIError leaves the page as it was
+    await page.goto(`${server.base}/#/jobs/%E0%A4%A`);
+    await page.getByText(/not found/i).first().waitFor();
   });
 
   it('shows usage as a chart and a table, or the API’s error in words', async () => {

@@ -35,7 +35,7 @@ export function startRouter(outlet: HTMLElement, routes: Route[], onRoute: (nav:
     controller = new AbortController();
     const [path, search = ''] = (location.hash.replace(/^#/, '') || '/new').split('?');
     const match = routes.map((candidate) => ({ candidate, found: candidate.pattern.exec(path) })).find(({ found }) => found) ?? { candidate: routes[0], found: null };
-    const params = Object.fromEntries(match.candidate.names.map((name, index) => [name, decodeURIComponent(match.found?.[index + 1] ?? '')]));
+    const params = Object.fromEntries(match.candidate.names.map((name, index) => [name, decodedOrAsIs(match.found?.[index + 1] ?? '')]));
     onRoute(match.candidate.nav);
     outlet.replaceChildren(match.candidate.page({ signal: controller.signal, params, query: new URLSearchParams(search), navigate }));
     outlet.focus({ preventScroll: true });
@@ -52,4 +52,13 @@ export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
     const timer = setTimeout(() => resolve(true), ms);
     signal.addEventListener('abort', () => (clearTimeout(timer), resolve(false)), { once: true });
   });
+}
+
+/** a hash's part decoded; a malformed escape (`%E0%A4%A`) as it is, rather than a URIError that left the page unrendered */
+function decodedOrAsIs(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
