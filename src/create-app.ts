@@ -52,6 +52,12 @@ export function backdropHttpAdapter(): ExpressAdapter {
   return new ExpressAdapter(instance);
 }
 
+/** The API's answers are stored by no browser or proxy: they hold signed URLs, webhook secrets and new keys, and job states that change. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
 /** Response headers every client may read cross-origin (CORS). */
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed'];
 
@@ -260,7 +266,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   const usage = config.role !== 'worker' ? usageMiddleware(app.get(UsageRecorder)) : null;
   // The request clients poll, first: the same steps as below, without the router walking to them.
   if (usage) {
-    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), fixedHeaders(security), metrics, usage];
+    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), fixedHeaders(security), noStore, metrics, usage];
     serveFirst(app.getHttpServer() as Server, jobStatusLane(app, exceptions, steps, config.env.CORS_ORIGINS.length > 0));
   }
   app.use(requestIdMiddleware);
@@ -272,6 +278,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   applyServerTimeouts(app.getHttpServer() as Server, config.http);
   cutConnectionsAfterGrace(app, config.http.shutdownGraceMs);
   app.use(security);
+  app.use(['/v1', '/api'], noStore);
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));

@@ -77,6 +77,18 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       expect(res.headers['x-powered-by']).toBeUndefined();
     });
 
+    it('API answers are stored nowhere (Cache-Control: no-store): a job with its signed URLs, the webhook secret, a new key', async () => {
+      const answers = [
+        await http.get('/v1/jobs/job_00000000000000000000000000').set('X-Api-Key', apiKey), // the job-status lane
+        await http.get('/v1/jobs').set('X-Api-Key', apiKey),
+        await http.get('/v1/webhooks/secret').set('X-Api-Key', apiKey),
+        await http.post('/v1/admin/keys').set('X-Admin-Token', ADMIN_TOKEN).send({ client_id: 'no-store' }),
+        await http.get('/api/pricing'),
+      ];
+      for (const res of answers) expect([res.status, res.headers['cache-control']]).toEqual([res.status, 'no-store']);
+      expect(answers.map((res) => res.status)).toEqual([404, 200, 200, 200, 200]);
+    });
+
     it('on errors too (envelope responses)', async () => {
       const res = await http.get('/v1/nothing-here');
       expect(res.status).toBe(404);
