@@ -220,6 +220,24 @@ describe("colour on HD footage (BT.709), decoded by each output's own tag as pla
   });
 });
 
+describe('full-range footage whose pixel format does not say so (10-bit HEVC tagged pc)', () => {
+  /** mid-grey 192 over the whole frame, written in full range (not yuvj: the pixel format alone does not tell) */
+  let fullRange: string;
+
+  beforeAll(async () => {
+    fullRange = join(dir(), 'full-range.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xC0C0C0:s=640x360:r=25:d=0.2,format=rgb24,scale=out_color_matrix=bt601:out_range=pc,format=yuv420p10le', '-color_range', 'pc', '-c:v', 'libx265', '-x265-params', 'log-level=error:crf=8:range=full', '-y', fullRange]);
+    expect((await probeStreams(fullRange)).streams[0]).toMatchObject({ pix_fmt: 'yuv420p10le', color_range: 'pc' });
+  });
+
+  it.each<OutputFormat>(['mov', 'webm', 'webp'])('%s: the grey stays 192 (read as video range, it came out 204-205)', async (format) => {
+    const { outputPath } = await run(format, { inputPath: fullRange, previewDuration: 0.12 });
+    const decoded = format === 'webp' ? await decodeAnimatedRgba(outputPath) : await decodeVideoRgba(outputPath, 640, 360, format === 'webm');
+    const { centerX, centerY } = ellipseAt(0, MATTE, STEP, 640 / MATTE.width);
+    for (const channel of rgbAt(decoded, 0, Math.round(centerX), Math.round(centerY))) expect(Math.abs(channel - 192)).toBeLessThanOrEqual(4);
+  });
+});
+
 describe('refusals and cancel', () => {
   it('input_too_long, from the probe, before any model is loaded', async () => {
     const loadModel = jest.fn();

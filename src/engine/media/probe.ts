@@ -22,6 +22,7 @@ interface FfprobeStream {
   color_transfer?: string;
   color_primaries?: string;
   color_space?: string;
+  color_range?: string;
   field_order?: string;
   sample_aspect_ratio?: string;
   r_frame_rate?: string;
@@ -56,6 +57,8 @@ export interface ParsedVideo extends VideoInfo {
   interlaced?: boolean;
   /** pixels that are not square (HDV, DV, DVD): width and height are the display size, in square pixels */
   anamorphic?: boolean;
+  /** full-range YCbCr in a pixel format whose name does not say so (not yuvj: 10-bit HEVC, VP9): the encoder brings it to video range */
+  fullRange?: boolean;
 }
 
 /** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
@@ -212,6 +215,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     colourMatrix: colourMatrixOf(video.color_space, video.height, hdr !== undefined),
     ...(INTERLACED_FIELD_ORDERS.includes(video.field_order ?? '') ? { interlaced: true } : {}),
     ...(pixelAspect !== 1 ? { anamorphic: true } : {}),
+    ...(video.color_range === 'pc' && /^yuv(?!j)/.test(video.pix_fmt ?? '') ? { fullRange: true } : {}),
   };
 }
 

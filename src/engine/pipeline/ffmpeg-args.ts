@@ -67,6 +67,8 @@ export interface SourceSpec {
   anamorphic?: boolean;
   /** the YCbCr matrix of its pictures: backgrounds are drawn and outputs tagged with it (colour-matrix.ts); undefined: neither */
   colourMatrix?: ColourMatrix;
+  /** full-range YCbCr in a pixel format that does not say so (probe.ts): brought to video range for the encoder */
+  fullRange?: boolean;
 }
 
 /** The background as the encoder reads it: an image comes with the pin the gate gave it. */
@@ -224,7 +226,17 @@ function sourceAtForeground({ source, layout }: Pick<CompositeSpec, 'source' | '
   const { foreground } = layout;
   // non-square pixels are scaled to the foreground's square ones even where the display size is the foreground's
   const resize = source.anamorphic ? `scale=${foreground.width}:${foreground.height}:flags=bilinear,setsar=1,` : resizeToForeground(source.size, foreground);
-  return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${tagFrames(source.colourMatrix)}${resize}`;
+  return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${videoRangeOf(source)}${tagFrames(source.colourMatrix)}${resize}`;
+}
+
+/**
+ * Full-range YCbCr in a pixel format without a j (10-bit HEVC, VP9 tagged `pc`), then a comma: this
+ * ffmpeg converts such frames to yuv420p keeping their values, which every output then reads as
+ * video range (mid-grey 192 came out 204-205 in mov, webm and webp, shadows and highlights clipped).
+ * The model's RGB is right without it; HDR is tone-mapped to video range already.
+ */
+function videoRangeOf(source: SourceSpec): string {
+  return source.fullRange && !source.hdr ? 'scale=in_range=pc:out_range=tv,' : '';
 }
 
 function foregroundIsPaddable(layout: Layout): boolean {

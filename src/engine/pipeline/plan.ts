@@ -69,8 +69,8 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
 
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
-  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fps, width, height } = video;
-  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, durationLimit, fps, size: { width, height } };
+  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, fps, width, height } = video;
+  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, durationLimit, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

@@ -124,6 +124,12 @@ describe('parseProbeOutput', () => {
     }
   });
 
+  it('marks full range where the pixel format does not say it (yuv, not yuvj), and nowhere else', () => {
+    const fullRangeOf = (pix_fmt: string, color_range?: string) => parseProbeOutput(output(stream({ pix_fmt, color_range }))).fullRange;
+    expect([fullRangeOf('yuv420p10le', 'pc'), fullRangeOf('yuv444p', 'pc'), fullRangeOf('yuv420p', 'pc')]).toEqual([true, true, true]);
+    expect([fullRangeOf('yuvj420p', 'pc'), fullRangeOf('yuv420p10le', 'tv'), fullRangeOf('yuv420p'), fullRangeOf('rgb24', 'pc'), fullRangeOf('gray', 'pc')]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it('reads interlacing from the field order; progressive and untagged streams are not', () => {
     for (const order of ['tt', 'bb', 'tb', 'bt']) expect(parseProbeOutput(output(stream({ field_order: order }))).interlaced).toBe(true);
     for (const order of ['progressive', 'unknown', undefined]) expect(parseProbeOutput(output(stream({ field_order: order }))).interlaced).toBeUndefined();
