@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Response } from 'supertest';
-import { ADMIN_TOKEN } from '../support/test-app';
+import { ADMIN_TOKEN, eventually } from '../support/test-app';
 import { AppCluster, startAppCluster } from './support/app-cluster';
 
 const LIMIT = 6;
@@ -122,6 +123,22 @@ describe.each([
     }
     expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 1);
   });
+
+  it(`made-up keys from one address are stopped before the database: ${LIMIT} are 401, then 429; a key in use there goes on`, async () => {
+    const key = await cluster.createKey();
+    expect((await a.get('/v1/jobs', key)).status).toBe(200); // in use: answered from memory from now on
+    const madeUp = () => `bd_live_${randomBytes(16).toString('hex')}`;
+    for (let i = 0; i < LIMIT; i += 1) expect((await (i % 2 ? a : b).get('/v1/jobs', madeUp())).status).toBe(401);
+    // the count is shared; the refusal that follows is remembered by the process that sees it
+    await eventually(async () => ((await a.get('/v1/jobs', madeUp())).status === 429 ? true : undefined), 3000);
+    const stopped = await a.get('/v1/jobs/job_00000000000000000000000000', madeUp()); // the job-status lane too
+    expect(stopped.status).toBe(429);
+    expect(stopped.body.error.message).toMatch(/unknown or disabled API keys .* from this address/);
+    const retryAfter = Number(stopped.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect((await a.get('/v1/jobs', key)).status).toBe(200);
+    await sleep(retryAfter * 1000); // the next tests' new keys need a lookup from this address
+  }, 20000);
 
   it('admin routes are not keyed by API key and not limited; public routes carry no headers', async () => {
     for (let i = 0; i < LIMIT + 3; i += 1) {

@@ -17,6 +17,8 @@ declare module 'express-serve-static-core' {
 /** Port: the key a presented X-Api-Key names, or a DomainError `unauthorized`. The auth module binds it. */
 export abstract class ApiKeyAuthenticator {
   abstract authenticate(presented: string | undefined): Promise<AuthenticatedKey>;
+  /** whether `presented` is an enabled key this process authenticates from memory, with no lookup (one in use) */
+  abstract answersFromMemory(presented: string): boolean;
 }
 
 /** Authenticates X-Api-Key; the key is then available to handlers through @CurrentKey(). */

@@ -2,6 +2,7 @@ import { Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { AuthModule } from '../auth/auth.module';
 import { RATE_LIMITS, RateLimitGuard, RateLimits } from './adapters/http/rate-limit.guard';
 import { PostgresRateLimitStore } from './adapters/postgres/postgres.rate-limit-store';
 import { RedisRateLimitStore } from './adapters/redis/redis.rate-limit-store';
@@ -13,6 +14,7 @@ import { RateLimitStore } from './ports/rate-limit-store';
  * Nest's router (the job status read), which apply the same limit through it.
  */
 @Module({
+  imports: [AuthModule],
   providers: [
     {
       provide: RateLimitStore,

@@ -50,17 +50,22 @@ export class ApiKeyCache implements OnModuleDestroy {
   }
 
   async get(keyHash: string, load: (keyHash: string) => Promise<ApiKey | null>): Promise<AuthenticatedApiKey | null> {
+    const hit = this.cached(keyHash);
+    if (hit) return hit;
     const now = this.clock.now().getTime();
-    if (this.changes.isLive()) {
-      const hit = this.entries.get(keyHash);
-      if (hit && now - hit.loadedAt < this.options.maxAgeMs) return hit.key;
-    }
     const generation = this.generation;
     const loaded = await load(keyHash);
     if (!loaded) return null;
     const key = authenticatedPartOf(loaded);
     if (generation === this.generation && this.changes.isLive()) this.store(keyHash, { key, loadedAt: now });
     return key;
+  }
+
+  /** The key answered from memory, without a lookup; undefined where get would load it. */
+  cached(keyHash: string): AuthenticatedApiKey | undefined {
+    if (!this.changes.isLive()) return undefined;
+    const hit = this.entries.get(keyHash);
+    return hit && this.clock.now().getTime() - hit.loadedAt < this.options.maxAgeMs ? hit.key : undefined;
   }
 
   /** Drops one key (null: every key); called on news from any process, and by this one right after it changes a key. */

@@ -39,6 +39,11 @@ export class ApiKeysService {
     return key;
   }
 
+  answersFromMemory(presented: string): boolean {
+    const key = looksLikeApiKey(presented) ? this.cache.cached(hashApiKey(presented)) : undefined;
+    return key !== undefined && key.enabled;
+  }
+
   list(): Promise<ApiKey[]> {
     return this.keys.list();
   }

@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Clock } from '../../../../common/clock';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { fingerprintOf, hashApiKey } from '../../../../common/api-key-format';
+import { hashApiKey } from '../../../../common/api-key-format';
+import { ApiKeyAuthenticator } from '../../../../common/http/api-key-auth';
 import { JOB_START, JobStartPredicate } from '../../../../common/http/route-markers';
 import { outcomeOf, RateLimitOutcome } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
@@ -19,22 +20,31 @@ export interface RateLimits {
 export const RATE_LIMITS = Symbol('RATE_LIMITS');
 
 interface Limit {
-  name: 'requests' | 'starts';
+  name: 'requests' | 'starts' | 'failures';
   limit: number;
-  /** header prefix: the contract's X-RateLimit-* for requests, X-RateLimit-Starts-* for starts */
+  /** header prefix: the contract's X-RateLimit-* for requests, X-RateLimit-Starts-* for starts (failures: not sent) */
   header: string;
 }
 
+/** the addresses each process remembers as past the failures limit, at most */
+const MAX_REFUSED_ADDRESSES = 10_000;
+
 /**
  * Per-API-key limits (contract: Rate limits) as a global guard. It runs before authentication, so
- * the tracker is the fingerprint of the presented X-Api-Key (the same fingerprint the key is stored
- * and logged under); a request without a key is tracked by its IP. One store call per limit that
+ * the tracker is the hash of the presented X-Api-Key (as the key is stored); a request without a
+ * key is tracked by its IP. One store call per limit that
  * applies: one for most requests, two for a job start.
  *
  * Headers: X-RateLimit-Limit/Remaining/Reset (Reset in epoch seconds: when the current window ends),
  * X-RateLimit-Starts-* on start routes, Retry-After on a 429; the 429 body is the contract envelope
  * with code `rate_limited`. A store that cannot be reached lets the request through (logged): the
  * limiter never takes the API down.
+ *
+ * A made-up key is a new tracker each time, and each costs a database lookup: requests refused for
+ * their key (401) also count against their client's address (`failures`, as many as the request
+ * limit), and an address past that is refused at once, before any lookup, until its window lets it
+ * in again (remembered in each process: no store call either). Before, a client sending made-up keys
+ * had no limit at all. A key that authenticates never counts there.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -44,14 +54,20 @@ export class RateLimitGuard implements CanActivate {
   /** each handler's job-start predicate, read once (metadata does not change) */
   private readonly startPredicates = new Map<object, JobStartPredicate | null>();
 
+  private readonly failures: Limit;
+  /** addresses past the failures limit, and until when (ms): refused without a store call or a lookup */
+  private readonly refusedUntil = new Map<string, number>();
+
   constructor(
     private readonly store: RateLimitStore,
     @Inject(RATE_LIMITS) private readonly limits: RateLimits,
     private readonly reflector: Reflector,
     private readonly clock: Clock,
+    private readonly keys: ApiKeyAuthenticator,
   ) {
     this.requests = { name: 'requests', limit: limits.requests, header: 'X-RateLimit' };
     this.starts = { name: 'starts', limit: limits.starts, header: 'X-RateLimit-Starts' };
+    this.failures = { name: 'failures', limit: limits.requests, header: '' };
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -62,14 +78,50 @@ export class RateLimitGuard implements CanActivate {
     if (!keyed && !startsJob) return true;
     const res = context.switchToHttp().getResponse<Response>();
     const tracker = trackerOf(req);
+    this.watchFailures(req, res);
     if (keyed) await this.apply(this.requests, tracker, res);
     if (startsJob) await this.apply(this.starts, tracker, res);
     return true;
   }
 
   /** What canActivate does for a keyed /v1 request that starts no job, for a route served outside Nest's router. */
-  limitRequest(req: Request, res: Response): Promise<void> {
-    return this.apply(this.requests, trackerOf(req), res);
+  async limitRequest(req: Request, res: Response): Promise<void> {
+    this.watchFailures(req, res);
+    await this.apply(this.requests, trackerOf(req), res);
+  }
+
+  /**
+   * Refuses a presented key that would need a lookup from an address past the failures limit (a key
+   * in use there, answered from memory, goes on); counts the request against the address if its key
+   * is refused.
+   */
+  private watchFailures(req: Request, res: Response): void {
+    const presented = presentedKeyOf(req);
+    if (presented === undefined) return;
+    const address = `ip:${addressOf(req)}`;
+    const now = this.clock.now().getTime();
+    const until = this.refusedUntil.get(address);
+    if (until !== undefined && until > now && !this.keys.answersFromMemory(presented)) {
+      const retryAfter = Math.max(1, Math.ceil((until - now) / 1000));
+      res.setHeader('Retry-After', String(retryAfter));
+      throw new DomainError('rate_limited', `Rate limit exceeded: ${this.failures.limit} requests with unknown or disabled API keys per ${Math.round(this.limits.windowMs / 1000)} s from this address; retry after ${retryAfter} s`);
+    }
+    if (until !== undefined) this.refusedUntil.delete(address);
+    res.once('finish', () => {
+      if (res.statusCode === 401) void this.countFailure(address);
+    });
+  }
+
+  private async countFailure(address: string): Promise<void> {
+    const now = this.clock.now().getTime();
+    try {
+      const outcome = outcomeOf(await this.store.consume(`${this.failures.name}:${address}`, this.failures.limit, this.limits.windowMs, now), this.limits.windowMs, this.failures.limit);
+      if (outcome.admitted) return;
+      if (this.refusedUntil.size >= MAX_REFUSED_ADDRESSES) this.refusedUntil.delete(this.refusedUntil.keys().next().value as string);
+      this.refusedUntil.set(address, now + outcome.retryAfterMs);
+    } catch (error) {
+      this.log.warn(`rate-limit store unavailable, a refused key not counted: ${(error as Error).message}`);
+    }
   }
 
   private startPredicateOf(handler: object): JobStartPredicate | null {
@@ -101,8 +153,18 @@ export class RateLimitGuard implements CanActivate {
   }
 }
 
-function trackerOf(req: Request): string {
+function presentedKeyOf(req: Request): string | undefined {
   const header = req.headers['x-api-key'];
-  const presented = Array.isArray(header) ? header[0] : header;
-  return presented ? `key:${fingerprintOf(hashApiKey(presented))}` : `ip:${req.ip ?? 'unknown'}`;
+  return Array.isArray(header) ? header[0] : header;
+}
+
+/** the client's address: Express's (no proxy is trusted), or the socket's on a route served before Express dresses the request */
+function addressOf(req: Request): string {
+  return req.ip ?? req.socket?.remoteAddress ?? 'unknown';
+}
+
+/** the presented key's whole hash (its 48-bit fingerprint could be matched by a made-up key, to spend another key's limit), else the client's address */
+function trackerOf(req: Request): string {
+  const presented = presentedKeyOf(req);
+  return presented ? `key:${hashApiKey(presented)}` : `ip:${addressOf(req)}`;
 }
