@@ -18,6 +18,22 @@ export function describeRateLimitStoreContract(store: () => RateLimitStore): voi
       expect(await store().consume(k, 5, WINDOW, T0 + 999)).toMatchObject({ current: 5, admitted: false });
     });
 
+    it('release gives one admitted request back to its window, current or, once slid, previous; never below 0', async () => {
+      const k = key();
+      for (let i = 0; i < 3; i += 1) await store().consume(k, 3, WINDOW, T0 + i);
+      expect((await store().consume(k, 3, WINDOW, T0 + 10)).admitted).toBe(false);
+      await store().release(k, WINDOW, T0 + 1);
+      expect(await store().consume(k, 3, WINDOW, T0 + 20)).toEqual({ previous: 0, current: 3, elapsedMs: 20, admitted: true });
+      // the next window: the first window's 3 are its previous count
+      expect(await store().consume(k, 3, WINDOW, T0 + WINDOW + 999)).toEqual({ previous: 3, current: 1, elapsedMs: 999, admitted: true });
+      await store().release(k, WINDOW, T0 + 2);
+      expect(await store().consume(k, 3, WINDOW, T0 + WINDOW + 999)).toEqual({ previous: 2, current: 2, elapsedMs: 999, admitted: true });
+      for (let i = 0; i < 4; i += 1) await store().release(k, WINDOW, T0); // 2 to give back, then nothing: never below 0
+      await store().release(k, WINDOW, T0 - WINDOW); // two windows back: nothing to give back to
+      expect(await store().consume(k, 9, WINDOW, T0 + WINDOW + 999)).toEqual({ previous: 0, current: 3, elapsedMs: 999, admitted: true });
+      await store().release(key(), WINDOW, T0); // an unknown key: nothing happens
+    });
+
     it('keeps each key apart', async () => {
       const [busy, quiet] = [key(), key()];
       await store().consume(busy, 1, WINDOW, T0);

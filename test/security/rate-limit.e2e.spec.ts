@@ -177,4 +177,18 @@ describe.each([
     const jobs = await a.get('/v1/jobs?limit=100', key);
     expect(jobs.body.total).toBe(3); // the two refused starts created nothing
   });
+
+  it(`a start the route refuses (a 400) gives its slot back: ${STARTS + 1} refused, then ${STARTS} still pass`, async () => {
+    const key = await cluster.createKey();
+    const post = (path: string, body: object) => cluster.nodes[0].http.post(path).set('X-Api-Key', key).send(body);
+    const draft = await post('/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false });
+    for (let i = 0; i < STARTS + 1; i += 1) {
+      const refused = await post(`/v1/jobs/${draft.body.id}/start`, { preview_duration: 999 });
+      expect(refused.status).toBe(400);
+      await sleep(50); // the slot is given back once the answer is out
+    }
+    // six requests in all, the request limit: both starts are let through by the starts limit
+    expect((await post(`/v1/jobs/${draft.body.id}/start`, {})).status).toBe(200);
+    expect((await post('/v1/jobs', { video_url: PUBLIC_VIDEO })).status).toBe(200);
+  });
 });

@@ -80,8 +80,20 @@ export class RateLimitGuard implements CanActivate {
     const tracker = trackerOf(req);
     this.watchFailures(req, res);
     if (keyed) await this.apply(this.requests, tracker, res);
-    if (startsJob) await this.apply(this.starts, tracker, res);
+    if (startsJob) {
+      const admittedAt = await this.apply(this.starts, tracker, res);
+      // a start the route refuses (400, 402, 409...) started nothing: its slot is given back
+      if (admittedAt !== undefined) res.once('finish', () => void (res.statusCode >= 400 && this.giveBack(this.starts, tracker, admittedAt)));
+    }
     return true;
+  }
+
+  private async giveBack(limit: Limit, tracker: string, admittedAt: number): Promise<void> {
+    try {
+      await this.store.release(`${limit.name}:${tracker}`, this.limits.windowMs, admittedAt);
+    } catch (error) {
+      this.log.warn(`rate-limit store unavailable, a refused ${limit.name} slot not given back: ${(error as Error).message}`);
+    }
   }
 
   /** What canActivate does for a keyed /v1 request that starts no job, for a route served outside Nest's router. */
@@ -133,19 +145,20 @@ export class RateLimitGuard implements CanActivate {
     return predicate;
   }
 
-  private async apply(limit: Limit, tracker: string, res: Response): Promise<void> {
+  /** counts the request against `limit` (429 past it); when it was counted, the time it was counted at */
+  private async apply(limit: Limit, tracker: string, res: Response): Promise<number | undefined> {
     let outcome: RateLimitOutcome;
     const now = this.clock.now().getTime();
     try {
       outcome = outcomeOf(await this.store.consume(`${limit.name}:${tracker}`, limit.limit, this.limits.windowMs, now), this.limits.windowMs, limit.limit);
     } catch (error) {
       this.log.warn(`rate-limit store unavailable, request let through: ${(error as Error).message}`);
-      return;
+      return undefined;
     }
     res.setHeader(`${limit.header}-Limit`, String(limit.limit));
     res.setHeader(`${limit.header}-Remaining`, String(outcome.remaining));
     res.setHeader(`${limit.header}-Reset`, String(Math.ceil((now + outcome.resetMs) / 1000)));
-    if (outcome.admitted) return;
+    if (outcome.admitted) return now;
     const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
     res.setHeader('Retry-After', String(retryAfter));
     const what = limit.name === 'starts' ? `${limit.limit} job starts` : `${limit.limit} requests`;

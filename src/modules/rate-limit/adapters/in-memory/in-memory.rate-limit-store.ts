@@ -24,6 +24,13 @@ export class InMemoryRateLimitStore extends RateLimitStore {
     return { previous, current: counted, elapsedMs, admitted };
   }
 
+  async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {
+    const counts = this.counts.get(key);
+    const start = windowStartOf(admittedAtMs, windowMs);
+    if (counts?.start === start) counts.current = Math.max(0, counts.current - 1);
+    else if (counts?.start === start + windowMs) counts.previous = Math.max(0, counts.previous - 1);
+  }
+
   async close(): Promise<void> {
     this.counts.clear();
   }

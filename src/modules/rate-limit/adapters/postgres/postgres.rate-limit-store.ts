@@ -25,6 +25,18 @@ export class PostgresRateLimitStore extends RateLimitStore {
     return { previous: Number(row.previous_hits), current: Number(row.current_hits), elapsedMs: Number(row.elapsed_ms), admitted: row.admitted };
   }
 
+  async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {
+    const window = Math.round(windowMs);
+    const start = Math.round(admittedAtMs) - (Math.round(admittedAtMs) % window);
+    await this.dataSource.query(
+      `UPDATE rate_limit_windows SET
+         current_hits = CASE WHEN window_start = $2::bigint THEN GREATEST(current_hits - 1, 0) ELSE current_hits END,
+         previous_hits = CASE WHEN window_start = $2::bigint + $3::bigint THEN GREATEST(previous_hits - 1, 0) ELSE previous_hits END
+       WHERE key = $1 AND window_start IN ($2::bigint, $2::bigint + $3::bigint)`,
+      [key, start, window],
+    );
+  }
+
   /** The DataSource is the application's; nothing of its own to close. */
   async close(): Promise<void> {}
 }

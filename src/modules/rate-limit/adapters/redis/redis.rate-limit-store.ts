@@ -30,7 +30,21 @@ redis.call('HSET', KEYS[1], 's', start, 'p', previous, 'c', current + admitted)
 redis.call('PEXPIRE', KEYS[1], 2 * window)
 return {previous, current, elapsed, admitted}`;
 
+/** release: one request given back to the window it was counted in (ARGV[1] its start), current or, once slid, previous */
+const RELEASE = `
+local start = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local stored = redis.call('HMGET', KEYS[1], 's', 'p', 'c')
+local storedStart = tonumber(stored[1])
+if storedStart == start and tonumber(stored[3]) > 0 then
+  redis.call('HINCRBY', KEYS[1], 'c', -1)
+elseif storedStart == start + window and tonumber(stored[2]) > 0 then
+  redis.call('HINCRBY', KEYS[1], 'p', -1)
+end
+return 1`;
+
 type Consume = (key: string, limit: number, windowMs: number, nowMs: number, requested: number) => Promise<[number, number, number, number]>;
+type Release = (key: string, windowStart: number, windowMs: number) => Promise<number>;
 
 /** Requests of one key, limit, window and millisecond that arrived in the same turn of the event loop. */
 interface Batch {
@@ -51,6 +65,7 @@ interface Batch {
  */
 export class RedisRateLimitStore extends RateLimitStore {
   private readonly run: Consume;
+  private readonly giveBack: Release;
   private batches = new Map<string, Batch>();
   private readonly send = (): void => {
     const batches = this.batches;
@@ -64,8 +79,10 @@ export class RedisRateLimitStore extends RateLimitStore {
   ) {
     super();
     redis.defineCommand('backdropSlidingWindow', { numberOfKeys: 1, lua: CONSUME });
-    const command = (redis as unknown as { backdropSlidingWindow: Consume }).backdropSlidingWindow;
-    this.run = command.bind(redis);
+    redis.defineCommand('backdropSlidingWindowRelease', { numberOfKeys: 1, lua: RELEASE });
+    const commands = redis as unknown as { backdropSlidingWindow: Consume; backdropSlidingWindowRelease: Release };
+    this.run = commands.backdropSlidingWindow.bind(redis);
+    this.giveBack = commands.backdropSlidingWindowRelease.bind(redis);
   }
 
   static connect(redisUrl: string, prefix: string): RedisRateLimitStore {
@@ -98,6 +115,11 @@ export class RedisRateLimitStore extends RateLimitStore {
       },
       (error: unknown) => waiting.forEach(({ reject }) => reject(error)),
     );
+  }
+
+  async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {
+    const [window, at] = [Math.round(windowMs), Math.round(admittedAtMs)];
+    await this.giveBack(`${this.prefix}:${key}`, at - (at % window), window);
   }
 
   async close(): Promise<void> {
