@@ -11,6 +11,18 @@ export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOw
       return { id, jobId };
     };
 
+    it("goneFor: whether the URL answered 410 to an attempt of one of the job's deliveries", async () => {
+      const owner = await newOwner();
+      const { id, jobId } = await add(owner, undefined, 'job.started');
+      expect(await outbox().goneFor(jobId, 'https://hooks.example.com/in')).toBe(false);
+      await outbox().recordAttempt(id, { statusCode: 500, error: 'HTTP 500', outcome: 'retry', nextAttemptAt: later() });
+      expect(await outbox().goneFor(jobId, 'https://hooks.example.com/in')).toBe(false);
+      await outbox().recordAttempt(id, { statusCode: 410, error: 'HTTP 410', outcome: 'failed', nextAttemptAt: null });
+      expect(await outbox().goneFor(jobId, 'https://hooks.example.com/in')).toBe(true);
+      expect(await outbox().goneFor(jobId, 'https://other.example.com/in')).toBe(false);
+      expect(await outbox().goneFor(`job_${randomUUID()}`, 'https://hooks.example.com/in')).toBe(false);
+    });
+
     it('keeps one delivery per job and event: a second add keeps the first', async () => {
       const owner = await newOwner();
       const first = await add(owner);

@@ -59,6 +59,22 @@ describe('DeliverWebhookHandler', () => {
     expect(gone.queue.enqueued).toEqual([]);
   });
 
+  it("after a 410 Gone, the job's later events are not sent to that URL (failed, saying why); another URL still is", async () => {
+    const { outbox, http, handler } = await deliverer();
+    http.postStatus = 410;
+    await handler.handle('msg_1');
+    const apiKeyId = (await outbox.find('msg_1'))!.apiKeyId;
+    await outbox.add({ id: 'msg_2', apiKeyId, jobId: 'job_1', event: 'job.failed', url: 'https://hooks.example.com/in', body: '{}' });
+    await outbox.add({ id: 'msg_3', apiKeyId, jobId: 'job_2', event: 'job.failed', url: 'https://hooks.example.com/in', body: '{}' });
+    http.postStatus = 200;
+    await handler.handle('msg_2');
+    await handler.handle('msg_3');
+    expect(http.posts).toHaveLength(2); // msg_1's 410, and msg_3 (another job)
+    expect(await outbox.find('msg_2')).toMatchObject({ status: 'failed' });
+    expect(outbox.attempts.find((attempt) => attempt.id === 'msg_2')?.error).toMatch(/410 Gone/);
+    expect(await outbox.find('msg_3')).toMatchObject({ status: 'sent' });
+  });
+
   it('a delivery already sent is not sent again; the sweep queues only due pending ones', async () => {
     const { http, queue, handler, clock } = await deliverer();
     await handler.handle('msg_1');

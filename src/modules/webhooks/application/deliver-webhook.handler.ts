@@ -35,6 +35,12 @@ export class DeliverWebhookHandler {
   async handle(deliveryId: string): Promise<void> {
     const delivery = await this.outbox.find(deliveryId);
     if (!delivery || delivery.status !== 'pending') return;
+    if (await this.outbox.goneFor(delivery.jobId, delivery.url)) {
+      // 410 Gone means "stop" (Standard Webhooks): the job's later events are not sent there
+      await this.outbox.recordAttempt(delivery.id, { statusCode: null, error: 'not sent: the receiver answered 410 Gone to an earlier event of this job', outcome: 'failed', nextAttemptAt: null });
+      this.metrics.countWebhookAttempt(delivery.event, 'failed');
+      return;
+    }
     const key = await this.keys.findById(delivery.apiKeyId);
     const headers = webhookHeaders({ secret: key?.webhookSecret ?? null, deliveryId: delivery.id, event: delivery.event, body: delivery.body, now: this.clock.now() });
     let statusCode: number | null = null;

@@ -20,4 +20,6 @@ export abstract class WebhookOutbox {
   abstract due(now: Date, limit: number): Promise<WebhookDelivery[]>;
   /** Records an attempt; `outcome` sent/failed also sets the job's webhook_events entry. */
   abstract recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void>;
+  /** whether `url` answered an attempt of another of this job's deliveries with 410 Gone (the receiver asked to be left alone) */
+  abstract goneFor(jobId: string, url: string): Promise<boolean>;
 }

@@ -43,6 +43,10 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
       .slice(0, limit);
   }
 
+  async goneFor(jobId: string, url: string): Promise<boolean> {
+    return this.attempts.some((attempt) => attempt.statusCode === 410 && this.deliveries.get(attempt.id)?.jobId === jobId && this.deliveries.get(attempt.id)?.url === url);
+  }
+
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
     const delivery = this.deliveries.get(id);
     if (!delivery || delivery.status !== 'pending') return;

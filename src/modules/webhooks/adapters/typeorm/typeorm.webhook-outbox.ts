@@ -51,6 +51,11 @@ export class TypeOrmWebhookOutbox extends WebhookOutbox {
     return rows.map(toDelivery);
   }
 
+  async goneFor(jobId: string, url: string): Promise<boolean> {
+    const rows: unknown[] = await this.manager.query(`SELECT 1 FROM webhook_deliveries WHERE job_id = $1 AND url = $2 AND last_status_code = 410 LIMIT 1`, [jobId, url]);
+    return rows.length > 0;
+  }
+
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
     const status = result.outcome === 'retry' ? 'pending' : result.outcome;
     const rows: Array<{ job_id: string; event: string }> = await this.manager.query(
