@@ -30,7 +30,7 @@ export function isBlank(picture: Picture): boolean {
 }
 
 /** the standard deviation of the cells' mean luma (isBlank) */
-export function cellLumaDeviation({ width, height, data }: Picture): number {
+function cellLumaDeviation({ width, height, data }: Picture): number {
   const columns = Math.min(GRID.columns, width);
   const rows = Math.min(GRID.rows, height);
   let sum = 0;
@@ -41,17 +41,16 @@ export function cellLumaDeviation({ width, height, data }: Picture): number {
     for (let column = 0; column < columns; column++) {
       const left = Math.floor((column * width) / columns);
       const cellWidth = Math.floor(((column + 1) * width) / columns) - left;
+      const [down, across] = [Math.min(SAMPLES_PER_SIDE, cellHeight), Math.min(SAMPLES_PER_SIDE, cellWidth)];
       let cell = 0;
-      let samples = 0;
-      for (let sy = 0; sy < Math.min(SAMPLES_PER_SIDE, cellHeight); sy++) {
-        const y = top + Math.floor(((sy + 0.5) * cellHeight) / Math.min(SAMPLES_PER_SIDE, cellHeight));
-        for (let sx = 0; sx < Math.min(SAMPLES_PER_SIDE, cellWidth); sx++) {
-          const at = (y * width + left + Math.floor(((sx + 0.5) * cellWidth) / Math.min(SAMPLES_PER_SIDE, cellWidth))) * 3;
+      for (let sy = 0; sy < down; sy++) {
+        const y = top + Math.floor(((sy + 0.5) * cellHeight) / down);
+        for (let sx = 0; sx < across; sx++) {
+          const at = (y * width + left + Math.floor(((sx + 0.5) * cellWidth) / across)) * 3;
           cell += 0.299 * data[at] + 0.587 * data[at + 1] + 0.114 * data[at + 2];
-          samples++;
         }
       }
-      const mean = cell / samples;
+      const mean = cell / (down * across);
       sum += mean;
       squares += mean * mean;
     }

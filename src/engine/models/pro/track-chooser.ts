@@ -46,10 +46,6 @@ export function distinctObjects(tracks: readonly Track[]): Track[] {
 }
 
 /**
- * Measures each live track's focus and motion in the frame and lets the subject selector
- * (subject-selector.ts) choose among them; one per video, called on keyframes.
- */
-/**
  * The motion of every track on a keyframe with no frame before it (the first, or after a change of
  * size): unknown, so each counts as busy as the busiest (a full share), not as still. Counted still,
  * the motion's weight went to no one and the ratings' ratios spread: of two people in a composite
@@ -59,6 +55,10 @@ export function distinctObjects(tracks: readonly Track[]): Track[] {
  */
 const UNKNOWN_MOTION = 1;
 
+/**
+ * Measures each live track's focus and motion in the frame and lets the subject selector
+ * (subject-selector.ts) choose among them; one per video, called on keyframes.
+ */
 export class TrackChooser {
   private readonly selector = new SubjectSelector();
   private previousLuma?: { width: number; height: number; data: Float32Array };

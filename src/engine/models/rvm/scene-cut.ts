@@ -65,7 +65,7 @@ function lumaSummary(rgb: Uint8Array, width: number, height: number): LumaSummar
 }
 
 /** the Pearson correlation of two frames' cells (those both have); NaN where either is flat */
-export function layoutCorrelation(a: Float32Array, b: Float32Array): number {
+function layoutCorrelation(a: Float32Array, b: Float32Array): number {
   let [n, sumA, sumB] = [0, 0, 0];
   for (let i = 0; i < a.length; i++) {
     if (Number.isNaN(a[i]) || Number.isNaN(b[i])) continue;

@@ -20,9 +20,9 @@ export interface RateLimits {
 export const RATE_LIMITS = Symbol('RATE_LIMITS');
 
 interface Limit {
-  name: 'requests' | 'starts' | 'failures';
+  name: 'requests' | 'starts';
   limit: number;
-  /** header prefix: the contract's X-RateLimit-* for requests, X-RateLimit-Starts-* for starts (failures: not sent) */
+  /** header prefix: the contract's X-RateLimit-* for requests, X-RateLimit-Starts-* for starts */
   header: string;
 }
 
@@ -54,7 +54,6 @@ export class RateLimitGuard implements CanActivate {
   /** each handler's job-start predicate, read once (metadata does not change) */
   private readonly startPredicates = new Map<object, JobStartPredicate | null>();
 
-  private readonly failures: Limit;
   /** addresses past the failures limit, and until when (ms): refused without a store call or a lookup */
   private readonly refusedUntil = new Map<string, number>();
 
@@ -67,7 +66,6 @@ export class RateLimitGuard implements CanActivate {
   ) {
     this.requests = { name: 'requests', limit: limits.requests, header: 'X-RateLimit' };
     this.starts = { name: 'starts', limit: limits.starts, header: 'X-RateLimit-Starts' };
-    this.failures = { name: 'failures', limit: limits.requests, header: '' };
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -116,7 +114,7 @@ export class RateLimitGuard implements CanActivate {
     if (until !== undefined && until > now && !this.keys.answersFromMemory(presented)) {
       const retryAfter = Math.max(1, Math.ceil((until - now) / 1000));
       res.setHeader('Retry-After', String(retryAfter));
-      throw new DomainError('rate_limited', `Rate limit exceeded: ${this.failures.limit} requests with unknown or disabled API keys per ${Math.round(this.limits.windowMs / 1000)} s from this address; retry after ${retryAfter} s`);
+      throw new DomainError('rate_limited', `Rate limit exceeded: ${this.limits.requests} requests with unknown or disabled API keys per ${Math.round(this.limits.windowMs / 1000)} s from this address; retry after ${retryAfter} s`);
     }
     if (until !== undefined) this.refusedUntil.delete(address);
     res.once('finish', () => {
@@ -127,7 +125,7 @@ export class RateLimitGuard implements CanActivate {
   private async countFailure(address: string): Promise<void> {
     const now = this.clock.now().getTime();
     try {
-      const outcome = outcomeOf(await this.store.consume(`${this.failures.name}:${address}`, this.failures.limit, this.limits.windowMs, now), this.limits.windowMs, this.failures.limit);
+      const outcome = outcomeOf(await this.store.consume(`failures:${address}`, this.limits.requests, this.limits.windowMs, now), this.limits.windowMs, this.limits.requests);
       if (outcome.admitted) return;
       if (this.refusedUntil.size >= MAX_REFUSED_ADDRESSES) this.refusedUntil.delete(this.refusedUntil.keys().next().value as string);
       this.refusedUntil.set(address, now + outcome.retryAfterMs);

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Sweeper } from '../../../../common/sweeper';
-import type { WindowCounts } from '../../domain/sliding-window';
+import { WindowCounts, windowStartOf } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
 
 /**
@@ -27,7 +27,7 @@ export class PostgresRateLimitStore extends RateLimitStore {
 
   async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {
     const window = Math.round(windowMs);
-    const start = Math.round(admittedAtMs) - (Math.round(admittedAtMs) % window);
+    const start = windowStartOf(Math.round(admittedAtMs), window);
     await this.dataSource.query(
       `UPDATE rate_limit_windows SET
          current_hits = CASE WHEN window_start = $2::bigint THEN GREATEST(current_hits - 1, 0) ELSE current_hits END,

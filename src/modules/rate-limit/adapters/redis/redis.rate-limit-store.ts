@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import type { WindowCounts } from '../../domain/sliding-window';
+import { WindowCounts, windowStartOf } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
 
 /**
@@ -118,8 +118,8 @@ export class RedisRateLimitStore extends RateLimitStore {
   }
 
   async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {
-    const [window, at] = [Math.round(windowMs), Math.round(admittedAtMs)];
-    await this.giveBack(`${this.prefix}:${key}`, at - (at % window), window);
+    const window = Math.round(windowMs);
+    await this.giveBack(`${this.prefix}:${key}`, windowStartOf(Math.round(admittedAtMs), window), window);
   }
 
   async close(): Promise<void> {
