@@ -49,6 +49,8 @@ export interface TestAppOptions {
    * from the UnitOfWork's scope, so they are swapped together with UnitOfWork or not at all.
    */
   adapters?: readonly AdapterSwap[];
+  /** the address the app reaches its database at, given the test database's (a proxy the test can cut); migrations take the database directly */
+  databaseUrlOf?: (url: string) => string;
 }
 
 /**
@@ -59,8 +61,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-test-'));
   const port = randomPort();
+  const databaseUrl = options.databaseUrlOf?.(database.url) ?? database.url;
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
     ADMIN_TOKEN,
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -76,7 +79,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   await migrations.destroy();
 
   let fake: FakeWorkerGateway | undefined;
-  const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, databaseUrl: database.url, secrets })] });
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, databaseUrl, secrets })] });
   // realWorkerGateway: the adapter WORKER_GATEWAY names (e.g. remote) instead of the fake
   if (!options.realWorkerGateway) {
     builder.overrideProvider(WorkerGateway).useFactory({ factory: (storage: ObjectStorage) => (fake = new FakeWorkerGateway(storage)), inject: [ObjectStorage] });

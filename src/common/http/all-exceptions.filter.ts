@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { isDependencyOutage } from '../errors/dependency-outage';
 import { DomainError } from '../errors/domain-error';
 import { ERROR_HTTP_STATUS, ErrorCode } from '../errors/error-codes';
 import { errorEnvelope } from './error-envelope';
@@ -20,6 +21,9 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'rate_limited',
   503: 'unavailable',
 };
+
+/** seconds a client is told to wait before retrying a 503 */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 interface ExpressBodyError {
   type?: string;
@@ -67,6 +71,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       res.end();
       return;
     }
+    if (status === 503 && !res.getHeader('Retry-After')) res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
     res.status(status).json(errorEnvelope(code, message, requestId, details));
   }
 
@@ -89,6 +94,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (bodyError && typeof bodyError === 'object' && (bodyError.status ?? bodyError.statusCode) && Number(bodyError.status ?? bodyError.statusCode) < 500) {
       const status = Number(bodyError.status ?? bodyError.statusCode);
       return { status, code: CODE_BY_STATUS[status] ?? 'invalid_request', message: 'Bad request' };
+    }
+    if (isDependencyOutage(exception)) {
+      return { status: HttpStatus.SERVICE_UNAVAILABLE, code: 'unavailable', message: 'A service Backdrop depends on is unavailable; try again shortly' };
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, code: 'internal_error', message: 'Internal server error' };
   }
