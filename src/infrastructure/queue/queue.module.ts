@@ -1,7 +1,9 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { bullRootOptions, JOBS_FLOW_PRODUCER, JOBS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE } from './queue-connection';
+import { QueueConnections } from './queue-connections';
 
 @Global()
 @Module({})
@@ -11,7 +13,8 @@ export class QueueModule {
     const flows = BullModule.registerFlowProducer({ name: JOBS_FLOW_PRODUCER });
     return {
       module: QueueModule,
-      imports: [BullModule.forRoot(bullRootOptions(config, databaseUrl)), queue, flows],
+      imports: [BullModule.forRoot(bullRootOptions(config, databaseUrl)), queue, flows, DiscoveryModule],
+      providers: [QueueConnections],
       exports: [queue, flows],
     };
   }
