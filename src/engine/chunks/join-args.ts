@@ -4,6 +4,7 @@
  * is allowed to open nothing but the chunks' container; the source is opened with its input pin.
  */
 import { pinArgs, InputPin, ALLOWED_PROTOCOLS } from '../media/input-pin';
+import { ColourMatrix, toWebpMatrix } from '../pipeline/colour-matrix';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
 import { formatNumber } from '../pipeline/ffmpeg-args';
 import { previewReadSeconds, videoDelayArgs, VideoStart } from '../pipeline/input-seek';
@@ -90,13 +91,19 @@ export function buildJoinGifArgs(listPath: string, palettePath: string, preset: 
   ];
 }
 
-/** WebP animation or PNG frames (`outputPath` a printf pattern): the joined chunks encoded once. */
-export function buildJoinFramesArgs(listPath: string, preset: EncoderPreset, outputPath: string): string[] {
+/**
+ * WebP animation or PNG frames (`outputPath` a printf pattern): the joined chunks encoded once. The
+ * chunks hold the source's YCbCr (`matrix`), which a WebP is converted from as in a single run: its
+ * decoders read BT.709 as BT.601 (a BT.709 video's 200,60,40 came out 187,47,40). PNG's RGB is
+ * converted by the chunks' own tag.
+ */
+export function buildJoinFramesArgs(listPath: string, preset: EncoderPreset, outputPath: string, matrix?: ColourMatrix): string[] {
+  const toOutputMatrix = preset.format === 'webp' ? toWebpMatrix(matrix) : '';
   return [
     ...COMMON_ARGS,
     ...concatInputArgs(listPath, 'mov'),
     '-map', '0:v:0',
-    '-vf', `format=${preset.outputPixelFormat}`,
+    '-vf', `${toOutputMatrix}format=${preset.outputPixelFormat}`,
     ...preset.videoArgs,
     ...preset.muxerArgs,
     '-f', preset.muxer, '-y', outputPath,

@@ -63,7 +63,7 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
         break;
       }
       case 'webp':
-        await run(buildJoinFramesArgs(listPath, preset, partialPath));
+        await run(buildJoinFramesArgs(listPath, preset, partialPath, source.colourMatrix));
         break;
       default:
         if (segmentFormatFor(request.outputFormat) !== request.outputFormat) throw new Error(`no join for ${request.outputFormat}`);
