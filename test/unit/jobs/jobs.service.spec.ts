@@ -165,4 +165,30 @@ describe('JobLifecycle on in-memory adapters', () => {
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled', reservedCredits: null });
     expect(await world.ledger.balance(KEY)).toBe(100);
   });
+
+  describe('with the database unreachable', () => {
+    const outage = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+    it("a job on an upload is refused with the database's error (a 503), not as an upload that does not exist (a 400)", async () => {
+      const world = jobsWorld();
+      const videoUrl = await uploaded(world);
+      jest.spyOn(world.uploadRows, 'findOwned').mockRejectedValue(outage());
+      await expect(world.service.create({ apiKeyId: KEY, videoUrl, request: {}, autoStart: false })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      expect(await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).toMatchObject({ total: 0 });
+    });
+
+    it('a start that was committed is answered as started, though the job cannot be read back', async () => {
+      const world = jobsWorld();
+      await world.ledger.grant(KEY, 20, null);
+      const draft = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: false });
+      const readBack = jest.spyOn(world.jobs, 'findById');
+      const started = world.service.start(KEY, draft.id, { request: {} });
+      readBack.mockRejectedValue(outage());
+      const job = await started;
+      expect(job).toMatchObject({ id: draft.id, status: 'pending' });
+      readBack.mockRestore();
+      expect((await world.jobs.findById(draft.id))?.status).toBe('pending');
+      expect(await world.ledger.balance(KEY)).toBe(12);
+    });
+  });
 });

@@ -95,9 +95,10 @@ export class JobsService {
   private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined): Promise<Job> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     // an upload past its retention is 410 here as at create, and the draft stays a draft
-    const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(rethrowGone(() => null)) : null;
+    const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(whenNotFound(() => null)) : null;
     const started = await this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null);
-    return (await this.jobs.findById(started.id)) ?? started;
+    // the start is committed: a read failing now (the database gone) must not answer it as failed, which a client would retry
+    return (await this.jobs.findById(started.id).catch(() => null)) ?? started;
   }
 
   /** A video_url is either one of this server's upload URLs (owned by the caller) or a public http(s) URL. */
@@ -105,7 +106,7 @@ export class JobsService {
     const uploadId = this.uploads.uploadIdFromUrl(videoUrl);
     if (uploadId) {
       await this.uploads.findOwned(uploadId, apiKeyId).catch(
-        rethrowGone(() => {
+        whenNotFound(() => {
           throw DomainError.invalid('video_url', 'refers to an upload that does not exist');
         }),
       );
@@ -132,10 +133,14 @@ export class JobsService {
   }
 }
 
-/** A catch handler: a 410 (an upload past its retention) goes on as it is, any other error to `otherwise`. */
-function rethrowGone<T>(otherwise: () => T): (error: unknown) => T {
+/**
+ * A catch handler: an upload that does not exist goes to `otherwise`; anything else goes on as it is
+ * (a 410 for an upload past its retention, a database that cannot be reached: that was answered 400
+ * "refers to an upload that does not exist", which a client does not retry).
+ */
+function whenNotFound<T>(otherwise: () => T): (error: unknown) => T {
   return (error) => {
-    if (error instanceof DomainError && error.code === 'gone') throw error;
-    return otherwise();
+    if (error instanceof DomainError && error.code === 'not_found') return otherwise();
+    throw error;
   };
 }
