@@ -12,6 +12,8 @@ describe('isDependencyOutage', () => {
     ['a connection exception (08006)', withCode('connection failure', '08006')],
     ['a pool that could not connect in time', new Error('timeout exceeded when trying to connect')],
     ["ioredis's closed connection", new Error('Connection is closed.')],
+    ['a full disk', withCode('ENOSPC: no space left on device, write', 'ENOSPC')],
+    ['a process out of file handles', withCode('EMFILE: too many open files', 'EMFILE')],
     ['TypeORM wrapping the driver error', Object.assign(new Error('Query failed'), { driverError: withCode('read ECONNRESET', 'ECONNRESET') })],
     ['a cause', new Error('storing the output failed', { cause: withCode('connect ETIMEDOUT', 'ETIMEDOUT') })],
     ['every address refused (AggregateError)', new AggregateError([withCode('a', 'ECONNREFUSED'), withCode('b', 'ECONNREFUSED')], 'connect failed')],

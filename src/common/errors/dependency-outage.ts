@@ -1,11 +1,14 @@
 /**
  * Whether an error says that a dependency (Postgres, Redis, object storage) could not be reached or
- * went away, not that the request or the code was wrong. The contract answers those 503
- * `unavailable`, which a client retries, where a bug is a 500. Errors are read by their shape (Node's
- * socket codes, Postgres's SQLSTATE, the drivers' messages), through `cause` and TypeORM's
- * `driverError`, so that this module imports no driver.
+ * went away, or that its disk failed or filled, not that the request or the code was wrong. The
+ * contract answers those 503 `unavailable`, which a client retries, where a bug is a 500. Errors are
+ * read by their shape (Node's system error codes, Postgres's SQLSTATE, the drivers' messages),
+ * through `cause` and TypeORM's `driverError`, so that this module imports no driver.
  */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const SOCKET_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'];
+/** a disk that fails, is full or read-only, or a process out of file handles */
+const STORAGE_CODES = ['EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EMFILE', 'ENFILE'];
+const OUTAGE_CODES = new Set([...SOCKET_CODES, ...STORAGE_CODES]);
 
 /** SQLSTATE class 08 (connection exception), a server shutting down or starting (57P01-57P03), too many connections (53300) */
 const POSTGRES_OUTAGE_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
@@ -28,7 +31,7 @@ interface ErrorShape {
 export function isDependencyOutage(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > MAX_CAUSES) return false;
   const { code, name, message, cause, driverError, errors } = error as ErrorShape;
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || POSTGRES_OUTAGE_STATE.test(code))) return true;
+  if (typeof code === 'string' && (OUTAGE_CODES.has(code) || POSTGRES_OUTAGE_STATE.test(code))) return true;
   if (name === 'MaxRetriesPerRequestError') return true;
   if (typeof message === 'string' && OUTAGE_MESSAGES.some((pattern) => pattern.test(message))) return true;
   // Node's AggregateError: each address tried (IPv4 and IPv6) refused

@@ -49,7 +49,7 @@ export class LocalDiskObjectStorage extends ObjectStorage {
    * to the end (the open file outlives its name).
    */
   async openRead(key: string, range?: ByteRange): Promise<Readable> {
-    const file = await fs.open(this.pathOf(key), 'r').catch(() => undefined);
+    const file = await fs.open(this.pathOf(key), 'r').catch(whenMissing(() => undefined));
     if (!file) throw new ObjectNotFoundError(key);
     if (!(await file.stat()).isFile()) {
       await file.close();
@@ -60,12 +60,8 @@ export class LocalDiskObjectStorage extends ObjectStorage {
 
   async stat(key: string): Promise<StoredObject | null> {
     const target = this.pathOf(key);
-    try {
-      const info = await fs.stat(target);
-      return info.isFile() ? { key, size: info.size } : null;
-    } catch {
-      return null;
-    }
+    const info = await fs.stat(target).catch(whenMissing(() => null));
+    return info?.isFile() ? { key, size: info.size } : null;
   }
 
   async delete(key: string): Promise<void> {
@@ -96,4 +92,16 @@ export class LocalDiskObjectStorage extends ObjectStorage {
       return `storage directory not writable: ${(error as Error).message}`;
     }
   }
+}
+
+/**
+ * A catch handler: a file that does not exist goes to `otherwise`, any other error goes on. A disk
+ * that fails (EIO), is full or read-only, or a process out of file handles (EMFILE) said "not found":
+ * a download of a finished output was answered 410 gone for good.
+ */
+function whenMissing<T>(otherwise: () => T): (error: unknown) => T {
+  return (error) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return otherwise();
+    throw error;
+  };
 }

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { LocalDiskObjectStorage } from '../../../src/modules/storage/adapters/local/local-disk.object-storage';
+import { UrlSigner } from '../../../src/modules/storage/application/url-signer';
+import { ObjectNotFoundError } from '../../../src/modules/storage/ports/object-storage';
+
+/** A file that is missing is "not found" (a download's 410 gone); a store that cannot be read is not. */
+describe('LocalDiskObjectStorage: missing objects against failing reads', () => {
+  let dir: string;
+  const storeAt = (root: string) => new LocalDiskObjectStorage(root, 'http://127.0.0.1:1', new UrlSigner('s'.repeat(48)));
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'local-disk-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a missing object is not found: openRead rejects with ObjectNotFoundError, stat answers null', async () => {
+    const store = storeAt(dir);
+    await expect(store.openRead('outputs/job_missing.webm')).rejects.toBeInstanceOf(ObjectNotFoundError);
+    await expect(store.stat('outputs/job_missing.webm')).resolves.toBeNull();
+  });
+
+  it("a store that cannot be read (its directory a file) fails with the file system's error, not as not found", async () => {
+    writeFileSync(path.join(dir, 'outputs'), 'not a directory');
+    const store = storeAt(dir);
+    const read = store.openRead('outputs/job_a.webm');
+    await expect(read).rejects.not.toBeInstanceOf(ObjectNotFoundError);
+    await expect(read).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(store.stat('outputs/job_a.webm')).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+});
