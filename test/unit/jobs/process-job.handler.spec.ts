@@ -95,4 +95,57 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(world.gateway.tasks).toEqual([]);
     expect((await world.jobs.findById(job.id))?.errorCode).toBe('canceled');
   });
+
+  describe('the database away as the job ends', () => {
+    const outage = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+    it('the finished work is recorded once the database is back: completed, charged once, the output kept (it was failed, or made again)', async () => {
+      const world = processing();
+      world.handler.completionRetryDelaysMs = [0, 0, 0, 0];
+      await world.ledger.grant(KEY, 100, null);
+      world.gateway.succeedWith(4);
+      const job = await world.queued();
+      const process = world.gateway.process.bind(world.gateway);
+      const readJob = world.jobs.findById.bind(world.jobs);
+      let away = 0;
+      world.gateway.process = async (task, onProgress, signal) => {
+        const outcome = await process(task, onProgress, signal);
+        away = 3; // the next three reads of the job fail
+        return outcome;
+      };
+      jest.spyOn(world.jobs, 'findById').mockImplementation(async (id) => {
+        if (away > 0) {
+          away -= 1;
+          throw outage();
+        }
+        return readJob(id);
+      });
+      await world.handler.handle(job.id);
+      expect(await readJob(job.id)).toMatchObject({ status: 'completed', outputKey: `outputs/${job.id}.webm`, chargedCredits: 3 });
+      expect(await world.ledger.balance(KEY)).toBe(97);
+      expect(await world.storage.stat(`outputs/${job.id}.webm`)).not.toBeNull();
+      expect(world.gateway.tasks).toHaveLength(1);
+    });
+
+    it('a database that stays away: the message is handed back to the queue, not the job failed by this run', async () => {
+      const world = processing();
+      world.handler.completionRetryDelaysMs = [0, 0];
+      await world.ledger.grant(KEY, 100, null);
+      const job = await world.queued();
+      const process = world.gateway.process.bind(world.gateway);
+      const readJob = world.jobs.findById.bind(world.jobs);
+      let away = false;
+      world.gateway.process = async (task, onProgress, signal) => {
+        const outcome = await process(task, onProgress, signal);
+        away = true;
+        return outcome;
+      };
+      jest.spyOn(world.jobs, 'findById').mockImplementation(async (id) => {
+        if (away) throw outage();
+        return readJob(id);
+      });
+      await expect(world.handler.handle(job.id)).rejects.toThrow(/could not be recorded/);
+      expect(await readJob(job.id)).toMatchObject({ status: 'processing' });
+    });
+  });
 });

@@ -19,7 +19,7 @@ import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 type Deliveries = QueuedDelivery[];
 
 /** what a job that completes produced: its output, the seconds it is charged, its frames and notes */
-type CompletedWork = { outputKey: string; durationSeconds: number; frames?: number; notes: string[] };
+export type CompletedWork = { outputKey: string; durationSeconds: number; frames?: number; notes: string[] };
 
 /** thrown inside a transaction to undo it: the balance does not cover a fetched input's reserve */
 class BalanceShort extends Error {}

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
+import { isDependencyOutage } from '../../../common/errors/dependency-outage';
 import { DomainError } from '../../../common/errors/domain-error';
+import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
 import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../../common/outbound-http';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
@@ -9,7 +11,7 @@ import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-
 import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
 import { Job } from '../domain/job';
 import { HandedBack } from './handed-back';
-import { JobLifecycle } from './job-lifecycle';
+import { CompletedWork, JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
@@ -38,6 +40,8 @@ export class ProcessJobHandler {
   private readonly logger = new Logger(ProcessJobHandler.name);
   private readonly running = new Set<AbortController>();
   private shuttingDown = false;
+  /** the waits between tries of a finished job's completion while the database is away (a test shortens them) */
+  completionRetryDelaysMs: readonly number[] = UNTIL_WRITTEN_DELAYS_MS;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -75,7 +79,26 @@ export class ProcessJobHandler {
       clearInterval(watcher);
       this.running.delete(stop);
     }
-    if (outcome && !(await this.lifecycle.complete((await this.jobs.findById(running.id)) ?? running, outcome))) await this.storage.delete(outcome.outputKey);
+    if (!outcome) return;
+    const done = outcome;
+    const recorded = await untilWritten(
+      () => this.recordCompletion(running, done),
+      (error) => this.logger.warn(`could not record job ${running.id}'s completion yet (${error instanceof Error ? error.message : String(error)}); trying again`),
+      this.completionRetryDelaysMs,
+      isDependencyOutage,
+    );
+    if (!recorded) throw new Error(`job ${running.id}'s completion could not be recorded: the database stayed unreachable`);
+  }
+
+  /**
+   * The finished work is written until the database takes it: thrown to the queue, a database away
+   * for half a minute as a job ended spent the message's attempts at once, and the job was failed
+   * (its output, made, left on disk named by no job) or made again from the start.
+   */
+  private async recordCompletion(job: Job, outcome: CompletedWork): Promise<void> {
+    const current = await this.jobs.findById(job.id);
+    if (current?.status === 'completed') return; // an earlier try's commit landed before its answer was lost
+    if (!(await this.lifecycle.complete(current ?? job, outcome))) await this.storage.delete(outcome.outputKey);
   }
 
   /**
