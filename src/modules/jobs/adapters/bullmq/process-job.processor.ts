@@ -1,6 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { Job as QueueJob } from 'bullmq';
+import { isDependencyOutage } from '../../../../common/errors/dependency-outage';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
 import { stalledJobDetection } from '../../../../infrastructure/queue/stalled-job-detection';
@@ -82,7 +83,9 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
     }
     const { jobId } = (message as QueueJob<ProcessJobMessage>).data;
     this.logger.error(`queue gave up on job ${jobId}: ${error.message}`);
-    await this.endJob(jobId, () => this.handler.abandon(jobId, error.message));
+    // the job's error is the client's to read: a driver's words name the service's own addresses
+    const reason = isDependencyOutage(error) ? 'a service it needs (its database, queue or storage) could not be reached' : error.message;
+    await this.endJob(jobId, () => this.handler.abandon(jobId, reason));
   }
 
   private async endJob(jobId: string, end: () => Promise<unknown>): Promise<void> {
