@@ -66,7 +66,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     const { status, code, message, details } = this.describe(exception);
-    if (status >= 500) this.logger.error(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    // a dependency away is the operator's to see once a request, not a bug's stack
+    if (code === 'unavailable') this.logger.warn(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? exception.message : String(exception)}`);
+    else if (status >= 500) this.logger.error(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
     if (res.headersSent) {
       res.end();
       return;
