@@ -3,7 +3,9 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import { isDependencyOutage } from '../../../../common/errors/dependency-outage';
 import { DomainError } from '../../../../common/errors/domain-error';
+import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-written';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
 import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
@@ -21,9 +23,13 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  * - Same key, same request: the stored response is replayed (same status and body, `Idempotent-Replayed: true`).
  * - Same key, another body or route: 422 idempotency_mismatch. Still running: 409 idempotency_in_progress.
  * - The work failing (any error response) gives the key back, so a retry runs it again.
+ * - A completion or release the store cannot take now is tried again in the background.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  /** the waits between tries of a claim's completion or release that the store could not take (a test shortens them) */
+  retryDelaysMs: readonly number[] = UNTIL_WRITTEN_DELAYS_MS;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly store: IdempotencyStore,
@@ -57,11 +63,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'claimed': {
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
         return next.handle().pipe(
-          mergeMap((body) => from(this.store.complete(scope, status, body).then(() => body))),
-          catchError((error: unknown) => from(this.store.release(scope).catch(() => undefined)).pipe(mergeMap(() => throwError(() => error)))),
+          // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)
+          mergeMap((body) => from(this.store.complete(scope, status, body).catch(() => this.writeLater(() => this.store.complete(scope, status, body))).then(() => body))),
+          catchError((error: unknown) => from(this.store.release(scope).catch(() => this.writeLater(() => this.store.release(scope)))).pipe(mergeMap(() => throwError(() => error)))),
         );
       }
     }
+  }
+
+  /**
+   * A write the store could not take (its database away) is tried again in the background until it
+   * lands: a key left claimed answered every retry 409 idempotency_in_progress for 15 minutes.
+   */
+  private writeLater(write: () => Promise<void>): void {
+    void untilWritten(write, () => undefined, this.retryDelaysMs, isDependencyOutage).catch(() => undefined);
   }
 }
 
