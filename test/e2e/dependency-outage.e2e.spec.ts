@@ -1,6 +1,17 @@
+import { ChildProcess, spawn } from 'node:child_process';
 import { SERVER_URL } from '../support/test-database';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
 import { eventually, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * A frozen process runs no timer, its tests' timeouts included: a process of its own ends this one
+ * after `seconds`, so that the freeze fails the suite instead of holding it until CI's time is up.
+ */
+function watchdog(seconds: number): ChildProcess {
+  const child = spawn(process.execPath, ['-e', `setTimeout(() => { try { process.kill(${process.pid}, 'SIGKILL'); } catch {} }, ${seconds * 1000});`], { stdio: 'ignore' });
+  child.unref();
+  return child;
+}
 
 /**
  * The contract answers 503 `unavailable` while a dependency is down (a client retries it) and 500
@@ -12,8 +23,10 @@ describe('Postgres unreachable: 503 unavailable, then answers again', () => {
   let proxy: TcpProxy;
   let t: TestApp;
   let key: string;
+  let frozen: ChildProcess;
 
   beforeAll(async () => {
+    frozen = watchdog(180);
     const server = new URL(SERVER_URL);
     proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
     t = await startTestApp({ OUTBOUND_ALLOW_LIST: 'example.com' }, {
@@ -28,6 +41,7 @@ describe('Postgres unreachable: 503 unavailable, then answers again', () => {
   afterAll(async () => {
     if (t) await t.close();
     await proxy.close();
+    frozen.kill();
   });
 
   function expectUnavailable(res: { status: number; headers: Record<string, string>; body: { success: boolean; error: { code: string; message: string } } }): void {
