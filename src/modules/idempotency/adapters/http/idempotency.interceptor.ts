@@ -27,9 +27,6 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  /** the waits between tries of a claim's completion or release that the store could not take (a test shortens them) */
-  retryDelaysMs: readonly number[] = UNTIL_WRITTEN_DELAYS_MS;
-
   constructor(
     private readonly reflector: Reflector,
     private readonly store: IdempotencyStore,
@@ -76,7 +73,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * lands: a key left claimed answered every retry 409 idempotency_in_progress for 15 minutes.
    */
   private writeLater(write: () => Promise<void>): void {
-    void untilWritten(write, () => undefined, this.retryDelaysMs, isDependencyOutage).catch(() => undefined);
+    void untilWritten(write, () => undefined, UNTIL_WRITTEN_DELAYS_MS, isDependencyOutage).catch(() => undefined);
   }
 }
 
