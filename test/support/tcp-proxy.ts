@@ -1,5 +1,4 @@
-import { createServer, Server, Socket, connect } from 'node:net';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
 
 /** A TCP proxy on a loopback port to `target`, which a test can cut (a dependency's outage) and restore. */
 export interface TcpProxy {
