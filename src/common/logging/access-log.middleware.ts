@@ -28,7 +28,8 @@ export function accessLogMiddleware(parent: Logger) {
         key_fingerprint: req.apiKey?.fingerprint ?? null,
         bytes_out: Number(res.getHeader('content-length') ?? 0) || undefined,
       };
-      if (status >= 500) logger.error(entry, 'request');
+      if (status === 503) logger.warn(entry, 'request'); // a dependency away: the outage, not a fault of the request (logged once by the exception filter)
+      else if (status >= 500) logger.error(entry, 'request');
       else logger.info(entry, 'request');
     };
     res.once('finish', write);

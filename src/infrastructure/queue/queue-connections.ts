@@ -2,6 +2,7 @@ import { WorkerHost } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { FlowProducer, QueueBase } from 'bullmq';
+import { RepeatedWarning } from '../../common/logging/repeated-warning';
 
 /** at most one line a connection in this long, however often it fails */
 const ERROR_LOG_INTERVAL_MS = 30_000;
@@ -38,18 +39,7 @@ export class QueueConnections implements OnApplicationBootstrap {
   }
 
   private logErrors(name: string, connection: QueueConnection): void {
-    let loggedAt = -Infinity;
-    let unlogged = 0;
-    connection.on('error', (error) => {
-      const now = Date.now();
-      if (now - loggedAt < ERROR_LOG_INTERVAL_MS) {
-        unlogged += 1;
-        return;
-      }
-      const since = unlogged > 0 ? ` (${unlogged} more since the last line)` : '';
-      this.logger.warn(`${name}: ${error.message}${since}`);
-      loggedAt = now;
-      unlogged = 0;
-    });
+    const errors = new RepeatedWarning(this.logger, ERROR_LOG_INTERVAL_MS);
+    connection.on('error', (error) => errors.warn(`${name}: ${error.message}`));
   }
 }

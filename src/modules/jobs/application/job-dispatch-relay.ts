@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
 import { oneAtATime } from '../../../common/one-at-a-time';
+import { RepeatedWarning } from '../../../common/logging/repeated-warning';
 import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../common/with-timeout';
 import { JobDispatcher } from '../ports/job-dispatcher';
 import { JobRepository } from '../ports/job.repository';
@@ -15,6 +16,7 @@ import { JobRepository } from '../ports/job.repository';
 @Injectable()
 export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(JobDispatchRelay.name);
+  private readonly sweepFailures = new RepeatedWarning(this.logger);
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -25,7 +27,14 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error: Error) => this.logger.warn(`relay sweep failed: ${error.message}`)), this.config.env.JOB_RELAY_INTERVAL_MS);
+    this.timer = setInterval(
+      () =>
+        void this.sweep().then(
+          () => this.sweepFailures.recovered('relay sweep works again'),
+          (error: Error) => this.sweepFailures.warn(`relay sweep failed: ${error.message}`),
+        ),
+      this.config.env.JOB_RELAY_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { ApiKeyChanges } from '../../ports/api-key-changes';
+import { RepeatedWarning } from '../../../../common/logging/repeated-warning';
 
 /** The channel the api_keys triggers notify on (migration ApiKeyChangeNotifications), with the key's hash as payload. */
 export const API_KEY_CHANGES_CHANNEL = 'backdrop_api_key_changes';
@@ -16,6 +17,7 @@ const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 5000];
  */
 export class PgNotifyApiKeyChanges extends ApiKeyChanges {
   private readonly logger = new Logger('ApiKeyChanges');
+  private readonly losses = new RepeatedWarning(this.logger);
   private readonly listeners = new Set<(keyHash: string | null) => void>();
   private client: Client | null = null;
   private live = false;
@@ -71,6 +73,7 @@ export class PgNotifyApiKeyChanges extends ApiKeyChanges {
     this.attempt = 0;
     this.announce(null);
     this.live = true;
+    this.losses.recovered('API key change feed listening again');
   }
 
   private lost(client: Client, reason: string): void {
@@ -82,7 +85,7 @@ export class PgNotifyApiKeyChanges extends ApiKeyChanges {
     if (this.closed) return;
     const delay = RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
     this.attempt += 1;
-    this.logger.warn(`API key change feed lost (${reason}); keys are read from the database until it listens again (retry in ${delay} ms)`);
+    this.losses.warn(`API key change feed lost (${reason}); keys are read from the database until it listens again (retry in ${delay} ms)`);
     this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryTimer.unref();
   }

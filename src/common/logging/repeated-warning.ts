@@ -1,0 +1,43 @@
+/** what a RepeatedWarning writes to (a Nest Logger) */
+export interface WarningSink {
+  warn(message: string): void;
+  log(message: string): void;
+}
+
+/**
+ * A warning that recurs while something stays broken (the database away, a feed that cannot
+ * reconnect): one line at most every `intervalMs`, saying how many were held back, and one line when
+ * it works again. Logged as they came, a 90 s outage wrote the same line every 5 s from each timer.
+ */
+export class RepeatedWarning {
+  private loggedAt = -Infinity;
+  private heldBack = 0;
+  private failing = false;
+
+  constructor(
+    private readonly sink: WarningSink,
+    private readonly intervalMs = 30_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  warn(message: string): void {
+    this.failing = true;
+    const now = this.now();
+    if (now - this.loggedAt < this.intervalMs) {
+      this.heldBack += 1;
+      return;
+    }
+    this.sink.warn(this.heldBack > 0 ? `${message} (${this.heldBack} more since the last line)` : message);
+    this.loggedAt = now;
+    this.heldBack = 0;
+  }
+
+  /** it works again: `message` is logged once, if a warning came since it last worked */
+  recovered(message: string): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.loggedAt = -Infinity;
+    this.heldBack = 0;
+    this.sink.log(message);
+  }
+}
