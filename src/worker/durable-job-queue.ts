@@ -129,10 +129,10 @@ export class DurableWorkerJobQueue implements WorkerQueue {
   }
 
   async health(): Promise<RemoteHealth> {
-    const counts = await this.queue.getJobCounts('completed', 'failed', 'active', 'waiting', 'delayed', 'prioritized');
+    const [counts, inQueue] = await Promise.all([this.queue.getJobCounts('completed', 'failed', 'active'), this.waitingRuns()]);
     const running = this.local.size;
     return {
-      jobs: { completed: counts.completed ?? 0, failed: counts.failed ?? 0, inProgress: counts.active ?? 0, inQueue: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0), retried: this.counts.retried },
+      jobs: { completed: counts.completed ?? 0, failed: counts.failed ?? 0, inProgress: counts.active ?? 0, inQueue, retried: this.counts.retried },
       workers: { idle: Math.max(0, this.options.concurrency - running), running },
     };
   }
@@ -218,9 +218,18 @@ export class DurableWorkerJobQueue implements WorkerQueue {
 
   private async hasRoom(): Promise<boolean> {
     if (this.closing) return false;
-    const counts = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active');
-    const waiting = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
+    const [counts, waiting] = await Promise.all([this.queue.getJobCounts('active'), this.waitingRuns()]);
     return waiting < this.options.queueSize + Math.max(0, this.options.concurrency - (counts.active ?? 0));
+  }
+
+  /**
+   * The runs waiting to be taken, less those cancelled: BullMQ cannot fail a job no worker holds, so
+   * a cancelled run waits until a worker takes it and drops it at once. Counted, it held its place
+   * in the line (and refused new runs 429) until the run before it ended, minutes on a long video.
+   */
+  private async waitingRuns(): Promise<number> {
+    const jobs = (await this.queue.getJobs(['waiting', 'delayed', 'prioritized'])) as Array<Job<RunData> | undefined>;
+    return jobs.filter((job) => job && !job.data.cancelled).length;
   }
 
   private view(job: Job<RunData>, state: string): RemoteStatus {

@@ -206,6 +206,20 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     expect(await workFiles()).toEqual([]);
   });
 
+  it('gives up the place of a waiting run once it is cancelled, while the run before it goes on', async () => {
+    pool.mode = 'hold';
+    const engineRuns = pool.started.length;
+    const running = await submit(runRequest());
+    await eventually(async () => (pool.started.length > engineRuns ? true : undefined));
+    const waiting = await submit(runRequest());
+    expect((await call('POST', '/run', runRequest())).status).toBe(429);
+    expect((await call('POST', `/cancel/${waiting}`)).json).toEqual({ id: waiting, status: 'CANCELLED' });
+    expect((await call('GET', '/health')).json.jobs).toMatchObject({ inProgress: 1, inQueue: 0 });
+    const next = await submit(runRequest());
+    expect((await call('GET', `/status/${waiting}`)).json.status).toBe('CANCELLED');
+    for (const id of [next, running]) await call('POST', `/cancel/${id}`);
+  });
+
   it("runs each chunk of a long job, which share its job_id, as a run of its own (a chunk got another's run back), and the same chunk sent again once", async () => {
     pool.mode = 'hold';
     const chunk = (start: number) => runRequest({ job_id: 'job_chunked', segment: { start_seconds: start, end_seconds: start + 1, preroll_seconds: 0.5 } });
