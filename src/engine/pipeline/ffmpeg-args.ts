@@ -69,6 +69,8 @@ export interface SourceSpec {
   colourMatrix?: ColourMatrix;
   /** full-range YCbCr in a pixel format that does not say so (probe.ts): brought to video range for the encoder */
   fullRange?: boolean;
+  /** the picture has an alpha of its own (VP9 or ProRes with alpha, PNG frames...): the output keeps it (buildCompositeFilter) */
+  hasAlpha?: boolean;
 }
 
 /** The background as the encoder reads it: an image comes with the pin the gate gave it. */
@@ -188,18 +190,19 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
   const { layout, preset, background } = spec;
   const foreground = layout.foreground;
   const resizeTo = (from: Size) => resizeToForeground(from, foreground);
+  const { source, matte } = withSourceAlpha(spec, `${matteLabel}${resizeTo(spec.matte)}format=gray`);
   const parts = spec.decontaminate
     ? [
-        `${sourceAtForeground(spec)}format=gbrp[sourcecolor]`,
+        `${source}format=gbrp[sourcecolor]`,
         `[${foregroundInputIndex(spec)}:v]${resizeTo(spec.matte)}format=gbrp[predictedcolor]`,
-        `${matteLabel}${resizeTo(spec.matte)}format=gray,split=2[fgalpha][edgesource]`,
+        `${matte},split=2[fgalpha][edgesource]`,
         `[edgesource]lut=c0='if(lt(val,${FOREGROUND_COLOUR_BELOW}),255,0)',format=gbrp[edge]`,
         `[sourcecolor][predictedcolor][edge]maskedmerge,${backToYuv(spec)}format=${preset.workingPixelFormat}[fgcolor]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ]
     : [
-        `${sourceAtForeground(spec)}format=${preset.workingPixelFormat}[fgcolor]`,
-        `${matteLabel}${resizeTo(spec.matte)}format=gray[fgalpha]`,
+        `${source}format=${preset.workingPixelFormat}[fgcolor]`,
+        `${matte}[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];
   const toOutput = `${outputMatrix(spec)}format=${preset.outputPixelFormat}[out]`;
@@ -214,6 +217,25 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
     parts.push(`[bg][fg]overlay=x=${foreground.x}:y=${foreground.y}:format=${preset.overlayFormat}:shortest=1,${toOutput}`);
   }
   return parts.join(';');
+}
+
+/** what alphaextract reads in this ffmpeg (8 bits); a source in none of them (ProRes 4444's 10 bits) is converted */
+const ALPHA_EXTRACT_FORMATS = 'yuva420p|yuva444p|rgba|bgra|argb|abgr';
+
+/**
+ * The source at the foreground (a filter's start, as sourceAtForeground) and the mattes (a gray
+ * chain), where the source has an alpha of its own: its alpha times the matte, so what the input
+ * leaves transparent stays so (alphamerge alone replaced it: a transparent input's hidden pixels,
+ * black or whatever its maker left there, came out opaque where the model saw a subject). The two
+ * are paired by timestamp, the same constant-rate sequence on both sides.
+ */
+function withSourceAlpha(spec: CompositeSpec, matte: string): { source: string; matte: string } {
+  const source = sourceAtForeground(spec);
+  if (!spec.source.hasAlpha) return { source, matte };
+  return {
+    source: `${source}split=2[sourcepicture][sourcewithalpha];[sourcewithalpha]format=${ALPHA_EXTRACT_FORMATS},alphaextract,format=gray[sourcealpha];[sourcepicture]`,
+    matte: `${matte}[matteonly];[matteonly][sourcealpha]blend=all_mode=multiply`,
+  };
 }
 
 /** a scale to the foreground's size, then a comma; nothing where `from` is that size already */
@@ -432,7 +454,7 @@ export function buildWebmEncodeArgs(spec: CompositeSpec, parts: WebmParts, matte
  */
 export function encodesWebmApart(spec: Omit<CompositeSpec, 'matte'>): boolean {
   const { preset, background, layout } = spec;
-  return preset.format === 'webm' && background.type === 'transparent' && !spec.decontaminate && foregroundFillsCanvas(layout);
+  return preset.format === 'webm' && background.type === 'transparent' && !spec.decontaminate && !spec.source.hasAlpha && foregroundFillsCanvas(layout);
 }
 
 /** webm apart (encodesWebmApart): the source -> the colour VP9 stream (and the audio) in `parts` */

@@ -54,6 +54,7 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
   if (video.anamorphic) notes.push(`input's pixels are not square: written at its display size, ${video.width}x${video.height}`);
   if (video.interlaced) notes.push('input is interlaced: deinterlaced, a frame for each frame');
   if (video.hdr) notes.push(`input is HDR (${hdrName(video.hdr)}): tone-mapped to SDR (BT.709)`);
+  if (video.hasAlpha) notes.push(`input has an alpha channel of its own: ${background.type === 'transparent' ? 'what it leaves transparent stays transparent' : 'the background shows where it is transparent'}`);
 
   return {
     source: sourceSpecOf(request.inputPath, video, trimmed ? preview : undefined),
@@ -69,8 +70,8 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
 
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
-  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, fps, width, height } = video;
-  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, durationLimit, fps, size: { width, height } };
+  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha, fps, width, height } = video;
+  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha, durationLimit, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

@@ -76,6 +76,14 @@ describe('planJob', () => {
     expect(plan.notes).toEqual(['input is interlaced: deinterlaced, a frame for each frame']);
   });
 
+  it("carries the input's own alpha to the source, and says it is kept", () => {
+    const plan = planJob({ ...request, previewDuration: 5 }, { ...video, hasAlpha: true });
+    expect(plan.source.hasAlpha).toBe(true);
+    expect(plan.notes).toEqual(['input has an alpha channel of its own: what it leaves transparent stays transparent']);
+    const overColour = planJob({ ...request, previewDuration: 5, background: { type: 'color', rgb: [0, 128, 0] } }, { ...video, hasAlpha: true });
+    expect(overColour.notes).toEqual(['input has an alpha channel of its own: the background shows where it is transparent']);
+  });
+
   it('carries an HDR signal to the source, and says it is tone-mapped', () => {
     const hdr = { transfer: 'smpte2084', primaries: 'bt2020', matrix: 'bt2020nc' } as const;
     const plan = planJob({ ...request, previewDuration: 5 }, { ...video, hdr });
