@@ -9,6 +9,8 @@ import { typeOrmScopeOf } from '../composition/typeorm.transaction-scope';
 import { ApiKeyCache } from '../modules/auth/application/api-key-cache';
 import { creditsOption } from './credits-option';
 import { ApiKeysService } from '../modules/auth/application/api-keys.service';
+import { WebhookSecretOverlap } from '../modules/auth/application/webhook-secret-overlap';
+import { SystemClock } from '../common/clock';
 import { keyView } from '../modules/auth/adapters/http/admin.controller';
 import { ApiKeyRecord } from '../modules/auth/adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from '../modules/auth/adapters/typeorm/typeorm.api-key.repository';
@@ -20,7 +22,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   keys:enable  --fingerprint FP                             accept a key again
   credits:grant --fingerprint FP --credits N                add credits (deduct with --credits=-N; never below 0)
   webhooks:secret --fingerprint FP                          show the key's webhook signing secret
-  webhooks:rotate --fingerprint FP                          replace it (deliveries from now on use the new one)
+  webhooks:rotate --fingerprint FP                          replace it (the old one still signs beside it for WEBHOOK_SECRET_OVERLAP_SECONDS)
 Uses DATABASE_URL, or the embedded database in DATA_DIR (default ./data).`;
 
 function requireOption(value: string | undefined, name: string): string {
@@ -48,8 +50,8 @@ async function run(keys: ApiKeysService, command: string | undefined, options: R
       const fingerprint = requireOption(options.fingerprint, 'fingerprint');
       const key = (await keys.list()).find((candidate) => candidate.fingerprint === fingerprint);
       if (!key) throw new Error(`No API key with fingerprint ${fingerprint}`);
-      const secret = command === 'webhooks:rotate' ? await keys.rotateWebhookSecret(key) : await keys.webhookSecret(key);
-      return { key_fingerprint: fingerprint, webhook_secret: secret };
+      const view = command === 'webhooks:rotate' ? await keys.rotateWebhookSecret(key) : await keys.webhookSecret(key);
+      return { key_fingerprint: fingerprint, webhook_secret: view.secret, previous_secret_valid_until: view.previousValidUntil?.toISOString() ?? null };
     }
     default:
       throw new Error(USAGE);
@@ -67,7 +69,12 @@ async function main(): Promise<void> {
   try {
     dataSource = await migrate(database.url);
     const db = dataSource;
-    const keys = new ApiKeysService(new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)), new TypeOrmUnitOfWork(db, typeOrmScopeOf), ApiKeyCache.uncached());
+    const keys = new ApiKeysService(
+      new TypeOrmApiKeyRepository(db.getRepository(ApiKeyRecord)),
+      new TypeOrmUnitOfWork(db, typeOrmScopeOf),
+      ApiKeyCache.uncached(),
+      new WebhookSecretOverlap(new SystemClock(), config.env.WEBHOOK_SECRET_OVERLAP_SECONDS * 1000),
+    );
     process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], values), null, 2)}\n`);
   } finally {
     await dataSource?.destroy();

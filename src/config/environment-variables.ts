@@ -228,6 +228,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(100) @Max(60000)
   WEBHOOK_TIMEOUT_MS = 10000;
 
+  /** how long a rotated webhook secret still signs deliveries beside the new one, seconds (0: not at all) */
+  @Type(() => Number) @IsInt() @Min(0) @Max(30 * 86400)
+  WEBHOOK_SECRET_OVERLAP_SECONDS = 86400;
+
   @Type(() => Number) @IsInt() @Min(100) @Max(MAX_TIMER_MS)
   WEBHOOK_SWEEP_INTERVAL_MS = 15000;
 

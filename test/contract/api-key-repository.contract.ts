@@ -26,10 +26,14 @@ export function describeApiKeyRepositoryContract(keys: () => ApiKeyRepository): 
       expect(await keys().setEnabled('000000000000', false)).toBeNull();
     });
 
-    it('replaces the webhook secret, lists and counts the keys', async () => {
+    it('rotates the webhook secret, keeping the one it replaced until the time given; lists and counts the keys', async () => {
       const key = await newKey();
-      await keys().setWebhookSecret(key.id, 'whsec_bmV3');
-      expect((await keys().findById(key.id))?.webhookSecret).toBe('whsec_bmV3');
+      expect(key.previousWebhookSecret).toBeNull();
+      const until = new Date('2030-01-02T03:04:05.000Z');
+      await keys().rotateWebhookSecret(key.id, 'whsec_bmV3', until);
+      expect(await keys().findById(key.id)).toMatchObject({ webhookSecret: 'whsec_bmV3', previousWebhookSecret: { secret: 'whsec_dGVzdA==', validUntil: until } });
+      await keys().rotateWebhookSecret(key.id, 'whsec_bmV3ZXI=', new Date('2030-01-03T00:00:00.000Z'));
+      expect(await keys().findById(key.id)).toMatchObject({ webhookSecret: 'whsec_bmV3ZXI=', previousWebhookSecret: { secret: 'whsec_bmV3', validUntil: new Date('2030-01-03T00:00:00.000Z') } });
       const listed = await keys().list();
       expect(listed.map((listedKey) => listedKey.id)).toContain(key.id);
       expect(await keys().count()).toBe(listed.length);

@@ -82,16 +82,24 @@ describe('webhooks', () => {
     }
   });
 
-  it('announces job.failed, signed with a rotated secret', async () => {
+  it("announces job.failed, signed with a rotated secret and, for a day, the one it replaced", async () => {
     const receiver = await startReceiver(0);
     t.fake.failWith('input_invalid', 'not a video');
     try {
-      const rotated = (await t.http.post('/v1/webhooks/secret').set('X-Api-Key', key)).body.secret as string;
-      expect((await t.http.get('/v1/webhooks/secret').set('X-Api-Key', key)).body.secret).toBe(rotated);
+      const before = (await t.http.get('/v1/webhooks/secret').set('X-Api-Key', key)).body.secret as string;
+      const rotation = await t.http.post('/v1/webhooks/secret').set('X-Api-Key', key);
+      const rotated = rotation.body.secret as string;
+      expect(rotated).not.toBe(before);
+      const validUntil = Date.parse(rotation.body.previous_secret_valid_until);
+      expect(Math.abs(validUntil - (Date.now() + 86_400_000))).toBeLessThan(60_000);
+      expect((await t.http.get('/v1/webhooks/secret').set('X-Api-Key', key)).body).toEqual({ success: true, secret: rotated, previous_secret_valid_until: rotation.body.previous_secret_valid_until });
       const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: videoUrl, webhook_url: receiver.url });
       await eventually(async () => ((await jobOf(created.body.id)).webhook_events['job.failed'] === 'sent' ? true : undefined), 20000);
       const failed = receiver.received.find((r) => r.headers['x-webhook-event'] === 'job.failed')!;
       expect(new Webhook(rotated).verify(failed.body, failed.headers as Record<string, string>)).toMatchObject({ data: { status: 'failed', error: 'not a video' } });
+      expect(new Webhook(before).verify(failed.body, failed.headers as Record<string, string>)).toMatchObject({ data: { status: 'failed' } });
+      const legacy = createHmac('sha256', rotated).update(`${failed.headers['x-webhook-timestamp']}.${failed.body}`).digest('hex');
+      expect(failed.headers['x-webhook-signature']).toBe(`sha256=${legacy}`);
     } finally {
       t.fake.succeedWith(4);
       await receiver.close();

@@ -13,6 +13,8 @@ import { WebhookSecretController } from './adapters/http/webhook-secret.controll
 import { ApiKeyRecord } from './adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from './adapters/typeorm/typeorm.api-key.repository';
 import { ApiKeysService } from './application/api-keys.service';
+import { WebhookSecretOverlap } from './application/webhook-secret-overlap';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ApiKeyRepository } from './ports/api-key.repository';
 
 @Module({
@@ -29,6 +31,7 @@ import { ApiKeyRepository } from './ports/api-key.repository';
       },
     },
     { provide: ApiKeyCache, inject: [ApiKeyChanges, Clock], useFactory: (changes: ApiKeyChanges, clock: Clock) => new ApiKeyCache(changes, clock) },
+    { provide: WebhookSecretOverlap, inject: [Clock, APP_CONFIG], useFactory: (clock: Clock, config: AppConfig) => new WebhookSecretOverlap(clock, config.env.WEBHOOK_SECRET_OVERLAP_SECONDS * 1000) },
   ],
   exports: [ApiKeysService, ApiKeyAuthenticator, ApiKeyGuard, ApiKeyRepository],
 })

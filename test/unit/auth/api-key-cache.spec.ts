@@ -5,6 +5,7 @@ import { PortToken } from '../../../src/common/unit-of-work';
 import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { ApiKeyCache } from '../../../src/modules/auth/application/api-key-cache';
 import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
+import { WebhookSecretOverlap } from '../../../src/modules/auth/application/webhook-secret-overlap';
 import { ApiKey } from '../../../src/modules/auth/domain/api-key';
 import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
 import { InMemoryCreditLedger } from '../../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
@@ -25,7 +26,7 @@ function setup() {
   const unitOfWork = new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[ApiKeyRepository, keys], [CreditLedger, ledger]]));
   const clock = FixedClock.at('2026-01-01T00:00:00Z');
   const cache = new ApiKeyCache(keys.changes, clock, { maxAgeMs: 30_000, maxEntries: 3 });
-  return { keys, clock, cache, service: new ApiKeysService(keys, unitOfWork, cache) };
+  return { keys, clock, cache, service: new ApiKeysService(keys, unitOfWork, cache, new WebhookSecretOverlap(clock, 86_400_000)) };
 }
 
 const refusal = (promise: Promise<unknown>) => promise.then(() => 'accepted', (error: unknown) => (error instanceof DomainError ? error.code : String(error)));

@@ -4,6 +4,7 @@ import { PortToken } from '../../../src/common/unit-of-work';
 import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { ApiKeyCache } from '../../../src/modules/auth/application/api-key-cache';
 import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
+import { WebhookSecretOverlap } from '../../../src/modules/auth/application/webhook-secret-overlap';
 import { FixedClock } from '../../../src/common/clock';
 import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
 import { InMemoryCreditLedger } from '../../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
@@ -15,7 +16,7 @@ function service() {
   const unitOfWork = new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[ApiKeyRepository, keys], [CreditLedger, ledger]]));
   const clock = FixedClock.at('2026-01-01T00:00:00Z');
   const cache = new ApiKeyCache(keys.changes, clock, { maxAgeMs: 30_000 });
-  return { keys, ledger, clock, cache, service: new ApiKeysService(keys, unitOfWork, cache) };
+  return { keys, ledger, clock, cache, service: new ApiKeysService(keys, unitOfWork, cache, new WebhookSecretOverlap(clock, 86_400_000)) };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -54,11 +55,17 @@ describe('ApiKeysService (keys and their credits) on in-memory adapters', () => 
     expect(await codeOf(keys.grantCredits('000000000000', 5))).toBe('not_found');
   });
 
-  it('rotating the webhook secret replaces it', async () => {
-    const { keys: repository, service: keys } = service();
+  it('rotating the webhook secret replaces it; the old one is said to sign beside it for a day (WEBHOOK_SECRET_OVERLAP_SECONDS), then no more', async () => {
+    const { keys: repository, service: keys, clock } = service();
     const { key } = await keys.create('client', null, 0);
+    expect(await keys.webhookSecret(key)).toEqual({ secret: key.webhookSecret, previousValidUntil: null });
     const rotated = await keys.rotateWebhookSecret(key);
-    expect(rotated).not.toBe(key.webhookSecret);
-    expect((await repository.findById(key.id))?.webhookSecret).toBe(rotated);
+    const aDayOn = new Date(clock.now().getTime() + 86_400_000);
+    expect(rotated).toEqual({ secret: expect.stringMatching(/^whsec_/), previousValidUntil: aDayOn });
+    expect(rotated.secret).not.toBe(key.webhookSecret);
+    expect(await repository.findById(key.id)).toMatchObject({ webhookSecret: rotated.secret, previousWebhookSecret: { secret: key.webhookSecret, validUntil: aDayOn } });
+    expect(await keys.webhookSecret(key)).toEqual(rotated);
+    clock.advance(86_400_000);
+    expect(await keys.webhookSecret(key)).toEqual({ secret: rotated.secret, previousValidUntil: null });
   });
 });

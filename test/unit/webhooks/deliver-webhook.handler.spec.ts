@@ -18,7 +18,7 @@ async function deliverer(schedule = '5,30') {
   const metrics = new InMemoryServiceMetrics();
   const handler = new DeliverWebhookHandler(outbox, keys, http, queue, clock, metrics, loadConfig({ WEBHOOK_RETRY_SCHEDULE_SECONDS: schedule }));
   await outbox.add({ id: 'msg_1', apiKeyId: key.id, jobId: 'job_1', event: 'job.completed', url: 'https://hooks.example.com/in', body: '{"event":"job.completed"}' });
-  return { clock, outbox, http, queue, metrics, handler };
+  return { clock, keys, key, outbox, http, queue, metrics, handler };
 }
 
 describe('DeliverWebhookHandler', () => {
@@ -31,6 +31,26 @@ describe('DeliverWebhookHandler', () => {
     const [post] = http.posts;
     const seconds = Math.floor(clock.now().getTime() / 1000);
     expect(post.headers['webhook-signature']).toContain(standardSignature('whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 'msg_1', seconds, post.body));
+  });
+
+  it("signs with the replaced secret too while it is valid, then with the key's own alone", async () => {
+    const { keys, key, http, handler, clock } = await deliverer();
+    await keys.rotateWebhookSecret(key.id, 'whsec_bmV3LXNlY3JldC1uZXctc2VjcmV0', new Date(clock.now().getTime() + 60_000));
+    const signatures = () => {
+      const post = http.posts.at(-1)!;
+      const seconds = Math.floor(clock.now().getTime() / 1000);
+      return { header: post.headers['webhook-signature'], current: standardSignature('whsec_bmV3LXNlY3JldC1uZXctc2VjcmV0', 'msg_1', seconds, post.body), previous: standardSignature('whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', 'msg_1', seconds, post.body) };
+    };
+    http.postStatus = 500;
+    await handler.handle('msg_1');
+    const during = signatures();
+    expect(during.header).toBe(`${during.current} ${during.previous}`);
+
+    clock.advance(60_000);
+    http.postStatus = 200;
+    await handler.handle('msg_1');
+    const after = signatures();
+    expect(after.header).toBe(after.current);
   });
 
   it('a 500 schedules the next attempt on the queue within the jittered first delay', async () => {

@@ -19,15 +19,27 @@ describe('webhook signing', () => {
     const secret = newWebhookSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     const body = JSON.stringify({ event: 'job.completed', data: { id: 'job_x' } });
-    const headers = webhookHeaders({ secret, deliveryId: 'msg_1', event: 'job.completed', body, now: new Date() });
+    const headers = webhookHeaders({ secrets: [secret], deliveryId: 'msg_1', event: 'job.completed', body, now: new Date() });
     const verifier = new Webhook(secret);
     expect(verifier.verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => verifier.verify(body.replace('job_x', 'job_y'), headers)).toThrow();
     expect(headers).toMatchObject({ 'X-Webhook-Event': 'job.completed', 'X-Webhook-Delivery-Id': 'msg_1', 'webhook-id': 'msg_1' });
   });
 
+  it("during a rotation's overlap, signs with both secrets: a receiver on either verifies; X-Webhook-Signature is the new one's", () => {
+    const [current, previous, other] = [newWebhookSecret(), newWebhookSecret(), newWebhookSecret()];
+    const body = JSON.stringify({ event: 'job.completed', data: { id: 'job_x' } });
+    const now = new Date();
+    const headers = webhookHeaders({ secrets: [current, previous], deliveryId: 'msg_1', event: 'job.completed', body, now });
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(new Webhook(current).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(previous).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(other).verify(body, headers)).toThrow();
+    expect(headers['X-Webhook-Signature']).toBe(legacySignature(current, now.toISOString(), body));
+  });
+
   it('sends no signature headers for a key without a secret', () => {
-    const headers = webhookHeaders({ secret: null, deliveryId: 'msg_1', event: 'job.failed', body: '{}', now: new Date() });
+    const headers = webhookHeaders({ secrets: [], deliveryId: 'msg_1', event: 'job.failed', body: '{}', now: new Date() });
     expect(headers['X-Webhook-Signature']).toBeUndefined();
     expect(headers['webhook-signature']).toBeUndefined();
   });

@@ -2,10 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UnitOfWork } from '../../../common/unit-of-work';
 import { newWebhookSecret } from '../../../common/webhook-secret';
-import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey } from '../domain/api-key';
+import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey, signingSecrets } from '../domain/api-key';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { ApiKeyRepository } from '../ports/api-key.repository';
 import { ApiKeyCache, AuthenticatedApiKey } from './api-key-cache';
+import { WebhookSecretOverlap } from './webhook-secret-overlap';
+
+/** A key's webhook signing secret, and until when the one it replaced still signs beside it (null: it signs alone) */
+export interface WebhookSecretView {
+  secret: string;
+  previousValidUntil: Date | null;
+}
 
 export interface CreatedKey {
   apiKey: string;
@@ -19,6 +26,7 @@ export class ApiKeysService {
     private readonly keys: ApiKeyRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly cache: ApiKeyCache,
+    private readonly secretOverlap: WebhookSecretOverlap,
   ) {}
 
   async create(clientId: string, note: string | null, credits: number): Promise<CreatedKey> {
@@ -66,16 +74,22 @@ export class ApiKeysService {
   }
 
   /** The key's webhook signing secret (created if it has none yet), read afresh: the cache keeps no secrets. */
-  async webhookSecret(key: Pick<ApiKey, 'id'>): Promise<string> {
+  async webhookSecret(key: Pick<ApiKey, 'id'>): Promise<WebhookSecretView> {
     const stored = await this.keys.findById(key.id);
-    if (stored?.webhookSecret) return stored.webhookSecret;
-    return this.rotateWebhookSecret(key);
+    return stored?.webhookSecret ? this.secretViewOf(stored) : this.rotateWebhookSecret(key);
   }
 
-  async rotateWebhookSecret(key: Pick<ApiKey, 'id'>): Promise<string> {
-    const secret = newWebhookSecret();
-    await this.keys.setWebhookSecret(key.id, secret);
-    return secret;
+  /** A new secret; the one it replaces keeps signing beside it for WEBHOOK_SECRET_OVERLAP_SECONDS, so receivers can move over. */
+  async rotateWebhookSecret(key: Pick<ApiKey, 'id'>): Promise<WebhookSecretView> {
+    await this.keys.rotateWebhookSecret(key.id, newWebhookSecret(), this.secretOverlap.previousValidUntil());
+    const stored = await this.keys.findById(key.id);
+    if (!stored?.webhookSecret) throw DomainError.notFound('API key');
+    return this.secretViewOf(stored);
+  }
+
+  private secretViewOf(key: ApiKey): WebhookSecretView {
+    const [secret, previous] = signingSecrets(key, this.secretOverlap.now());
+    return { secret, previousValidUntil: previous ? key.previousWebhookSecret!.validUntil : null };
   }
 
   count(): Promise<number> {

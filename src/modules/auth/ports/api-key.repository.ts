@@ -15,6 +15,7 @@ export abstract class ApiKeyRepository {
   abstract findById(id: string): Promise<ApiKey | null>;
   abstract list(): Promise<ApiKey[]>;
   abstract setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null>;
-  abstract setWebhookSecret(id: string, secret: string): Promise<void>;
+  /** `secret` becomes the key's; the one it replaces (if any) stays valid until `previousValidUntil` */
+  abstract rotateWebhookSecret(id: string, secret: string, previousValidUntil: Date): Promise<void>;
   abstract count(): Promise<number>;
 }

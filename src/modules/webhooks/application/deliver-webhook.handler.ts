@@ -4,6 +4,7 @@ import { Clock } from '../../../common/clock';
 import { oneAtATime } from '../../../common/one-at-a-time';
 import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
+import { signingSecrets } from '../../auth/domain/api-key';
 import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
 import { webhookHeaders } from '../domain/webhook-signing';
 import { WebhookDeliveryQueue } from '../ports/webhook-announcements';
@@ -11,7 +12,7 @@ import { WebhookOutbox } from '../ports/webhook-outbox';
 import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 
 /**
- * One delivery attempt: POST the stored body, signed with the key's current secret, through the
+ * One delivery attempt: POST the stored body, signed with the key's current secret (and the one it replaced, during a rotation's overlap), through the
  * SSRF-guarded client with no redirects; then record the result and schedule the next try.
  */
 @Injectable()
@@ -42,7 +43,8 @@ export class DeliverWebhookHandler {
       return;
     }
     const key = await this.keys.findById(delivery.apiKeyId);
-    const headers = webhookHeaders({ secret: key?.webhookSecret ?? null, deliveryId: delivery.id, event: delivery.event, body: delivery.body, now: this.clock.now() });
+    const now = this.clock.now();
+    const headers = webhookHeaders({ secrets: key ? signingSecrets(key, now) : [], deliveryId: delivery.id, event: delivery.event, body: delivery.body, now });
     let statusCode: number | null = null;
     let error: string | null = null;
     let retryAfter: number | null = null;

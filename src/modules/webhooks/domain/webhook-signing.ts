@@ -14,8 +14,13 @@ export function standardSignature(secret: string, messageId: string, unixSeconds
   return `v1,${createHmac('sha256', key).update(`${messageId}.${unixSeconds}.${body}`).digest('base64')}`;
 }
 
-/** Every header of one delivery attempt. */
-export function webhookHeaders(input: { secret: string | null; deliveryId: string; event: string; body: string; now: Date }): Record<string, string> {
+/**
+ * Every header of one delivery attempt. `secrets`: the key's secret first, then the one it replaced
+ * while that still signs (a rotation's overlap): `webhook-signature` carries a `v1,` signature of
+ * each (Standard Webhooks), so a receiver verifying with either accepts it; the original service's
+ * `X-Webhook-Signature` holds one, the current secret's.
+ */
+export function webhookHeaders(input: { secrets: readonly string[]; deliveryId: string; event: string; body: string; now: Date }): Record<string, string> {
   const iso = input.now.toISOString();
   const unix = Math.floor(input.now.getTime() / 1000);
   const headers: Record<string, string> = {
@@ -25,9 +30,10 @@ export function webhookHeaders(input: { secret: string | null; deliveryId: strin
     'webhook-id': input.deliveryId,
     'webhook-timestamp': String(unix),
   };
-  if (input.secret) {
-    headers['X-Webhook-Signature'] = legacySignature(input.secret, iso, input.body);
-    headers['webhook-signature'] = standardSignature(input.secret, input.deliveryId, unix, input.body);
+  const [current] = input.secrets;
+  if (current) {
+    headers['X-Webhook-Signature'] = legacySignature(current, iso, input.body);
+    headers['webhook-signature'] = input.secrets.map((secret) => standardSignature(secret, input.deliveryId, unix, input.body)).join(' ');
   }
   return headers;
 }

@@ -18,7 +18,7 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
-    const created: ApiKey = { id: randomUUID(), clientId: key.clientId, note: key.note, keyHash: key.keyHash, fingerprint: key.fingerprint, enabled: true, credits: 0, webhookSecret: key.webhookSecret, createdAt: this.now() };
+    const created: ApiKey = { id: randomUUID(), clientId: key.clientId, note: key.note, keyHash: key.keyHash, fingerprint: key.fingerprint, enabled: true, credits: 0, webhookSecret: key.webhookSecret, previousWebhookSecret: null, createdAt: this.now() };
     this.keys.set(created.id, created);
     return { ...created };
   }
@@ -47,9 +47,10 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     return { ...key };
   }
 
-  async setWebhookSecret(id: string, secret: string): Promise<void> {
+  async rotateWebhookSecret(id: string, secret: string, previousValidUntil: Date): Promise<void> {
     const key = this.keys.get(id);
     if (!key) return;
+    key.previousWebhookSecret = key.webhookSecret ? { secret: key.webhookSecret, validUntil: new Date(previousValidUntil) } : null;
     key.webhookSecret = secret;
     this.changes.announce(key.keyHash);
   }

@@ -15,6 +15,7 @@ function toDomain(record: ApiKeyRecord): ApiKey {
     enabled: record.enabled,
     credits: record.credits,
     webhookSecret: record.webhookSecret,
+    previousWebhookSecret: record.previousWebhookSecret && record.previousWebhookSecretUntil ? { secret: record.previousWebhookSecret, validUntil: record.previousWebhookSecretUntil } : null,
     createdAt: record.createdAt,
   };
 }
@@ -56,8 +57,18 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return this.findByFingerprint(fingerprint);
   }
 
-  async setWebhookSecret(id: string, secret: string): Promise<void> {
-    await this.records.update({ id }, { webhookSecret: secret });
+  /** one statement: two rotations at once each keep the secret they replaced, never one that was not the key's */
+  async rotateWebhookSecret(id: string, secret: string, previousValidUntil: Date): Promise<void> {
+    await this.records
+      .createQueryBuilder()
+      .update()
+      .set({
+        previousWebhookSecret: () => 'webhook_secret',
+        previousWebhookSecretUntil: () => 'CASE WHEN webhook_secret IS NULL THEN NULL ELSE CAST(:until AS timestamptz) END',
+        webhookSecret: secret,
+      })
+      .where('id = :id', { id, until: previousValidUntil.toISOString() })
+      .execute();
   }
 
   count(): Promise<number> {
