@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UnitOfWork } from '../../../common/unit-of-work';
-import { newWebhookSecret } from '../../../common/webhook-secret';
-import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey, signingSecrets } from '../domain/api-key';
+import { newWebhookSecret, signingSecrets } from '../../../common/webhook-secret';
+import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey } from '../domain/api-key';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { ApiKeyRepository } from '../ports/api-key.repository';
 import { ApiKeyCache, AuthenticatedApiKey } from './api-key-cache';

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX, fingerprintOf, hashApiKey } from '../../../common/api-key-format';
 import { randomBase62 } from '../../../common/ids';
+import { PreviousWebhookSecret } from '../../../common/webhook-secret';
 
 export { API_KEY_PREFIX, fingerprintOf, hashApiKey, looksLikeApiKey } from '../../../common/api-key-format';
 
@@ -17,17 +18,6 @@ export interface ApiKey {
   /** the secret before the last rotation, still signing deliveries beside the new one until `validUntil` */
   previousWebhookSecret: PreviousWebhookSecret | null;
   createdAt: Date;
-}
-
-export interface PreviousWebhookSecret {
-  secret: string;
-  validUntil: Date;
-}
-
-/** The secrets a delivery at `now` is signed with: the key's own, then the one it replaced while that is still valid. */
-export function signingSecrets(key: Pick<ApiKey, 'webhookSecret' | 'previousWebhookSecret'>, now: Date): string[] {
-  const previous = key.previousWebhookSecret;
-  return [key.webhookSecret, previous && previous.validUntil > now ? previous.secret : null].filter((secret): secret is string => !!secret);
 }
 
 export interface IssuedKey {

@@ -4,7 +4,7 @@ import { Clock } from '../../../common/clock';
 import { oneAtATime } from '../../../common/one-at-a-time';
 import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
-import { signingSecrets } from '../../auth/domain/api-key';
+import { signingSecrets } from '../../../common/webhook-secret';
 import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
 import { webhookHeaders } from '../domain/webhook-signing';
 import { WebhookDeliveryQueue } from '../ports/webhook-announcements';
