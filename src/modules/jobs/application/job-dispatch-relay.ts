@@ -16,7 +16,8 @@ import { JobRepository } from '../ports/job.repository';
 @Injectable()
 export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(JobDispatchRelay.name);
-  private readonly sweepFailures = new RepeatedWarning(this.logger);
+  /** hand-offs that fail (the queue away) warn once every 30 s, whether a new job's or the sweep's */
+  private readonly handOffFailures = new RepeatedWarning(this.logger);
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -29,10 +30,7 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
   onApplicationBootstrap(): void {
     this.timer = setInterval(
       () =>
-        void this.sweep().then(
-          () => this.sweepFailures.recovered('relay sweep works again'),
-          (error: Error) => this.sweepFailures.warn(`relay sweep failed: ${error.message}`),
-        ),
+        void this.sweep().catch((error: Error) => this.handOffFailures.warn(`relay sweep failed: ${error.message}`)),
       this.config.env.JOB_RELAY_INTERVAL_MS,
     );
     this.timer.unref();
@@ -49,7 +47,7 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
       await this.jobs.markDispatched(jobId);
       return true;
     } catch (error) {
-      this.logger.warn(`job ${jobId} committed but not queued yet (${(error as Error).message}); the relay will retry`);
+      this.handOffFailures.warn(`job ${jobId} committed but not queued yet (${(error as Error).message}); the relay will retry`);
       return false;
     }
   }
@@ -63,9 +61,10 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
     const stale = await this.jobs.undispatched(new Date(this.clock.now().getTime() - this.config.env.JOB_RELAY_INTERVAL_MS), 100);
     let handed = 0;
     for (const id of stale) {
-      if (!(await this.relay(id))) break;
+      if (!(await this.relay(id))) return handed;
       handed += 1;
     }
+    this.handOffFailures.recovered('the relay hands jobs to the queue again');
     return handed;
   });
 }
