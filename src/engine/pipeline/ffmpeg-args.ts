@@ -234,7 +234,8 @@ function withSourceAlpha(spec: CompositeSpec, matte: string): { source: string; 
   if (!spec.source.hasAlpha) return { source, matte };
   return {
     source: `${source}split=2[sourcepicture][sourcewithalpha];[sourcewithalpha]format=${ALPHA_EXTRACT_FORMATS},alphaextract,format=gray[sourcealpha];[sourcepicture]`,
-    matte: `${matte}[matteonly];[matteonly][sourcealpha]blend=all_mode=multiply`,
+    // shortest: the output ends with the mattes, as alphamerge ends it (blend would repeat the last matte)
+    matte: `${matte}[matteonly];[matteonly][sourcealpha]blend=all_mode=multiply:shortest=1`,
   };
 }
 

@@ -54,7 +54,7 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
   if (video.anamorphic) notes.push(`input's pixels are not square: written at its display size, ${video.width}x${video.height}`);
   if (video.interlaced) notes.push('input is interlaced: deinterlaced, a frame for each frame');
   if (video.hdr) notes.push(`input is HDR (${hdrName(video.hdr)}): tone-mapped to SDR (BT.709)`);
-  if (video.hasAlpha) notes.push(`input has an alpha channel of its own: ${background.type === 'transparent' ? 'what it leaves transparent stays transparent' : 'the background shows where it is transparent'}`);
+  if (keepsOwnAlpha(video)) notes.push(`input has an alpha channel of its own: ${background.type === 'transparent' ? 'what it leaves transparent stays transparent' : 'the background shows where it is transparent'}`);
 
   return {
     source: sourceSpecOf(request.inputPath, video, trimmed ? preview : undefined),
@@ -68,10 +68,18 @@ export function planJob(request: EngineRequest, video: ProbedVideo, image?: { pi
   };
 }
 
+/**
+ * The output keeps the input's own alpha (ffmpeg-args.ts, withSourceAlpha), except from HDR: the
+ * tone-mapping works in a format without alpha, and such files are not made with one.
+ */
+function keepsOwnAlpha(video: ProbedVideo): boolean {
+  return video.hasAlpha && !video.hdr;
+}
+
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
-  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha, fps, width, height } = video;
-  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha, durationLimit, fps, size: { width, height } };
+  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, fps, width, height } = video;
+  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha: keepsOwnAlpha(video), durationLimit, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

@@ -82,6 +82,9 @@ describe('planJob', () => {
     expect(plan.notes).toEqual(['input has an alpha channel of its own: what it leaves transparent stays transparent']);
     const overColour = planJob({ ...request, previewDuration: 5, background: { type: 'color', rgb: [0, 128, 0] } }, { ...video, hasAlpha: true });
     expect(overColour.notes).toEqual(['input has an alpha channel of its own: the background shows where it is transparent']);
+    const hdr = planJob({ ...request, previewDuration: 5 }, { ...video, hasAlpha: true, hdr: { transfer: 'smpte2084', primaries: 'bt2020', matrix: 'bt2020nc' } });
+    expect(hdr.source.hasAlpha).toBe(false); // tone-mapped in a format without alpha: not claimed
+    expect(hdr.notes.some((note) => note.includes('alpha'))).toBe(false);
   });
 
   it('carries an HDR signal to the source, and says it is tone-mapped', () => {
