@@ -12,6 +12,8 @@ const CANCEL_CHECK_MS = 1000;
 const PROGRESS_WRITE_MS = 500;
 /** a job may outlive this many restarts of the process running it */
 const MAX_STALLED = 20;
+/** the line, cancelled runs included, holds at most this many times the runs it has room for (hasRoom) */
+const LINE_BOUND = 2;
 
 interface RunData {
   request: RunRequest;
@@ -216,20 +218,29 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     return job ? { job, state } : null;
   }
 
+  /**
+   * Room for one more run: a free slot or a place in the line, counting only runs not cancelled.
+   * BullMQ cannot fail a job no worker holds, so a cancelled run waits until a worker takes it and
+   * drops it at once. Counted, it held its place in the line (and refused new runs 429) until the run
+   * before it ended, minutes on a long video; a cancelled run a worker is dropping held a slot too.
+   * The line with its cancelled runs is still bounded (`LINE_BOUND`), so sending and cancelling runs
+   * while every slot is busy cannot grow it, nor the reads here, without end.
+   */
   private async hasRoom(): Promise<boolean> {
     if (this.closing) return false;
-    const [counts, waiting] = await Promise.all([this.queue.getJobCounts('active'), this.waitingRuns()]);
-    return waiting < this.options.queueSize + Math.max(0, this.options.concurrency - (counts.active ?? 0));
+    const [waiting, active] = await Promise.all([this.runsIn(['waiting', 'delayed', 'prioritized']), this.runsIn(['active'])]);
+    const { queueSize, concurrency } = this.options;
+    if (waiting.length >= LINE_BOUND * (queueSize + concurrency)) return false;
+    return notCancelled(waiting) < queueSize + Math.max(0, concurrency - notCancelled(active));
   }
 
-  /**
-   * The runs waiting to be taken, less those cancelled: BullMQ cannot fail a job no worker holds, so
-   * a cancelled run waits until a worker takes it and drops it at once. Counted, it held its place
-   * in the line (and refused new runs 429) until the run before it ended, minutes on a long video.
-   */
+  /** the runs waiting to be taken that will run (cancelled ones are dropped when taken) */
   private async waitingRuns(): Promise<number> {
-    const jobs = (await this.queue.getJobs(['waiting', 'delayed', 'prioritized'])) as Array<Job<RunData> | undefined>;
-    return jobs.filter((job) => job && !job.data.cancelled).length;
+    return notCancelled(await this.runsIn(['waiting', 'delayed', 'prioritized']));
+  }
+
+  private async runsIn(states: Array<'waiting' | 'delayed' | 'prioritized' | 'active'>): Promise<Array<Job<RunData>>> {
+    return ((await this.queue.getJobs(states)) as Array<Job<RunData> | undefined>).filter((job): job is Job<RunData> => job !== undefined);
   }
 
   private view(job: Job<RunData>, state: string): RemoteStatus {
@@ -253,6 +264,10 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     if (record?.errorCode) view.errorCode = record.errorCode;
     return view;
   }
+}
+
+function notCancelled(runs: ReadonlyArray<Job<RunData>>): number {
+  return runs.filter((run) => !run.data.cancelled).length;
 }
 
 function failure(record: FailureRecord): UnrecoverableError {
