@@ -50,7 +50,7 @@ function describeApiKeyChangesContract(harness: () => Harness): void {
       await harness().keys.setEnabled(key.fingerprint, true);
       await announced(key.keyHash);
       heard.length = 0;
-      await harness().keys.rotateWebhookSecret(key.id, 'whsec_bmV3', new Date(Date.now() + 60_000));
+      await harness().keys.rotateWebhookSecret(key.id, 'whsec_bmV3', { now: new Date(), previousValidUntil: new Date(Date.now() + 60_000) });
       await announced(key.keyHash);
     });
 

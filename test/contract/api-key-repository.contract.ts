@@ -26,14 +26,24 @@ export function describeApiKeyRepositoryContract(keys: () => ApiKeyRepository): 
       expect(await keys().setEnabled('000000000000', false)).toBeNull();
     });
 
-    it('rotates the webhook secret, keeping the one it replaced until the time given; lists and counts the keys', async () => {
+    it('rotates the webhook secret, keeping those it replaced until their time (the latest first, at most 3, none past its time); lists and counts the keys', async () => {
       const key = await newKey();
-      expect(key.previousWebhookSecret).toBeNull();
-      const until = new Date('2030-01-02T03:04:05.000Z');
-      await keys().rotateWebhookSecret(key.id, 'whsec_bmV3', until);
-      expect(await keys().findById(key.id)).toMatchObject({ webhookSecret: 'whsec_bmV3', previousWebhookSecret: { secret: 'whsec_dGVzdA==', validUntil: until } });
-      await keys().rotateWebhookSecret(key.id, 'whsec_bmV3ZXI=', new Date('2030-01-03T00:00:00.000Z'));
-      expect(await keys().findById(key.id)).toMatchObject({ webhookSecret: 'whsec_bmV3ZXI=', previousWebhookSecret: { secret: 'whsec_bmV3', validUntil: new Date('2030-01-03T00:00:00.000Z') } });
+      expect(key.previousWebhookSecrets).toEqual([]);
+      const day = (n: number) => new Date(Date.UTC(2030, 0, n));
+      await keys().rotateWebhookSecret(key.id, 'whsec_MQ==', { now: day(1), previousValidUntil: day(2) });
+      expect(await keys().findById(key.id)).toMatchObject({ webhookSecret: 'whsec_MQ==', previousWebhookSecrets: [{ secret: 'whsec_dGVzdA==', validUntil: day(2) }] });
+      await keys().rotateWebhookSecret(key.id, 'whsec_Mg==', { now: day(1), previousValidUntil: day(3) });
+      expect((await keys().findById(key.id))?.previousWebhookSecrets).toEqual([
+        { secret: 'whsec_MQ==', validUntil: day(3) },
+        { secret: 'whsec_dGVzdA==', validUntil: day(2) },
+      ]);
+      await keys().rotateWebhookSecret(key.id, 'whsec_Mw==', { now: day(1), previousValidUntil: day(4) });
+      await keys().rotateWebhookSecret(key.id, 'whsec_NA==', { now: day(1), previousValidUntil: day(5) });
+      expect((await keys().findById(key.id))?.previousWebhookSecrets.map((previous) => previous.secret)).toEqual(['whsec_Mw==', 'whsec_Mg==', 'whsec_MQ==']);
+      await keys().rotateWebhookSecret(key.id, 'whsec_NQ==', { now: day(4), previousValidUntil: day(6) });
+      expect((await keys().findById(key.id))?.previousWebhookSecrets).toEqual([{ secret: 'whsec_NA==', validUntil: day(6) }, { secret: 'whsec_Mw==', validUntil: day(5) }]);
+      await keys().rotateWebhookSecret(key.id, 'whsec_Ng==', { now: day(7), previousValidUntil: day(7) }); // no overlap
+      expect(await keys().findById(key.id)).toMatchObject({ webhookSecret: 'whsec_Ng==', previousWebhookSecrets: [] });
       const listed = await keys().list();
       expect(listed.map((listedKey) => listedKey.id)).toContain(key.id);
       expect(await keys().count()).toBe(listed.length);

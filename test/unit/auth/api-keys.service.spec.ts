@@ -6,6 +6,7 @@ import { ApiKeyCache } from '../../../src/modules/auth/application/api-key-cache
 import { ApiKeysService } from '../../../src/modules/auth/application/api-keys.service';
 import { WebhookSecretOverlap } from '../../../src/modules/auth/application/webhook-secret-overlap';
 import { FixedClock } from '../../../src/common/clock';
+import { signingSecrets } from '../../../src/common/webhook-secret';
 import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
 import { InMemoryCreditLedger } from '../../../src/modules/billing/adapters/in-memory/in-memory.credit-ledger';
 import { CreditLedger } from '../../../src/modules/billing/ports/credit-ledger';
@@ -63,9 +64,19 @@ describe('ApiKeysService (keys and their credits) on in-memory adapters', () => 
     const aDayOn = new Date(clock.now().getTime() + 86_400_000);
     expect(rotated).toEqual({ secret: expect.stringMatching(/^whsec_/), previousValidUntil: aDayOn });
     expect(rotated.secret).not.toBe(key.webhookSecret);
-    expect(await repository.findById(key.id)).toMatchObject({ webhookSecret: rotated.secret, previousWebhookSecret: { secret: key.webhookSecret, validUntil: aDayOn } });
+    expect(await repository.findById(key.id)).toMatchObject({ webhookSecret: rotated.secret, previousWebhookSecrets: [{ secret: key.webhookSecret, validUntil: aDayOn }] });
     expect(await keys.webhookSecret(key)).toEqual(rotated);
     clock.advance(86_400_000);
     expect(await keys.webhookSecret(key)).toEqual({ secret: rotated.secret, previousValidUntil: null });
+  });
+
+  it('a second rotation within the overlap (a retried POST) keeps the first secret signing too', async () => {
+    const { keys: repository, service: keys, clock } = service();
+    const { key } = await keys.create('client', null, 0);
+    const first = await keys.rotateWebhookSecret(key);
+    clock.advance(60_000);
+    const second = await keys.rotateWebhookSecret(key);
+    expect(signingSecrets((await repository.findById(key.id))!, clock.now())).toEqual([second.secret, first.secret, key.webhookSecret]);
+    expect(second.previousValidUntil).toEqual(new Date(clock.now().getTime() + 86_400_000));
   });
 });

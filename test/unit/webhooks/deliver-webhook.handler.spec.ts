@@ -35,7 +35,7 @@ describe('DeliverWebhookHandler', () => {
 
   it("signs with the replaced secret too while it is valid, then with the key's own alone", async () => {
     const { keys, key, http, handler, clock } = await deliverer();
-    await keys.rotateWebhookSecret(key.id, 'whsec_bmV3LXNlY3JldC1uZXctc2VjcmV0', new Date(clock.now().getTime() + 60_000));
+    await keys.rotateWebhookSecret(key.id, 'whsec_bmV3LXNlY3JldC1uZXctc2VjcmV0', { now: clock.now(), previousValidUntil: new Date(clock.now().getTime() + 60_000) });
     const signatures = () => {
       const post = http.posts.at(-1)!;
       const seconds = Math.floor(clock.now().getTime() / 1000);

@@ -9,10 +9,11 @@ export class WebhookSecretRotation1764000000000 implements MigrationInterface {
   name = 'WebhookSecretRotation1764000000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE api_keys ADD COLUMN previous_webhook_secret text, ADD COLUMN previous_webhook_secret_until timestamptz`);
+    // [{"secret": "whsec_...", "validUntil": ISO}], the latest replaced first
+    await queryRunner.query(`ALTER TABLE api_keys ADD COLUMN previous_webhook_secrets jsonb NOT NULL DEFAULT '[]'`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE api_keys DROP COLUMN previous_webhook_secret_until, DROP COLUMN previous_webhook_secret`);
+    await queryRunner.query(`ALTER TABLE api_keys DROP COLUMN previous_webhook_secrets`);
   }
 }

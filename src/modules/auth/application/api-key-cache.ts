@@ -4,7 +4,7 @@ import { ApiKey } from '../domain/api-key';
 import { ApiKeyChanges } from '../ports/api-key-changes';
 
 /** What authentication needs of a key, and all the cache keeps: never a balance (credits move through the ledger) nor a secret. */
-export type AuthenticatedApiKey = Omit<ApiKey, 'credits' | 'webhookSecret' | 'previousWebhookSecret'>;
+export type AuthenticatedApiKey = Omit<ApiKey, 'credits' | 'webhookSecret' | 'previousWebhookSecrets'>;
 
 export interface ApiKeyCacheOptions {
   /** an entry is read again after this long even without news (a safety net, not the mechanism) */

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UnitOfWork } from '../../../common/unit-of-work';
-import { newWebhookSecret, signingSecrets } from '../../../common/webhook-secret';
+import { newWebhookSecret, validPreviousSecrets } from '../../../common/webhook-secret';
 import { ApiKey, hashApiKey, issueApiKey, looksLikeApiKey } from '../domain/api-key';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { ApiKeyRepository } from '../ports/api-key.repository';
 import { ApiKeyCache, AuthenticatedApiKey } from './api-key-cache';
 import { WebhookSecretOverlap } from './webhook-secret-overlap';
 
-/** A key's webhook signing secret, and until when the one it replaced still signs beside it (null: it signs alone) */
+/** A key's webhook signing secret, and until when a secret it replaced still signs beside it (the last of them; null: it signs alone) */
 export interface WebhookSecretView {
   secret: string;
   previousValidUntil: Date | null;
@@ -81,15 +81,15 @@ export class ApiKeysService {
 
   /** A new secret; the one it replaces keeps signing beside it for WEBHOOK_SECRET_OVERLAP_SECONDS, so receivers can move over. */
   async rotateWebhookSecret(key: Pick<ApiKey, 'id'>): Promise<WebhookSecretView> {
-    await this.keys.rotateWebhookSecret(key.id, newWebhookSecret(), this.secretOverlap.previousValidUntil());
+    await this.keys.rotateWebhookSecret(key.id, newWebhookSecret(), { now: this.secretOverlap.now(), previousValidUntil: this.secretOverlap.previousValidUntil() });
     const stored = await this.keys.findById(key.id);
     if (!stored?.webhookSecret) throw DomainError.notFound('API key');
     return this.secretViewOf(stored);
   }
 
   private secretViewOf(key: ApiKey): WebhookSecretView {
-    const [secret, previous] = signingSecrets(key, this.secretOverlap.now());
-    return { secret, previousValidUntil: previous ? key.previousWebhookSecret!.validUntil : null };
+    const [latest] = validPreviousSecrets(key.previousWebhookSecrets, this.secretOverlap.now());
+    return { secret: key.webhookSecret!, previousValidUntil: latest?.validUntil ?? null };
   }
 
   count(): Promise<number> {

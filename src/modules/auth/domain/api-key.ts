@@ -15,8 +15,8 @@ export interface ApiKey {
   enabled: boolean;
   credits: number;
   webhookSecret: string | null;
-  /** the secret before the last rotation, still signing deliveries beside the new one until `validUntil` */
-  previousWebhookSecret: PreviousWebhookSecret | null;
+  /** secrets rotations replaced, each still signing deliveries beside the key's own until its `validUntil` (expired ones may linger until the next rotation) */
+  previousWebhookSecrets: PreviousWebhookSecret[];
   createdAt: Date;
 }
 

@@ -15,7 +15,11 @@ export abstract class ApiKeyRepository {
   abstract findById(id: string): Promise<ApiKey | null>;
   abstract list(): Promise<ApiKey[]>;
   abstract setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null>;
-  /** `secret` becomes the key's; the one it replaces (if any) stays valid until `previousValidUntil` */
-  abstract rotateWebhookSecret(id: string, secret: string, previousValidUntil: Date): Promise<void>;
+  /**
+   * `secret` becomes the key's; the one it replaces (if any) joins the previous secrets, valid until
+   * `previousValidUntil`; those no longer valid at `now` are dropped, and only the latest
+   * MAX_PREVIOUS_WEBHOOK_SECRETS kept. One step: two rotations at once each keep the secret they replaced.
+   */
+  abstract rotateWebhookSecret(id: string, secret: string, at: { now: Date; previousValidUntil: Date }): Promise<void>;
   abstract count(): Promise<number>;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKey } from '../../domain/api-key';
 import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
+import { validPreviousSecrets } from '../../../../common/webhook-secret';
 import { InMemoryApiKeyChanges } from './in-memory.api-key-changes';
 
 /**
@@ -18,7 +19,7 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
-    const created: ApiKey = { id: randomUUID(), clientId: key.clientId, note: key.note, keyHash: key.keyHash, fingerprint: key.fingerprint, enabled: true, credits: 0, webhookSecret: key.webhookSecret, previousWebhookSecret: null, createdAt: this.now() };
+    const created: ApiKey = { id: randomUUID(), clientId: key.clientId, note: key.note, keyHash: key.keyHash, fingerprint: key.fingerprint, enabled: true, credits: 0, webhookSecret: key.webhookSecret, previousWebhookSecrets: [], createdAt: this.now() };
     this.keys.set(created.id, created);
     return { ...created };
   }
@@ -47,10 +48,11 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     return { ...key };
   }
 
-  async rotateWebhookSecret(id: string, secret: string, previousValidUntil: Date): Promise<void> {
+  async rotateWebhookSecret(id: string, secret: string, at: { now: Date; previousValidUntil: Date }): Promise<void> {
     const key = this.keys.get(id);
     if (!key) return;
-    key.previousWebhookSecret = key.webhookSecret ? { secret: key.webhookSecret, validUntil: new Date(previousValidUntil) } : null;
+    const replaced = key.webhookSecret ? [{ secret: key.webhookSecret, validUntil: new Date(at.previousValidUntil) }] : [];
+    key.previousWebhookSecrets = validPreviousSecrets([...replaced, ...key.previousWebhookSecrets], at.now);
     key.webhookSecret = secret;
     this.changes.announce(key.keyHash);
   }

@@ -12,7 +12,6 @@ export class ApiKeyRecord {
   @Column({ type: 'boolean' }) enabled!: boolean;
   @Column({ type: 'bigint', transformer: bigintAsNumber }) credits!: number;
   @Column({ name: 'webhook_secret', type: 'text', nullable: true }) webhookSecret!: string | null;
-  @Column({ name: 'previous_webhook_secret', type: 'text', nullable: true }) previousWebhookSecret!: string | null;
-  @Column({ name: 'previous_webhook_secret_until', type: 'timestamptz', nullable: true }) previousWebhookSecretUntil!: Date | null;
+  @Column({ name: 'previous_webhook_secrets', type: 'jsonb', default: () => "'[]'" }) previousWebhookSecrets!: Array<{ secret: string; validUntil: string }>;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { ApiKey } from '../../domain/api-key';
 import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
+import { MAX_PREVIOUS_WEBHOOK_SECRETS } from '../../../../common/webhook-secret';
 import { ApiKeyRecord } from './api-key.record';
 
 function toDomain(record: ApiKeyRecord): ApiKey {
@@ -15,7 +16,7 @@ function toDomain(record: ApiKeyRecord): ApiKey {
     enabled: record.enabled,
     credits: record.credits,
     webhookSecret: record.webhookSecret,
-    previousWebhookSecret: record.previousWebhookSecret && record.previousWebhookSecretUntil ? { secret: record.previousWebhookSecret, validUntil: record.previousWebhookSecretUntil } : null,
+    previousWebhookSecrets: (record.previousWebhookSecrets ?? []).map((entry) => ({ secret: entry.secret, validUntil: new Date(entry.validUntil) })),
     createdAt: record.createdAt,
   };
 }
@@ -57,18 +58,26 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return this.findByFingerprint(fingerprint);
   }
 
-  /** one statement: two rotations at once each keep the secret they replaced, never one that was not the key's */
-  async rotateWebhookSecret(id: string, secret: string, previousValidUntil: Date): Promise<void> {
-    await this.records
-      .createQueryBuilder()
-      .update()
-      .set({
-        previousWebhookSecret: () => 'webhook_secret',
-        previousWebhookSecretUntil: () => 'CASE WHEN webhook_secret IS NULL THEN NULL ELSE CAST(:until AS timestamptz) END',
-        webhookSecret: secret,
-      })
-      .where('id = :id', { id, until: previousValidUntil.toISOString() })
-      .execute();
+  /** one statement: Postgres reads every SET from the row as it was, so each rotation keeps the secret it replaced */
+  async rotateWebhookSecret(id: string, secret: string, at: { now: Date; previousValidUntil: Date }): Promise<void> {
+    await this.records.query(
+      `UPDATE api_keys SET
+         previous_webhook_secrets = (
+           SELECT COALESCE(jsonb_agg(entry ORDER BY (entry->>'validUntil')::timestamptz DESC), '[]'::jsonb)
+             FROM (
+               SELECT entry FROM (
+                 SELECT jsonb_build_object('secret', webhook_secret, 'validUntil', $3::text) AS entry WHERE webhook_secret IS NOT NULL AND $3::timestamptz > $4::timestamptz
+                 UNION ALL
+                 SELECT kept FROM jsonb_array_elements(previous_webhook_secrets) AS kept WHERE (kept->>'validUntil')::timestamptz > $4::timestamptz
+               ) AS candidates
+               ORDER BY (entry->>'validUntil')::timestamptz DESC
+               LIMIT $5
+             ) AS latest
+         ),
+         webhook_secret = $2
+       WHERE id = $1`,
+      [id, secret, at.previousValidUntil.toISOString(), at.now.toISOString(), MAX_PREVIOUS_WEBHOOK_SECRETS],
+    );
   }
 
   count(): Promise<number> {
