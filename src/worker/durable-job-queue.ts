@@ -14,6 +14,8 @@ const PROGRESS_WRITE_MS = 500;
 const MAX_STALLED = 20;
 /** the line, cancelled runs included, holds at most this many times the runs it has room for (hasRoom) */
 const LINE_BOUND = 2;
+/** the states of a run not yet taken */
+const WAITING_STATES: Array<'waiting' | 'delayed' | 'prioritized'> = ['waiting', 'delayed', 'prioritized'];
 
 interface RunData {
   request: RunRequest;
@@ -228,7 +230,7 @@ export class DurableWorkerJobQueue implements WorkerQueue {
    */
   private async hasRoom(): Promise<boolean> {
     if (this.closing) return false;
-    const [waiting, active] = await Promise.all([this.runsIn(['waiting', 'delayed', 'prioritized']), this.runsIn(['active'])]);
+    const [waiting, active] = await Promise.all([this.runsIn(WAITING_STATES), this.runsIn(['active'])]);
     const { queueSize, concurrency } = this.options;
     if (waiting.length >= LINE_BOUND * (queueSize + concurrency)) return false;
     return notCancelled(waiting) < queueSize + Math.max(0, concurrency - notCancelled(active));
@@ -236,7 +238,7 @@ export class DurableWorkerJobQueue implements WorkerQueue {
 
   /** the runs waiting to be taken that will run (cancelled ones are dropped when taken) */
   private async waitingRuns(): Promise<number> {
-    return notCancelled(await this.runsIn(['waiting', 'delayed', 'prioritized']));
+    return notCancelled(await this.runsIn(WAITING_STATES));
   }
 
   private async runsIn(states: Array<'waiting' | 'delayed' | 'prioritized' | 'active'>): Promise<Array<Job<RunData>>> {
