@@ -4,9 +4,9 @@ import { ApiKeyRepository } from '../../src/modules/auth/ports/api-key.repositor
 /** What every ApiKeyRepository must do (run on Postgres by repositories.contract.spec.ts, in memory by in-memory.contract.spec.ts). */
 export function describeApiKeyRepositoryContract(keys: () => ApiKeyRepository): void {
   describe('ApiKeyRepository contract', () => {
-    const newKey = () => {
+    const newKey = (webhookSecret: string | null = 'whsec_dGVzdA==') => {
       const issued = issueApiKey();
-      return keys().create({ clientId: 'c', note: 'n', keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret: 'whsec_dGVzdA==' });
+      return keys().create({ clientId: 'c', note: 'n', keyHash: issued.keyHash, fingerprint: issued.fingerprint, webhookSecret });
     };
 
     it('finds a key by hash, fingerprint and id; unknown ones are null', async () => {
@@ -47,6 +47,17 @@ export function describeApiKeyRepositoryContract(keys: () => ApiKeyRepository): 
       const listed = await keys().list();
       expect(listed.map((listedKey) => listedKey.id)).toContain(key.id);
       expect(await keys().count()).toBe(listed.length);
+    });
+
+    it('gives a key without a webhook secret one, once: the first given stays, and a key with a secret keeps its own', async () => {
+      const bare = await newKey(null);
+      expect(bare.webhookSecret).toBeNull();
+      await Promise.all([keys().giveWebhookSecretIfNone(bare.id, 'whsec_Zmlyc3Q='), keys().giveWebhookSecretIfNone(bare.id, 'whsec_c2Vjb25k')]);
+      await keys().giveWebhookSecretIfNone(bare.id, 'whsec_dGhpcmQ=');
+      expect(await keys().findById(bare.id)).toMatchObject({ webhookSecret: 'whsec_Zmlyc3Q=', previousWebhookSecrets: [] });
+      const keyed = await newKey();
+      await keys().giveWebhookSecretIfNone(keyed.id, 'whsec_Zmlyc3Q=');
+      expect((await keys().findById(keyed.id))?.webhookSecret).toBe('whsec_dGVzdA==');
     });
   });
 }

@@ -79,4 +79,13 @@ describe('ApiKeysService (keys and their credits) on in-memory adapters', () => 
     expect(signingSecrets((await repository.findById(key.id))!, clock.now())).toEqual([second.secret, first.secret, key.webhookSecret]);
     expect(second.previousValidUntil).toEqual(new Date(clock.now().getTime() + 86_400_000));
   });
+
+  it('a key without a webhook secret (from before secrets were issued) gets one on its first read; two reads at once get the same one, with none previous', async () => {
+    const { keys: repository, service: keys } = service();
+    const bare = await repository.create({ clientId: 'client', note: null, keyHash: 'h'.repeat(64), fingerprint: 'f'.repeat(12), webhookSecret: null });
+    const [first, second] = await Promise.all([keys.webhookSecret(bare), keys.webhookSecret(bare)]);
+    expect(first).toEqual({ secret: expect.stringMatching(/^whsec_/), previousValidUntil: null });
+    expect(second).toEqual(first);
+    expect(await repository.findById(bare.id)).toMatchObject({ webhookSecret: first.secret, previousWebhookSecrets: [] });
+  });
 });

@@ -75,8 +75,13 @@ export class ApiKeysService {
 
   /** The key's webhook signing secret (created if it has none yet), read afresh: the cache keeps no secrets. */
   async webhookSecret(key: Pick<ApiKey, 'id'>): Promise<WebhookSecretView> {
-    const stored = await this.keys.findById(key.id);
-    return stored?.webhookSecret ? this.secretViewOf(stored) : this.rotateWebhookSecret(key);
+    let stored = await this.keys.findById(key.id);
+    if (stored && !stored.webhookSecret) {
+      await this.keys.giveWebhookSecretIfNone(key.id, newWebhookSecret());
+      stored = await this.keys.findById(key.id);
+    }
+    if (!stored?.webhookSecret) throw DomainError.notFound('API key');
+    return this.secretViewOf(stored);
   }
 
   /** A new secret; the one it replaces keeps signing beside it for WEBHOOK_SECRET_OVERLAP_SECONDS, so receivers can move over. */

@@ -5,7 +5,8 @@ export interface NewApiKey {
   note: string | null;
   keyHash: string;
   fingerprint: string;
-  webhookSecret: string;
+  /** null only for keys as they were before secrets were issued with them (imported or migrated rows) */
+  webhookSecret: string | null;
 }
 
 export abstract class ApiKeyRepository {
@@ -21,5 +22,7 @@ export abstract class ApiKeyRepository {
    * MAX_PREVIOUS_WEBHOOK_SECRETS kept. One step: two rotations at once each keep the secret they replaced.
    */
   abstract rotateWebhookSecret(id: string, secret: string, at: { now: Date; previousValidUntil: Date }): Promise<void>;
+  /** `secret` becomes the key's only where it has none: of two calls at once, the first one's stays. */
+  abstract giveWebhookSecretIfNone(id: string, secret: string): Promise<void>;
   abstract count(): Promise<number>;
 }

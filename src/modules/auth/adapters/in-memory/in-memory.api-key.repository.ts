@@ -57,6 +57,13 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     this.changes.announce(key.keyHash);
   }
 
+  async giveWebhookSecretIfNone(id: string, secret: string): Promise<void> {
+    const key = this.keys.get(id);
+    if (!key || key.webhookSecret) return;
+    key.webhookSecret = secret;
+    this.changes.announce(key.keyHash);
+  }
+
   async count(): Promise<number> {
     return this.keys.size;
   }

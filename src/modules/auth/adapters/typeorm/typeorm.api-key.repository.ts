@@ -80,6 +80,10 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     );
   }
 
+  async giveWebhookSecretIfNone(id: string, secret: string): Promise<void> {
+    await this.records.query('UPDATE api_keys SET webhook_secret = $2 WHERE id = $1 AND webhook_secret IS NULL', [id, secret]);
+  }
+
   count(): Promise<number> {
     return this.records.count();
   }
