@@ -210,6 +210,25 @@ function refuseUnfitBodies(req: Request, _res: Response, next: NextFunction): vo
   next(problem ? DomainError.invalid(problem.field, problem.reason) : undefined);
 }
 
+/** what a /v1 body must be: JSON everywhere but the upload, whose multipart parser answers for itself */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const UPLOAD_PATH = /^\/uploads\/?$/;
+
+/**
+ * A /v1 body that is not JSON is a 415. The parsers leave such a body unread, and the request was
+ * served as if it had none: a start sent as text/plain or as a form ran the draft's settings, not its own.
+ */
+function refuseBodiesNotJson(req: Request, _res: Response, next: NextFunction): void {
+  if (!carriesBody(req) || UPLOAD_PATH.test(req.path) || req.is(JSON_TYPES)) return next();
+  next(new DomainError('unsupported_media_type', `The body must be JSON: send it with Content-Type: application/json (it came as ${req.headers['content-type'] ?? 'no type'})`));
+}
+
+/** a body of at least one byte is announced, or one of unknown length comes (an empty body with no type is none) */
+function carriesBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > 0;
+}
+
 /**
  * GET /v1/jobs/{id} ahead of the Express app (job-status.route.ts), through the app's own middleware,
  * guards, use case and filter; with CORS configured, cross-origin reads take the full chain. The
@@ -281,7 +300,8 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(['/v1', '/api'], noStore);
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
-  app.use(json({ limit: jsonBodyLimit, type: ['application/json', 'application/*+json'] }));
+  app.use('/v1', refuseBodiesNotJson);
+  app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseUnfitBodies);
   app.use(metrics);
