@@ -49,6 +49,18 @@ describe('JobsService on in-memory adapters', () => {
     expect(world.dispatcher.dispatched).toEqual([]);
   });
 
+  it("a start is checked as the job it starts, the draft's settings under the overrides: mp4 over the draft's green or image is taken, mp4 over a transparent draft is not", async () => {
+    const world = jobsWorld();
+    const green = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_type: 'green' }, autoStart: false });
+    expect((await world.service.start(KEY, green.id, { request: { output_format: 'mp4' } })).status).toBe('pending');
+    const image = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_image_url: 'https://images.example.com/bg.png' }, autoStart: false });
+    expect((await world.service.start(KEY, image.id, { request: { bg_type: 'image', output_format: 'mp4' } })).status).toBe('pending');
+    const transparent = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: false });
+    const refused = await rejection(world.service.start(KEY, transparent.id, { request: { output_format: 'mp4' } }));
+    expect(refused).toMatchObject({ code: 'invalid_request', details: [{ field: 'output_format' }] });
+    expect((await world.jobs.findById(transparent.id))?.status).toBe('created');
+  });
+
   it('auto_start without enough credit: the job exists, failed with insufficient_credits', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });

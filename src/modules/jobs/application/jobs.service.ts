@@ -66,7 +66,8 @@ export class JobsService {
     const job = await this.get(apiKeyId, id);
     if (job.status !== 'created') throw new DomainError('invalid_state', `Only draft jobs can be started; this job is '${job.status}'`);
     const request = mergeRequest(job.request, overrides.request);
-    await this.assertUrls(overrides.request, overrides.webhookUrl);
+    // the job it starts is checked (its settings as merged), not the overrides alone: a draft's green over mp4, started with output_format mp4 alone, was refused as transparent
+    await this.assertUrls(request, overrides.webhookUrl);
     return this.startJob(job, request, overrides.webhookUrl ?? job.webhookUrl ?? undefined);
   }
 
