@@ -61,6 +61,21 @@ describe('JobsService on in-memory adapters', () => {
     expect((await world.jobs.findById(transparent.id))?.status).toBe('created');
   });
 
+  it('an upload over MAX_VIDEO_SECONDS is a 400 naming video_url when its job would start: no job made by auto_start, a draft left a draft, nothing reserved; a preview of its start starts', async () => {
+    const world = jobsWorld({ MAX_VIDEO_SECONDS: '9' }); // the world's probe says 10 s
+    await world.ledger.grant(KEY, 100, null);
+    const videoUrl = await uploaded(world);
+    const refused = await rejection(world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, autoStart: true }));
+    expect(refused).toMatchObject({ code: 'invalid_request', details: [{ field: 'video_url' }] });
+    expect(refused.message).toContain('over the 9 s limit');
+    expect((await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).total).toBe(0);
+    const draft = await world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, autoStart: false });
+    expect((await rejection(world.service.start(KEY, draft.id, { request: {} }))).code).toBe('invalid_request');
+    expect((await world.jobs.findById(draft.id))?.status).toBe('created');
+    expect(await world.ledger.balance(KEY)).toBe(100);
+    expect((await world.service.start(KEY, draft.id, { request: { preview_duration: 5 } })).status).toBe('pending');
+  });
+
   it('auto_start without enough credit: the job exists, failed with insufficient_credits', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });

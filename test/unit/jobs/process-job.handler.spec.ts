@@ -10,14 +10,15 @@ const KEY = 'key_a';
 const VIDEO = 'https://videos.example.com/clip.mp4';
 
 /** ProcessJobHandler on the in-memory jobs world, with the scriptable fake WorkerGateway. */
-function processing() {
-  const world = jobsWorld();
+function processing(env: Record<string, string> = {}) {
+  const world = jobsWorld(env);
   const gateway = new FakeWorkerGateway(world.storage);
-  const chunked = new ChunkedJobHandler(world.jobs, world.lifecycle, gateway, new InMemoryChunkJoiner(world.storage), new InMemoryChunkDispatcher(), world.storage, world.config);
+  const flows = new InMemoryChunkDispatcher();
+  const chunked = new ChunkedJobHandler(world.jobs, world.lifecycle, gateway, new InMemoryChunkJoiner(world.storage), flows, world.storage, world.config);
   const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, chunked, world.config);
   world.outbound.serve(VIDEO, 'the bytes of a video');
   const queued = (request = {}) => world.service.create({ apiKeyId: KEY, videoUrl: VIDEO, request: { model: 'light', ...request }, autoStart: true });
-  return { ...world, gateway, handler, queued };
+  return { ...world, gateway, flows, handler, queued };
 }
 
 describe('ProcessJobHandler on in-memory adapters', () => {
@@ -59,6 +60,22 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     await world.handler.handle(job.id);
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_invalid', billingStatus: 'refunded' });
     expect(await world.ledger.balance(KEY)).toBe(100);
+  });
+
+  it('a fetched video over MAX_VIDEO_SECONDS fails input_too_long once probed: nothing reserved, not cut into chunks, the worker not run, the fetched file deleted; a preview of its start goes on', async () => {
+    const world = processing({ MAX_VIDEO_SECONDS: '9', CHUNK_SECONDS: '2' }); // the probe says 10 s
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_too_long', reservedCredits: null });
+    expect((await world.jobs.findById(job.id))?.error).toContain('over the 9 s limit');
+    expect(await world.ledger.balance(KEY)).toBe(100);
+    expect(world.gateway.tasks).toEqual([]);
+    expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
+    expect(world.flows.flows.size).toBe(0);
+    const preview = await world.queued({ preview_duration: 4 });
+    await world.handler.handle(preview.id);
+    expect(world.flows.flows.get(preview.id)?.chunks).toHaveLength(2);
   });
 
   it('an input that cannot be fetched fails the job input_unreachable without running the worker', async () => {

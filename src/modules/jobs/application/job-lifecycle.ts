@@ -6,7 +6,7 @@ import { JobFailureCode } from '../../../common/errors/error-codes';
 import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { QueuedDelivery, WebhookAnnouncements, WebhookDeliveryQueue } from '../../webhooks/ports/webhook-announcements';
-import { billableSeconds, creditCost } from '../domain/job-cost';
+import { billableSeconds, creditCost, overLengthLimit } from '../domain/job-cost';
 import { Job, JobTransitions, WebhookEventName } from '../domain/job';
 import { JobRequest, JobSettings, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
@@ -45,6 +45,16 @@ export class JobLifecycle {
     return creditCost(billableSeconds(durationSeconds, settings.previewDuration), this.config.creditsPerMinute[settings.model]);
   }
 
+  /**
+   * An upload whose length is over MAX_VIDEO_SECONDS is refused when its job would start, a 400 with
+   * the draft left as it is (a preview of its start is within): it was queued, its cost reserved and
+   * cut into chunks before the engine refused it input_too_long.
+   */
+  assertWithinLengthLimit(settings: JobSettings, durationSeconds: number): void {
+    const refused = overLengthLimit(durationSeconds, settings.previewDuration, this.config.env.MAX_VIDEO_SECONDS);
+    if (refused) throw DomainError.invalid('video_url', `${refused} (MAX_VIDEO_SECONDS): set preview_duration to process its start`);
+  }
+
   async created(job: Job): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       await tx.get(JobRepository).insert(job);
@@ -58,6 +68,7 @@ export class JobLifecycle {
    */
   async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null): Promise<Job> {
     const settings = resolveJobSettings(request);
+    if (knownDurationSeconds !== null) this.assertWithinLengthLimit(settings, knownDurationSeconds);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
       // The draft is moved first: of two starts at once, the second waits on the row and finds it

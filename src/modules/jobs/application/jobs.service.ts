@@ -39,8 +39,10 @@ export class JobsService {
 
   async create(command: CreateJobCommand): Promise<Job> {
     const settings = resolveJobSettings(command.request);
-    await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
+    const uploadedSeconds = await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
     await this.assertUrls(command.request, command.webhookUrl);
+    // refused before the draft is made: a start refused after it would leave one behind the 400
+    if (command.autoStart && uploadedSeconds !== null) this.lifecycle.assertWithinLengthLimit(settings, uploadedSeconds);
     const job = draftJob({
       id: this.ids.job(),
       apiKeyId: command.apiKeyId,
@@ -102,18 +104,22 @@ export class JobsService {
     return (await this.jobs.findById(started.id).catch(() => null)) ?? started;
   }
 
-  /** A video_url is either one of this server's upload URLs (owned by the caller) or a public http(s) URL. */
-  private async assertVideoUrl(videoUrl: string, apiKeyId: string): Promise<void> {
+  /**
+   * A video_url is either one of this server's upload URLs (owned by the caller) or a public http(s)
+   * URL. The upload's duration when it is one (null when it is not, or its probe gave none).
+   */
+  private async assertVideoUrl(videoUrl: string, apiKeyId: string): Promise<number | null> {
     const uploadId = this.uploads.uploadIdFromUrl(videoUrl);
     if (uploadId) {
-      await this.uploads.findOwned(uploadId, apiKeyId).catch(
+      const upload = await this.uploads.findOwned(uploadId, apiKeyId).catch(
         whenNotFound(() => {
           throw DomainError.invalid('video_url', 'refers to an upload that does not exist');
         }),
       );
-      return;
+      return upload.durationSeconds ?? null;
     }
     await this.assertPublicUrl('video_url', videoUrl);
+    return null;
   }
 
   private async assertUrls(request: JobRequest, webhookUrl: string | undefined): Promise<void> {

@@ -16,6 +16,7 @@ import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { planChunks } from '../domain/chunk-plan';
+import { overLengthLimit } from '../domain/job-cost';
 import { decidesFromWholeClip } from '../domain/pro-prompt';
 import { ChunkedJobHandler } from './chunked-job.handler';
 import { watchWhileProcessing } from './job-watch';
@@ -155,8 +156,22 @@ export class ProcessJobHandler {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
     }
-    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploadedSeconds)) return null;
+    const seconds = admitted ?? uploadedSeconds;
+    if (seconds !== undefined) await this.refuseOverLength(job, seconds, inputKey, backgroundImageKey);
+    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, seconds)) return null;
     return { inputKey, backgroundImageKey };
+  }
+
+  /**
+   * A video over MAX_VIDEO_SECONDS fails input_too_long as soon as its length is known: before its
+   * cost is reserved and before it is cut into chunks (it was cut into one chunk task per 15 s, each
+   * of which the engine then refused). Its fetched files are deleted.
+   */
+  private async refuseOverLength(job: Job, durationSeconds: number, ...fetchedKeys: Array<string | null>): Promise<void> {
+    const refused = overLengthLimit(durationSeconds, job.settings.previewDuration, this.config.env.MAX_VIDEO_SECONDS);
+    if (!refused) return;
+    for (const key of fetchedKeys) if (key?.startsWith('inputs/')) await this.storage.delete(key);
+    throw new InputFailure('input_too_long', `The video was refused: ${refused}`);
   }
 
   /**
@@ -189,6 +204,7 @@ export class ProcessJobHandler {
       if (fetched) await this.storage.delete(inputKey);
       throw new InputFailure('input_invalid', `The video was refused: ${probed.reason}`);
     }
+    if (fetched) await this.refuseOverLength(job, probed.durationSeconds, inputKey);
     if (job.reservedCredits !== null) return probed.durationSeconds;
     const reserved = await this.lifecycle.reserveFetchedInput(job, probed.durationSeconds);
     if (!reserved && fetched) await this.storage.delete(inputKey);

@@ -9,3 +9,12 @@ export function creditCost(seconds: number, creditsPerMinute: number): number {
 export function billableSeconds(durationSeconds: number, previewDuration: number | null): number {
   return previewDuration === null ? durationSeconds : Math.min(durationSeconds, previewDuration);
 }
+
+/**
+ * Why a video of `durationSeconds` is not processed: what would be processed (a preview's seconds,
+ * else the whole) lasts over `maxSeconds`. null when it is within.
+ */
+export function overLengthLimit(durationSeconds: number, previewDuration: number | null, maxSeconds: number): string | null {
+  if (billableSeconds(durationSeconds, previewDuration) <= maxSeconds) return null;
+  return `the video lasts ${Math.round(durationSeconds * 10) / 10} s, over the ${maxSeconds} s limit`;
+}
