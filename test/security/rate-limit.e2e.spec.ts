@@ -191,4 +191,20 @@ describe.each([
     expect((await post(`/v1/jobs/${draft.body.id}/start`, {})).status).toBe(200);
     expect((await post('/v1/jobs', { video_url: PUBLIC_VIDEO })).status).toBe(200);
   });
+
+  it(`a start replayed under its Idempotency-Key gives its slot back (it starts nothing): ${STARTS + 1} replays, then another start passes`, async () => {
+    const key = await cluster.createKey();
+    const create = () => cluster.nodes[0].http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'one-start').send({ video_url: PUBLIC_VIDEO });
+    const first = await create();
+    expect(first.status).toBe(200);
+    for (let i = 0; i < STARTS + 1; i += 1) {
+      await sleep(50); // the slot is given back once the answer is out
+      const replayed = await create();
+      expect(replayed.status).toBe(200);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.body.id).toBe(first.body.id);
+    }
+    await sleep(50);
+    expect((await cluster.nodes[0].http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: PUBLIC_VIDEO })).status).toBe(200);
+  });
 });

@@ -5,7 +5,7 @@ import { Clock } from '../../../../common/clock';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { hashApiKey } from '../../../../common/api-key-format';
 import { ApiKeyAuthenticator } from '../../../../common/http/api-key-auth';
-import { JOB_START, JobStartPredicate } from '../../../../common/http/route-markers';
+import { JOB_START, JobStartPredicate, REPLAYED_HEADER } from '../../../../common/http/route-markers';
 import { outcomeOf, RateLimitOutcome } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
 
@@ -80,8 +80,8 @@ export class RateLimitGuard implements CanActivate {
     if (keyed) await this.apply(this.requests, tracker, res);
     if (startsJob) {
       const admittedAt = await this.apply(this.starts, tracker, res);
-      // a start the route refuses (400, 402, 409...) started nothing: its slot is given back
-      if (admittedAt !== undefined) res.once('finish', () => void (res.statusCode >= 400 && this.giveBack(this.starts, tracker, admittedAt)));
+      // a start the route refuses (400, 402, 409...), or one replayed under its Idempotency-Key, started nothing: its slot is given back
+      if (admittedAt !== undefined) res.once('finish', () => void (startedNothing(res) && this.giveBack(this.starts, tracker, admittedAt)));
     }
     return true;
   }
@@ -178,4 +178,8 @@ function addressOf(req: Request): string {
 function trackerOf(req: Request): string {
   const presented = presentedKeyOf(req);
   return presented ? `key:${hashApiKey(presented)}` : `ip:${addressOf(req)}`;
+}
+
+function startedNothing(res: Response): boolean {
+  return res.statusCode >= 400 || res.getHeader(REPLAYED_HEADER) === 'true';
 }
