@@ -27,7 +27,7 @@ export interface AppConfig {
   creditsPerMinute: Record<'original' | 'light' | 'pro' | 'human', number>;
   storage: StorageConfig;
   /** what the input gate accepts (the engine's MediaLimits) */
-  mediaLimits: { maxVideoWidth: number; maxVideoHeight: number; maxVideoPixels: number; maxImagePixels: number };
+  mediaLimits: { maxVideoWidth: number; maxVideoHeight: number; maxVideoPixels: number; maxFrameRate: number; maxImagePixels: number };
   http: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number; shutdownGraceMs: number };
   /** long jobs in chunks: chunkSeconds 0 never cuts */
   chunking: { chunkSeconds: number; prerollSeconds: number; attempts: number };
@@ -126,7 +126,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       human: env.CREDITS_PER_MINUTE_HUMAN,
     },
     storage: storageConfigOf(env, dataDir),
-    mediaLimits: { maxVideoWidth: env.MAX_VIDEO_WIDTH, maxVideoHeight: env.MAX_VIDEO_HEIGHT, maxVideoPixels: env.MAX_VIDEO_PIXELS, maxImagePixels: env.MAX_IMAGE_PIXELS },
+    mediaLimits: { maxVideoWidth: env.MAX_VIDEO_WIDTH, maxVideoHeight: env.MAX_VIDEO_HEIGHT, maxVideoPixels: env.MAX_VIDEO_PIXELS, maxFrameRate: env.MAX_VIDEO_FPS, maxImagePixels: env.MAX_IMAGE_PIXELS },
     http: { keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS, shutdownGraceMs: env.HTTP_SHUTDOWN_GRACE_MS },
     chunking: { chunkSeconds: env.CHUNK_SECONDS, prerollSeconds: env.CHUNK_PREROLL_SECONDS, attempts: env.CHUNK_ATTEMPTS },
     mediaBinaries: mediaBinariesOf(env),

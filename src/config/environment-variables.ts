@@ -96,6 +96,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(256)
   MAX_VIDEO_PIXELS = 4096 * 2304;
 
+  /** most frames a second a video may have (a phone's slow motion is 240): the work grows with the rate, the price with the seconds */
+  @Type(() => Number) @IsNumber() @Min(1)
+  MAX_VIDEO_FPS = 240;
+
   /** most pixels in a background image, read from its header before it is decoded */
   @Type(() => Number) @IsInt() @Min(256)
   MAX_IMAGE_PIXELS = 40_000_000;

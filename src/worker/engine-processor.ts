@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { MediaLimits } from '../engine/media/limits';
+import { DEFAULT_MEDIA_LIMITS, MediaLimits } from '../engine/media/limits';
 import { OUTPUT_EXTENSIONS } from '../contract/job-settings';
 import { EngineError, SegmentRange } from '../engine/types';
 import { EnginePool, engineRequestOf } from '../common/worker-protocol/engine-request';
@@ -66,7 +66,13 @@ function segmentOf(input: RemoteTaskInput): SegmentRange | undefined {
 function mediaLimitsOf(input: RemoteTaskInput): MediaLimits | undefined {
   const limits = input.media_limits;
   if (!limits) return undefined;
-  return { maxVideoWidth: limits.max_video_width, maxVideoHeight: limits.max_video_height, maxVideoPixels: limits.max_video_pixels, maxImagePixels: limits.max_image_pixels };
+  return {
+    maxVideoWidth: limits.max_video_width,
+    maxVideoHeight: limits.max_video_height,
+    maxVideoPixels: limits.max_video_pixels,
+    maxFrameRate: limits.max_video_fps ?? DEFAULT_MEDIA_LIMITS.maxFrameRate,
+    maxImagePixels: limits.max_image_pixels,
+  };
 }
 
 async function fetchInput(url: string, target: string, what: string, options: EngineProcessorOptions, signal: AbortSignal): Promise<void> {

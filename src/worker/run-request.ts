@@ -63,6 +63,7 @@ export function validateRunRequest(body: unknown): RunRequest {
     for (const name of ['max_video_width', 'max_video_height', 'max_video_pixels', 'max_image_pixels']) {
       if (positive(limits[name], `input.media_limits.${name}`) === undefined) throw new RunRequestInvalid(`input.media_limits.${name} is required`);
     }
+    positive(limits.max_video_fps, 'input.media_limits.max_video_fps');
   }
   validateSegment(input.segment);
   if (request.webhook !== undefined) httpUrl(request.webhook, 'webhook');

@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('limits at their boundaries, on real files', () => {
-  const limits: MediaLimits = { maxVideoWidth: 64, maxVideoHeight: 48, maxVideoPixels: 64 * 48, maxImagePixels: 64 * 64 };
+  const limits: MediaLimits = { maxVideoWidth: 64, maxVideoHeight: 48, maxVideoPixels: 64 * 48, maxFrameRate: 240, maxImagePixels: 64 * 64 };
 
   it('video: 64x48 passes at 64x48 and 3072 pixels', async () => {
     const video = await probe(await file('at-limit.mp4', clip('64x48', 0.3, h264, 'mp4')), limits);
@@ -51,6 +51,12 @@ describe('limits at their boundaries, on real files', () => {
   ])('video: refused when %s', async (_name, size, over, message) => {
     const path = await file(`over-${size}.mp4`, clip(size, 0.3, h264, 'mp4'));
     await expect(admitVideo(path, over)).rejects.toMatchObject({ code: 'input_invalid', message: expect.stringMatching(message) });
+  });
+
+  it('video: 250 frames a second pass at a limit of 250, are refused at 249', async () => {
+    const path = await file('fast.mp4', clip('64x48', 0.2, h264, 'mp4', 250));
+    expect((await admitVideo(path, { ...limits, maxFrameRate: 250 })).fps).toBe(250);
+    await expect(admitVideo(path, { ...limits, maxFrameRate: 249 })).rejects.toMatchObject({ code: 'input_invalid', message: 'the video runs at 250 frames a second, over the limit of 249' });
   });
 
   it('image: 64x64 passes at 4096 pixels, 65x64 is refused', async () => {

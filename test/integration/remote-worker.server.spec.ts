@@ -281,11 +281,14 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     expect(await finalStatus(id)).toMatchObject({ status: 'FAILED', errorCode: 'input_too_long', error: 'the video is longer than 600 s' });
   });
 
-  it('hands the API\'s media size limits to the engine; without them, the engine\'s defaults apply', async () => {
-    const media_limits = { max_video_width: 1920, max_video_height: 1080, max_video_pixels: 2073600, max_image_pixels: 1000000 };
+  it('hands the API\'s media size limits to the engine (an API before max_video_fps: the engine\'s rate limit); without them, the engine\'s defaults apply', async () => {
+    const media_limits = { max_video_width: 1920, max_video_height: 1080, max_video_pixels: 2073600, max_video_fps: 60, max_image_pixels: 1000000 };
     const limited = await submit(runRequest({ media_limits }));
     await finalStatus(limited);
-    expect(pool.requests.at(-1)?.limits).toEqual({ maxVideoWidth: 1920, maxVideoHeight: 1080, maxVideoPixels: 2073600, maxImagePixels: 1000000 });
+    expect(pool.requests.at(-1)?.limits).toEqual({ maxVideoWidth: 1920, maxVideoHeight: 1080, maxVideoPixels: 2073600, maxFrameRate: 60, maxImagePixels: 1000000 });
+    const older = await submit(runRequest({ media_limits: { ...media_limits, max_video_fps: undefined } }));
+    await finalStatus(older);
+    expect(pool.requests.at(-1)?.limits).toMatchObject({ maxVideoPixels: 2073600, maxFrameRate: 240 });
     const plain = await submit(runRequest());
     await finalStatus(plain);
     expect(pool.requests.at(-1)?.limits).toBeUndefined();
@@ -294,6 +297,7 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
   it.each([
     [{ max_video_width: 0, max_video_height: 1080, max_video_pixels: 2073600, max_image_pixels: 1 }, 'input.media_limits.max_video_width must be a positive number'],
     [{ max_video_width: 1920, max_video_height: 1080, max_video_pixels: 2073600 }, 'input.media_limits.max_image_pixels is required'],
+    [{ max_video_width: 1920, max_video_height: 1080, max_video_pixels: 2073600, max_video_fps: -1, max_image_pixels: 1 }, 'input.media_limits.max_video_fps must be a positive number'],
     ['big', 'input.media_limits must be an object'],
   ])('refuses media_limits %j with 400', async (media_limits, error) => {
     const { status, json } = await call('POST', '/run', runRequest({ media_limits } as unknown as Partial<RunRequest['input']>));

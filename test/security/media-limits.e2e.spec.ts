@@ -20,7 +20,7 @@ describe('media size limits through the API (small configured limits)', () => {
       if (!body) return void res.writeHead(404).end();
       res.end(body);
     });
-    t = await startTestApp({ ...NO_RATE_LIMITS, OUTBOUND_ALLOW_LIST: 'localhost', MAX_VIDEO_WIDTH: '160', MAX_VIDEO_HEIGHT: '96', MAX_VIDEO_PIXELS: '12800', MAX_IMAGE_PIXELS: '4096' });
+    t = await startTestApp({ ...NO_RATE_LIMITS, OUTBOUND_ALLOW_LIST: 'localhost', MAX_VIDEO_WIDTH: '160', MAX_VIDEO_HEIGHT: '96', MAX_VIDEO_PIXELS: '12800', MAX_VIDEO_FPS: '50', MAX_IMAGE_PIXELS: '4096' });
     key = await t.createKey(100_000);
   });
   afterAll(async () => {
@@ -28,7 +28,7 @@ describe('media size limits through the API (small configured limits)', () => {
     await images.close();
   });
 
-  const upload = async (size: string) => t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', await clip(size, 0.3, h264, 'mp4'), `${size}.mp4`);
+  const upload = async (size: string, rate?: number) => t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', await clip(size, 0.3, h264, 'mp4', rate), `${size}.mp4`);
 
   it.each([
     ['at MAX_VIDEO_WIDTH', '160x80'],
@@ -46,6 +46,13 @@ describe('media size limits through the API (small configured limits)', () => {
     const res = await upload(size);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, error: { code: 'invalid_request', details: [{ field: 'file', message }] } });
+  });
+
+  it('an upload at MAX_VIDEO_FPS (50) is accepted, one at 60 frames a second refused: 400 invalid_request naming file', async () => {
+    expect((await upload('64x48', 50)).status).toBe(200);
+    const res = await upload('64x48', 60);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'invalid_request', details: [{ field: 'file', message: 'the video runs at 60 frames a second, over the limit of 50' }] } });
   });
 
   it.each([

@@ -120,11 +120,11 @@ export async function pngImage(width: number, height: number): Promise<Buffer> {
 }
 
 /** Encodes a short test clip with ffmpeg: `codec` args, then the container format. */
-export async function clip(size: string, seconds: number, codecArgs: string[], format: string): Promise<Buffer> {
+export async function clip(size: string, seconds: number, codecArgs: string[], format: string, rate = 10): Promise<Buffer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'hostile-clip-'));
   try {
     const out = path.join(dir, 'clip');
-    await run(ffmpegPath(), ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', `testsrc=s=${size}:r=10:d=${seconds}`, ...codecArgs, '-f', format, '-y', out]);
+    await run(ffmpegPath(), ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', `testsrc=s=${size}:r=${rate}:d=${seconds}`, ...codecArgs, '-f', format, '-y', out]);
     return await readFile(out);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -30,7 +30,8 @@ export interface RemoteTaskInput {
   settings: JobSettings;
   max_duration_seconds: number;
   /** the API's frame and image size limits (MAX_VIDEO_WIDTH...); absent: the engine's defaults */
-  media_limits?: { max_video_width: number; max_video_height: number; max_video_pixels: number; max_image_pixels: number };
+  /** max_video_fps: absent from an API before it was sent (the engine's default then) */
+  media_limits?: { max_video_width: number; max_video_height: number; max_video_pixels: number; max_video_fps?: number; max_image_pixels: number };
   /** one chunk of a long job: process only this time range, after a discarded pre-roll; absent: the whole video */
   segment?: { start_seconds: number; end_seconds?: number; preroll_seconds: number };
 }

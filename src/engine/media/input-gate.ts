@@ -14,7 +14,7 @@
 import { EngineError } from '../types';
 import { IMAGE_HEAD_BYTES, imageDimensions, jpegOrientation } from './image-header';
 import { InputPin, pinFor } from './input-pin';
-import { decoderPixelCap, DEFAULT_MEDIA_LIMITS, imageSizeViolation, MediaLimits, videoSizeViolation } from './limits';
+import { decoderPixelCap, DEFAULT_MEDIA_LIMITS, frameRateViolation, imageSizeViolation, MediaLimits, videoSizeViolation } from './limits';
 import { FirstFrame, ProbedVideo, proveFrameDecodes, proveItDecodes, readVideoInfo } from './probe';
 import { describeContent, readHead, sniffImageType, sniffVideoType, SupportedImageType, SupportedVideoType, TYPE_LABELS } from './sniff';
 import { endsWithZipArchive } from './zip-polyglot';
@@ -55,7 +55,7 @@ export async function admitVideo(path: string, limits: MediaLimits = DEFAULT_MED
   const oversized = ({ width, height }: { width: number; height: number }) =>
     new InputTooLarge(videoSizeViolation(width, height, limits) ?? `the video is ${width}x${height}, too large to decode`);
   const video = await readVideoInfo(path, pin, signal, oversized);
-  const violation = videoSizeViolation(video.width, video.height, limits);
+  const violation = videoSizeViolation(video.width, video.height, limits) ?? frameRateViolation(video.fps, limits);
   if (violation) throw new InputTooLarge(violation);
   return { ...video, type };
 }

@@ -10,6 +10,8 @@ export interface MediaLimits {
   maxVideoHeight: number;
   /** most pixels in one video frame */
   maxVideoPixels: number;
+  /** most pictures a second: the work a video asks for grows with its rate, the price with its seconds alone */
+  maxFrameRate: number;
   /** most pixels in a background image */
   maxImagePixels: number;
 }
@@ -19,6 +21,8 @@ export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = {
   maxVideoHeight: 4096,
   // 4096x2304: 4K (UHD and DCI) either way up, not a 4096x4096 square
   maxVideoPixels: 4096 * 2304,
+  // a phone's slow motion (240 fps) is taken; a 5 s clip at 1000 fps was 5000 frames billed as 5 s
+  maxFrameRate: 240,
   maxImagePixels: 40_000_000,
 };
 
@@ -41,6 +45,12 @@ export function videoSizeViolation(width: number, height: number, limits: MediaL
     return `the video is ${size} (${width * height} pixels a frame), over the limit of ${limits.maxVideoPixels} pixels`;
   }
   return undefined;
+}
+
+/** Pure: why a video's frame rate is refused, or undefined when it is within the limit. */
+export function frameRateViolation(fps: number, limits: MediaLimits): string | undefined {
+  if (!(fps > limits.maxFrameRate)) return undefined;
+  return `the video runs at ${Math.round(fps * 100) / 100} frames a second, over the limit of ${limits.maxFrameRate}`;
 }
 
 /** Pure: why an image size is refused, or undefined when it is within the limit. */

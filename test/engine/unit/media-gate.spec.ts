@@ -1,6 +1,6 @@
 import { imageDimensions, jpegOrientation } from '../../../src/engine/media/image-header';
 import { pinArgs, pinFor } from '../../../src/engine/media/input-pin';
-import { DEFAULT_MEDIA_LIMITS, decoderPixelCap, imageSizeViolation, MediaLimits, videoSizeViolation } from '../../../src/engine/media/limits';
+import { DEFAULT_MEDIA_LIMITS, decoderPixelCap, frameRateViolation, imageSizeViolation, MediaLimits, videoSizeViolation } from '../../../src/engine/media/limits';
 import { EngineError } from '../../../src/engine/types';
 import { buildDecodeCheckArgs, buildProbeArgs, refusedPictureSize, tidyToolMessage } from '../../../src/engine/media/probe';
 import { describeContent, sniffImageType } from '../../../src/engine/media/sniff';
@@ -140,10 +140,12 @@ describe('tailIsZipArchive: polyglots end with a ZIP directory', () => {
 });
 
 describe('limits, at their boundaries', () => {
-  const limits: MediaLimits = { maxVideoWidth: 640, maxVideoHeight: 480, maxVideoPixels: 640 * 360, maxImagePixels: 1000 };
+  const limits: MediaLimits = { maxVideoWidth: 640, maxVideoHeight: 480, maxVideoPixels: 640 * 360, maxFrameRate: 60, maxImagePixels: 1000 };
 
-  it('defaults: 4096x4096 sides, 4096x2304 pixels a frame, 40 megapixels an image', () => {
-    expect(DEFAULT_MEDIA_LIMITS).toEqual({ maxVideoWidth: 4096, maxVideoHeight: 4096, maxVideoPixels: 9437184, maxImagePixels: 40000000 });
+  it('defaults: 4096x4096 sides, 4096x2304 pixels a frame, 240 frames a second, 40 megapixels an image', () => {
+    expect(DEFAULT_MEDIA_LIMITS).toEqual({ maxVideoWidth: 4096, maxVideoHeight: 4096, maxVideoPixels: 9437184, maxFrameRate: 240, maxImagePixels: 40000000 });
+    expect(frameRateViolation(240, DEFAULT_MEDIA_LIMITS)).toBeUndefined();
+    expect(frameRateViolation(1000, DEFAULT_MEDIA_LIMITS)).toBe('the video runs at 1000 frames a second, over the limit of 240');
     expect(videoSizeViolation(4096, 2304, DEFAULT_MEDIA_LIMITS)).toBeUndefined();
     expect(videoSizeViolation(2304, 4096, DEFAULT_MEDIA_LIMITS)).toBeUndefined();
     expect(videoSizeViolation(4097, 16, DEFAULT_MEDIA_LIMITS)).toMatch(/4097x16, larger than the 4096x4096 limit/);
@@ -164,6 +166,12 @@ describe('limits, at their boundaries', () => {
     expect(videoSizeViolation(401, 400, square)).toBe('the video is 401x400 (160400 pixels a frame), over the limit of 160000 pixels');
     expect(videoSizeViolation(640, 360, limits)).toBeUndefined();
     expect(videoSizeViolation(640, 361, limits)).toMatch(/231040 pixels a frame\), over the limit of 230400 pixels/);
+  });
+
+  it('frame rate: equal passes, more is refused', () => {
+    expect(frameRateViolation(60, limits)).toBeUndefined();
+    expect(frameRateViolation(60000 / 1001, limits)).toBeUndefined();
+    expect(frameRateViolation(60.01, limits)).toBe('the video runs at 60.01 frames a second, over the limit of 60');
   });
 
   it('image pixels: equal passes, one more is refused', () => {

@@ -11,13 +11,13 @@ function variableRefused(env: Record<string, string>): string {
 }
 
 describe('media size limits', () => {
-  it('defaults: 4096x4096 sides, 4096x2304 pixels a frame, 40 megapixels an image', () => {
-    expect(loadConfig({}).mediaLimits).toEqual({ maxVideoWidth: 4096, maxVideoHeight: 4096, maxVideoPixels: 9437184, maxImagePixels: 40000000 });
+  it('defaults: 4096x4096 sides, 4096x2304 pixels a frame, 240 frames a second, 40 megapixels an image', () => {
+    expect(loadConfig({}).mediaLimits).toEqual({ maxVideoWidth: 4096, maxVideoHeight: 4096, maxVideoPixels: 9437184, maxFrameRate: 240, maxImagePixels: 40000000 });
   });
 
   it('reads each variable', () => {
-    const config = loadConfig({ MAX_VIDEO_WIDTH: '1920', MAX_VIDEO_HEIGHT: '1080', MAX_VIDEO_PIXELS: '2073600', MAX_IMAGE_PIXELS: '1000000' });
-    expect(config.mediaLimits).toEqual({ maxVideoWidth: 1920, maxVideoHeight: 1080, maxVideoPixels: 2073600, maxImagePixels: 1000000 });
+    const config = loadConfig({ MAX_VIDEO_WIDTH: '1920', MAX_VIDEO_HEIGHT: '1080', MAX_VIDEO_PIXELS: '2073600', MAX_VIDEO_FPS: '60', MAX_IMAGE_PIXELS: '1000000' });
+    expect(config.mediaLimits).toEqual({ maxVideoWidth: 1920, maxVideoHeight: 1080, maxVideoPixels: 2073600, maxFrameRate: 60, maxImagePixels: 1000000 });
   });
 
   it.each([
@@ -27,6 +27,7 @@ describe('media size limits', () => {
     ['MAX_VIDEO_HEIGHT', '16384', '16385'],
     ['MAX_VIDEO_PIXELS', '256', '255'],
     ['MAX_IMAGE_PIXELS', '256', '255'],
+    ['MAX_VIDEO_FPS', '1', '0.5'],
   ])('%s: %s is accepted, %s refused', (name, accepted, refused) => {
     expect(() => loadConfig({ [name]: accepted })).not.toThrow();
     expect(variableRefused({ [name]: refused })).toBe(name);
