@@ -226,14 +226,20 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
  * short that still says its whole length (its later chunks found no frames). Its average frame rate,
  * which ffmpeg works out from that duration (mp4: frames over the stated length), is then the
  * packets' over the span too; a stream with no stated duration keeps an average rate it gives
- * (a live WebM gives none: its nominal rate is its 1 kHz timebase).
+ * (a live WebM gives none: its nominal rate is its 1 kHz timebase). A stream that gives no average
+ * rate takes the packets' even where its stated duration holds: a browser's recording remuxed with
+ * its duration written in was read at its timebase's 1000 fps (refused over MAX_VIDEO_FPS, and
+ * resampled to 1000 fps before that).
  */
 export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOutput {
   const video = videoStreamOf(json);
   if (!video) return json;
   const stated = durationOf(json, video);
-  if (stated !== undefined && Math.abs(stated - span.seconds) <= statedDurationTolerance(span.seconds)) return json;
   const measuredRate = `${span.packets}/${span.seconds}`;
+  if (stated !== undefined && Math.abs(stated - span.seconds) <= statedDurationTolerance(span.seconds)) {
+    if (parseFrameRate(video.avg_frame_rate)) return json;
+    return { ...json, streams: json.streams?.map((stream) => (stream === video ? { ...video, avg_frame_rate: measuredRate } : stream)) };
+  }
   const measured: FfprobeStream = {
     ...video,
     duration: String(span.seconds),

@@ -53,6 +53,11 @@ describe('withPacketSpan', () => {
     expect([measured.durationSeconds, measured.fps, measured.frameCount]).toEqual([4, 30, 120]);
   });
 
+  it('gives a live WebM that states its duration (remuxed, or its duration written in) its measured rate, not its timebase of 1000', () => {
+    const remuxed: FfprobeOutput = { ...live('0/0'), format: { format_name: 'matroska,webm', duration: '3.980000' } };
+    expect(parseProbeOutput(withPacketSpan(remuxed, { seconds: 4, packets: 120 }))).toMatchObject({ durationSeconds: 3.98, fps: 30 });
+  });
+
   it("keeps the stream's own average rate", () => {
     expect(parseProbeOutput(withPacketSpan(live('25/1'), { seconds: 4, packets: 90 })).fps).toBe(25);
   });
