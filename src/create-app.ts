@@ -213,17 +213,22 @@ function refuseUnfitBodies(req: Request, _res: Response, next: NextFunction): vo
 /** what a /v1 body must be: JSON everywhere but the upload, whose multipart parser answers for itself */
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const UPLOAD_PATH = /^\/uploads\/?$/;
+const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH']);
+
+/** a body that says no type is read as JSON, the only type the API takes (an empty one is no body) */
+const parsedAsJson = (req: IncomingMessage): boolean => req.headers['content-type'] === undefined || Boolean((req as Request).is(JSON_TYPES));
 
 /**
- * A /v1 body that is not JSON is a 415. The parsers leave such a body unread, and the request was
- * served as if it had none: a start sent as text/plain or as a form ran the draft's settings, not its own.
+ * A /v1 body declared as something other than JSON is a 415. The parsers leave such a body unread,
+ * and the request was served as if it had none: a start sent as text/plain or as a form ran the
+ * draft's settings, not its own.
  */
 function refuseBodiesNotJson(req: Request, _res: Response, next: NextFunction): void {
-  if (!carriesBody(req) || UPLOAD_PATH.test(req.path) || req.is(JSON_TYPES)) return next();
-  next(new DomainError('unsupported_media_type', `The body must be JSON: send it with Content-Type: application/json (it came as ${req.headers['content-type'] ?? 'no type'})`));
+  if (!METHODS_WITH_BODIES.has(req.method) || !carriesBody(req) || UPLOAD_PATH.test(req.path) || parsedAsJson(req)) return next();
+  next(new DomainError('unsupported_media_type', `The body must be JSON: send it with Content-Type: application/json (it came as ${req.headers['content-type']})`));
 }
 
-/** a body of at least one byte is announced, or one of unknown length comes (an empty body with no type is none) */
+/** a body of at least one byte is announced, or one of unknown length comes */
 function carriesBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > 0;
@@ -301,7 +306,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use('/v1', refuseBodiesNotJson);
-  app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));
+  app.use(json({ limit: jsonBodyLimit, type: parsedAsJson }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseUnfitBodies);
   app.use(metrics);
