@@ -78,6 +78,18 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(world.flows.flows.get(preview.id)?.chunks).toHaveLength(2);
   });
 
+  it('an upload stored before uploads kept their duration, over MAX_VIDEO_SECONDS: input_too_long once probed, nothing reserved first', async () => {
+    const world = processing({ MAX_VIDEO_SECONDS: '9' }); // the probe says 10 s
+    await world.ledger.grant(KEY, 100, null);
+    const body = await world.uploads.storeBody(Readable.from([Buffer.from('not really a video')]), 'video/mp4');
+    await world.uploadRows.insert({ id: body.uploadId, apiKeyId: KEY, storageKey: body.storageKey, filename: 'old.mp4', size: body.size, contentType: 'video/mp4', durationSeconds: null, createdAt: new Date() });
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: world.uploads.videoUrlOf(body.uploadId), request: { model: 'light' }, autoStart: true });
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_too_long', reservedCredits: null, billingStatus: null });
+    expect(await world.ledger.balance(KEY)).toBe(100);
+    expect(await world.storage.stat(body.storageKey)).not.toBeNull(); // the upload stays: it is the client's, not the job's
+  });
+
   it('an input that cannot be fetched fails the job input_unreachable without running the worker', async () => {
     const world = processing();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: 'https://videos.example.com/missing.mp4', request: {}, autoStart: true });

@@ -204,7 +204,7 @@ export class ProcessJobHandler {
       if (fetched) await this.storage.delete(inputKey);
       throw new InputFailure('input_invalid', `The video was refused: ${probed.reason}`);
     }
-    if (fetched) await this.refuseOverLength(job, probed.durationSeconds, inputKey);
+    await this.refuseOverLength(job, probed.durationSeconds, inputKey);
     if (job.reservedCredits !== null) return probed.durationSeconds;
     const reserved = await this.lifecycle.reserveFetchedInput(job, probed.durationSeconds);
     if (!reserved && fetched) await this.storage.delete(inputKey);
