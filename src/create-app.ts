@@ -215,8 +215,8 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 const UPLOAD_PATH = /^\/uploads\/?$/;
 const METHODS_WITH_BODIES = new Set(['POST', 'PUT', 'PATCH']);
 
-/** a body that says no type is read as JSON, the only type the API takes (an empty one is no body) */
-const parsedAsJson = (req: IncomingMessage): boolean => req.headers['content-type'] === undefined || Boolean((req as Request).is(JSON_TYPES));
+/** on /v1, a body that says no type is read as JSON, the only type the API takes (elsewhere the storage's signed PUTs take raw bytes) */
+const declaresNoType = (req: IncomingMessage): boolean => req.headers['content-type'] === undefined;
 
 /**
  * A /v1 body declared as something other than JSON is a 415. The parsers leave such a body unread,
@@ -224,7 +224,7 @@ const parsedAsJson = (req: IncomingMessage): boolean => req.headers['content-typ
  * draft's settings, not its own.
  */
 function refuseBodiesNotJson(req: Request, _res: Response, next: NextFunction): void {
-  if (!METHODS_WITH_BODIES.has(req.method) || !carriesBody(req) || UPLOAD_PATH.test(req.path) || parsedAsJson(req)) return next();
+  if (!METHODS_WITH_BODIES.has(req.method) || !carriesBody(req) || UPLOAD_PATH.test(req.path) || declaresNoType(req) || req.is(JSON_TYPES)) return next();
   next(new DomainError('unsupported_media_type', `The body must be JSON: send it with Content-Type: application/json (it came as ${req.headers['content-type']})`));
 }
 
@@ -306,7 +306,8 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
   app.use('/v1', refuseBodiesNotJson);
-  app.use(json({ limit: jsonBodyLimit, type: parsedAsJson }));
+  app.use('/v1', json({ limit: jsonBodyLimit, type: declaresNoType }));
+  app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseUnfitBodies);
   app.use(metrics);
