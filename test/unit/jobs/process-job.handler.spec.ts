@@ -90,6 +90,19 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(await world.storage.stat(body.storageKey)).not.toBeNull(); // the upload stays: it is the client's, not the job's
   });
 
+  it('an upload started under a longer MAX_VIDEO_SECONDS (the API set apart from this worker): input_too_long by its stored duration, its reserve given back, no chunks', async () => {
+    const world = processing({ CHUNK_SECONDS: '2' }); // the upload's probe said 10 s
+    await world.ledger.grant(KEY, 100, null);
+    const body = await world.uploads.storeBody(Readable.from([Buffer.from('not really a video')]), 'video/mp4');
+    const { video_url: videoUrl } = await world.uploads.register(KEY, 'clip.mp4', body);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, autoStart: true });
+    world.config.env.MAX_VIDEO_SECONDS = 9;
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_too_long', billingStatus: 'refunded' });
+    expect(await world.ledger.balance(KEY)).toBe(100);
+    expect(world.flows.flows.size).toBe(0);
+  });
+
   it('an input that cannot be fetched fails the job input_unreachable without running the worker', async () => {
     const world = processing();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: 'https://videos.example.com/missing.mp4', request: {}, autoStart: true });

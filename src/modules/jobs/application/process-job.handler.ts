@@ -149,6 +149,8 @@ export class ProcessJobHandler {
     const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job, signal);
     const admitted = await this.admitInput(job, inputKey);
     if (admitted === null) return null;
+    // a probed input was held to the limit as it was admitted; an upload not probed here, by its stored duration
+    if (admitted === undefined && uploadedSeconds !== undefined) await this.refuseOverLength(job, uploadedSeconds, inputKey);
     let backgroundImageKey: string | null;
     try {
       backgroundImageKey = await this.fetchBackgroundImage(job, signal);
@@ -156,21 +158,19 @@ export class ProcessJobHandler {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
     }
-    const seconds = admitted ?? uploadedSeconds;
-    if (seconds !== undefined) await this.refuseOverLength(job, seconds, inputKey, backgroundImageKey);
-    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, seconds)) return null;
+    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploadedSeconds)) return null;
     return { inputKey, backgroundImageKey };
   }
 
   /**
    * A video over MAX_VIDEO_SECONDS fails input_too_long as soon as its length is known: before its
    * cost is reserved and before it is cut into chunks (it was cut into one chunk task per 15 s, each
-   * of which the engine then refused). Its fetched files are deleted.
+   * of which the engine then refused). A fetched input is deleted.
    */
-  private async refuseOverLength(job: Job, durationSeconds: number, ...fetchedKeys: Array<string | null>): Promise<void> {
+  private async refuseOverLength(job: Job, durationSeconds: number, inputKey: string): Promise<void> {
     const refused = overLengthLimit(durationSeconds, job.settings.previewDuration, this.config.env.MAX_VIDEO_SECONDS);
     if (!refused) return;
-    for (const key of fetchedKeys) if (key?.startsWith('inputs/')) await this.storage.delete(key);
+    if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
     throw new InputFailure('input_too_long', `The video was refused: ${refused}`);
   }
 
