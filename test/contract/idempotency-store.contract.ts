@@ -31,6 +31,19 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       expect(await store().claim(scope, fp('other'), 3600)).toEqual({ kind: 'mismatch' });
     });
 
+    it('a completed key gives back the digest of its body, where one was kept; a key claimed afresh has none', async () => {
+      const scope = await scopeOf();
+      await store().claim(scope, fp('upload'), 1);
+      await store().complete(scope, 200, { video_id: 'vid_1' }, fp('the file'));
+      expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'completed', status: 200, body: { video_id: 'vid_1' }, bodyDigest: fp('the file') });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'claimed' });
+      await store().complete(scope, 200, { video_id: 'vid_2' });
+      const completed = await store().claim(scope, fp('upload'), 3600);
+      expect(completed).toEqual({ kind: 'completed', status: 200, body: { video_id: 'vid_2' } });
+      expect(completed).not.toHaveProperty('bodyDigest');
+    });
+
     it('a released key is claimed afresh; releasing a completed key keeps it', async () => {
       const scope = await scopeOf();
       await store().claim(scope, fp('fp'), 3600);

@@ -134,14 +134,38 @@ describe('Idempotency-Key (two API processes, one Postgres)', () => {
     expect(different.body.error.code).toBe('idempotency_mismatch');
   });
 
+  it('uploads are compared by their bytes and filename, not their length: a file of the same size, or a chunked upload of another file, is a mismatch', async () => {
+    const key = await cluster.createKey();
+    const clip = readFileSync(CLIP);
+    const flipped = Buffer.from(clip);
+    flipped[flipped.length - 100] ^= 0xff; // the same size, one byte of the last frame changed
+    const send = (idempotencyKey: string, file: Buffer, filename: string, transfer: 'sized' | 'chunked', boundary = 'backdrop-a') =>
+      sendMultipart(`${cluster.nodes[0].baseUrl}/v1/uploads`, { 'X-Api-Key': key, 'Idempotency-Key': idempotencyKey }, multipartFile(boundary, filename, file), boundary, transfer);
+
+    const name = 'été-%221%22.mp4'; // UTF-8 and a quote escaped as browsers do: the repeat must read the name as the first did
+    const first = await send('by-bytes', clip, name, 'sized');
+    expect(first.status).toBe(200);
+    const sameSize = await send('by-bytes', flipped, name, 'sized');
+    expect([sameSize.status, sameSize.body.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    const renamed = await send('by-bytes', clip, 'another-name.mp4', 'sized');
+    expect([renamed.status, renamed.body.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    // the same file sent chunked, under another boundary: the same request
+    const resent = await send('by-bytes', clip, name, 'chunked', 'another-boundary-of-other-length');
+    expect([resent.status, resent.replayed]).toEqual([200, 'true']);
+    expect(resent.body).toEqual(first.body);
+
+    const chunked = await send('chunked', clip, 'clip.mp4', 'chunked');
+    expect(chunked.status).toBe(200);
+    const otherChunked = await send('chunked', flipped, 'clip.mp4', 'chunked');
+    expect([otherChunked.status, otherChunked.body.error?.code]).toEqual([422, 'idempotency_mismatch']);
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM uploads WHERE api_key_id = (SELECT api_key_id FROM idempotency_keys WHERE idempotency_key = 'chunked')`);
+    expect(rows[0].n).toBe(2); // 'by-bytes' and 'chunked' each stored their file once
+  });
+
   it('answers an upload replay once the client has sent the whole file, so a slow uploader reads the answer', async () => {
     const key = await cluster.createKey();
     const boundary = 'backdrop-replay';
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`),
-      readFileSync(CLIP),
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
+    const body = multipartFile(boundary, 'clip.mp4', readFileSync(CLIP));
     const headers = { 'X-Api-Key': key, 'Idempotency-Key': 'slow', 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length };
     /** sends all but the last 1 KB, then the rest after `pauseMs` */
     const send = (pauseMs: number) =>
@@ -193,3 +217,27 @@ describe('Idempotency-Key (two API processes, one Postgres)', () => {
     expect(a.body.id).not.toBe(b.body.id);
   });
 });
+
+/** A multipart body holding one file in the field `file`. */
+function multipartFile(boundary: string, filename: string, bytes: Buffer): Buffer {
+  return Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: video/mp4\r\n\r\n`),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+}
+
+/** Posts a multipart body with its Content-Length, or chunked (no length) in 64 KB writes. */
+function sendMultipart(url: string, headers: Record<string, string>, body: Buffer, boundary: string, transfer: 'sized' | 'chunked') {
+  const sized = transfer === 'sized' ? { 'Content-Length': String(body.length) } : {};
+  return new Promise<{ status?: number; replayed?: string | string[]; body: { error?: { code: string } } & Record<string, unknown> }>((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { ...headers, ...sized, 'Content-Type': `multipart/form-data; boundary=${boundary}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, replayed: res.headers['idempotent-replayed'], body: JSON.parse(Buffer.concat(chunks).toString() || '{}') }));
+    });
+    req.on('error', reject);
+    for (let offset = 0; offset < body.length; offset += 65536) req.write(body.subarray(offset, offset + 65536));
+    req.end();
+  });
+}

@@ -9,9 +9,9 @@ import { eventually, swap } from '../../support/test-app';
 class StoreAwayOnce extends InMemoryIdempotencyStore {
   awayFor: 'complete' | 'release' | null = null;
 
-  override async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+  override async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
     this.failIfAway('complete');
-    return super.complete(scope, status, body);
+    return super.complete(scope, status, body, bodyDigest);
   }
 
   override async release(scope: IdempotencyScope): Promise<void> {

@@ -15,10 +15,10 @@ export function canonicalJson(value: unknown): string {
 /**
  * What "the same request" means for an Idempotency-Key: the method, the path (so a key reused on
  * another job or endpoint is a mismatch) and the body. A multipart upload is not read before the
- * check (the boundary differs on every request and the file is streamed, not buffered), so its
- * "body" is its declared Content-Length.
+ * check (its file is streamed, not buffered), so its fingerprint holds the route alone: its files
+ * are compared by digest once they have arrived (`bodyDigest` of the store).
  */
-export function requestFingerprint(method: string, path: string, body: { json: unknown } | { contentLength: string | undefined }): string {
-  const described = 'json' in body ? canonicalJson(body.json) : `multipart; content-length=${body.contentLength ?? 'unknown'}`;
+export function requestFingerprint(method: string, path: string, body: { json: unknown } | 'multipart'): string {
+  const described = body === 'multipart' ? 'multipart' : canonicalJson(body.json);
   return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${described}`).digest('hex');
 }

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
 import { isDependencyOutage } from '../../../../common/errors/dependency-outage';
 import { DomainError } from '../../../../common/errors/domain-error';
+import { digestMultipartBody, digestOfFiles, filesOf } from '../../../../common/http/multipart-digest';
 import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-written';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
@@ -21,6 +22,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  *
  * - First request: the key is claimed, the work done, its 2xx response stored for IDEMPOTENCY_TTL_SECONDS.
  * - Same key, same request: the stored response is replayed (same status and body, `Idempotent-Replayed: true`).
+ *   An upload is the same when its files have the same fields, names and bytes: they are hashed as the
+ *   first is stored, and a repeat's are read and hashed (not stored) before it is answered.
  * - Same key, another body or route: 422 idempotency_mismatch. Still running: 409 idempotency_in_progress.
  * - The work failing (any error response) gives the key back, so a retry runs it again.
  * - A completion or release the store cannot take now is tried again in the background.
@@ -44,16 +47,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
       throw DomainError.invalid('Idempotency-Key', `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
     }
     const scope: IdempotencyScope = { apiKeyId: req.apiKey.id, key };
-    const multipart = req.is('multipart/form-data');
-    const fingerprint = requestFingerprint(req.method, req.path, multipart ? { contentLength: req.headers['content-length'] } : { json: req.body });
+    const multipart = Boolean(req.is('multipart/form-data'));
+    const fingerprint = requestFingerprint(req.method, req.path, multipart ? 'multipart' : { json: req.body });
     const claim = await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
-    if (multipart && claim.kind !== 'claimed') await bodyReceived(req);
+    if (multipart && (claim.kind === 'mismatch' || claim.kind === 'in_progress')) await bodyReceived(req);
     switch (claim.kind) {
       case 'mismatch':
-        throw new DomainError('idempotency_mismatch', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+        throw mismatch();
       case 'in_progress':
         throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry once it has finished');
       case 'completed':
+        if (multipart && !(await this.sameFiles(req, claim.bodyDigest))) throw mismatch();
         res.setHeader(REPLAYED_HEADER, 'true');
         res.status(claim.status);
         return of(claim.body);
@@ -61,11 +65,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
         return next.handle().pipe(
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)
-          mergeMap((body) => from(this.store.complete(scope, status, body).catch(() => this.writeLater(() => this.store.complete(scope, status, body))).then(() => body))),
+          mergeMap((body) => {
+            const complete = (): Promise<void> => this.store.complete(scope, status, body, multipart ? digestOfFiles(filesOf(req)) : undefined);
+            return from(complete().catch(() => this.writeLater(complete)).then(() => body));
+          }),
           catchError((error: unknown) => from(this.store.release(scope).catch(() => this.writeLater(() => this.store.release(scope)))).pipe(mergeMap(() => throwError(() => error)))),
         );
       }
     }
+  }
+
+  /** Whether an upload's files are those of the one done under its key (read and hashed, not stored). */
+  private async sameFiles(req: Request, doneDigest: string | undefined): Promise<boolean> {
+    if (doneDigest !== undefined) return (await digestMultipartBody(req, this.config.maxUploadBytes)) === doneDigest;
+    await bodyReceived(req);
+    return false;
   }
 
   /**
@@ -76,6 +90,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     void untilWritten(write, () => undefined, UNTIL_WRITTEN_DELAYS_MS, isDependencyOutage).catch(() => undefined);
   }
 }
+
+const mismatch = (): DomainError =>
+  new DomainError('idempotency_mismatch', 'This Idempotency-Key was already used with a different request; use a new key for a new request');
 
 /**
  * A multipart request answered from the store (a replay, a mismatch, one still running) has not had

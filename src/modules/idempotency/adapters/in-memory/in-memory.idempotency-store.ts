@@ -5,7 +5,7 @@ import { ABANDONED_AFTER_SECONDS } from '../postgres/postgres.idempotency-store'
 interface Entry {
   fingerprint: string;
   status: 'in_progress' | 'completed';
-  response?: { status: number; body: unknown };
+  response?: { status: number; body: unknown; bodyDigest?: string };
   claimedAt: number;
   expiresAt: number;
 }
@@ -33,12 +33,14 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     }
     if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
     if (entry.status === 'in_progress' || !entry.response) return { kind: 'in_progress' };
-    return { kind: 'completed', status: entry.response.status, body: JSON.parse(JSON.stringify(entry.response.body ?? null)) };
+    const { status, body, bodyDigest } = entry.response;
+    const completed: IdempotencyClaim = { kind: 'completed', status, body: JSON.parse(JSON.stringify(body ?? null)) };
+    return bodyDigest === undefined ? completed : { ...completed, bodyDigest };
   }
 
-  async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+  async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
     const entry = this.entries.get(idOf(scope));
-    if (entry) Object.assign(entry, { status: 'completed', response: { status, body: JSON.parse(JSON.stringify(body ?? null)) } });
+    if (entry) Object.assign(entry, { status: 'completed', response: { status, body: JSON.parse(JSON.stringify(body ?? null)), bodyDigest } });
   }
 
   async release(scope: IdempotencyScope): Promise<void> {

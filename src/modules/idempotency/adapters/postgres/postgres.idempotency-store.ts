@@ -11,6 +11,7 @@ interface Row {
   status: 'in_progress' | 'completed';
   response_status: number | null;
   response_body: unknown;
+  body_digest: string | null;
 }
 
 /**
@@ -40,7 +41,7 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
       // An expired key starts over; an abandoned claim of the same request is taken over.
       const [, taken] = (await this.dataSource.query(
         `UPDATE idempotency_keys
-         SET fingerprint = $3, status = 'in_progress', response_status = NULL, response_body = NULL,
+         SET fingerprint = $3, status = 'in_progress', response_status = NULL, response_body = NULL, body_digest = NULL,
              locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second'
          WHERE api_key_id = $1 AND idempotency_key = $2
            AND (expires_at <= now() OR (status = 'in_progress' AND fingerprint = $3 AND locked_at < now() - $5 * interval '1 second'))
@@ -49,22 +50,23 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
       )) as [unknown[], number];
       if (taken) return { kind: 'claimed' };
       const rows: Row[] = await this.dataSource.query(
-        `SELECT fingerprint, status, response_status, response_body FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
+        `SELECT fingerprint, status, response_status, response_body, body_digest FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
         [scope.apiKeyId, scope.key],
       );
       const row = rows[0];
       if (!row) continue; // released between our insert and our read: try again
       if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
       if (row.status === 'in_progress') return { kind: 'in_progress' };
-      return { kind: 'completed', status: row.response_status ?? 200, body: row.response_body };
+      const completed: IdempotencyClaim = { kind: 'completed', status: row.response_status ?? 200, body: row.response_body };
+      return row.body_digest === null ? completed : { ...completed, bodyDigest: row.body_digest };
     }
     return { kind: 'in_progress' };
   }
 
-  async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+  async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb WHERE api_key_id = $1 AND idempotency_key = $2`,
-      [scope.apiKeyId, scope.key, status, JSON.stringify(body ?? null)],
+      `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb, body_digest = $5 WHERE api_key_id = $1 AND idempotency_key = $2`,
+      [scope.apiKeyId, scope.key, status, JSON.stringify(body ?? null), bodyDigest ?? null],
     );
   }
 

@@ -1,16 +1,22 @@
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { DomainError } from '../../../../common/errors/domain-error';
+import { DigestingPassThrough } from '../../../../common/http/multipart-digest';
 import { StoredUploadBody, UploadsService } from '../../application/uploads.service';
 import { describeContent, SNIFF_BYTES, sniffVideoType } from '../../../../engine/media/sniff';
 
 export interface UploadedVideoFile extends Express.Multer.File {
   stored: StoredUploadBody;
+  /** of the file's bytes: an upload's replay under its Idempotency-Key is answered only with the same bytes */
+  sha256: string;
 }
 
-/** Reads the first bytes of a stream without losing them: resolves with the head and a stream replaying everything. */
-function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; replay: Readable }> {
+/**
+ * Reads the first bytes of a stream without losing them: resolves with the head and a stream
+ * replaying everything, which hashes what it replays.
+ */
+function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; replay: DigestingPassThrough }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
@@ -20,7 +26,7 @@ function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; replay: 
       stream.off('error', reject);
       stream.pause();
       const head = Buffer.concat(chunks);
-      const replay = new PassThrough();
+      const replay = new DigestingPassThrough();
       // The consumer attaches its own handlers later; an early error stays recorded on the stream (`errored`) for it.
       replay.on('error', () => undefined);
       replay.write(head);
@@ -50,7 +56,7 @@ export class VideoUploadStorageEngine implements StorageEngine {
 
   _handleFile(_req: Request, file: Express.Multer.File, callback: (error?: unknown, info?: Partial<UploadedVideoFile>) => void): void {
     this.store(file)
-      .then((stored) => callback(null, { stored, size: stored.size }))
+      .then(({ stored, sha256 }) => callback(null, { stored, size: stored.size, sha256 }))
       .catch((error) => callback(error));
   }
 
@@ -63,7 +69,7 @@ export class VideoUploadStorageEngine implements StorageEngine {
     );
   }
 
-  private async store(file: Express.Multer.File): Promise<StoredUploadBody> {
+  private async store(file: Express.Multer.File): Promise<{ stored: StoredUploadBody; sha256: string }> {
     const { head, replay } = await peek(file.stream, SNIFF_BYTES);
     const contentType = sniffVideoType(head);
     if (!contentType) {
@@ -71,6 +77,7 @@ export class VideoUploadStorageEngine implements StorageEngine {
       file.stream.resume();
       throw new DomainError('unsupported_media_type', `Unsupported file type (the bytes are ${describeContent(head)}): upload an mp4, mov, webm or avi video`);
     }
-    return this.uploads.storeBody(replay, contentType);
+    const stored = await this.uploads.storeBody(replay, contentType);
+    return { stored, sha256: replay.sha256() };
   }
 }

@@ -1,0 +1,93 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { createHash } from 'node:crypto';
+import { Transform, TransformCallback } from 'node:stream';
+
+/** A file of a multipart body as multer hands it over, with the SHA-256 of its bytes where the storage took one. */
+export interface DigestedFile {
+  fieldname: string;
+  originalname: string;
+  sha256?: string;
+}
+
+/** How every multipart body is parsed, by multer for the work and by busboy for a replay's digest. */
+export function multipartParsing(maxFileBytes: number) {
+  // a filename without a stated charset is taken as UTF-8 (what browsers, curl and requests send), not busboy's Latin-1
+  return { limits: { fileSize: maxFileBytes, files: 1, fields: 20, parts: 25 }, defParamCharset: 'utf8' };
+}
+
+/** Passes its bytes through unchanged and hashes them: `sha256()` once the last has passed. */
+export class DigestingPassThrough extends Transform {
+  private readonly hash = createHash('sha256');
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  sha256(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+/**
+ * What a multipart body's files are: each one's field, filename and bytes, in order. Text fields are
+ * left out (they change nothing an upload does). Undefined where a file was not hashed.
+ */
+export function digestOfFiles(files: readonly DigestedFile[]): string | undefined {
+  if (files.some((file) => file.sha256 === undefined)) return undefined;
+  const described = JSON.stringify(files.map(({ fieldname, originalname, sha256 }) => [fieldname, originalname, sha256]));
+  return createHash('sha256').update(described).digest('hex');
+}
+
+/** The files multer stored for a request, whichever of its interceptors read them. */
+export function filesOf(req: Request): DigestedFile[] {
+  if (req.file) return [req.file];
+  const files = req.files ?? [];
+  return Array.isArray(files) ? files : Object.values(files).flat();
+}
+
+/**
+ * Reads a multipart body that is not to be stored (a replay under an Idempotency-Key) and digests its
+ * files as `digestOfFiles` digests the stored ones. Undefined for a body that multer would have refused
+ * (over a limit, malformed): it cannot be the body of a request that was done.
+ */
+export function digestMultipartBody(req: Request, maxFileBytes: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const refusedAfterReading = (): void => {
+      req.resume();
+      if (req.complete) return resolve(undefined);
+      req.once('end', () => resolve(undefined)).once('close', () => resolve(undefined));
+    };
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, ...multipartParsing(maxFileBytes) });
+    } catch {
+      return refusedAfterReading(); // no boundary: not a body multer would have read
+    }
+    let overLimit = false;
+    const files: DigestedFile[] = [];
+    const hashed: Promise<void>[] = [];
+    parser.on('file', (name, stream, info) => {
+      if (!info.filename) return stream.resume(); // multer keeps no file for a part without a filename
+      const file: DigestedFile = { fieldname: asMulterNames(name), originalname: asMulterNames(info.filename) };
+      files.push(file);
+      const hash = createHash('sha256');
+      stream.on('limit', () => (overLimit = true));
+      stream.on('data', (chunk: Buffer) => hash.update(chunk));
+      hashed.push(new Promise((done) => stream.once('end', () => done(void (file.sha256 = hash.digest('hex'))))));
+    });
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) parser.on(limit, () => (overLimit = true));
+    parser.once('error', () => {
+      req.unpipe(parser);
+      refusedAfterReading();
+    });
+    parser.once('close', () => void Promise.all(hashed).then(() => resolve(overLimit ? undefined : digestOfFiles(files))));
+    req.pipe(parser);
+  });
+}
+
+/** multer's names: the WHATWG escapes of line breaks and quotes reversed (and nothing else). */
+function asMulterNames(name: string): string {
+  return name.replace(/%0A|%0D|%22/gi, (escape) => ({ '%0A': '\n', '%0D': '\r' })[escape.toUpperCase()] ?? '"');
+}
