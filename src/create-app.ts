@@ -228,6 +228,11 @@ function refuseBodiesNotJson(req: Request, _res: Response, next: NextFunction): 
   next(new DomainError('unsupported_media_type', `The body must be JSON: send it with Content-Type: application/json (it came as ${req.headers['content-type']})`));
 }
 
+/** the per-key request limit, applied before the body parsers, whose refusals are answered without the router */
+function countedBeforeBody(limiter: RateLimitGuard): RequestHandler {
+  return (req, res, next) => void limiter.limitBeforeBody(req, res).then(() => next(), next);
+}
+
 /** a body of at least one byte is announced, or one of unknown length comes */
 function carriesBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -305,6 +310,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(['/v1', '/api'], noStore);
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
+  if (usage) app.use(countedBeforeBody(app.get(RateLimitGuard, { strict: false })));
   app.use('/v1', refuseBodiesNotJson);
   app.use('/v1', json({ limit: jsonBodyLimit, type: declaresNoType }));
   app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));

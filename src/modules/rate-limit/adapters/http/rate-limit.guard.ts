@@ -26,6 +26,12 @@ interface Limit {
   header: string;
 }
 
+/** marks a request the requests limit has counted ahead of the router (`limitBeforeBody`) */
+const COUNTED_BEFORE_BODY = Symbol('counted before its body was read');
+
+/** the routes the requests limit counts: /v1/*, not /v1/admin/* */
+const isKeyedPath = (path: string): boolean => path.startsWith('/v1/') && !path.startsWith('/v1/admin/');
+
 /** the addresses each process remembers as past the failures limit, at most */
 const MAX_REFUSED_ADDRESSES = 10_000;
 
@@ -70,13 +76,13 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
-    const path = req.path;
-    const keyed = path.startsWith('/v1/') && !path.startsWith('/v1/admin/');
+    const counted = COUNTED_BEFORE_BODY in req;
+    const keyed = isKeyedPath(req.path) && !counted;
     const startsJob = Boolean(this.startPredicateOf(context.getHandler())?.(req));
     if (!keyed && !startsJob) return true;
     const res = context.switchToHttp().getResponse<Response>();
     const tracker = trackerOf(req);
-    this.watchFailures(req, res);
+    if (!counted) this.watchFailures(req, res);
     if (keyed) await this.apply(this.requests, tracker, res);
     if (startsJob) {
       const admittedAt = await this.apply(this.starts, tracker, res);
@@ -98,6 +104,18 @@ export class RateLimitGuard implements CanActivate {
   async limitRequest(req: Request, res: Response): Promise<void> {
     this.watchFailures(req, res);
     await this.apply(this.requests, trackerOf(req), res);
+  }
+
+  /**
+   * Counts a keyed /v1 request before its body is parsed (as Express middleware), so a request the
+   * parsers refuse (malformed JSON, too large, not JSON) or no route serves (404) is counted and
+   * carries the X-RateLimit-* headers like any other: the contract's "every /v1 response". The guard
+   * then leaves the requests limit to this count; job starts it still counts itself.
+   */
+  async limitBeforeBody(req: Request, res: Response): Promise<void> {
+    if (!isKeyedPath(req.path)) return;
+    await this.limitRequest(req, res);
+    Object.assign(req, { [COUNTED_BEFORE_BODY]: true });
   }
 
   /**
