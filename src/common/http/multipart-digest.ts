@@ -50,22 +50,36 @@ export function filesOf(req: Request): DigestedFile[] {
 /**
  * Reads a multipart body that is not to be stored (a replay under an Idempotency-Key) and digests its
  * files as `digestOfFiles` digests the stored ones. Undefined for a body that multer would have refused
- * (over a limit, malformed): it cannot be the body of a request that was done.
+ * (over a limit, malformed, cut short) or a client gone before the end: it cannot be the body of a
+ * request that was done. Nothing is buffered but busboy's own parsing.
  */
 export function digestMultipartBody(req: Request, maxFileBytes: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const refusedAfterReading = (): void => {
-      req.resume();
-      if (req.complete) return resolve(undefined);
-      req.once('end', () => resolve(undefined)).once('close', () => resolve(undefined));
+    let settled = false;
+    const settle = (digest: string | undefined): void => {
+      if (settled) return;
+      settled = true;
+      req.off('close', clientGone);
+      resolve(digest);
     };
+    const refuse = (): void => {
+      req.unpipe();
+      req.resume(); // the rest is read and dropped: the client then reads the answer, not a broken pipe
+      if (req.complete) settle(undefined);
+      else req.once('end', () => settle(undefined));
+    };
+    // a client gone mid-body ends neither the request's stream nor the parser
+    const clientGone = (): void => {
+      if (!req.complete) settle(undefined);
+    };
+    req.once('close', clientGone);
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, ...multipartParsing(maxFileBytes) });
+      parser = busboy({ headers: req.headers, ...asBusboyParses(multipartParsing(maxFileBytes)) });
     } catch {
-      return refusedAfterReading(); // no boundary: not a body multer would have read
+      return refuse(); // no boundary: not a body multer would have read
     }
-    let overLimit = false;
+    let refused = false;
     const files: DigestedFile[] = [];
     const hashed: Promise<void>[] = [];
     parser.on('file', (name, stream, info) => {
@@ -73,18 +87,30 @@ export function digestMultipartBody(req: Request, maxFileBytes: number): Promise
       const file: DigestedFile = { fieldname: asMulterNames(name), originalname: asMulterNames(info.filename) };
       files.push(file);
       const hash = createHash('sha256');
-      stream.on('limit', () => (overLimit = true));
+      stream.on('limit', () => (refused = true));
       stream.on('data', (chunk: Buffer) => hash.update(chunk));
-      hashed.push(new Promise((done) => stream.once('end', () => done(void (file.sha256 = hash.digest('hex'))))));
+      hashed.push(
+        new Promise((done) => {
+          stream.once('end', () => done(void (file.sha256 = hash.digest('hex'))));
+          // the body ended inside the file: busboy destroys the file's stream with the error it also emits
+          stream.once('error', () => done(void (refused = true)));
+        }),
+      );
     });
-    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) parser.on(limit, () => (overLimit = true));
-    parser.once('error', () => {
-      req.unpipe(parser);
-      refusedAfterReading();
-    });
-    parser.once('close', () => void Promise.all(hashed).then(() => resolve(overLimit ? undefined : digestOfFiles(files))));
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) parser.on(limit, () => (refused = true));
+    parser.on('error', refuse);
+    parser.once('close', () => void Promise.all(hashed).then(() => settle(refused ? undefined : digestOfFiles(files))));
     req.pipe(parser);
   });
+}
+
+/**
+ * multer's limits as busboy takes them: busboy signals a limit on reaching it, multer on passing it,
+ * so multer gives busboy one more byte and part (a file of exactly the limit is taken).
+ */
+function asBusboyParses(parsing: ReturnType<typeof multipartParsing>): busboy.BusboyConfig {
+  const { limits } = parsing;
+  return { ...parsing, limits: { ...limits, fileSize: limits.fileSize + 1, parts: limits.parts + 1 } };
 }
 
 /** multer's names: the WHATWG escapes of line breaks and quotes reversed (and nothing else). */
