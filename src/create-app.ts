@@ -310,13 +310,14 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.use(['/v1', '/api'], noStore);
   configureCors(app, config.env.CORS_ORIGINS);
   app.set('query parser', 'simple');
+  // observed from here: the limit's 429s and the parsers' refusals are requests too
+  app.use(metrics);
   if (usage) app.use(countedBeforeBody(app.get(RateLimitGuard, { strict: false })));
   app.use('/v1', refuseBodiesNotJson);
   app.use('/v1', json({ limit: jsonBodyLimit, type: declaresNoType }));
   app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));
   app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
   app.use(refuseUnfitBodies);
-  app.use(metrics);
   // the original service's /api routes too: its clients upload and start paid jobs there
   if (usage) app.use(['/v1', '/api'], usage);
   app.useGlobalFilters(exceptions);

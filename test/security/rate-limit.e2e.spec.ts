@@ -57,6 +57,8 @@ describe.each([
     const over = await a.get('/v1/jobs', key);
     expect429(over, /6 requests per 4 s/);
     expectLimitHeaders(over, 0);
+    // the refusals are requests in the HTTP metrics too
+    expect((await cluster.nodes[0].http.get('/metrics')).text).toMatch(/backdrop_http_request_duration_seconds_count\{method="GET",route="[^"]*",status="429"\} [1-9]/);
   });
 
   it('two API processes share one count (the shared store), alternating requests', async () => {
@@ -116,30 +118,36 @@ describe.each([
 
   it('a path in another case is no way around the limit: /V1/jobs is a 404 and /v1/jobs still counts', async () => {
     const key = await cluster.createKey();
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 1);
     for (const path of ['/V1/jobs', '/V1/jobs/job_00000000000000000000000000', '/V1/webhooks/secret']) {
       const res = await a.get(path, key);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
-    const unknownUnderV1 = await a.get('/v1/JOBS', key); // no route, but a /v1 response: counted
+    const unknownUnderV1 = await a.get('/v1/JOBS', key); // no route, but a /v1 response of a key in use: counted
     expect(unknownUnderV1.status).toBe(404);
-    expectLimitHeaders(unknownUnderV1, LIMIT - 1);
-    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 2);
+    expectLimitHeaders(unknownUnderV1, LIMIT - 2);
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 3);
+    // a made-up key on a route that never authenticates it makes no counter (each would be a store write)
+    const madeUp = await a.get('/v1/nope', `bd_live_${randomBytes(16).toString('hex')}`);
+    expect(madeUp.status).toBe(404);
+    expect(madeUp.headers['x-ratelimit-limit']).toBeUndefined();
   });
 
-  it('requests the body parsers refuse are counted and carry the headers too: malformed JSON (400), a form (415), too large (413)', async () => {
+  it('a key in use: requests the body parsers refuse are counted and carry the headers too: malformed JSON (400), a form (415), too large (413)', async () => {
     const key = await cluster.createKey();
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 1);
     const post = () => cluster.nodes[0].http.post('/v1/jobs').set('X-Api-Key', key);
     const malformed = await post().set('Content-Type', 'application/json').send('{"video_url": ');
     expect([malformed.status, malformed.body.error?.code]).toEqual([400, 'invalid_request']);
-    expectLimitHeaders(malformed, LIMIT - 1);
+    expectLimitHeaders(malformed, LIMIT - 2);
     const form = await post().type('form').send('video_url=https://example.com/a.mp4');
     expect(form.status).toBe(415);
-    expectLimitHeaders(form, LIMIT - 2);
+    expectLimitHeaders(form, LIMIT - 3);
     const large = await post().send({ video_url: `https://example.com/${'a'.repeat(2_000_000)}.mp4` });
     expect(large.status).toBe(413);
-    expectLimitHeaders(large, LIMIT - 3);
-    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 4);
+    expectLimitHeaders(large, LIMIT - 4);
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 5);
   });
 
   it(`made-up keys from one address are stopped before the database: ${LIMIT} are 401, then 429; a key in use there goes on`, async () => {

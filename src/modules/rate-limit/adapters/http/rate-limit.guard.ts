@@ -111,9 +111,14 @@ export class RateLimitGuard implements CanActivate {
    * parsers refuse (malformed JSON, too large, not JSON) or no route serves (404) is counted and
    * carries the X-RateLimit-* headers like any other: the contract's "every /v1 response". The guard
    * then leaves the requests limit to this count; job starts it still counts itself.
+   *
+   * Only for a key in use (authenticated from memory): such requests never reach authentication,
+   * so made-up keys sent to them would each make a counter in the store and never count as
+   * failures. Any other request is counted by the guard, as before, once a route takes it.
    */
   async limitBeforeBody(req: Request, res: Response): Promise<void> {
-    if (!isKeyedPath(req.path)) return;
+    const presented = presentedKeyOf(req);
+    if (!isKeyedPath(req.path) || presented === undefined || !this.keys.answersFromMemory(presented)) return;
     await this.limitRequest(req, res);
     Object.assign(req, { [COUNTED_BEFORE_BODY]: true });
   }
