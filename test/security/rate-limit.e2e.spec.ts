@@ -233,4 +233,21 @@ describe.each([
     await sleep(50);
     expect((await cluster.nodes[0].http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: PUBLIC_VIDEO })).status).toBe(200);
   });
+
+  it('once the starts are spent, a replay of a start is still answered (200, replayed); a new start under a new Idempotency-Key is 429', async () => {
+    const key = await cluster.createKey();
+    const create = (idempotencyKey: string) => cluster.nodes[0].http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', idempotencyKey).send({ video_url: PUBLIC_VIDEO });
+    const first = await create('start-0');
+    expect(first.status).toBe(200);
+    for (let i = 1; i < STARTS; i += 1) expect((await create(`start-${i}`)).status).toBe(200);
+    const refused = await create('start-new');
+    expect429(refused, /job starts/);
+    expect(refused.headers['x-ratelimit-starts-remaining']).toBe('0');
+    const replayed = await create('start-0');
+    expect([replayed.status, replayed.headers['idempotent-replayed'], replayed.body.id]).toEqual([200, 'true', first.body.id]);
+    expect(replayed.headers['retry-after']).toBeUndefined();
+    // the refused start kept no claim on its key: its retry is refused for the limit again, not 409
+    expect429(await create('start-new'), /job starts/);
+    expect((await cluster.nodes[0].http.get('/v1/jobs?limit=100').set('X-Api-Key', key)).body.total).toBe(STARTS);
+  });
 });

@@ -25,3 +25,19 @@ export type JobStartPredicate = (req: Request) => boolean;
 export const CountsAsJobStart = (when: JobStartPredicate = () => true): MethodDecorator => SetMetadata(JOB_START, when);
 
 export const startsUnlessDraft: JobStartPredicate = (req) => (req.body as { auto_start?: unknown } | undefined)?.auto_start !== false;
+
+const REFUSED_UNLESS_REPLAYED = Symbol('refused unless replayed');
+
+/**
+ * A refusal that holds only if the request is not a replay: a job start over the per-key limit
+ * under an Idempotency-Key starts nothing if it repeats a start already done, and is answered with
+ * that start's response (the idempotency interceptor, which runs after the guards, decides).
+ */
+export function refuseUnlessReplayed(req: Request, refusal: { error: Error; headers: Record<string, string> }): void {
+  Object.assign(req, { [REFUSED_UNLESS_REPLAYED]: refusal });
+}
+
+/** the refusal `refuseUnlessReplayed` left on the request, if any */
+export function refusalUnlessReplayed(req: Request): { error: Error; headers: Record<string, string> } | undefined {
+  return (req as unknown as Record<symbol, { error: Error; headers: Record<string, string> } | undefined>)[REFUSED_UNLESS_REPLAYED];
+}

@@ -10,7 +10,7 @@ import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
 import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { IDEMPOTENT, REPLAYED_HEADER } from '../../../../common/http/route-markers';
+import { IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -62,6 +62,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
         res.status(claim.status);
         return of(claim.body);
       case 'claimed': {
+        const refusal = refusalUnlessReplayed(req);
+        if (refusal) {
+          // not a replay: the refusal the guards left holds (a job start over the per-key limit)
+          await this.store.release(scope).catch(() => this.writeLater(() => this.store.release(scope)));
+          for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+          throw refusal.error;
+        }
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
         return next.handle().pipe(
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)

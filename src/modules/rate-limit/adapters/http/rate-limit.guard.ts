@@ -5,7 +5,7 @@ import { Clock } from '../../../../common/clock';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { hashApiKey } from '../../../../common/api-key-format';
 import { ApiKeyAuthenticator } from '../../../../common/http/api-key-auth';
-import { JOB_START, JobStartPredicate, REPLAYED_HEADER } from '../../../../common/http/route-markers';
+import { IDEMPOTENT, JOB_START, JobStartPredicate, refuseUnlessReplayed, REPLAYED_HEADER } from '../../../../common/http/route-markers';
 import { outcomeOf, RateLimitOutcome } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
 
@@ -85,11 +85,30 @@ export class RateLimitGuard implements CanActivate {
     if (!counted) this.watchFailures(req, res);
     if (keyed) await this.apply(this.requests, tracker, res);
     if (startsJob) {
-      const admittedAt = await this.apply(this.starts, tracker, res);
+      const admittedAt = await this.applyToStart(req, res, context.getHandler(), tracker);
       // a start the route refuses (400, 402, 409...), or one replayed under its Idempotency-Key, started nothing: its slot is given back
       if (admittedAt !== undefined) res.once('finish', () => void (startedNothing(res) && this.giveBack(this.starts, tracker, admittedAt)));
     }
     return true;
+  }
+
+  /**
+   * The start limit. A start over it that carries an Idempotency-Key may repeat one already done,
+   * whose answer is replayed without starting anything: its refusal is left to the idempotency
+   * interceptor, which knows (refuseUnlessReplayed). Refused here, a client whose answer was lost
+   * got 429 for its retry until the window let it start again.
+   */
+  private async applyToStart(req: Request, res: Response, handler: object, tracker: string): Promise<number | undefined> {
+    try {
+      return await this.apply(this.starts, tracker, res);
+    } catch (error) {
+      const mayBeReplay = req.headers['idempotency-key'] !== undefined && this.reflector.get<boolean>(IDEMPOTENT, handler as () => void);
+      if (!(error instanceof DomainError) || error.code !== 'rate_limited' || !mayBeReplay) throw error;
+      const retryAfter = String(res.getHeader('Retry-After'));
+      res.removeHeader('Retry-After');
+      refuseUnlessReplayed(req, { error, headers: { 'Retry-After': retryAfter } });
+      return undefined;
+    }
   }
 
   private async giveBack(limit: Limit, tracker: string, admittedAt: number): Promise<void> {
