@@ -1,7 +1,7 @@
 import { peopleMatte, salientNeeds, subjectMatte } from '../../../src/engine/models/original/subject-matte';
 import { Track } from '../../../src/engine/models/pro/box-tracker';
 import { Box, translateBox } from '../../../src/engine/models/pro/boxes';
-import { KEYFRAME_INTERVAL, MainSubjectFinder, MainSubjects, peopleRvmFills, samePersonAgain } from '../../../src/engine/models/pro/main-subjects';
+import { KEYFRAME_INTERVAL, MainSubjectFinder, MainSubjects, peopleRvmFills, samePersonAgain, SETTLING_KEYFRAMES } from '../../../src/engine/models/pro/main-subjects';
 import { NanodetDetector } from '../../../src/engine/models/pro/nanodet-detector';
 import { distinctObjects, TrackChooser } from '../../../src/engine/models/pro/track-chooser';
 import { classIndex } from '../../../src/engine/models/pro/vocabulary';
@@ -396,11 +396,32 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(calls).toBe(1);
     expect(subjects.all.map((t) => t.box)).toEqual([person]);
     // a cut on a keyframe: the detection already running on the frame is the new shot's
-    for (let k = 1; k < KEYFRAME_INTERVAL; k++) await finder.begin(grey, W, H)(plane(person));
+    for (let k = 1; k <= SETTLING_KEYFRAMES + KEYFRAME_INTERVAL - 1; k++) await finder.begin(grey, W, H)(plane(person));
     calls = 0;
     finder.begin(grey, W, H);
+    expect(calls).toBe(1);
     await finder.newShot(grey, W, H)(plane(person));
     expect(calls).toBe(1);
+  });
+
+  it("a new shot keeps everyone RVM sees over its first frames, all keyframes, and chooses its people after them", async () => {
+    let calls = 0;
+    const subject = box(0.3, 0.1, 0.6, 1);
+    const faint = box(0.05, 0.5, 0.15, 0.8); // small and far off to the side: not a main subject
+    const detector = { detect: async () => (calls++, [{ cls: PERSON, box: subject, score: 0.8 }, { cls: PERSON, box: faint, score: 0.8 }]) } as unknown as NanodetDetector;
+    const finder = new MainSubjectFinder(detector, true, 8);
+    for (let k = 0; k < 8; k++) await finder.begin(grey, W, H)(plane(subject, faint));
+    expect(finder.subjects.chosen.map((t) => t.box)).toEqual([subject]);
+    calls = 0;
+    finder.begin(grey, W, H); // a keyframe: the new shot's first frame takes its detection
+    expect((await finder.newShot(grey, W, H)(plane(subject, faint))).chosen).toEqual([]);
+    for (let k = 1; k < SETTLING_KEYFRAMES; k++) expect((await finder.begin(grey, W, H)(plane(subject, faint))).chosen).toEqual([]);
+    const settled = await finder.begin(grey, W, H)(plane(subject, faint));
+    expect(settled.chosen.map((t) => t.box)).toEqual([subject]);
+    expect(calls).toBe(SETTLING_KEYFRAMES + 1);
+    // then keyframes come at the finder's interval again
+    for (let k = 1; k < 8; k++) await finder.begin(grey, W, H)(plane(subject, faint));
+    expect(calls).toBe(SETTLING_KEYFRAMES + 1);
   });
 
   it('until someone is chosen the detector runs on every frame, or only on keyframes where asked (`light`)', async () => {

@@ -7,6 +7,17 @@ import { personInside } from './subject-selector';
 import { classIndex } from './vocabulary';
 
 export { PERSON };
+/**
+ * After a cut (or the people jumping), every person RVM sees is kept on the new shot's first this
+ * many frames, which are all keyframes, and its people are chosen on the keyframe after them. RVM's
+ * recurrent state takes in a new shot's people over its first frames, and a choice made on the
+ * first alone held until the next keyframe. On an AVX2-only AMD EPYC RVM saw the second of two
+ * people too faintly on that first frame to confirm NanoDet's box of them, and `human` dropped them
+ * for 8 frames (IoU 0.48 there): 0.890 over the room cut's 2 s (composites.spec.ts); everyone kept
+ * on 2 or 3 frames: 0.968 (on 1: 0.880). `light` 0.970 either way, the cut elsewhere unchanged.
+ */
+export const SETTLING_KEYFRAMES = 3;
+
 /** the detector runs on every `KEYFRAME_INTERVAL`-th frame (and on every frame until a subject is found) */
 export const KEYFRAME_INTERVAL = 4;
 /** an object whose box lies this much inside a chosen person's box is carried by them (a bike, a board, a dog on a lead; never scenery: the chair they sit on) */
@@ -87,6 +98,8 @@ export class MainSubjectFinder {
   private frame = -1;
   /** the detection of the frame last begun, when it is a keyframe */
   private detecting?: Promise<Detection[]>;
+  /** how many more keyframes a new shot settles over before its people are chosen (SETTLING_KEYFRAMES) */
+  private settling = 0;
 
   /**
    * `peopleOnly`: only people can be chosen, and nothing is attached to them (`human`);
@@ -109,7 +122,8 @@ export class MainSubjectFinder {
    * The video cut to another shot before the frame last begun, or its people jumped there
    * (people-jump.ts): the last shot's tracks and choices are forgotten, and that frame is begun
    * again as the new shot's first keyframe (on the detection already running on it, where it was a
-   * keyframe). Until the new shot's subjects are chosen, the people RVM sees are kept.
+   * keyframe). Until the new shot's subjects are chosen, after SETTLING_KEYFRAMES, the people RVM
+   * sees are kept.
    */
   newShot(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
     const running = this.detecting;
@@ -117,6 +131,7 @@ export class MainSubjectFinder {
     this.chooser = new TrackChooser();
     this.current = { chosen: [], attached: [], all: [] };
     this.framesSinceKeyframe = 0;
+    this.settling = SETTLING_KEYFRAMES;
     return this.observing(rgb, width, height, running ?? this.detect(rgb, width, height));
   }
 
@@ -125,7 +140,7 @@ export class MainSubjectFinder {
    * (else the detector runs on every frame) and no keyframe falls among them.
    */
   holdFor(frames: number): boolean {
-    return this.current.chosen.length > 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < this.keyframeInterval;
+    return this.current.chosen.length > 0 && this.settling === 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < this.keyframeInterval;
   }
 
   /**
@@ -147,7 +162,9 @@ export class MainSubjectFinder {
    * with RVM's alpha. Frames are begun and completed in order, one at a time.
    */
   begin(rgb: Uint8Array, width: number, height: number): (people?: Float32Array) => Promise<MainSubjects> {
-    const keyframeDue = this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= this.keyframeInterval;
+    const settling = this.settling > 0;
+    if (settling) this.settling--;
+    const keyframeDue = settling || this.framesSinceKeyframe === undefined || this.framesSinceKeyframe + 1 >= this.keyframeInterval;
     this.framesSinceKeyframe = keyframeDue ? 0 : this.framesSinceKeyframe! + 1;
     this.frame++;
     this.detecting = undefined;
@@ -192,7 +209,8 @@ export class MainSubjectFinder {
     const chosenObjects = chosen.filter((t) => t.cls !== PERSON);
     const attached = this.peopleOnly ? [] : tracks.filter((t) => !chosenIds.has(t.id) && t.cls !== PERSON && !isScenery(t) && t.bestScore >= attachedConfidence(t) && chosenPeople.some((p) => carriedBy(t, p)) && !vehicleAgain(t, tracks));
     const riders = tracks.filter((t) => !chosenIds.has(t.id) && t.cls === PERSON && chosenObjects.some((o) => rides(t, o)));
-    this.current = { chosen: [...chosen, ...riders], attached, all: tracks };
+    // a new shot still settling keeps everyone RVM sees; its chooser already weighs what it finds
+    this.current = this.settling > 0 ? { chosen: [], attached: [], all: tracks } : { chosen: [...chosen, ...riders], attached, all: tracks };
     return this.current;
   }
 }
