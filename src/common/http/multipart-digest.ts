@@ -97,6 +97,9 @@ export function digestMultipartBody(req: Request, maxFileBytes: number): Promise
         }),
       );
     });
+    parser.on('field', (_name, _value, info) => {
+      if (info.nameTruncated || info.valueTruncated) refused = true;
+    });
     for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) parser.on(limit, () => (refused = true));
     parser.on('error', refuse);
     parser.once('close', () => void Promise.all(hashed).then(() => settle(refused ? undefined : digestOfFiles(files))));
@@ -104,13 +107,16 @@ export function digestMultipartBody(req: Request, maxFileBytes: number): Promise
   });
 }
 
+/** multer's limit on a text field's value when none is set (busboy's own default) */
+const MULTER_FIELD_SIZE = 1024 * 1024;
+
 /**
  * multer's limits as busboy takes them: busboy signals a limit on reaching it, multer on passing it,
  * so multer gives busboy one more byte and part (a file of exactly the limit is taken).
  */
 function asBusboyParses(parsing: ReturnType<typeof multipartParsing>): busboy.BusboyConfig {
   const { limits } = parsing;
-  return { ...parsing, limits: { ...limits, fileSize: limits.fileSize + 1, parts: limits.parts + 1 } };
+  return { ...parsing, limits: { ...limits, fileSize: limits.fileSize + 1, parts: limits.parts + 1, fieldSize: MULTER_FIELD_SIZE + 1 } };
 }
 
 /** multer's names: the WHATWG escapes of line breaks and quotes reversed (and nothing else). */

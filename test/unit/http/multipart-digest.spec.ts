@@ -62,6 +62,12 @@ describe('digestMultipartBody (a replayed upload read and hashed, not stored)', 
     expect(await post(Buffer.concat([filePart('file', 'a.mp4', Buffer.alloc(MAX_FILE_BYTES + 1, 1)), closing()]))).toBe('refused');
   });
 
+  it('a text field multer refuses as too long (over 1 MiB) is refused; one of exactly 1 MiB is not', async () => {
+    const withField = (bytes: number) => Buffer.concat([fieldPart('note', 'x'.repeat(bytes)), filePart('file', 'a.mp4', Buffer.from('a')), closing()]);
+    expect(await post(withField(1024 * 1024))).not.toBe('refused');
+    expect(await post(withField(1024 * 1024 + 1))).toBe('refused');
+  });
+
   it('more files or parts than multer takes are refused', async () => {
     const two = Buffer.concat([filePart('file', 'a.mp4', Buffer.from('a')), filePart('file', 'b.mp4', Buffer.from('b')), closing()]);
     expect(await post(two)).toBe('refused');
