@@ -44,6 +44,18 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       expect(completed).not.toHaveProperty('bodyDigest');
     });
 
+    it('peek finds what a claim would, and claims nothing: a free key stays free', async () => {
+      const scope = await scopeOf();
+      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'claimed' });
+      expect(await store().claim(scope, fp('fp'), 1)).toEqual({ kind: 'claimed' });
+      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'in_progress' });
+      expect(await store().peek(scope, fp('other'))).toEqual({ kind: 'mismatch' });
+      await store().complete(scope, 201, { id: 'job_1' }, fp('the body'));
+      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'completed', status: 201, body: { id: 'job_1' }, bodyDigest: fp('the body') });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'claimed' }); // expired: free again
+    });
+
     it('a released key is claimed afresh; releasing a completed key keeps it', async () => {
       const scope = await scopeOf();
       await store().claim(scope, fp('fp'), 3600);

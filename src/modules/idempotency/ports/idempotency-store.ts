@@ -15,6 +15,12 @@ export abstract class IdempotencyStore {
   /** Claims the key for this request unless it is taken (then says by what). Atomic across processes. */
   abstract claim(scope: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<IdempotencyClaim>;
   /**
+   * What a claim would find, without claiming: the key's completed response where it holds one for
+   * this request, else why not (`claimed` where nothing holds the key). For a request refused anyway
+   * unless it is a replay (a job start over the per-key limit): it writes nothing.
+   */
+  abstract peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim>;
+  /**
    * Records the response of a claimed key; later requests replay it. `bodyDigest` is for a request
    * whose body could not be read before its claim (an upload): the claim returns it, and the caller
    * replays only a request whose body has the same digest.

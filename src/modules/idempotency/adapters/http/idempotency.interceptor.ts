@@ -49,7 +49,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const scope: IdempotencyScope = { apiKeyId: req.apiKey.id, key };
     const multipart = Boolean(req.is('multipart/form-data'));
     const fingerprint = requestFingerprint(req.method, req.path, multipart ? 'multipart' : { json: req.body });
-    const claim = await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
+    // a request the guards refused unless it is a replay (a job start over the limit) claims nothing: it only looks
+    const refusal = refusalUnlessReplayed(req);
+    const claim = refusal ? await this.store.peek(scope, fingerprint) : await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
+    if (refusal && claim.kind !== 'completed') {
+      for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+      throw refusal.error;
+    }
     if (multipart && (claim.kind === 'mismatch' || claim.kind === 'in_progress')) await bodyReceived(req);
     switch (claim.kind) {
       case 'mismatch':
@@ -62,13 +68,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
         res.status(claim.status);
         return of(claim.body);
       case 'claimed': {
-        const refusal = refusalUnlessReplayed(req);
-        if (refusal) {
-          // not a replay: the refusal the guards left holds (a job start over the per-key limit)
-          await this.store.release(scope).catch(() => this.writeLater(() => this.store.release(scope)));
-          for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-          throw refusal.error;
-        }
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
         return next.handle().pipe(
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)

@@ -31,11 +31,12 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
       this.entries.set(id, { fingerprint, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000 });
       return { kind: 'claimed' };
     }
-    if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
-    if (entry.status === 'in_progress' || !entry.response) return { kind: 'in_progress' };
-    const { status, body, bodyDigest } = entry.response;
-    const completed: IdempotencyClaim = { kind: 'completed', status, body: JSON.parse(JSON.stringify(body ?? null)) };
-    return bodyDigest === undefined ? completed : { ...completed, bodyDigest };
+    return claimOn(entry, fingerprint);
+  }
+
+  async peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim> {
+    const entry = this.entries.get(idOf(scope));
+    return entry && entry.expiresAt > this.clock.now().getTime() ? claimOn(entry, fingerprint) : { kind: 'claimed' };
   }
 
   async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
@@ -49,3 +50,12 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
 }
 
 const idOf = (scope: IdempotencyScope): string => `${scope.apiKeyId}\n${scope.key}`;
+
+/** what a claim of `fingerprint` finds on the key's entry; a stored body comes back as JSON would */
+function claimOn(entry: Entry, fingerprint: string): IdempotencyClaim {
+  if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  if (entry.status === 'in_progress' || !entry.response) return { kind: 'in_progress' };
+  const { status, body, bodyDigest } = entry.response;
+  const completed: IdempotencyClaim = { kind: 'completed', status, body: JSON.parse(JSON.stringify(body ?? null)) };
+  return bodyDigest === undefined ? completed : { ...completed, bodyDigest };
+}

@@ -49,18 +49,24 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
         [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, ABANDONED_AFTER_SECONDS],
       )) as [unknown[], number];
       if (taken) return { kind: 'claimed' };
-      const rows: Row[] = await this.dataSource.query(
-        `SELECT fingerprint, status, response_status, response_body, body_digest FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2`,
-        [scope.apiKeyId, scope.key],
-      );
-      const row = rows[0];
+      const row = await this.rowOf(scope);
       if (!row) continue; // released between our insert and our read: try again
-      if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
-      if (row.status === 'in_progress') return { kind: 'in_progress' };
-      const completed: IdempotencyClaim = { kind: 'completed', status: row.response_status ?? 200, body: row.response_body };
-      return row.body_digest === null ? completed : { ...completed, bodyDigest: row.body_digest };
+      return claimOn(row, fingerprint);
     }
     return { kind: 'in_progress' };
+  }
+
+  async peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim> {
+    const row = await this.rowOf(scope, { liveOnly: true });
+    return row ? claimOn(row, fingerprint) : { kind: 'claimed' };
+  }
+
+  private async rowOf(scope: IdempotencyScope, { liveOnly = false } = {}): Promise<Row | undefined> {
+    const rows: Row[] = await this.dataSource.query(
+      `SELECT fingerprint, status, response_status, response_body, body_digest FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2${liveOnly ? ' AND expires_at > now()' : ''}`,
+      [scope.apiKeyId, scope.key],
+    );
+    return rows[0];
   }
 
   async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
@@ -73,4 +79,12 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
   async release(scope: IdempotencyScope): Promise<void> {
     await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_progress'`, [scope.apiKeyId, scope.key]);
   }
+}
+
+/** what a claim of `fingerprint` finds on the key's row */
+function claimOn(row: Row, fingerprint: string): IdempotencyClaim {
+  if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  if (row.status === 'in_progress') return { kind: 'in_progress' };
+  const completed: IdempotencyClaim = { kind: 'completed', status: row.response_status ?? 200, body: row.response_body };
+  return row.body_digest === null ? completed : { ...completed, bodyDigest: row.body_digest };
 }
