@@ -174,7 +174,7 @@ describe("the project's own composites", () => {
    * rule and 0.958 without; over 1 s either side 0.964 and 0.963, too close to tell. On an AVX2-only
    * AMD EPYC (6 December 2026) `human` chose on the new shot's first frame alone, where RVM saw the
    * second person too faintly, and dropped them for 8 frames: 0.890; 0.968 with the new shot's
-   * people chosen after it settles (SETTLING_KEYFRAMES in main-subjects.ts), `light` 0.970 either way.
+   * people chosen after it settles (SETTLING_KEYFRAMES in main-subjects.ts); `light` 0.970 either way.
    */
   it.each([
     ['light', 0.95, CUT_FRAMES],

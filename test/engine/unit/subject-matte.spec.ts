@@ -404,7 +404,7 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     expect(calls).toBe(1);
   });
 
-  it("a new shot keeps everyone RVM sees over its first frames, all keyframes, and chooses its people after them", async () => {
+  it("human's finder: a new shot keeps everyone RVM sees over its first frames, all keyframes, and chooses its people after them", async () => {
     let calls = 0;
     const subject = box(0.3, 0.1, 0.6, 1);
     const faint = box(0.05, 0.5, 0.15, 0.8); // small and far off to the side: not a main subject
@@ -422,6 +422,11 @@ describe('MainSubjectFinder: riders, what they ride, and the room', () => {
     // then keyframes come at the finder's interval again
     for (let k = 1; k < 8; k++) await finder.begin(grey, W, H)(plane(subject, faint));
     expect(calls).toBe(SETTLING_KEYFRAMES + 1);
+    // `original`'s finder (objects too) and `light`'s (keyframes only) choose on the new shot's first frame
+    for (const other of [new MainSubjectFinder(detector), new MainSubjectFinder(detector, true, 16, true)]) {
+      await other.begin(grey, W, H)(plane(subject, faint));
+      expect((await other.newShot(grey, W, H)(plane(subject, faint))).chosen.map((t) => t.box)).toEqual([subject]);
+    }
   });
 
   it('until someone is chosen the detector runs on every frame, or only on keyframes where asked (`light`)', async () => {

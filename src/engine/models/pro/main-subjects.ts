@@ -8,13 +8,17 @@ import { classIndex } from './vocabulary';
 
 export { PERSON };
 /**
- * After a cut (or the people jumping), every person RVM sees is kept on the new shot's first this
- * many frames, which are all keyframes, and its people are chosen on the keyframe after them. RVM's
+ * After a cut (or the people jumping), `human`'s finder (people alone) keeps every person RVM sees on
+ * the new shot's first this many frames, which are all keyframes, and chooses its people on the
+ * keyframe after them. RVM's
  * recurrent state takes in a new shot's people over its first frames, and a choice made on the
  * first alone held until the next keyframe. On an AVX2-only AMD EPYC RVM saw the second of two
  * people too faintly on that first frame to confirm NanoDet's box of them, and `human` dropped them
  * for 8 frames (IoU 0.48 there): 0.890 over the room cut's 2 s (composites.spec.ts); everyone kept
- * on 2 or 3 frames: 0.968 (on 1: 0.880). `light` 0.970 either way, the cut elsewhere unchanged.
+ * on 2 or 3 frames: 0.968 (on 1: 0.880); the cut elsewhere unchanged. The others choose on the
+ * first frame, as before. `light` scored 0.970 either way, and its detector is not cheap beside it
+ * (`keyframesOnly`: 3 more runs a cut). `original`, with nothing chosen, mattes RVM's whole people
+ * plane or ISNet's whole salient one: the objects it chose (a bike under its rider) would drop out.
  */
 export const SETTLING_KEYFRAMES = 3;
 
@@ -131,7 +135,7 @@ export class MainSubjectFinder {
     this.chooser = new TrackChooser();
     this.current = { chosen: [], attached: [], all: [] };
     this.framesSinceKeyframe = 0;
-    this.settling = SETTLING_KEYFRAMES;
+    this.settling = this.peopleOnly && !this.keyframesOnly ? SETTLING_KEYFRAMES : 0;
     return this.observing(rgb, width, height, running ?? this.detect(rgb, width, height));
   }
 
