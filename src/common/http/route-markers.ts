@@ -28,16 +28,22 @@ export const startsUnlessDraft: JobStartPredicate = (req) => (req.body as { auto
 
 const REFUSED_UNLESS_REPLAYED = Symbol('refused unless replayed');
 
+/** an error to answer with, and the headers that go with it */
+export interface DeferredRefusal {
+  error: Error;
+  headers: Record<string, string>;
+}
+
 /**
  * A refusal that holds only if the request is not a replay: a job start over the per-key limit
  * under an Idempotency-Key starts nothing if it repeats a start already done, and is answered with
  * that start's response (the idempotency interceptor, which runs after the guards, decides).
  */
-export function refuseUnlessReplayed(req: Request, refusal: { error: Error; headers: Record<string, string> }): void {
+export function refuseUnlessReplayed(req: Request, refusal: DeferredRefusal): void {
   Object.assign(req, { [REFUSED_UNLESS_REPLAYED]: refusal });
 }
 
 /** the refusal `refuseUnlessReplayed` left on the request, if any */
-export function refusalUnlessReplayed(req: Request): { error: Error; headers: Record<string, string> } | undefined {
-  return (req as unknown as Record<symbol, { error: Error; headers: Record<string, string> } | undefined>)[REFUSED_UNLESS_REPLAYED];
+export function refusalUnlessReplayed(req: Request): DeferredRefusal | undefined {
+  return (req as unknown as Record<symbol, DeferredRefusal | undefined>)[REFUSED_UNLESS_REPLAYED];
 }

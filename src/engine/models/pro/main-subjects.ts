@@ -10,9 +10,8 @@ export { PERSON };
 /**
  * After a cut (or the people jumping), `human`'s finder (people alone) keeps every person RVM sees on
  * the new shot's first this many frames, which are all keyframes, and chooses its people on the
- * keyframe after them. RVM's
- * recurrent state takes in a new shot's people over its first frames, and a choice made on the
- * first alone held until the next keyframe. On an AVX2-only AMD EPYC RVM saw the second of two
+ * keyframe after them. RVM's recurrent state takes in a new shot's people over its first frames, and
+ * a choice made on the first alone held until the next keyframe. On an AVX2-only AMD EPYC RVM saw the second of two
  * people too faintly on that first frame to confirm NanoDet's box of them, and `human` dropped them
  * for 8 frames (IoU 0.48 there): 0.890 over the room cut's 2 s (composites.spec.ts); everyone kept
  * on 2 or 3 frames: 0.968 (on 1: 0.880); the cut elsewhere unchanged. The others choose on the
@@ -144,7 +143,7 @@ export class MainSubjectFinder {
    * (else the detector runs on every frame) and no keyframe falls among them.
    */
   holdFor(frames: number): boolean {
-    return this.current.chosen.length > 0 && this.settling === 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < this.keyframeInterval;
+    return this.current.chosen.length > 0 && this.framesSinceKeyframe !== undefined && this.framesSinceKeyframe + frames < this.keyframeInterval;
   }
 
   /**

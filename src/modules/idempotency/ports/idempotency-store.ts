@@ -10,6 +10,20 @@ export type IdempotencyClaim =
   | { kind: 'mismatch' }
   | { kind: 'completed'; status: number; body: unknown; bodyDigest?: string };
 
+/** A key as a store holds it: its request's fingerprint, and its response once the work is done. */
+export interface HeldKey {
+  fingerprint: string;
+  response?: { status: number; body: unknown; bodyDigest?: string | null };
+}
+
+/** What a claim (or a peek) of `fingerprint` finds on a key that is held: the same rules in every store. */
+export function claimOnHeld(held: HeldKey, fingerprint: string): IdempotencyClaim {
+  if (held.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  if (!held.response) return { kind: 'in_progress' };
+  const { status, body, bodyDigest } = held.response;
+  return bodyDigest == null ? { kind: 'completed', status, body } : { kind: 'completed', status, body, bodyDigest };
+}
+
 /** Idempotency keys with the first response of each, kept `ttlSeconds` per API key. */
 export abstract class IdempotencyStore {
   /** Claims the key for this request unless it is taken (then says by what). Atomic across processes. */

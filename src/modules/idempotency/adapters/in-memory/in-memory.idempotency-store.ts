@@ -1,5 +1,5 @@
 import { Clock, SystemClock } from '../../../../common/clock';
-import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { claimOnHeld, IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 import { ABANDONED_AFTER_SECONDS } from '../postgres/postgres.idempotency-store';
 
 interface Entry {
@@ -53,9 +53,7 @@ const idOf = (scope: IdempotencyScope): string => `${scope.apiKeyId}\n${scope.ke
 
 /** what a claim of `fingerprint` finds on the key's entry; a stored body comes back as JSON would */
 function claimOn(entry: Entry, fingerprint: string): IdempotencyClaim {
-  if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
-  if (entry.status === 'in_progress' || !entry.response) return { kind: 'in_progress' };
-  const { status, body, bodyDigest } = entry.response;
-  const completed: IdempotencyClaim = { kind: 'completed', status, body: JSON.parse(JSON.stringify(body ?? null)) };
-  return bodyDigest === undefined ? completed : { ...completed, bodyDigest };
+  const { response } = entry;
+  const completed = entry.status === 'completed' && response ? { ...response, body: JSON.parse(JSON.stringify(response.body ?? null)) } : undefined;
+  return claimOnHeld({ fingerprint: entry.fingerprint, response: completed }, fingerprint);
 }

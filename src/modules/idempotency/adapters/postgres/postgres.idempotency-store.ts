@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Sweeper } from '../../../../common/sweeper';
-import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { claimOnHeld, IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 
 /** A claim still in progress after this long is taken to be abandoned (its process died) and may be claimed again. */
 export const ABANDONED_AFTER_SECONDS = 15 * 60;
@@ -83,8 +83,6 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
 
 /** what a claim of `fingerprint` finds on the key's row */
 function claimOn(row: Row, fingerprint: string): IdempotencyClaim {
-  if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
-  if (row.status === 'in_progress') return { kind: 'in_progress' };
-  const completed: IdempotencyClaim = { kind: 'completed', status: row.response_status ?? 200, body: row.response_body };
-  return row.body_digest === null ? completed : { ...completed, bodyDigest: row.body_digest };
+  const response = row.status === 'completed' ? { status: row.response_status ?? 200, body: row.response_body, bodyDigest: row.body_digest } : undefined;
+  return claimOnHeld({ fingerprint: row.fingerprint, response }, fingerprint);
 }
