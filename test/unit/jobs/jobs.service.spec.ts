@@ -204,6 +204,30 @@ describe('JobLifecycle on in-memory adapters', () => {
       expect(await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).toMatchObject({ total: 0 });
     });
 
+    it('an auto-started job whose start the database refuses is not left behind as a draft: the retry makes the only job', async () => {
+      const world = jobsWorld();
+      await world.ledger.grant(KEY, 20, null);
+      const videoUrl = await uploaded(world);
+      jest.spyOn(world.ledger, 'reserve').mockRejectedValueOnce(outage());
+      await expect(world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, autoStart: true })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      expect(await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).toMatchObject({ total: 0 });
+      expect(world.events.events).toEqual([]);
+      const retried = await world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, autoStart: true });
+      expect(await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).toMatchObject({ total: 1, items: [{ id: retried.id, status: 'pending' }] });
+      expect(world.events.events.map((event) => event.kind)).toEqual(['created', 'started']);
+    });
+
+    it('an auto-started job refused for credit is stored failed in one write: a database gone there leaves no draft either', async () => {
+      const world = jobsWorld();
+      const videoUrl = await uploaded(world);
+      jest.spyOn(world.outbox, 'add').mockRejectedValueOnce(outage());
+      await expect(world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, webhookUrl: 'https://hooks.example.com/in', autoStart: true })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      expect(await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).toMatchObject({ total: 0 });
+      const refused = await world.service.create({ apiKeyId: KEY, videoUrl, request: { model: 'light' }, webhookUrl: 'https://hooks.example.com/in', autoStart: true });
+      expect(refused).toMatchObject({ status: 'failed', errorCode: 'insufficient_credits' });
+      expect(world.events.events.map((event) => event.kind)).toEqual(['created', 'failed']);
+    });
+
     it('a start that was committed is answered as started, though the job cannot be read back', async () => {
       const world = jobsWorld();
       await world.ledger.grant(KEY, 20, null);

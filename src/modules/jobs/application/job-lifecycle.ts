@@ -56,21 +56,26 @@ export class JobLifecycle {
   }
 
   async created(job: Job): Promise<void> {
-    await this.unitOfWork.run(async (tx) => {
-      await tx.get(JobRepository).insert(job);
-      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
-    });
+    await this.unitOfWork.run((tx) => this.insertDraft(tx, job));
+  }
+
+  private async insertDraft(tx: TransactionScope, job: Job): Promise<void> {
+    await tx.get(JobRepository).insert(job);
+    await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
   }
 
   /**
    * Draft -> pending. When the input's duration is known (an upload), its cost is reserved now and a
-   * balance that does not cover it is a 402 with the job left a draft.
+   * balance that does not cover it is a 402 with the job left a draft. `unsaved`: the draft is not
+   * stored yet (auto_start) and is inserted in the same transaction, so a start refused (the database
+   * gone, a 503) leaves no draft behind the error: a client retrying it found an extra job in `created`.
    */
-  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null): Promise<Job> {
+  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null, { unsaved = false } = {}): Promise<Job> {
     const settings = resolveJobSettings(request);
     if (knownDurationSeconds !== null) this.assertWithinLengthLimit(settings, knownDurationSeconds);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
+      if (unsaved) await this.insertDraft(tx, job);
       // The draft is moved first: of two starts at once, the second waits on the row and finds it
       // started (409), where reserving first had it meet the first one's reserve (a 500).
       const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl, billingStatus: reserve === null ? null : ('reserved' as const), reservedCredits: reserve };
@@ -86,9 +91,10 @@ export class JobLifecycle {
     return started;
   }
 
-  /** A draft that could not start for lack of credit (auto_start): failed with insufficient_credits. */
-  async refuseForCredit(job: Job, request: JobRequest, webhookUrl: string | null, message: string): Promise<Job> {
+  /** A draft that could not start for lack of credit (auto_start): failed with insufficient_credits. `unsaved` as for start. */
+  async refuseForCredit(job: Job, request: JobRequest, webhookUrl: string | null, message: string, { unsaved = false } = {}): Promise<Job> {
     const { failed, deliveries } = await this.unitOfWork.run(async (tx) => {
+      if (unsaved) await this.insertDraft(tx, job);
       const changes = { ...JobTransitions.fail(job, 'insufficient_credits', message, this.clock.now()), request, settings: resolveJobSettings(request), webhookUrl, billingStatus: 'insufficient_credits' as const };
       const moved = await this.move(tx, job, 'created', changes);
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });

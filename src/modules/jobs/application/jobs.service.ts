@@ -53,13 +53,16 @@ export class JobsService {
       metadata: command.metadata ?? null,
       createdAt: this.clock.now(),
     });
-    await this.lifecycle.created(job);
-    if (!command.autoStart) return job;
+    if (!command.autoStart) {
+      await this.lifecycle.created(job);
+      return job;
+    }
+    // the draft is stored with its start, or with its refusal for credit: a creation that fails leaves no job
     try {
-      return await this.startJob(job, command.request, command.webhookUrl);
+      return await this.startJob(job, command.request, command.webhookUrl, { unsaved: true });
     } catch (error) {
       // auto_start without enough credit: the job exists, failed, and the response says why.
-      if (error instanceof DomainError && error.code === 'insufficient_credits') return this.lifecycle.refuseForCredit(job, command.request, command.webhookUrl ?? null, error.message);
+      if (error instanceof DomainError && error.code === 'insufficient_credits') return this.lifecycle.refuseForCredit(job, command.request, command.webhookUrl ?? null, error.message, { unsaved: true });
       throw error;
     }
   }
@@ -95,11 +98,11 @@ export class JobsService {
     return this.jobs.list({ apiKeyId, ...query });
   }
 
-  private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined): Promise<Job> {
+  private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined, options?: { unsaved: boolean }): Promise<Job> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     // an upload past its retention is 410 here as at create, and the draft stays a draft
     const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(whenNotFound(() => null)) : null;
-    const started = await this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null);
+    const started = await this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null, options);
     // the start is committed: a read failing now (the database gone) must not answer it as failed, which a client would retry
     return (await this.jobs.findById(started.id).catch(() => null)) ?? started;
   }
