@@ -90,7 +90,8 @@ export interface InMemoryApp {
  * in-memory queue: the queues the app's code injects when no queue backend is connected.
  */
 function queueView(name: string, dispatcher?: InMemoryJobDispatcher) {
-  return { name, getJobCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...dispatcher?.counts() }) };
+  // the in-memory dispatcher runs every job it is given: the jobs queue always has its one consumer
+  return { name, getJobCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...dispatcher?.counts() }), getWorkersCount: async () => 1 };
 }
 
 function inMemoryQueues(dispatcher: InMemoryJobDispatcher) {

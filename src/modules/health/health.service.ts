@@ -9,6 +9,8 @@ export type Checks = Record<CheckName, string>;
 
 const CHECK_TIMEOUT_MS = 3000;
 
+export const NO_QUEUE_CONSUMER = 'no worker takes jobs from the queue: jobs wait until a process with ROLE=worker or ROLE=all runs';
+
 async function within(check: () => Promise<string>): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<string>((resolve) => {
@@ -33,11 +35,23 @@ export class HealthService {
 
   async checks(): Promise<Checks> {
     const [worker_configured, storage_configured, database, queue] = await Promise.all([
-      within(() => (this.gateway ? this.gateway.check() : Promise.resolve('no worker gateway configured'))),
+      within(() => this.workerCheck()),
       within(() => this.storage.check()),
       within(() => this.database.check()),
       within(() => this.queue.check()),
     ]);
     return { api: 'ok', worker_configured, storage_configured, database, queue };
+  }
+
+  /**
+   * The worker gateway's own check, then whether any process takes jobs from the queue: a
+   * deployment of ROLE=api processes alone reported healthy while every job waited. A queue that
+   * cannot be asked is the queue check's to report.
+   */
+  private async workerCheck(): Promise<string> {
+    const gateway = this.gateway ? await this.gateway.check() : 'no worker gateway configured';
+    if (gateway !== 'ok') return gateway;
+    const consumers = await this.queue.consumers().catch(() => undefined);
+    return consumers === 0 ? NO_QUEUE_CONSUMER : 'ok';
   }
 }

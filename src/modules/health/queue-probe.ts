@@ -12,4 +12,13 @@ export class QueueProbe {
     await this.queue.getJobCounts('waiting');
     return 'ok';
   }
+
+  /**
+   * How many workers take jobs from the jobs queue, in every process of the deployment: BullMQ names
+   * each worker's connection, and lists them (Redis: CLIENT LIST; its Postgres backend: the
+   * sessions' application_name). Where the server cannot list its clients, BullMQ answers one.
+   */
+  consumers(): Promise<number> {
+    return this.queue.getWorkersCount();
+  }
 }

@@ -1,0 +1,42 @@
+import { NO_QUEUE_CONSUMER } from '../../src/modules/health/health.service';
+import { Cluster, withProcessOutput } from '../support/cluster';
+import { eventually } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+async function health(url: string): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
+  const res = await fetch(`${url}/health`);
+  return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, string> } };
+}
+
+describe.each([
+  ['Redis', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+  ['Postgres', {}],
+])('/health of a deployment whose queue is on %s', (_backend, queueEnv: Record<string, string>) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('API processes with no worker are degraded, saying why, though ready for traffic; a worker started makes the deployment healthy', async () => {
+    const cluster = new Cluster({ DATABASE_URL: database.url, QUEUE_NAMESPACE: `health_${Math.random().toString(36).slice(2, 10)}`, ...queueEnv });
+    try {
+      const api = await cluster.start('api');
+      const alone = await health(api.url);
+      expect(alone).toEqual({ status: 503, body: { status: 'degraded', checks: { api: 'ok', worker_configured: NO_QUEUE_CONSUMER, storage_configured: 'ok', database: 'ok', queue: 'ok' } } });
+      expect((await fetch(`${api.url}/health/ready`)).status).toBe(200);
+
+      await cluster.start('worker');
+      const served = await eventually(async () => {
+        const answer = await health(api.url);
+        return answer.status === 200 ? answer : undefined;
+      }, 20000);
+      expect(served.body).toEqual({ status: 'healthy', checks: { api: 'ok', worker_configured: 'ok', storage_configured: 'ok', database: 'ok', queue: 'ok' } });
+    } catch (error) {
+      throw withProcessOutput(error, cluster.processes);
+    } finally {
+      await cluster.stopAll();
+    }
+  }, 120000);
+});
