@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { IdempotencyStore } from '../../src/modules/idempotency/ports/idempotency-store';
+import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../src/modules/idempotency/ports/idempotency-store';
 
 /** What every IdempotencyStore must do (on Postgres in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
 export function describeIdempotencyStoreContract(store: () => IdempotencyStore, newOwner: () => Promise<string>): void {
@@ -8,10 +8,17 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
 
   describe('IdempotencyStore contract', () => {
     const scopeOf = async () => ({ apiKeyId: await newOwner(), key: `idem-${randomUUID()}` });
+    const claimed = { kind: 'claimed', claimId: expect.any(String) };
+    /** the claim's id, where the claim won */
+    const idOf = (claim: IdempotencyClaim): string => {
+      if (claim.kind !== 'claimed') throw new Error(`expected a claim, got ${claim.kind}`);
+      return claim.claimId;
+    };
+    const claimOf = async (scope: IdempotencyScope, fingerprint: string, ttlSeconds: number) => idOf(await store().claim(scope, fingerprint, ttlSeconds));
 
     it('the first claim wins; the same request while it runs is in progress, another is a mismatch', async () => {
       const scope = await scopeOf();
-      expect(await store().claim(scope, fp('fp-a'), 3600)).toEqual({ kind: 'claimed' });
+      expect(await store().claim(scope, fp('fp-a'), 3600)).toEqual(claimed);
       expect(await store().claim(scope, fp('fp-a'), 3600)).toEqual({ kind: 'in_progress' });
       expect(await store().claim(scope, fp('fp-b'), 3600)).toEqual({ kind: 'mismatch' });
     });
@@ -25,20 +32,18 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
 
     it('a completed key replays its status and body (as JSON); a different request still mismatches', async () => {
       const scope = await scopeOf();
-      await store().claim(scope, fp('fp'), 3600);
-      await store().complete(scope, 201, { id: 'job_1', at: new Date('2026-01-01T00:00:00Z'), nested: [1, null] });
+      const claim = await claimOf(scope, fp('fp'), 3600);
+      await store().complete(scope, claim, 201, { id: 'job_1', at: new Date('2026-01-01T00:00:00Z'), nested: [1, null] });
       expect(await store().claim(scope, fp('fp'), 3600)).toEqual({ kind: 'completed', status: 201, body: { id: 'job_1', at: '2026-01-01T00:00:00.000Z', nested: [1, null] } });
       expect(await store().claim(scope, fp('other'), 3600)).toEqual({ kind: 'mismatch' });
     });
 
     it('a completed key gives back the digest of its body, where one was kept; a key claimed afresh has none', async () => {
       const scope = await scopeOf();
-      await store().claim(scope, fp('upload'), 1);
-      await store().complete(scope, 200, { video_id: 'vid_1' }, fp('the file'));
+      await store().complete(scope, await claimOf(scope, fp('upload'), 1), 200, { video_id: 'vid_1' }, fp('the file'));
       expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'completed', status: 200, body: { video_id: 'vid_1' }, bodyDigest: fp('the file') });
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'claimed' });
-      await store().complete(scope, 200, { video_id: 'vid_2' });
+      await store().complete(scope, await claimOf(scope, fp('upload'), 3600), 200, { video_id: 'vid_2' });
       const completed = await store().claim(scope, fp('upload'), 3600);
       expect(completed).toEqual({ kind: 'completed', status: 200, body: { video_id: 'vid_2' } });
       expect(completed).not.toHaveProperty('bodyDigest');
@@ -46,38 +51,49 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
 
     it('peek finds what a claim would, and claims nothing: a free key stays free', async () => {
       const scope = await scopeOf();
-      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'claimed' });
-      expect(await store().claim(scope, fp('fp'), 1)).toEqual({ kind: 'claimed' });
+      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'free' });
+      const claim = await claimOf(scope, fp('fp'), 1);
       expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'in_progress' });
       expect(await store().peek(scope, fp('other'))).toEqual({ kind: 'mismatch' });
-      await store().complete(scope, 201, { id: 'job_1' }, fp('the body'));
+      await store().complete(scope, claim, 201, { id: 'job_1' }, fp('the body'));
       expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'completed', status: 201, body: { id: 'job_1' }, bodyDigest: fp('the body') });
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'claimed' }); // expired: free again
+      expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'free' }); // expired: free again
     });
 
     it('a released key is claimed afresh; releasing a completed key keeps it', async () => {
       const scope = await scopeOf();
-      await store().claim(scope, fp('fp'), 3600);
-      await store().release(scope);
-      expect(await store().claim(scope, fp('fp-new'), 3600)).toEqual({ kind: 'claimed' });
-      await store().complete(scope, 200, { ok: true });
-      await store().release(scope);
+      await store().release(scope, await claimOf(scope, fp('fp'), 3600));
+      const again = await claimOf(scope, fp('fp-new'), 3600);
+      await store().complete(scope, again, 200, { ok: true });
+      await store().release(scope, again);
       expect((await store().claim(scope, fp('fp-new'), 3600)).kind).toBe('completed');
+    });
+
+    it('only the claim that holds a key completes or releases it: a claim taken over (its key expired) changes nothing', async () => {
+      const scope = await scopeOf();
+      const first = await claimOf(scope, fp('first'), 1);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const second = await claimOf(scope, fp('second'), 3600);
+      await store().release(scope, first);
+      expect(await store().claim(scope, fp('second'), 3600)).toEqual({ kind: 'in_progress' });
+      await store().complete(scope, first, 201, { id: 'job_first' });
+      expect(await store().peek(scope, fp('second'))).toEqual({ kind: 'in_progress' });
+      await store().complete(scope, second, 201, { id: 'job_second' });
+      expect(await store().claim(scope, fp('second'), 3600)).toEqual({ kind: 'completed', status: 201, body: { id: 'job_second' } });
     });
 
     it('keys are per API key: the same key under another API key is its own', async () => {
       const scope = await scopeOf();
       await store().claim(scope, fp('fp'), 3600);
-      expect(await store().claim({ apiKeyId: await newOwner(), key: scope.key }, fp('other'), 3600)).toEqual({ kind: 'claimed' });
+      expect(await store().claim({ apiKeyId: await newOwner(), key: scope.key }, fp('other'), 3600)).toEqual(claimed);
     });
 
     it('an expired key starts over', async () => {
       const scope = await scopeOf();
-      await store().claim(scope, fp('fp'), 1);
-      await store().complete(scope, 200, { first: true });
+      await store().complete(scope, await claimOf(scope, fp('fp'), 1), 200, { first: true });
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect(await store().claim(scope, fp('fp-later'), 3600)).toEqual({ kind: 'claimed' });
+      expect(await store().claim(scope, fp('fp-later'), 3600)).toEqual(claimed);
     });
   });
 }

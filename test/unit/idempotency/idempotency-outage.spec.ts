@@ -9,14 +9,14 @@ import { eventually, swap } from '../../support/test-app';
 class StoreAwayOnce extends InMemoryIdempotencyStore {
   awayFor: 'complete' | 'release' | null = null;
 
-  override async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
+  override async complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void> {
     this.failIfAway('complete');
-    return super.complete(scope, status, body, bodyDigest);
+    return super.complete(scope, claimId, status, body, bodyDigest);
   }
 
-  override async release(scope: IdempotencyScope): Promise<void> {
+  override async release(scope: IdempotencyScope, claimId: string): Promise<void> {
     this.failIfAway('release');
-    return super.release(scope);
+    return super.release(scope, claimId);
   }
 
   private failIfAway(write: 'complete' | 'release'): void {

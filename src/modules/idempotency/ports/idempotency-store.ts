@@ -3,12 +3,18 @@ export interface IdempotencyScope {
   key: string;
 }
 
-/** What a claim found: the right to do the work, or the reason not to. */
-export type IdempotencyClaim =
-  | { kind: 'claimed' }
-  | { kind: 'in_progress' }
-  | { kind: 'mismatch' }
-  | { kind: 'completed'; status: number; body: unknown; bodyDigest?: string };
+/** What a key held by a request finds for another: still running, another request's, or its response. */
+export type HeldClaim = { kind: 'in_progress' } | { kind: 'mismatch' } | { kind: 'completed'; status: number; body: unknown; bodyDigest?: string };
+
+/**
+ * What a claim found: the right to do the work, or the reason not to. `claimId` names this claim:
+ * only it completes or releases the key, so a request whose claim was taken over (abandoned after
+ * ABANDONED_AFTER_SECONDS, or expired) cannot delete or overwrite the claim that took it over.
+ */
+export type IdempotencyClaim = { kind: 'claimed'; claimId: string } | HeldClaim;
+
+/** What a peek found: nothing holds the key, or what holds it. */
+export type IdempotencyPeek = { kind: 'free' } | HeldClaim;
 
 /** A key as a store holds it: its request's fingerprint, and its response once the work is done. */
 export interface HeldKey {
@@ -17,7 +23,7 @@ export interface HeldKey {
 }
 
 /** What a claim (or a peek) of `fingerprint` finds on a key that is held: the same rules in every store. */
-export function claimOnHeld(held: HeldKey, fingerprint: string): IdempotencyClaim {
+export function claimOnHeld(held: HeldKey, fingerprint: string): HeldClaim {
   if (held.fingerprint !== fingerprint) return { kind: 'mismatch' };
   if (!held.response) return { kind: 'in_progress' };
   const { status, body, bodyDigest } = held.response;
@@ -30,16 +36,17 @@ export abstract class IdempotencyStore {
   abstract claim(scope: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<IdempotencyClaim>;
   /**
    * What a claim would find, without claiming: the key's completed response where it holds one for
-   * this request, else why not (`claimed` where nothing holds the key). For a request refused anyway
+   * this request, else why not (`free` where nothing holds the key). For a request refused anyway
    * unless it is a replay (a job start over the per-key limit): it writes nothing.
    */
-  abstract peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim>;
+  abstract peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyPeek>;
   /**
-   * Records the response of a claimed key; later requests replay it. `bodyDigest` is for a request
-   * whose body could not be read before its claim (an upload): the claim returns it, and the caller
-   * replays only a request whose body has the same digest.
+   * Records the response of the key claimed as `claimId`; later requests replay it. Nothing where
+   * the claim is no longer the key's. `bodyDigest` is for a request whose body could not be read
+   * before its claim (an upload): the claim returns it, and the caller replays only a request whose
+   * body has the same digest.
    */
-  abstract complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void>;
-  /** Gives a claimed key back (the work failed): the next request with it does the work afresh. */
-  abstract release(scope: IdempotencyScope): Promise<void>;
+  abstract complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void>;
+  /** Gives the key claimed as `claimId` back (the work failed): the next request with it does the work afresh. Nothing where the claim is no longer the key's. */
+  abstract release(scope: IdempotencyScope, claimId: string): Promise<void>;
 }

@@ -51,11 +51,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const fingerprint = requestFingerprint(req.method, req.path, multipart ? 'multipart' : { json: req.body });
     // a request the guards refused unless it is a replay (a job start over the limit) claims nothing: it only looks
     const refusal = refusalUnlessReplayed(req);
-    const claim = refusal ? await this.store.peek(scope, fingerprint) : await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
-    if (refusal && claim.kind !== 'completed') {
+    const held = refusal ? await this.store.peek(scope, fingerprint) : undefined;
+    if (refusal && held?.kind !== 'completed') {
       for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
       throw refusal.error;
     }
+    const claim = held?.kind === 'completed' ? held : await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
     if (multipart && (claim.kind === 'mismatch' || claim.kind === 'in_progress')) await bodyReceived(req);
     switch (claim.kind) {
       case 'mismatch':
@@ -68,14 +69,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         res.status(claim.status);
         return of(claim.body);
       case 'claimed': {
+        const { claimId } = claim;
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
         return next.handle().pipe(
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)
           mergeMap((body) => {
-            const complete = (): Promise<void> => this.store.complete(scope, status, body, multipart ? digestOfFiles(filesOf(req)) : undefined);
+            const complete = (): Promise<void> => this.store.complete(scope, claimId, status, body, multipart ? digestOfFiles(filesOf(req)) : undefined);
             return from(complete().catch(() => this.writeLater(complete)).then(() => body));
           }),
-          catchError((error: unknown) => from(this.store.release(scope).catch(() => this.writeLater(() => this.store.release(scope)))).pipe(mergeMap(() => throwError(() => error)))),
+          catchError((error: unknown) => {
+            const release = (): Promise<void> => this.store.release(scope, claimId);
+            return from(release().catch(() => this.writeLater(release))).pipe(mergeMap(() => throwError(() => error)));
+          }),
         );
       }
     }

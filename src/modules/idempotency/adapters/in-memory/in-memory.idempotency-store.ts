@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Clock, SystemClock } from '../../../../common/clock';
-import { claimOnHeld, IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 import { ABANDONED_AFTER_SECONDS } from '../postgres/postgres.idempotency-store';
 
 interface Entry {
   fingerprint: string;
+  claimId: string;
   status: 'in_progress' | 'completed';
   response?: { status: number; body: unknown; bodyDigest?: string };
   claimedAt: number;
@@ -28,31 +30,38 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     const entry = this.entries.get(id);
     const abandoned = entry?.status === 'in_progress' && entry.fingerprint === fingerprint && entry.claimedAt < now - ABANDONED_AFTER_SECONDS * 1000;
     if (!entry || entry.expiresAt <= now || abandoned) {
-      this.entries.set(id, { fingerprint, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000 });
-      return { kind: 'claimed' };
+      const claimId = randomUUID();
+      this.entries.set(id, { fingerprint, claimId, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000 });
+      return { kind: 'claimed', claimId };
     }
     return claimOn(entry, fingerprint);
   }
 
-  async peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim> {
+  async peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyPeek> {
     const entry = this.entries.get(idOf(scope));
-    return entry && entry.expiresAt > this.clock.now().getTime() ? claimOn(entry, fingerprint) : { kind: 'claimed' };
+    return entry && entry.expiresAt > this.clock.now().getTime() ? claimOn(entry, fingerprint) : { kind: 'free' };
   }
 
-  async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
-    const entry = this.entries.get(idOf(scope));
+  async complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void> {
+    const entry = this.claimed(scope, claimId);
     if (entry) Object.assign(entry, { status: 'completed', response: { status, body: JSON.parse(JSON.stringify(body ?? null)), bodyDigest } });
   }
 
-  async release(scope: IdempotencyScope): Promise<void> {
-    if (this.entries.get(idOf(scope))?.status === 'in_progress') this.entries.delete(idOf(scope));
+  async release(scope: IdempotencyScope, claimId: string): Promise<void> {
+    if (this.claimed(scope, claimId)) this.entries.delete(idOf(scope));
+  }
+
+  /** the key's entry while `claimId` holds it in progress */
+  private claimed(scope: IdempotencyScope, claimId: string): Entry | undefined {
+    const entry = this.entries.get(idOf(scope));
+    return entry?.status === 'in_progress' && entry.claimId === claimId ? entry : undefined;
   }
 }
 
 const idOf = (scope: IdempotencyScope): string => `${scope.apiKeyId}\n${scope.key}`;
 
 /** what a claim of `fingerprint` finds on the key's entry; a stored body comes back as JSON would */
-function claimOn(entry: Entry, fingerprint: string): IdempotencyClaim {
+function claimOn(entry: Entry, fingerprint: string): HeldClaim {
   const { response } = entry;
   const completed = entry.status === 'completed' && response ? { ...response, body: JSON.parse(JSON.stringify(response.body ?? null)) } : undefined;
   return claimOnHeld({ fingerprint: entry.fingerprint, response: completed }, fingerprint);

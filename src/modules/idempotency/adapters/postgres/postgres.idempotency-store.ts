@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Sweeper } from '../../../../common/sweeper';
-import { claimOnHeld, IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 
 /** A claim still in progress after this long is taken to be abandoned (its process died) and may be claimed again. */
 export const ABANDONED_AFTER_SECONDS = 15 * 60;
@@ -30,25 +31,26 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
 
   async claim(scope: IdempotencyScope, fingerprint: string, ttlSeconds: number): Promise<IdempotencyClaim> {
     this.sweeper.maybeSweep();
+    const claimId = randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const inserted: unknown[] = await this.dataSource.query(
-        `INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, expires_at)
-         VALUES ($1, $2, $3, 'in_progress', now() + $4 * interval '1 second')
+        `INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, expires_at, claim_id)
+         VALUES ($1, $2, $3, 'in_progress', now() + $4 * interval '1 second', $5)
          ON CONFLICT DO NOTHING RETURNING 1`,
-        [scope.apiKeyId, scope.key, fingerprint, ttlSeconds],
+        [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, claimId],
       );
-      if (inserted.length) return { kind: 'claimed' };
+      if (inserted.length) return { kind: 'claimed', claimId };
       // An expired key starts over; an abandoned claim of the same request is taken over.
       const [, taken] = (await this.dataSource.query(
         `UPDATE idempotency_keys
          SET fingerprint = $3, status = 'in_progress', response_status = NULL, response_body = NULL, body_digest = NULL,
-             locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second'
+             locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second', claim_id = $6
          WHERE api_key_id = $1 AND idempotency_key = $2
            AND (expires_at <= now() OR (status = 'in_progress' AND fingerprint = $3 AND locked_at < now() - $5 * interval '1 second'))
          RETURNING 1`,
-        [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, ABANDONED_AFTER_SECONDS],
+        [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, ABANDONED_AFTER_SECONDS, claimId],
       )) as [unknown[], number];
-      if (taken) return { kind: 'claimed' };
+      if (taken) return { kind: 'claimed', claimId };
       const row = await this.rowOf(scope);
       if (!row) continue; // released between our insert and our read: try again
       return claimOn(row, fingerprint);
@@ -56,9 +58,9 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
     return { kind: 'in_progress' };
   }
 
-  async peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim> {
+  async peek(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyPeek> {
     const row = await this.rowOf(scope, { liveOnly: true });
-    return row ? claimOn(row, fingerprint) : { kind: 'claimed' };
+    return row ? claimOn(row, fingerprint) : { kind: 'free' };
   }
 
   private async rowOf(scope: IdempotencyScope, { liveOnly = false } = {}): Promise<Row | undefined> {
@@ -69,20 +71,21 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
     return rows[0];
   }
 
-  async complete(scope: IdempotencyScope, status: number, body: unknown, bodyDigest?: string): Promise<void> {
+  async complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb, body_digest = $5 WHERE api_key_id = $1 AND idempotency_key = $2`,
-      [scope.apiKeyId, scope.key, status, JSON.stringify(body ?? null), bodyDigest ?? null],
+      `UPDATE idempotency_keys SET status = 'completed', response_status = $4, response_body = $5::jsonb, body_digest = $6
+       WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
+      [scope.apiKeyId, scope.key, claimId, status, JSON.stringify(body ?? null), bodyDigest ?? null],
     );
   }
 
-  async release(scope: IdempotencyScope): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND status = 'in_progress'`, [scope.apiKeyId, scope.key]);
+  async release(scope: IdempotencyScope, claimId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`, [scope.apiKeyId, scope.key, claimId]);
   }
 }
 
 /** what a claim of `fingerprint` finds on the key's row */
-function claimOn(row: Row, fingerprint: string): IdempotencyClaim {
+function claimOn(row: Row, fingerprint: string): HeldClaim {
   const response = row.status === 'completed' ? { status: row.response_status ?? 200, body: row.response_body, bodyDigest: row.body_digest } : undefined;
   return claimOnHeld({ fingerprint: row.fingerprint, response }, fingerprint);
 }
