@@ -101,6 +101,22 @@ describe('credits', () => {
     }
   });
 
+  it('never overdraws, nor deadlocks: 40 concurrent auto-started creations against a balance that covers 10', async () => {
+    const { key, videoUrl } = await keyWithUpload(40);
+    t.fake.hold();
+    try {
+      const created = await Promise.all(Array.from({ length: 40 }, () => t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: videoUrl })));
+      expect(created.map((res) => res.status)).toEqual(Array.from({ length: 40 }, () => 200));
+      const billing = created.map((res) => res.body.job.billing_status as string);
+      expect(billing.filter((status) => status === 'reserved')).toHaveLength(10);
+      expect(billing.filter((status) => status === 'insufficient_credits')).toHaveLength(30);
+      expect(await balanceOf(key)).toBe(0);
+      expect((await t.http.get('/v1/jobs?status=created&limit=100').set('X-Api-Key', key)).body.total).toBe(0);
+    } finally {
+      t.fake.release();
+    }
+  });
+
   it('the same draft started 8 times at once: one start, seven 409 invalid_state, one reserve', async () => {
     const { key, videoUrl } = await keyWithUpload(40);
     t.fake.hold();

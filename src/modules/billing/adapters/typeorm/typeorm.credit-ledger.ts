@@ -42,9 +42,15 @@ export class TypeOrmCreditLedger extends CreditLedger {
     return Number(rows[0].balance);
   }
 
-  /** Locks the key's row (serialising every ledger write of that key) and reads the balance. */
+  /**
+   * Locks the key's row (serialising every ledger write of that key) and reads the balance. FOR NO
+   * KEY UPDATE, the lock the balance's own UPDATE takes: it leaves the row's key free for the rows
+   * that reference it. FOR UPDATE waited on the key lock that a job inserted earlier in another
+   * transaction holds: two auto-started jobs of one key, each inserted then reserving, deadlocked
+   * (a 500).
+   */
   private async lockedBalance(apiKeyId: string): Promise<number> {
-    await this.manager.query(`SELECT id FROM api_keys WHERE id = $1 FOR UPDATE`, [apiKeyId]);
+    await this.manager.query(`SELECT id FROM api_keys WHERE id = $1 FOR NO KEY UPDATE`, [apiKeyId]);
     return this.balance(apiKeyId);
   }
 
