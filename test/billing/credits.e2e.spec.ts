@@ -4,6 +4,11 @@ import { DataSource } from 'typeorm';
 import { migrate } from '../../src/composition/data-source';
 import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
 import { typeOrmScopeOf as scopeOf } from '../../src/composition/typeorm.transaction-scope';
+import { UnitOfWork } from '../../src/common/unit-of-work';
+import { TypeOrmCreditLedger } from '../../src/modules/billing/adapters/typeorm/typeorm.credit-ledger';
+import { JobLifecycle } from '../../src/modules/jobs/application/job-lifecycle';
+import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
+import { aJob } from '../contract/jobs-and-ledger.contract';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 /** Credits as a customer checks them: reserve at start, charge processed seconds, refund failures, never overdraw. */
@@ -115,6 +120,39 @@ describe('credits', () => {
     } finally {
       t.fake.release();
     }
+  });
+
+  it("a cancel racing the reserve of a URL job's fetched input releases that reserve: the balance comes back whole", async () => {
+    const key = await t.createKey(100);
+    const [{ id: apiKeyId }] = await db.query(`SELECT id FROM api_keys WHERE key_hash = encode(sha256($1::bytea), 'hex')`, [key]);
+    const job = aJob(apiKeyId, { status: 'processing', startedAt: new Date() });
+    await t.app.get(UnitOfWork).run((tx) => tx.get(JobRepository).insert(job));
+    // the reserve's transaction is held open once its reserve is written, and the cancel comes then
+    let reserveWritten!: () => void;
+    let letCommit!: () => void;
+    const written = new Promise<void>((resolve) => (reserveWritten = resolve));
+    const commit = new Promise<void>((resolve) => (letCommit = resolve));
+    const reserve = TypeOrmCreditLedger.prototype.reserve;
+    const held = jest.spyOn(TypeOrmCreditLedger.prototype, 'reserve').mockImplementation(async function (this: TypeOrmCreditLedger, ...args: Parameters<typeof reserve>) {
+      const reserved = await reserve.apply(this, args);
+      reserveWritten();
+      await commit;
+      return reserved;
+    });
+    try {
+      const lifecycle = t.app.get(JobLifecycle);
+      const reserving = lifecycle.reserveFetchedInput(job, 60);
+      await written;
+      const canceling = lifecycle.cancel(job);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      letCommit();
+      await Promise.all([reserving, canceling]);
+    } finally {
+      held.mockRestore();
+    }
+    const [row] = await db.query(`SELECT status, error_code, billing_status FROM jobs WHERE id = $1`, [job.id]);
+    expect(row).toEqual({ status: 'failed', error_code: 'canceled', billing_status: 'refunded' });
+    expect(await balanceOf(key)).toBe(100);
   });
 
   it('the same draft started 8 times at once: one start, seven 409 invalid_state, one reserve', async () => {

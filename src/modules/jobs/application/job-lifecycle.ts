@@ -24,6 +24,9 @@ export type CompletedWork = { outputKey: string; durationSeconds: number; frames
 /** thrown inside a transaction to undo it: the balance does not cover a fetched input's reserve */
 class BalanceShort extends Error {}
 
+/** thrown inside a transaction to undo it: the job ended (a cancel) before a fetched input's reserve moved it */
+class EndedMeanwhile extends Error {}
+
 /**
  * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
  * in one transaction; the queue hand-offs happen after the commit.
@@ -111,19 +114,23 @@ export class JobLifecycle {
   /**
    * For inputs fetched by URL the duration is known only once fetched: reserve then, or fail the
    * job. Null: the job goes no further (refused for credit, or canceled while its input was fetched).
-   * The job is moved first: a job canceled meanwhile keeps nothing reserved, where the reserve was
-   * written before the move found it failed and stayed held for good.
+   * The key's ledger is locked before the job's row, in the order of a cancel and of a completion
+   * (fail, completeProcessing): a cancel waiting on the ledger then sees this reserve and releases it,
+   * where it had read the job before the reserve, found nothing reserved, and left the reserve held
+   * for good. A job that ended meanwhile undoes the reserve with the transaction.
    */
   async reserveFetchedInput(job: Job, durationSeconds: number): Promise<Job | null> {
     if (job.reservedCredits !== null) return job;
     const reserve = this.costOf(job.settings, durationSeconds);
     try {
       return await this.unitOfWork.run(async (tx) => {
+        if (!(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) throw new BalanceShort();
         const moved = await tx.get(JobRepository).transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
-        if (moved && !(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) throw new BalanceShort();
+        if (!moved) throw new EndedMeanwhile();
         return moved;
       });
     } catch (error) {
+      if (error instanceof EndedMeanwhile) return null;
       if (!(error instanceof BalanceShort)) throw error;
     }
     await this.fail(job, 'insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`, 'insufficient_credits');
@@ -164,13 +171,17 @@ export class JobLifecycle {
     return job.startedAt ? (this.clock.now().getTime() - job.startedAt.getTime()) / 1000 : 0;
   }
 
-  /** Pending or processing -> failed: the whole reserve goes back. */
+  /**
+   * Pending or processing -> failed: the whole reserve goes back. The key's ledger is locked first
+   * (the release: nothing where nothing is held), and the job read after it: a reserve committed while
+   * this waited on the ledger (reserveFetchedInput) is released with the rest.
+   */
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
+      await tx.get(CreditLedger).release(job.apiKeyId, job.id);
       const current = await tx.get(JobRepository).findById(job.id);
-      // A job that had already ended: nothing written, nothing announced.
+      // A job that had already ended: nothing written, nothing announced (its reserve was settled or released when it ended).
       if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
-      if (current.reservedCredits !== null) await tx.get(CreditLedger).release(job.apiKeyId, job.id);
       const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
       const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
       const moved = await this.move(tx, current, current.status, changes);
