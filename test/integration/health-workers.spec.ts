@@ -19,9 +19,12 @@ describe.each([
   });
   afterAll(() => database.drop());
 
-  it('API processes with no worker are degraded, saying why, though ready for traffic; a worker started makes the deployment healthy', async () => {
-    const cluster = new Cluster({ DATABASE_URL: database.url, QUEUE_NAMESPACE: `health_${Math.random().toString(36).slice(2, 10)}`, ...queueEnv });
+  it("API processes with no worker are degraded, saying why, though ready for traffic; another deployment's worker on the same database does not count; a worker of their own makes them healthy", async () => {
+    const namespace = () => `health_${Math.random().toString(36).slice(2, 10)}`;
+    const cluster = new Cluster({ DATABASE_URL: database.url, QUEUE_NAMESPACE: namespace(), ...queueEnv });
+    const neighbour = new Cluster({ DATABASE_URL: database.url, QUEUE_NAMESPACE: namespace(), ...queueEnv });
     try {
+      await neighbour.start('worker');
       const api = await cluster.start('api');
       const alone = await health(api.url);
       expect(alone).toEqual({ status: 503, body: { status: 'degraded', checks: { api: 'ok', worker_configured: NO_QUEUE_CONSUMER, storage_configured: 'ok', database: 'ok', queue: 'ok' } } });
@@ -34,9 +37,9 @@ describe.each([
       }, 20000);
       expect(served.body).toEqual({ status: 'healthy', checks: { api: 'ok', worker_configured: 'ok', storage_configured: 'ok', database: 'ok', queue: 'ok' } });
     } catch (error) {
-      throw withProcessOutput(error, cluster.processes);
+      throw withProcessOutput(error, [...cluster.processes, ...neighbour.processes]);
     } finally {
-      await cluster.stopAll();
+      await Promise.all([cluster.stopAll(), neighbour.stopAll()]);
     }
   }, 120000);
 });

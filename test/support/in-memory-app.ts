@@ -13,7 +13,7 @@ import { backdropHttpAdapter, configureHttp } from '../../src/create-app';
 import { ENTITIES } from '../../src/composition/typeorm.transaction-scope';
 import { InMemoryUnitOfWork } from '../../src/common/in-memory.unit-of-work';
 import { PortToken, UnitOfWork } from '../../src/common/unit-of-work';
-import { JOBS_QUEUE, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE } from '../../src/infrastructure/queue/queue-connection';
+import { JOBS_QUEUE, jobsWorkerName, MAINTENANCE_QUEUE, WEBHOOKS_QUEUE } from '../../src/infrastructure/queue/queue-connection';
 import { hashToken, InstanceSecrets } from '../../src/infrastructure/secrets/instance-secrets';
 import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { ApiKeysService } from '../../src/modules/auth/application/api-keys.service';
@@ -89,14 +89,15 @@ export interface InMemoryApp {
  * What BullMQ's queues answer the metrics and the health probe (depth by state), read from the
  * in-memory queue: the queues the app's code injects when no queue backend is connected.
  */
-function queueView(name: string, dispatcher?: InMemoryJobDispatcher) {
-  // the in-memory dispatcher runs every job it is given: the jobs queue always has its one consumer
-  return { name, getJobCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...dispatcher?.counts() }), getWorkersCount: async () => 1 };
+function queueView(name: string, dispatcher?: InMemoryJobDispatcher, workerName?: string) {
+  const getJobCounts = async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, ...dispatcher?.counts() });
+  // the in-memory dispatcher runs every job it is given: the jobs queue always has its one worker, as BullMQ lists it
+  return { name, getJobCounts, getWorkers: async () => (workerName ? [{ name, rawname: `${name}:w:${workerName}` }] : []) };
 }
 
-function inMemoryQueues(dispatcher: InMemoryJobDispatcher) {
+function inMemoryQueues(dispatcher: InMemoryJobDispatcher, namespace: string) {
   const providers = [
-    { provide: getQueueToken(JOBS_QUEUE), useValue: queueView(JOBS_QUEUE, dispatcher) },
+    { provide: getQueueToken(JOBS_QUEUE), useValue: queueView(JOBS_QUEUE, dispatcher, jobsWorkerName(namespace)) },
     { provide: getQueueToken(WEBHOOKS_QUEUE), useValue: queueView(WEBHOOKS_QUEUE) },
     { provide: getQueueToken(MAINTENANCE_QUEUE), useValue: queueView(MAINTENANCE_QUEUE) },
   ];
@@ -164,7 +165,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     ...(options.adapters ?? []),
   ];
 
-  const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, secrets }), inMemoryQueues(adapters.dispatcher)] });
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot({ config, secrets }), inMemoryQueues(adapters.dispatcher, config.env.QUEUE_NAMESPACE)] });
   for (const [token, adapter] of swaps) builder.overrideProvider(token).useValue(adapter);
   const app = (await builder.compile()).createNestApplication<NestExpressApplication>(backdropHttpAdapter(), { bodyParser: false, logger: ['error'] });
   configureHttp(app, config.env.JSON_BODY_LIMIT);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createPostgresBackend, QueueOptions, setDefaultBackendFactory } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
 
@@ -8,6 +9,16 @@ export const MAINTENANCE_QUEUE = 'maintenance';
 export const JOBS_FLOW_PRODUCER = 'jobs-flow';
 
 export type QueueBackendName = 'redis' | 'postgres';
+
+/**
+ * The name the jobs queue's workers go by (BullMQ names their connection `<queue>:w:<name>`): the
+ * deployment's QUEUE_NAMESPACE, hashed to stay short. On BullMQ's Postgres backend the connection's
+ * application_name is all that tells the workers of one namespace from another's in the same
+ * database, which /health counts; Postgres keeps 63 bytes of it.
+ */
+export function jobsWorkerName(namespace: string): string {
+  return `ns-${createHash('sha256').update(namespace).digest('hex').slice(0, 16)}`;
+}
 
 export function queueBackendOf(config: AppConfig): QueueBackendName {
   return config.redisUrl ? 'redis' : 'postgres';

@@ -34,8 +34,8 @@ export class HealthController {
   ready() {
     return this.terminus.check([
       async () => {
-        const checks = await this.health.checks();
-        const ready = checks.database === 'ok' && checks.queue === 'ok' && checks.storage_configured === 'ok';
+        const checks = await this.health.readiness();
+        const ready = Object.values(checks).every((value) => value === 'ok');
         const session = this.indicator.check('dependencies');
         return ready ? session.up(checks) : session.down(checks);
       },

@@ -34,13 +34,14 @@ export class HealthService {
   ) {}
 
   async checks(): Promise<Checks> {
-    const [worker_configured, storage_configured, database, queue] = await Promise.all([
-      within(() => this.workerCheck()),
-      within(() => this.storage.check()),
-      within(() => this.database.check()),
-      within(() => this.queue.check()),
-    ]);
+    const [worker_configured, { storage_configured, database, queue }] = await Promise.all([within(() => this.workerCheck()), this.readiness()]);
     return { api: 'ok', worker_configured, storage_configured, database, queue };
+  }
+
+  /** What readiness for traffic needs (`/health/ready`): the API serves without a worker. */
+  async readiness(): Promise<Pick<Checks, 'database' | 'queue' | 'storage_configured'>> {
+    const [storage_configured, database, queue] = await Promise.all([within(() => this.storage.check()), within(() => this.database.check()), within(() => this.queue.check())]);
+    return { database, queue, storage_configured };
   }
 
   /**
@@ -51,7 +52,6 @@ export class HealthService {
   private async workerCheck(): Promise<string> {
     const gateway = this.gateway ? await this.gateway.check() : 'no worker gateway configured';
     if (gateway !== 'ok') return gateway;
-    const consumers = await this.queue.consumers().catch(() => undefined);
-    return consumers === 0 ? NO_QUEUE_CONSUMER : 'ok';
+    return (await this.queue.consumers()) === 0 ? NO_QUEUE_CONSUMER : 'ok';
   }
 }

@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { Job as QueueJob } from 'bullmq';
 import { isDependencyOutage } from '../../../../common/errors/dependency-outage';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
-import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { JOBS_QUEUE, jobsWorkerName } from '../../../../infrastructure/queue/queue-connection';
 import { stalledJobDetection } from '../../../../infrastructure/queue/stalled-job-detection';
 import { ProcessJobHandler } from '../../application/process-job.handler';
 import { ProcessJobMessage } from './bullmq.job-dispatcher';
@@ -97,6 +97,7 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
 /** Worker options come from validated configuration, applied when the module is built. */
 export function configureProcessJobProcessor(config: AppConfig): void {
   Processor(JOBS_QUEUE, {
+    name: jobsWorkerName(config.env.QUEUE_NAMESPACE),
     concurrency: config.env.WORKER_CONCURRENCY,
     ...stalledJobDetection(config, 2),
     maxStalledCount: 2,
