@@ -182,6 +182,17 @@ describe('JobLifecycle on in-memory adapters', () => {
     expect(await world.ledger.balance(KEY)).toBe(1);
   });
 
+  it('a URL job run twice (a stalled job run again) is reserved once: the second run finds the first reserve and is not failed for credit', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 50, null); // a 60 s light job costs 45: one reserve fits, two do not
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: true });
+    const processing = (await world.lifecycle.pickUp(job))!;
+    expect(await world.lifecycle.reserveFetchedInput(processing, 60)).toMatchObject({ status: 'processing', reservedCredits: 45 });
+    expect(await world.lifecycle.reserveFetchedInput(processing, 60)).toMatchObject({ status: 'processing', reservedCredits: 45 });
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', billingStatus: 'reserved' });
+    expect(await world.ledger.balance(KEY)).toBe(5);
+  });
+
   it('a URL job canceled while its input was fetched keeps nothing reserved once the fetch ends', async () => {
     const world = jobsWorld();
     await world.ledger.grant(KEY, 100, null);

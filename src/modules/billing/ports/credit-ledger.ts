@@ -5,6 +5,8 @@
 export abstract class CreditLedger {
   /** Adds (or with a negative amount deducts, never below zero) credits; returns the new balance. */
   abstract grant(apiKeyId: string, amount: number, note: string | null): Promise<number>;
+  /** Locks the key's ledger for the rest of the transaction, as every write does first: for a caller that reads what decides its write after the lock. */
+  abstract lock(apiKeyId: string): Promise<void>;
   /** Holds `amount` for a job; false (nothing written) when the balance does not cover it. */
   abstract reserve(apiKeyId: string, jobId: string, amount: number): Promise<boolean>;
   /** Charges `charge` (at most the reserve) and returns the rest of the hold; returns what was charged. Idempotent. */

@@ -114,16 +114,20 @@ export class JobLifecycle {
   /**
    * For inputs fetched by URL the duration is known only once fetched: reserve then, or fail the
    * job. Null: the job goes no further (refused for credit, or canceled while its input was fetched).
-   * The key's ledger is locked before the job's row, in the order of a cancel and of a completion
-   * (fail, completeProcessing): a cancel waiting on the ledger then sees this reserve and releases it,
-   * where it had read the job before the reserve, found nothing reserved, and left the reserve held
-   * for good. A job that ended meanwhile undoes the reserve with the transaction.
+   * The key's ledger is locked before the job is read, as a cancel and a completion lock it (fail,
+   * completeProcessing): a cancel then sees this reserve and releases it (it had read the job before
+   * the reserve, found nothing reserved, and left the reserve held for good), and this sees a cancel,
+   * or a reserve made by another run of the same job (a stalled job run again), before it reserves.
    */
   async reserveFetchedInput(job: Job, durationSeconds: number): Promise<Job | null> {
     if (job.reservedCredits !== null) return job;
     const reserve = this.costOf(job.settings, durationSeconds);
     try {
       return await this.unitOfWork.run(async (tx) => {
+        await tx.get(CreditLedger).lock(job.apiKeyId);
+        const current = await tx.get(JobRepository).findById(job.id);
+        if (current?.status !== 'processing') return null;
+        if (current.reservedCredits !== null) return current;
         if (!(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) throw new BalanceShort();
         const moved = await tx.get(JobRepository).transition(job.id, 'processing', { billingStatus: 'reserved', reservedCredits: reserve });
         if (!moved) throw new EndedMeanwhile();
@@ -174,7 +178,9 @@ export class JobLifecycle {
   /**
    * Pending or processing -> failed: the whole reserve goes back. The key's ledger is locked first
    * (the release: nothing where nothing is held), and the job read after it: a reserve committed while
-   * this waited on the ledger (reserveFetchedInput) is released with the rest.
+   * this waited on the ledger (reserveFetchedInput) is released with the rest. Every change of a job
+   * that touches the ledger locks it before the job's row, but a start, which moves its draft first:
+   * the draft is no job that a cancel, a completion or a reserve moves (their moves skip it).
    */
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {

@@ -20,6 +20,9 @@ export class InMemoryCreditLedger extends CreditLedger implements Snapshottable 
     return balance + applied;
   }
 
+  /** nothing to lock: the in-memory unit of work runs one transaction at a time */
+  async lock(_apiKeyId: string): Promise<void> {}
+
   async reserve(apiKeyId: string, jobId: string, amount: number): Promise<boolean> {
     if ((await this.balance(apiKeyId)) < amount) return false;
     this.append(apiKeyId, jobId, 'reserve', 0 - amount);

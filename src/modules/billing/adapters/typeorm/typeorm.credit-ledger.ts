@@ -14,6 +14,10 @@ export class TypeOrmCreditLedger extends CreditLedger {
     return balance + applied;
   }
 
+  async lock(apiKeyId: string): Promise<void> {
+    await this.lockedBalance(apiKeyId);
+  }
+
   async reserve(apiKeyId: string, jobId: string, amount: number): Promise<boolean> {
     const balance = await this.lockedBalance(apiKeyId);
     if (balance < amount) return false;
