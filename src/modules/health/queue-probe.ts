@@ -6,14 +6,20 @@ import { JOBS_QUEUE, jobsWorkerName } from '../../infrastructure/queue/queue-con
 
 /** how long a count of the queue's workers answers /health: the public route asks on every request */
 export const CONSUMER_COUNT_TTL_MS = 5000;
+/** a count taking longer is given up (its query still holds a connection of the queue's pool) */
+const CONSUMER_COUNT_TIMEOUT_MS = 2000;
+/** the log says why a count failed once per reason, for this many reasons at most */
+const REASONS_SAID_AT_MOST = 20;
 
 /** Asks the queue backend a real question (job counts), so a down Redis or Postgres shows. */
 @Injectable()
 export class QueueProbe {
   private readonly logger = new Logger(QueueProbe.name);
   private readonly workerSuffix: string;
-  private counted?: { at: number; consumers: Promise<number | undefined> };
-  private uncountableSaid = false;
+  /** the last count and when it ended; the count under way, one at a time */
+  private counted?: { at: number; consumers: number | undefined };
+  private counting?: Promise<number | undefined>;
+  private readonly reasonsSaid = new Set<string>();
 
   constructor(
     @InjectQueue(JOBS_QUEUE) private readonly queue: Queue,
@@ -29,31 +35,46 @@ export class QueueProbe {
 
   /**
    * How many workers of this deployment take jobs from the jobs queue, in any of its processes,
-   * counted at most once every CONSUMER_COUNT_TTL_MS: BullMQ lists the connections its workers
-   * named (Redis: CLIENT LIST; its Postgres backend: the sessions' application_name, across every
-   * schema of the database, so the name carries the namespace). Undefined where the server will not
-   * list its clients (a managed Redis), said once in the log.
+   * counted at most once every CONSUMER_COUNT_TTL_MS and one count at a time: BullMQ lists the
+   * connections its workers named (Redis: CLIENT LIST; its Postgres backend: the sessions'
+   * application_name, across every schema of the database, so the name carries the namespace).
+   * Workers of a release before the names (unnamed) count too, so that a rolling upgrade does not
+   * mark the deployment degraded until its last worker is replaced. Undefined where the count
+   * cannot be had (a managed Redis that will not list its clients, a queue away), said in the log
+   * once per reason.
    */
   consumers(): Promise<number | undefined> {
-    const now = Date.now();
-    if (!this.counted || now - this.counted.at >= CONSUMER_COUNT_TTL_MS) this.counted = { at: now, consumers: this.countConsumers() };
-    return this.counted.consumers;
+    if (this.counted && Date.now() - this.counted.at < CONSUMER_COUNT_TTL_MS) return Promise.resolve(this.counted.consumers);
+    this.counting ??= this.countConsumers().then((consumers) => {
+      this.counted = { at: Date.now(), consumers };
+      this.counting = undefined;
+      return consumers;
+    });
+    return this.counting;
   }
 
   private async countConsumers(): Promise<number | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${CONSUMER_COUNT_TIMEOUT_MS} ms`)), CONSUMER_COUNT_TIMEOUT_MS);
+    });
     try {
-      const clients = (await this.queue.getWorkers()) as Array<{ rawname?: string }>;
+      const clients = (await Promise.race([this.queue.getWorkers(), timeout])) as Array<{ rawname?: string }>;
       // a server that cannot list clients answers one placeholder without a raw name
       if (clients.some((client) => client.rawname === undefined)) return this.uncountable('the queue server does not list its clients');
-      return clients.filter((client) => client.rawname!.endsWith(this.workerSuffix)).length;
+      return clients.filter(({ rawname }) => rawname!.endsWith(this.workerSuffix) || !rawname!.includes(':w:')).length;
     } catch (error) {
       return this.uncountable((error as Error).message);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   private uncountable(why: string): undefined {
-    if (!this.uncountableSaid) this.logger.warn(`cannot count the jobs queue's workers (${why}): /health does not check that a worker runs`);
-    this.uncountableSaid = true;
+    if (!this.reasonsSaid.has(why) && this.reasonsSaid.size < REASONS_SAID_AT_MOST) {
+      this.logger.warn(`cannot count the jobs queue's workers (${why}): /health does not check that a worker runs`);
+      this.reasonsSaid.add(why);
+    }
     return undefined;
   }
 }
