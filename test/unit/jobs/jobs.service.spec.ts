@@ -193,6 +193,16 @@ describe('JobLifecycle on in-memory adapters', () => {
     expect(await world.ledger.balance(KEY)).toBe(5);
   });
 
+  it('a cancel that read the job pending just before a worker picked it up cancels it (it was answered 409)', async () => {
+    const world = jobsWorld();
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: true });
+    const pending = (await world.jobs.findById(job.id))!;
+    await world.lifecycle.pickUp(pending);
+    jest.spyOn(world.jobs, 'findById').mockResolvedValueOnce(pending);
+    await world.lifecycle.cancel(pending);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
+  });
+
   it('a URL job canceled while its input was fetched keeps nothing reserved once the fetch ends', async () => {
     const world = jobsWorld();
     await world.ledger.grant(KEY, 100, null);

@@ -190,7 +190,8 @@ export class JobLifecycle {
       if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
       const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
       const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
-      const moved = await this.move(tx, current, current.status, changes);
+      // a pending job picked up since it was read (a pick-up takes no ledger lock) is failed from processing
+      const moved = (await tx.get(JobRepository).transition(job.id, current.status, changes)) ?? (await this.move(tx, current, 'processing', changes));
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
       return this.announce(tx, moved, 'job.failed');
     });
