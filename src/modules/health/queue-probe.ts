@@ -1,6 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { oneAtATime } from '../../common/one-at-a-time';
+import { withTimeout } from '../../common/with-timeout';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { JOBS_QUEUE, jobsWorkerName } from '../../infrastructure/queue/queue-connection';
 
@@ -16,9 +18,14 @@ const REASONS_SAID_AT_MOST = 20;
 export class QueueProbe {
   private readonly logger = new Logger(QueueProbe.name);
   private readonly workerSuffix: string;
-  /** the last count and when it ended; the count under way, one at a time */
+  /** the last count and when it ended */
   private counted?: { at: number; consumers: number | undefined };
-  private counting?: Promise<number | undefined>;
+  /** a count, one at a time: requests while it runs join it */
+  private readonly count = oneAtATime(async () => {
+    const consumers = await this.countConsumers();
+    this.counted = { at: Date.now(), consumers };
+    return consumers;
+  });
   private readonly reasonsSaid = new Set<string>();
 
   constructor(
@@ -45,28 +52,17 @@ export class QueueProbe {
    */
   consumers(): Promise<number | undefined> {
     if (this.counted && Date.now() - this.counted.at < CONSUMER_COUNT_TTL_MS) return Promise.resolve(this.counted.consumers);
-    this.counting ??= this.countConsumers().then((consumers) => {
-      this.counted = { at: Date.now(), consumers };
-      this.counting = undefined;
-      return consumers;
-    });
-    return this.counting;
+    return this.count();
   }
 
   private async countConsumers(): Promise<number | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${CONSUMER_COUNT_TIMEOUT_MS} ms`)), CONSUMER_COUNT_TIMEOUT_MS);
-    });
     try {
-      const clients = (await Promise.race([this.queue.getWorkers(), timeout])) as Array<{ rawname?: string }>;
+      const clients = (await withTimeout(this.queue.getWorkers(), CONSUMER_COUNT_TIMEOUT_MS, 'the queue')) as Array<{ rawname?: string }>;
       // a server that cannot list clients answers one placeholder without a raw name
       if (clients.some((client) => client.rawname === undefined)) return this.uncountable('the queue server does not list its clients');
       return clients.filter(({ rawname }) => rawname!.endsWith(this.workerSuffix) || !rawname!.includes(':w:')).length;
     } catch (error) {
       return this.uncountable((error as Error).message);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
