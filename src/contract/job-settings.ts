@@ -44,3 +44,16 @@ export interface JobSettings {
   previewDuration: number | null;
   textPrompt: string | null;
 }
+
+/** A draft's colour or image background whose colour or image is still to come with its start. */
+export type PendingBackground = { type: 'color'; color: null } | { type: 'image'; image_url: null };
+
+/**
+ * A draft's settings, as far as its request goes: the contract keeps a draft's settings editable
+ * until its start, so what start may complete (a colour or an image still to come, a transparent
+ * background over mp4 that start's bg_type may change) is not refused at create. Start resolves
+ * and checks them all (JobSettings).
+ */
+export interface DraftSettings extends Omit<JobSettings, 'background'> {
+  background: Background | PendingBackground;
+}

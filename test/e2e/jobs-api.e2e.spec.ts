@@ -87,16 +87,17 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       [{ output_format: 'avi' }, 'output_format'],
       [{ model: 'turbo' }, 'model'],
       [{ bg_type: 'purple' }, 'bg_type'],
-      [{ bg_type: 'custom' }, 'bg_color'],
+      // what a draft may leave to its start is refused where the job starts at create
+      [{ bg_type: 'custom', auto_start: true }, 'bg_color'],
       [{ bg_type: 'custom', bg_color: [0.5, 128, 3] }, 'bg_color'],
       [{ bg_type: 'custom', bg_color: [0, 0, 256] }, 'bg_color'],
       [{ bg_type: 'custom', bg_color: [0, -1, 0] }, 'bg_color'],
       [{ bg_type: 'custom', bg_color: [1, 2] }, 'bg_color'],
-      [{ background: { type: 'color' } }, 'background.color'],
+      [{ background: { type: 'color' }, auto_start: true }, 'background.color'],
       [{ background: { type: 'color', color: '#12345' } }, 'background.color'],
-      [{ background: { type: 'image' } }, 'background.image_url'],
+      [{ background: { type: 'image' }, auto_start: true }, 'background.image_url'],
       [{ background: { type: 'sparkles' } }, 'background.type'],
-      [{ output_format: 'mp4' }, 'output_format'],
+      [{ output_format: 'mp4', auto_start: true }, 'output_format'],
       [{ preview_duration: 0.49 }, 'preview_duration'],
       [{ preview_duration: 30.01 }, 'preview_duration'],
       [{ composition: { canvas: { width: 15, height: 100 } } }, 'composition.canvas.width'],
@@ -239,6 +240,19 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       const again = await t.http.post(`/v1/jobs/${created.body.id}/start`).set('X-Api-Key', key).send({});
       expect(again.status).toBe(409);
       expectEnvelope(again.body, 'invalid_state');
+    });
+
+    it("takes a draft that leaves its colour to the start (the Python client's create_job(bg_type='custom', auto_start=False), then start_job(bg_color=...)): shown pending, completed by the start", async () => {
+      const created = await create({ video_url: videoUrl, auto_start: false, bg_type: 'custom', output_format: 'mp4' });
+      expect(created.status).toBe(200);
+      expect((await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).body).toMatchObject({ status: 'created', output_format: 'mp4', background: { type: 'color', color: null } });
+      const incomplete = await t.http.post(`/v1/jobs/${created.body.id}/start`).set('X-Api-Key', key).send({});
+      expect(incomplete.status).toBe(400);
+      expect(incomplete.body.error.details).toEqual([expect.objectContaining({ field: 'bg_color' })]);
+      const started = await t.http.post(`/v1/jobs/${created.body.id}/start`).set('X-Api-Key', key).send({ bg_color: [0, 0, 1] });
+      expect(started.status).toBe(200);
+      expect((await waitForStatus(created.body.id, 'completed')).background).toEqual({ type: 'color', color: [0, 0, 255] });
+      expect(t.fake.tasks.at(-1)?.settings).toMatchObject({ outputFormat: 'mp4', background: { type: 'color', color: [0, 0, 255] } });
     });
 
     it('records a worker failure with error and error_code', async () => {

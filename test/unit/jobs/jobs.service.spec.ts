@@ -61,6 +61,29 @@ describe('JobsService on in-memory adapters', () => {
     expect((await world.jobs.findById(transparent.id))?.status).toBe('created');
   });
 
+  it("a draft keeps what its start may still give (a colour or image to come, transparency over mp4), shows it pending, and its start completes it or refuses it as a job's create would", async () => {
+    const world = jobsWorld();
+    const custom = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_type: 'custom' }, autoStart: false });
+    expect(custom).toMatchObject({ status: 'created', settings: { background: { type: 'color', color: null } } });
+    expect((await world.service.start(KEY, custom.id, { request: { bg_color: [0, 0, 255] } })).settings.background).toEqual({ type: 'color', color: [0, 0, 255] });
+
+    const image = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { background: { type: 'image' } }, autoStart: false });
+    expect(image.settings.background).toEqual({ type: 'image', image_url: null });
+    const imageRefused = await rejection(world.service.start(KEY, image.id, { request: {} }));
+    expect(imageRefused).toMatchObject({ code: 'invalid_request', details: [{ field: 'background.image_url' }] });
+    expect((await world.jobs.findById(image.id))?.status).toBe('created');
+    expect((await world.service.start(KEY, image.id, { request: { background: { type: 'image', image_url: 'https://images.example.com/bg.png' } } })).status).toBe('pending');
+
+    const mp4 = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { output_format: 'mp4' }, autoStart: false });
+    expect((await rejection(world.service.start(KEY, mp4.id, { request: {} }))).details).toEqual([expect.objectContaining({ field: 'output_format' })]);
+    expect((await world.service.start(KEY, mp4.id, { request: { bg_type: 'green' } })).status).toBe('pending');
+
+    // what the draft itself sends wrong is still a 400 at create, and auto_start checks everything
+    expect((await rejection(world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_type: 'custom', bg_color: [300, 0, 0] }, autoStart: false }))).details).toEqual([expect.objectContaining({ field: 'bg_color' })]);
+    expect((await rejection(world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_type: 'custom' }, autoStart: true }))).details).toEqual([expect.objectContaining({ field: 'bg_color' })]);
+    expect((await world.jobs.list({ apiKeyId: KEY, limit: 10, offset: 0 })).total).toBe(3);
+  });
+
   it('an upload over MAX_VIDEO_SECONDS is a 400 naming video_url when its job would start: no job made by auto_start, a draft left a draft, nothing reserved; a preview of its start starts', async () => {
     const world = jobsWorld({ MAX_VIDEO_SECONDS: '9' }); // the world's probe says 10 s
     await world.ledger.grant(KEY, 100, null);

@@ -5,7 +5,7 @@ import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { ChunkRange, chunkFormatOf } from '../domain/chunk-plan';
-import { Job } from '../domain/job';
+import { Job, settingsToRun } from '../domain/job';
 import { ChunkDispatcher, ChunkOutcome, ChunkTask, JoinTask } from '../ports/chunk-dispatcher';
 import { ChunkJoiner } from '../ports/chunk-joiner';
 import { JobRepository } from '../ports/job.repository';
@@ -74,7 +74,7 @@ export class ChunkedJobHandler {
           inputKey: task.inputKey,
           outputKey: task.chunkKey,
           backgroundImageKey: task.backgroundImageKey,
-          settings: { ...job.settings, outputFormat: chunkFormatOf(job.settings.outputFormat) },
+          settings: { ...settingsToRun(job), outputFormat: chunkFormatOf(job.settings.outputFormat) },
           maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS,
           mediaLimits: this.config.mediaLimits,
           segment: task.segment,
@@ -115,7 +115,7 @@ export class ChunkedJobHandler {
     const stop = new AbortController();
     const watcher = watchWhileProcessing(this.jobs, job.id, stop);
     try {
-      await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, chunkDurations: done.map((outcome) => outcome.durationSeconds), outputKey, settings: job.settings, mediaLimits: this.config.mediaLimits }, stop.signal);
+      await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, chunkDurations: done.map((outcome) => outcome.durationSeconds), outputKey, settings: settingsToRun(job), mediaLimits: this.config.mediaLimits }, stop.signal);
     } catch (error) {
       if (stop.signal.aborted) return this.cleanUp(task);
       throw error;

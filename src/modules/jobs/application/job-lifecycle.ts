@@ -44,7 +44,7 @@ export class JobLifecycle {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  costOf(settings: JobSettings, durationSeconds: number): number {
+  costOf(settings: Pick<JobSettings, 'model' | 'previewDuration'>, durationSeconds: number): number {
     return creditCost(billableSeconds(durationSeconds, settings.previewDuration), this.config.creditsPerMinute[settings.model]);
   }
 
@@ -53,7 +53,7 @@ export class JobLifecycle {
    * the draft left as it is (a preview of its start is within): it was queued, its cost reserved and
    * cut into chunks before the engine refused it input_too_long.
    */
-  assertWithinLengthLimit(settings: JobSettings, durationSeconds: number): void {
+  assertWithinLengthLimit(settings: Pick<JobSettings, 'previewDuration'>, durationSeconds: number): void {
     const refused = overLengthLimit(durationSeconds, settings.previewDuration, this.config.env.MAX_VIDEO_SECONDS);
     if (refused) throw DomainError.invalid('video_url', `${refused} (MAX_VIDEO_SECONDS): set preview_duration to process its start`);
   }

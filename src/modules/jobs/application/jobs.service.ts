@@ -7,7 +7,7 @@ import { OutboundHttp, OutboundRequestRefused } from '../../../common/outbound-h
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { draftJob, Job } from '../domain/job';
 import { JobLifecycle } from './job-lifecycle';
-import { JobRequest, mergeRequest, resolveJobSettings } from '../domain/job-settings';
+import { DraftSettings, JobRequest, JobSettings, mergeRequest, resolveDraftSettings, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
 import { JobPage, JobRepository } from '../ports/job.repository';
 
@@ -38,9 +38,10 @@ export class JobsService {
   ) {}
 
   async create(command: CreateJobCommand): Promise<Job> {
-    const settings = resolveJobSettings(command.request);
+    // a draft's settings stay editable until its start, which checks what the draft leaves open
+    const settings = command.autoStart ? resolveJobSettings(command.request) : resolveDraftSettings(command.request);
     const uploadedSeconds = await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
-    await this.assertUrls(command.request, command.webhookUrl);
+    await this.assertUrls(command.request, settings, command.webhookUrl);
     // refused before the draft is made: a start refused after it would leave one behind the 400
     if (command.autoStart && uploadedSeconds !== null) this.lifecycle.assertWithinLengthLimit(settings, uploadedSeconds);
     const job = draftJob({
@@ -72,7 +73,7 @@ export class JobsService {
     if (job.status !== 'created') throw new DomainError('invalid_state', `Only draft jobs can be started; this job is '${job.status}'`);
     const request = mergeRequest(job.request, overrides.request);
     // the job it starts is checked (its settings as merged), not the overrides alone: a draft's green over mp4, started with output_format mp4 alone, was refused as transparent
-    await this.assertUrls(request, overrides.webhookUrl);
+    await this.assertUrls(request, resolveJobSettings(request), overrides.webhookUrl);
     return this.startJob(job, request, overrides.webhookUrl ?? job.webhookUrl ?? undefined);
   }
 
@@ -125,10 +126,9 @@ export class JobsService {
     return null;
   }
 
-  private async assertUrls(request: JobRequest, webhookUrl: string | undefined): Promise<void> {
+  private async assertUrls(request: JobRequest, settings: JobSettings | DraftSettings, webhookUrl: string | undefined): Promise<void> {
     if (webhookUrl) await this.assertPublicUrl('webhook_url', webhookUrl);
-    const settings = resolveJobSettings(request);
-    if (settings.background.type === 'image') {
+    if (settings.background.type === 'image' && settings.background.image_url !== null) {
       await this.assertPublicUrl(request.background?.type === 'image' ? 'background.image_url' : 'bg_image_url', settings.background.image_url);
     }
   }

@@ -9,7 +9,7 @@ import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
-import { Job } from '../domain/job';
+import { Job, settingsToRun } from '../domain/job';
 import { HandedBack } from './handed-back';
 import { CompletedWork, JobLifecycle } from './job-lifecycle';
 import { isTerminal } from '../domain/job-status';
@@ -135,7 +135,7 @@ export class ProcessJobHandler {
       lastWrite = now;
       this.jobs.updateProgress(job.id, Math.min(99, Math.max(0, Math.round(percent * 10) / 10))).catch(() => undefined);
     };
-    const task = { jobId: job.id, inputKey, outputKey, backgroundImageKey, settings: job.settings, maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS, mediaLimits: this.config.mediaLimits };
+    const task = { jobId: job.id, inputKey, outputKey, backgroundImageKey, settings: settingsToRun(job), maxDurationSeconds: this.config.env.MAX_VIDEO_SECONDS, mediaLimits: this.config.mediaLimits };
     try {
       const outcome = await this.gateway.process(task, reportProgress, signal);
       return { outputKey, durationSeconds: outcome.durationSeconds, frames: outcome.frames, notes: outcome.notes };
@@ -230,7 +230,7 @@ export class ProcessJobHandler {
   }
 
   private async fetchBackgroundImage(job: Job, signal?: AbortSignal): Promise<string | null> {
-    const background = job.settings.background;
+    const { background } = settingsToRun(job);
     if (background.type !== 'image') return null;
     const key = await this.download(background.image_url, `inputs/${job.id}-background`, 'background image', signal);
     const image = await this.storage.withLocalFile(key, (path) => this.probe.probeImage(path));

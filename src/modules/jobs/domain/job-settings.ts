@@ -1,10 +1,10 @@
 import { DomainError } from '../../../common/errors/domain-error';
 import { parseColour, parseRgbTriple } from '../../../contract/colour';
-import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
+import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, DraftSettings, JobSettings, Model, OutputFormat, PendingBackground, Rgb } from '../../../contract/job-settings';
 
 // The contract's names, re-exported so the domain's callers keep one import (defined once, in src/contract).
 export { ALPHA_FORMATS, ANCHORS, BG_TYPES, CANVAS_SIDE, MODELS, OUTPUT_EXTENSIONS, OUTPUT_FORMATS, PREVIEW_SECONDS } from '../../../contract/job-settings';
-export type { Anchor, Background, BgType, Composition, JobSettings, Model, OutputFormat, Rgb } from '../../../contract/job-settings';
+export type { Anchor, Background, BgType, Composition, DraftSettings, JobSettings, Model, OutputFormat, PendingBackground, Rgb } from '../../../contract/job-settings';
 
 /** What the client asked for, as sent (after DTO type checks). Drafts keep it so start can override fields. */
 export interface JobRequest {
@@ -43,7 +43,18 @@ export function parseColor(value: unknown, field: string): Rgb {
   return parsed;
 }
 
-function backgroundFromBgType(request: JobRequest): Background {
+/**
+ * What to do where a colour or image background lacks its colour or image: a job refuses it (400
+ * naming the field), a draft keeps it pending for its start (DraftSettings).
+ */
+type WhenMissing<P> = (field: string, message: string, pending: PendingBackground) => P;
+
+const refuseMissing: WhenMissing<never> = (field, message) => {
+  throw DomainError.invalid(field, message);
+};
+const keepPending: WhenMissing<PendingBackground> = (_field, _message, pending) => pending;
+
+function backgroundFromBgType<P>(request: JobRequest, whenMissing: WhenMissing<P>): Background | P {
   const bgType = request.bg_type ?? 'transparent';
   switch (bgType) {
     case 'transparent':
@@ -55,28 +66,33 @@ function backgroundFromBgType(request: JobRequest): Background {
       return { type: 'color', color: NAMED_COLORS[bgType] };
     case 'custom':
     case 'color':
-      if (request.bg_color === undefined || request.bg_color === null) throw DomainError.invalid('bg_color', `is required when bg_type is '${bgType}'`);
+      if (request.bg_color === undefined || request.bg_color === null) return whenMissing('bg_color', `is required when bg_type is '${bgType}'`, { type: 'color', color: null });
       return { type: 'color', color: parseRgbArray(request.bg_color, 'bg_color') };
     case 'image':
-      if (!request.bg_image_url) throw DomainError.invalid('bg_image_url', "is required when bg_type is 'image'");
+      if (!request.bg_image_url) return whenMissing('bg_image_url', "is required when bg_type is 'image'", { type: 'image', image_url: null });
       return { type: 'image', image_url: request.bg_image_url };
   }
 }
 
 /** `background` wins over `bg_type` when both are sent. */
-export function resolveBackground(request: JobRequest): Background {
+function backgroundOf<P>(request: JobRequest, whenMissing: WhenMissing<P>): Background | P {
   const background = request.background;
-  if (!background) return backgroundFromBgType(request);
+  if (!background) return backgroundFromBgType(request, whenMissing);
   switch (background.type) {
     case 'transparent':
       return { type: 'transparent' };
     case 'color':
-      if (background.color === undefined || background.color === null) throw DomainError.invalid('background.color', "is required when background.type is 'color'");
+      if (background.color === undefined || background.color === null) return whenMissing('background.color', "is required when background.type is 'color'", { type: 'color', color: null });
       return { type: 'color', color: parseColor(background.color, 'background.color') };
     case 'image':
-      if (!background.image_url) throw DomainError.invalid('background.image_url', "is required when background.type is 'image'");
+      if (!background.image_url) return whenMissing('background.image_url', "is required when background.type is 'image'", { type: 'image', image_url: null });
       return { type: 'image', image_url: background.image_url };
   }
+}
+
+/** A job's background: a colour or image background without its colour or image is a 400. */
+export function resolveBackground(request: JobRequest): Background {
+  return backgroundOf(request, refuseMissing);
 }
 
 function resolveComposition(request: JobRequest): Composition | null {
@@ -93,18 +109,31 @@ function resolveComposition(request: JobRequest): Composition | null {
   };
 }
 
+/** The settings a job runs with: every default applied, every rule checked (a 400 naming the field otherwise). */
 export function resolveJobSettings(request: JobRequest): JobSettings {
-  const outputFormat = request.output_format ?? 'webm';
-  const background = resolveBackground(request);
+  const settings = settingsOf(request, resolveBackground(request));
+  const { outputFormat, background } = settings;
   if (background.type === 'transparent' && !ALPHA_FORMATS.includes(outputFormat)) {
     throw DomainError.invalid(
       'output_format',
       `'${outputFormat}' cannot carry transparency: choose webm, mov, gif, webp or png_sequence, or a color or image background`,
     );
   }
+  return settings;
+}
+
+/**
+ * A draft's settings (DraftSettings): each field it sends is checked as a job's, but what its start
+ * may still complete is not refused (a colour or image to come, transparency over mp4).
+ */
+export function resolveDraftSettings(request: JobRequest): DraftSettings {
+  return settingsOf(request, backgroundOf(request, keepPending));
+}
+
+function settingsOf<B extends Background | PendingBackground>(request: JobRequest, background: B): Omit<JobSettings, 'background'> & { background: B } {
   return {
     model: request.model ?? 'original',
-    outputFormat,
+    outputFormat: request.output_format ?? 'webm',
     background,
     composition: resolveComposition(request),
     previewDuration: request.preview_duration ?? null,

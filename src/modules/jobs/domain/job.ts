@@ -1,5 +1,5 @@
 import { JobFailureCode } from '../../../common/errors/error-codes';
-import { JobRequest, JobSettings } from './job-settings';
+import { DraftSettings, JobRequest, JobSettings } from './job-settings';
 import { assertTransition, JobStatus } from './job-status';
 
 import type { WebhookEventName } from '../../../contract/webhook-events';
@@ -17,7 +17,8 @@ export interface Job {
   progress: number;
   videoUrl: string;
   request: JobRequest;
-  settings: JobSettings;
+  /** a started job's are complete and checked (resolveJobSettings); a draft's may still wait for its start (DraftSettings) */
+  settings: JobSettings | DraftSettings;
   webhookUrl: string | null;
   metadata: Record<string, string> | null;
   error: string | null;
@@ -58,6 +59,18 @@ export function draftJob(fields: Pick<Job, 'id' | 'apiKeyId' | 'videoUrl' | 'req
     dispatchedAt: null,
     outputDeletedAt: null,
   };
+}
+
+/**
+ * The settings a started job runs with. Its start stored them resolved and checked: only a draft's
+ * (never run) may miss a colour or an image.
+ */
+export function settingsToRun(job: Job): JobSettings {
+  const { background } = job.settings;
+  if ((background.type === 'color' && background.color === null) || (background.type === 'image' && background.image_url === null)) {
+    throw new Error(`job ${job.id} (${job.status}) has a ${background.type} background still to come: only a draft's settings wait for its start`);
+  }
+  return { ...job.settings, background };
 }
 
 /** Pure state changes: each returns the changed fields after checking the transition is legal. */

@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { IsNull, LessThan, Repository } from 'typeorm';
 import { JobFailureCode } from '../../../../common/errors/error-codes';
 import { Job } from '../../domain/job';
-import { JobRequest, JobSettings } from '../../domain/job-settings';
+import { JobRequest } from '../../domain/job-settings';
 import { JobStatus } from '../../domain/job-status';
 import { JobListQuery, JobPage, JobRepository } from '../../ports/job.repository';
 import { JobRecord } from './job.record';
@@ -17,7 +17,7 @@ function toDomain(record: JobRecord): Job {
     progress: record.progress,
     videoUrl: record.videoUrl,
     request: record.request as JobRequest,
-    settings: record.settings as JobSettings,
+    settings: record.settings as Job['settings'],
     webhookUrl: record.webhookUrl,
     metadata: record.metadata,
     error: record.error,
