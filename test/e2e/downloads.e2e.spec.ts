@@ -72,6 +72,8 @@ describe('downloads (real HTTP, local storage)', () => {
       const past = await get(unsatisfiable);
       expect(past.status).toBe(416);
       expect(past.headers['content-range']).toBe('bytes */1000');
+      // the contract's envelope, as every other error (it was an empty body)
+      expect(JSON.parse(past.body.toString())).toMatchObject({ success: false, error: { code: 'range_not_satisfiable', request_id: expect.stringMatching(/^req_/) } });
     }
 
     const overEnd = await get('bytes=990-5000');

@@ -11,6 +11,7 @@ export const ERROR_HTTP_STATUS = {
   gone: 410,
   file_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   idempotency_mismatch: 422,
   rate_limited: 429,
   internal_error: 500,

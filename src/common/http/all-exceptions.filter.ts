@@ -17,6 +17,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   410: 'gone',
   413: 'file_too_large',
   415: 'unsupported_media_type',
+  416: 'range_not_satisfiable',
   422: 'idempotency_mismatch',
   429: 'rate_limited',
   503: 'unavailable',

@@ -59,9 +59,8 @@ export class FilesController {
     const range = parseRange(req.headers.range, object.size);
     res.setHeader('Accept-Ranges', 'bytes');
     if (range === 'unsatisfiable') {
-      res.status(416).setHeader('Content-Range', `bytes */${object.size}`);
-      res.end();
-      return;
+      res.setHeader('Content-Range', `bytes */${object.size}`);
+      throw new DomainError('range_not_satisfiable', `The range starts past the file's end (${object.size} bytes)`);
     }
     res.setHeader('Content-Type', contentTypeOf(key));
     res.setHeader('Cache-Control', 'private, max-age=300');
