@@ -377,10 +377,11 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       expectEnvelope(res.body, 'not_found');
     });
 
-    it('serves an OpenAPI document listing the real routes', async () => {
+    it('serves an OpenAPI document listing the real routes, and the key each takes (the legacy /api/process too: a client generated from it sent none)', async () => {
       const res = await t.http.get('/openapi.json');
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/v1/jobs', '/v1/jobs/{id}', '/v1/jobs/{id}/start', '/v1/uploads', '/api/pricing', '/health']));
+      for (const [path, method] of [['/v1/jobs', 'post'], ['/api/process', 'post'], ['/api/download/{id}', 'get']]) expect(res.body.paths[path][method].security).toEqual([{ apiKey: [] }]);
       expect((await t.http.get('/docs')).status).toBeLessThan(400);
     });
   });

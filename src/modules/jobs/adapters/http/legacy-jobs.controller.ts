@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { DomainError } from '../../../../common/errors/domain-error';
@@ -12,6 +12,7 @@ import { jobRequestOf } from './jobs.controller';
 
 /** The original service's /api routes, kept for existing integrations. */
 @ApiTags('legacy')
+@ApiSecurity('apiKey')
 @Controller('api')
 export class LegacyJobsController {
   constructor(
