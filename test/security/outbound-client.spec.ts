@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { LookupAddress } from 'node:dns';
 import { Readable } from 'node:stream';
+import { isDependencyOutage } from '../../src/common/errors/dependency-outage';
 import { AddressPolicy } from '../../src/infrastructure/net/address-policy';
 import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused, Resolver, retryAfterSeconds } from '../../src/infrastructure/net/outbound-http.client';
 import { LoopbackServer, startLoopbackServer } from './support/loopback-server';
@@ -145,6 +146,13 @@ describe('OutboundHttpClient against real loopback servers', () => {
     const client = new OutboundHttpClient(new AddressPolicy(), { resolve: scriptedResolver([]) });
     expect((await failure(client.assertAllowed('http://nowhere.test/'))).message).toMatch(/does not resolve/);
     expect(await failure(client.fetchStream('http://nowhere.test/', { maxBytes: 1 }))).toBeInstanceOf(OutboundRequestFailed);
+  });
+
+  it("a resolver that cannot answer for now (EAI_AGAIN) is not a refusal at create time: the API's outage (503, retried), not a 400", async () => {
+    const unavailable: Resolver = (hostname, callback) => callback(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' }), []);
+    const error = await failure(new OutboundHttpClient(new AddressPolicy(), { resolve: unavailable }).assertAllowed('http://videos.test/clip.mp4'));
+    expect(error).not.toBeInstanceOf(OutboundRequestRefused);
+    expect(isDependencyOutage(error)).toBe(true);
   });
 
   it('a redirect from an allow-listed server to a private address is refused and never reaches it', async () => {

@@ -23,6 +23,9 @@ export const MAX_REDIRECTS = 3;
 /** What post() reads of a response body before hanging up (webhook receivers' bodies are not used). */
 const MAX_POST_RESPONSE_BYTES = 64 * 1024;
 
+/** getaddrinfo's "try again later": no answer from the resolver now, which says nothing about the name */
+const TEMPORARY_LOOKUP_FAILURE = 'EAI_AGAIN';
+
 const systemResolver: Resolver = (hostname, callback) =>
   dnsLookup(hostname, { all: true }, (error, addresses) => callback(error, error ? [] : addresses));
 
@@ -264,10 +267,16 @@ export class OutboundHttpClient extends OutboundHttp {
     };
   }
 
+  /**
+   * The host's addresses. A name that does not exist is refused (a 400 at create); a resolver that
+   * could not answer for now (EAI_AGAIN) rejects with its own error, which the API answers 503 (a
+   * client retries it), where a 400 told it that the URL was wrong.
+   */
   private resolve(host: string): Promise<string[]> {
     return new Promise((resolve, reject) => {
       this.resolveHost(host, (error, addresses) => {
-        if (error || addresses.length === 0) reject(new OutboundRequestRefused(`the host ${host} does not resolve`));
+        if (error?.code === TEMPORARY_LOOKUP_FAILURE) reject(error);
+        else if (error || addresses.length === 0) reject(new OutboundRequestRefused(`the host ${host} does not resolve`));
         else resolve(addresses.map((entry) => entry.address));
       });
     });
