@@ -148,11 +148,14 @@ describe('OutboundHttpClient against real loopback servers', () => {
     expect(await failure(client.fetchStream('http://nowhere.test/', { maxBytes: 1 }))).toBeInstanceOf(OutboundRequestFailed);
   });
 
-  it("a resolver that cannot answer for now (EAI_AGAIN) is not a refusal at create time: the API's outage (503, retried), not a 400", async () => {
+  it("a resolver that cannot answer for now (EAI_AGAIN) is this side's outage, not the URL's fault: not refused at create time (the API's 503, retried), nor a failed fetch (the queue retries the job)", async () => {
     const unavailable: Resolver = (hostname, callback) => callback(Object.assign(new Error(`getaddrinfo EAI_AGAIN ${hostname}`), { code: 'EAI_AGAIN' }), []);
-    const error = await failure(new OutboundHttpClient(new AddressPolicy(), { resolve: unavailable }).assertAllowed('http://videos.test/clip.mp4'));
-    expect(error).not.toBeInstanceOf(OutboundRequestRefused);
-    expect(isDependencyOutage(error)).toBe(true);
+    const client = new OutboundHttpClient(new AddressPolicy(), { resolve: unavailable });
+    for (const error of [await failure(client.assertAllowed('http://videos.test/clip.mp4')), await failure(client.fetchStream('http://videos.test/clip.mp4', { maxBytes: 1 }))]) {
+      expect(error).not.toBeInstanceOf(OutboundRequestRefused);
+      expect(error).not.toBeInstanceOf(OutboundRequestFailed);
+      expect(isDependencyOutage(error)).toBe(true);
+    }
   });
 
   it('a redirect from an allow-listed server to a private address is refused and never reaches it', async () => {

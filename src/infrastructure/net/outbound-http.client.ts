@@ -24,7 +24,7 @@ export const MAX_REDIRECTS = 3;
 const MAX_POST_RESPONSE_BYTES = 64 * 1024;
 
 /** getaddrinfo's "try again later": no answer from the resolver now, which says nothing about the name */
-const TEMPORARY_LOOKUP_FAILURE = 'EAI_AGAIN';
+const isTemporaryLookupFailure = (error: Error): boolean => (error as NodeJS.ErrnoException).code === 'EAI_AGAIN';
 
 const systemResolver: Resolver = (hostname, callback) =>
   dnsLookup(hostname, { all: true }, (error, addresses) => callback(error, error ? [] : addresses));
@@ -44,8 +44,13 @@ export function parseOutboundUrl(raw: string): URL {
 
 const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
+/**
+ * A fetch's error as the port names it. A resolver that could not answer for now stays itself: the
+ * job's input is not unreachable (a final input_unreachable), this side's DNS is, and the job goes
+ * back to the queue's retry like any outage of this side's (ProcessJobHandler).
+ */
 const asFailure = (error: Error): Error =>
-  error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed ? error : new OutboundRequestFailed(error.message);
+  error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed || isTemporaryLookupFailure(error) ? error : new OutboundRequestFailed(error.message);
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), or null. */
 export function retryAfterSeconds(header: string | undefined, now = Date.now()): number | null {
@@ -275,7 +280,7 @@ export class OutboundHttpClient extends OutboundHttp {
   private resolve(host: string): Promise<string[]> {
     return new Promise((resolve, reject) => {
       this.resolveHost(host, (error, addresses) => {
-        if (error?.code === TEMPORARY_LOOKUP_FAILURE) reject(error);
+        if (error && isTemporaryLookupFailure(error)) reject(error);
         else if (error || addresses.length === 0) reject(new OutboundRequestRefused(`the host ${host} does not resolve`));
         else resolve(addresses.map((entry) => entry.address));
       });
