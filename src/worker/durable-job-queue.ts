@@ -85,12 +85,21 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     return queue;
   }
 
+  /**
+   * Queues a run, or says the queue is full. The same API job (or chunk) sent again while its run
+   * is not finished gets that run back. A run cancelled but not yet dropped (BullMQ fails no job that
+   * no worker holds: `hasRoom`) is finished for the caller, as in the in-memory queue: it is replaced,
+   * or, while a worker is still dropping it, the caller is told to come back (429). Handed back, its
+   * CANCELLED failed the API's retry of a chunk it had given up on for good.
+   */
   async submit(request: RunRequest): Promise<RemoteStatus | 'full'> {
     const id = runIdOf(request.input);
     const existing = await this.snapshot(id);
     if (existing) {
-      if (existing.state !== 'completed' && existing.state !== 'failed') return this.view(existing.job, existing.state);
-      await existing.job.remove();
+      const finished = existing.state === 'completed' || existing.state === 'failed';
+      if (!finished && !existing.job.data.cancelled) return this.view(existing.job, existing.state);
+      // a worker holds a run it is dropping: it cannot be removed until it lets go
+      if (!(await existing.job.remove().then(() => true, () => false))) return 'full';
     }
     if (!(await this.hasRoom())) return 'full';
     const removeAfter = { age: Math.ceil(this.options.resultTtlMs / 1000) };

@@ -221,6 +221,22 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     for (const id of [next, running]) await call('POST', `/cancel/${id}`);
   });
 
+  it('takes a run sent again after it was cancelled while waiting as a run afresh, not the cancelled one (the API retrying a chunk it had given up on got CANCELLED and failed the job "canceled")', async () => {
+    pool.mode = 'hold';
+    const engineRuns = pool.started.length;
+    const running = await submit(runRequest());
+    await eventually(async () => (pool.started.length > engineRuns ? true : undefined));
+    const request = runRequest();
+    const waiting = await submit(request);
+    expect((await call('POST', `/cancel/${waiting}`)).json.status).toBe('CANCELLED');
+    const again = await call('POST', '/run', request);
+    expect(again).toMatchObject({ status: 200, json: { status: 'IN_QUEUE' } });
+    expect((await call('GET', `/status/${again.json.id}`)).json.status).toBe('IN_QUEUE');
+    pool.mode = 'copy';
+    await call('POST', `/cancel/${running}`);
+    expect(await finalStatus(again.json.id as string)).toMatchObject({ status: 'COMPLETED' });
+  });
+
   it("runs each chunk of a long job, which share its job_id, as a run of its own (a chunk got another's run back), and the same chunk sent again once", async () => {
     pool.mode = 'hold';
     const chunk = (start: number) => runRequest({ job_id: 'job_chunked', segment: { start_seconds: start, end_seconds: start + 1, preroll_seconds: 0.5 } });
