@@ -236,6 +236,13 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
       expect(job).toMatchObject({ status: 'failed', error_code: expected, error: 'scripted failure' });
     });
 
+    it('fails a job whose run the worker reports CANCELLED unasked with worker_failed, which a chunk retries; it was `canceled`, which nobody had asked for and a chunk never retries', async () => {
+      worker.script = { kind: 'cancelled', afterPolls: 1 };
+      const job = await api.runJob();
+      expect(job).toMatchObject({ status: 'failed', error_code: 'worker_failed', billing_status: 'refunded' });
+      expect(worker.to('POST /cancel')).toEqual([]);
+    });
+
     it.each([
       ['says it processed no seconds (it was completed free)', { output: { duration_seconds: 0 } }, 'worker_failed', 'The remote worker reported no usable output'],
       ['says it processed -500 s', { output: { duration_seconds: -500, frames: -3 } }, 'worker_failed', 'The remote worker reported no usable output'],

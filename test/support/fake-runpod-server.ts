@@ -23,6 +23,8 @@ export type JobScript =
   /** done at the `afterPolls`-th status poll, or `afterMs` after /run (then the webhook tells, if asked) */
   | { kind: 'complete'; afterPolls?: number; afterMs?: number; webhook?: boolean; output?: Record<string, unknown>; emptyOutput?: boolean }
   | { kind: 'fail'; afterPolls: number; error: string; errorCode?: string }
+  /** CANCELLED at the `afterPolls`-th poll without a /cancel (another API process cancelled it, or the worker dropped it) */
+  | { kind: 'cancelled'; afterPolls: number }
   | { kind: 'never' };
 
 interface FakeJob {
@@ -135,13 +137,17 @@ export class FakeRunpodServer {
     if (job.status.status !== 'IN_QUEUE' && job.status.status !== 'IN_PROGRESS') return;
     job.polls += 1;
     const script = job.script;
-    const due = script.kind === 'fail' ? script.afterPolls : script.kind === 'complete' ? (script.afterPolls ?? Infinity) : Infinity;
+    const due = script.kind === 'fail' || script.kind === 'cancelled' ? script.afterPolls : script.kind === 'complete' ? (script.afterPolls ?? Infinity) : Infinity;
     if (job.polls < due) {
       job.status = { id: job.id, status: 'IN_PROGRESS', progress: Math.min(90, job.polls * 10) };
       return;
     }
     if (script.kind === 'fail') {
       job.status = { id: job.id, status: 'FAILED', error: script.error, ...(script.errorCode ? { errorCode: script.errorCode } : {}) };
+      return;
+    }
+    if (script.kind === 'cancelled') {
+      job.status = { id: job.id, status: 'CANCELLED' };
       return;
     }
     await this.complete(job);

@@ -210,7 +210,9 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
       case 'TIMED_OUT':
         throw new WorkerFailure('worker_timeout', 'The remote worker timed the job out');
       case 'CANCELLED':
-        throw canceled();
+        // not asked by this job (follow throws `canceled` for its own cancel first): another API
+        // process gave the run up, or the worker dropped it; the job or chunk may well run again
+        throw new WorkerFailure('worker_failed', 'The remote worker cancelled the run');
     }
   }
 
