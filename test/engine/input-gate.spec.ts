@@ -13,7 +13,7 @@ import { ffmpegPath } from '../../src/engine/media/binaries';
 import { admitImage, admitVideo, probe } from '../../src/engine/media/input-gate';
 import { pinFor } from '../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, MediaLimits } from '../../src/engine/media/limits';
-import { buildDecodeCheckArgs, readVideoInfo } from '../../src/engine/media/probe';
+import { buildDecodeCheckArgs, PROBE_OUTPUT_LIMIT_BYTES, readVideoInfo } from '../../src/engine/media/probe';
 import { RssSampler } from '../../bench/engine/process-tree';
 import { bombPng, bombPngRgba, clip, gab2Avi, h264, hlsPlaylist, jpegZipPolyglot, liarDimensionsAvi, pngImage, svgImage } from '../support/hostile-media';
 import sharp from 'sharp';
@@ -156,6 +156,21 @@ describe('attacks the pins stop', () => {
     process.stdout.write(`bomb decode: unpinned +${Math.round(unpinned)} MB, pinned +${Math.round(pinned)} MB\n`);
     expect(unpinned).toBeGreaterThan(300);
     expect(pinned).toBeLessThan(60);
+  });
+
+  it("a video whose metadata ffprobe would describe in more than 1 MB is refused, its description read no further: an 84 KB MP4 with a compressed header unpacking to an 80 MB title had the API hold 1.65 GB of JSON", async () => {
+    /** an MP4 with `tags` tags of 100,000 characters each (one argument holds at most 128 KB) */
+    const withTags = async (name: string, tags: number, extra = 0) => {
+      const path = join(dir, name);
+      const metadata = Array.from({ length: tags }, (_, i) => ['-metadata', `t${i}=${'a'.repeat(100_000 + (i === 0 ? extra : 0))}`]).flat();
+      await run(ffmpegPath(), ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25:duration=0.2', ...metadata, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', 'use_metadata_tags', path]);
+      return path;
+    };
+    const over = await withTags('many-tags.mp4', Math.ceil(PROBE_OUTPUT_LIMIT_BYTES / 100_000));
+    await expect(admitVideo(over, DEFAULT_MEDIA_LIMITS)).rejects.toMatchObject({ code: 'input_invalid', message: "the file's metadata is too large: its description went past 1 MB" });
+    // some 30 KB under the limit, it passes
+    const under = await withTags('fewer-tags.mp4', Math.floor(PROBE_OUTPUT_LIMIT_BYTES / 100_000), PROBE_OUTPUT_LIMIT_BYTES % 100_000 - 30_000);
+    expect((await admitVideo(under, DEFAULT_MEDIA_LIMITS)).width).toBe(64);
   });
 
   it('a video whose headers declare 12000x12000 over tiny frames is refused with its declared size', async () => {

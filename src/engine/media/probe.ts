@@ -10,7 +10,7 @@ import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
 import { ColourMatrix, colourMatrixOf } from '../pipeline/colour-matrix';
 import { InputPin, pinArgs } from './input-pin';
 import { measurePacketSpan, PacketSpan } from './packet-span';
-import { MediaProcessError, runToCompletion } from './process';
+import { MediaProcessError, runToCompletion, StdoutTooLarge } from './process';
 
 interface FfprobeStream {
   index?: number;
@@ -67,6 +67,13 @@ export interface ProbedVideo extends ParsedVideo {
 }
 
 const DECODE_CHECK_SIZE = 16;
+/**
+ * The most of ffprobe's JSON that is read. A video's is a few KB (streams, colour, a few tags); but
+ * ffprobe prints every metadata tag, and an 84 KB MP4 whose compressed header (`cmov`) unpacked to
+ * an 80 MB title had the API hold 1.65 GB of JSON (a title near 2 GB would have taken gigabytes
+ * more). Past this the file is refused.
+ */
+export const PROBE_OUTPUT_LIMIT_BYTES = 1024 * 1024;
 /** picture codecs that files also use for cover art and thumbnails */
 const STILL_CODECS = ['mjpeg', 'png', 'bmp'];
 
@@ -111,7 +118,7 @@ export async function readVideoInfo(
 ): Promise<ProbedVideo> {
   let json: FfprobeOutput;
   try {
-    const { stdout, stderr } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal);
+    const { stdout, stderr } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal, { maxStdoutBytes: PROBE_OUTPUT_LIMIT_BYTES });
     // ffprobe may succeed with the refused stream's size zeroed: the log says what was refused
     const oversized = refusedPictureSize(stderr);
     if (oversized && onOversized) throw onOversized(oversized);
@@ -123,6 +130,7 @@ export async function readVideoInfo(
     }
   } catch (error) {
     if (error instanceof EngineError) throw error;
+    if (error instanceof StdoutTooLarge && !signal?.aborted) throw new EngineError('input_invalid', `the file's metadata is too large: its description went past ${PROBE_OUTPUT_LIMIT_BYTES / 1024 / 1024} MB`);
     const oversized = error instanceof MediaProcessError ? refusedPictureSize(error.stderrTail) : undefined;
     if (oversized && onOversized && !signal?.aborted) throw onOversized(oversized);
     throw asInputInvalid(error, 'the file could not be read as a video', signal);
@@ -168,7 +176,7 @@ export async function proveFrameDecodes(path: string, pin: InputPin, message: st
 /** runs a one-frame decode; its raw still, or input_invalid with `message` when no frame of `bytes` came out */
 async function decodeStill(args: string[], bytes: number, message: string, signal?: AbortSignal): Promise<Buffer> {
   try {
-    const { stdout } = await runToCompletion(ffmpegPath(), args, signal);
+    const { stdout } = await runToCompletion(ffmpegPath(), args, signal, { maxStdoutBytes: bytes });
     if (stdout.length !== bytes) throw new Error('no frame decoded');
     return stdout;
   } catch (error) {

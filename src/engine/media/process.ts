@@ -209,15 +209,46 @@ export interface CompletedProcess {
   stderr: string;
 }
 
-/** Runs to completion, collecting stdout (for small outputs: ffprobe's JSON, a tiny thumbnail). */
+/** A process's stdout went past what its caller keeps (runToCompletion's `maxStdoutBytes`); the process was killed. */
+export class StdoutTooLarge extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`its output went past ${limitBytes} bytes`);
+    this.name = 'StdoutTooLarge';
+  }
+}
+
+/**
+ * Runs to completion, collecting stdout (for small outputs: ffprobe's JSON, a tiny thumbnail).
+ * `maxStdoutBytes`: past it the process is killed and this rejects with StdoutTooLarge, so that what
+ * the input makes the process print (ffprobe prints every metadata tag, which a small file can
+ * declare compressed at up to gigabytes) is never all held here.
+ */
 export async function runToCompletion(
   binary: string,
   args: readonly string[],
   signal?: AbortSignal,
+  { maxStdoutBytes = Infinity }: { maxStdoutBytes?: number } = {},
 ): Promise<CompletedProcess> {
   const process = new MediaProcess(binary, args, { readStdout: true, signal });
   const chunks: Buffer[] = [];
-  process.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  await process.exited;
+  let bytes = 0;
+  let tooLarge: StdoutTooLarge | undefined;
+  process.stdout.on('data', (chunk: Buffer) => {
+    if (tooLarge) return;
+    bytes += chunk.length;
+    if (bytes > maxStdoutBytes) {
+      tooLarge = new StdoutTooLarge(maxStdoutBytes);
+      chunks.length = 0;
+      process.kill();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  try {
+    await process.exited;
+  } catch (error) {
+    throw tooLarge ?? error;
+  }
+  if (tooLarge) throw tooLarge;
   return { stdout: Buffer.concat(chunks), stderr: process.stderr };
 }
