@@ -180,6 +180,8 @@ describe('attacks the pins stop', () => {
   it('SVG and polyglots are refused as images', async () => {
     await expect(admitImage(await file('bg.svg.png', svgImage()))).rejects.toThrow('the background image is an SVG image');
     await expect(admitImage(await file('poly.jpg', jpegZipPolyglot()))).rejects.toThrow('a JPEG image and a ZIP archive at once');
+    // bytes after the archive: unzip still opens it
+    await expect(admitImage(await file('poly-trailing.jpg', Buffer.concat([await jpegZipPolyglot(), Buffer.alloc(16)])))).rejects.toThrow('a JPEG image and a ZIP archive at once');
   });
 
   it('the engine gates its own inputs: an HLS background image fails the run before any model loads', async () => {

@@ -132,6 +132,12 @@ describe('tailIsZipArchive: polyglots end with a ZIP directory', () => {
     expect(tailIsZipArchive(bytes(JPEG_HEAD(1, 1), eocd(0)))).toBe(true);
     expect(tailIsZipArchive(bytes(JPEG_HEAD(1, 1), eocd(5), 'hello'))).toBe(true);
   });
+  it('true for a whole archive followed by other bytes, which unzip and Python still open (a JPEG, a ZIP and 16 zero bytes passed)', () => {
+    const entry = bytes('PK\x01\x02', Buffer.alloc(42), 'a.html');
+    const record = bytes('PK\x05\x06', [0, 0, 0, 0, 1, 0, 1, 0], [entry.length, 0, 0, 0], Buffer.alloc(4), u16le(0));
+    expect(tailIsZipArchive(bytes(JPEG_HEAD(1, 1), entry, record, Buffer.alloc(16)))).toBe(true);
+    expect(tailIsZipArchive(bytes(JPEG_HEAD(1, 1), Buffer.alloc(entry.length), record, Buffer.alloc(16)))).toBe(false); // no directory where the record says
+  });
   it('false when the signature is not where a ZIP would end', () => {
     expect(tailIsZipArchive(bytes(JPEG_HEAD(1, 1)))).toBe(false);
     expect(tailIsZipArchive(bytes(eocd(0), 'trailing bytes'))).toBe(false);
