@@ -4,12 +4,13 @@
  * same binary run unpinned.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runEngine } from '../../src/engine/engine';
-import { ffmpegPath } from '../../src/engine/media/binaries';
+import { ffmpegPath, ffprobePath } from '../../src/engine/media/binaries';
 import { admitImage, admitVideo, probe } from '../../src/engine/media/input-gate';
 import { pinFor } from '../../src/engine/media/input-pin';
 import { DEFAULT_MEDIA_LIMITS, MediaLimits } from '../../src/engine/media/limits';
@@ -171,6 +172,26 @@ describe('attacks the pins stop', () => {
     // some 30 KB under the limit, it passes
     const under = await withTags('fewer-tags.mp4', Math.floor(PROBE_OUTPUT_LIMIT_BYTES / 100_000), PROBE_OUTPUT_LIMIT_BYTES % 100_000 - 30_000);
     expect((await admitVideo(under, DEFAULT_MEDIA_LIMITS)).width).toBe(64);
+  });
+
+  it("an MP4 whose compressed header (cmov) declares 300 MB unpacked is refused by ffprobe's allocation cap (a 2 KB file; unpinned, ffprobe reads it)", async () => {
+    const box = (type: string, ...payload: Buffer[]) => {
+      const size = Buffer.alloc(4);
+      size.writeUInt32BE(8 + payload.reduce((sum, part) => sum + part.length, 0));
+      return Buffer.concat([size, Buffer.from(type, 'latin1'), ...payload]);
+    };
+    const declared = Buffer.alloc(4);
+    declared.writeUInt32BE(300 * 1024 * 1024);
+    const plain = join(dir, 'faststart.mp4');
+    await run(ffmpegPath(), ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25:duration=0.2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', 'faststart', plain]);
+    const original = await readFile(plain);
+    const boxes: Buffer[] = [];
+    for (let at = 0; at < original.length; at += original.readUInt32BE(at)) boxes.push(original.subarray(at, at + original.readUInt32BE(at)));
+    const compressed = boxes.map((part) => (part.toString('latin1', 4, 8) === 'moov' ? box('moov', box('cmov', box('dcom', Buffer.from('zlib')), box('cmvd', declared, deflateSync(part.subarray(8))))) : part));
+    const bomb = await file('cmov.mp4', Buffer.concat(compressed));
+    await expect(readVideoInfo(bomb, pinFor('video/mp4'))).rejects.toThrow(/could not be read as a video.*Cannot allocate memory/);
+    // the same file, ffprobe's allocations left alone: it allocates the 300 MB and reads the header
+    await expect(run(ffprobePath(), ['-v', 'error', '-show_streams', bomb])).resolves.toMatchObject({ stdout: expect.stringContaining('codec_name=h264') });
   });
 
   it('a video whose headers declare 12000x12000 over tiny frames is refused with its declared size', async () => {

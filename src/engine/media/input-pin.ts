@@ -32,6 +32,17 @@ export function pinFor(type: SupportedMediaType, maxPixels?: number): InputPin {
   return { demuxer: DEMUXER_OF[type], maxPixels };
 }
 
+/**
+ * The largest block ffprobe may allocate while it reads a file (`-max_alloc`). An MP4's compressed
+ * header (`cmov`) states the size it unpacks to, up to 4 GB, and ffprobe allocates that before it
+ * unpacks: a 2 KB file had it allocate 300 MB, and an 84 KB one unpacked to an 80 MB title tag. A
+ * real header is a few MB even for hours of video; ffprobe refuses the rest ("Cannot allocate memory").
+ */
+export const PROBE_MAX_ALLOC_BYTES = 256 * 1024 * 1024;
+
+/** ffprobe's global options for an input it reads (before the pin's) */
+export const PROBE_ARGS: readonly string[] = ['-max_alloc', String(PROBE_MAX_ALLOC_BYTES)];
+
 /** The options that go before an input's `-i` (ffmpeg and ffprobe alike). */
 export function pinArgs(pin: InputPin): string[] {
   return [

@@ -9,7 +9,7 @@
  * arrive, so a file of many small packets costs no memory.
  */
 import { ffprobePath } from './binaries';
-import { InputPin, pinArgs } from './input-pin';
+import { InputPin, pinArgs, PROBE_ARGS } from './input-pin';
 import { MediaProcess } from './process';
 
 export interface PacketSpan {
@@ -20,7 +20,7 @@ export interface PacketSpan {
 
 /** ffprobe, pinned: the packets of stream `stream` (its index in the file) as "pts_time,dts_time,duration_time,flags" lines */
 export function buildPacketTimesArgs(path: string, pin: InputPin, stream: number): string[] {
-  return ['-v', 'error', ...pinArgs(pin), '-select_streams', String(stream), '-show_entries', 'packet=pts_time,dts_time,duration_time,flags', '-of', 'csv=p=0', '-i', path];
+  return ['-v', 'error', ...PROBE_ARGS, ...pinArgs(pin), '-select_streams', String(stream), '-show_entries', 'packet=pts_time,dts_time,duration_time,flags', '-of', 'csv=p=0', '-i', path];
 }
 
 /**

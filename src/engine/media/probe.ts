@@ -8,7 +8,7 @@ import { evenSide } from '../pipeline/geometry';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
 import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
 import { ColourMatrix, colourMatrixOf } from '../pipeline/colour-matrix';
-import { InputPin, pinArgs } from './input-pin';
+import { InputPin, pinArgs, PROBE_ARGS } from './input-pin';
 import { measurePacketSpan, PacketSpan } from './packet-span';
 import { MediaProcessError, runToCompletion, StdoutTooLarge } from './process';
 
@@ -78,7 +78,7 @@ export const PROBE_OUTPUT_LIMIT_BYTES = 1024 * 1024;
 const STILL_CODECS = ['mjpeg', 'png', 'bmp'];
 
 export function buildProbeArgs(path: string, pin: InputPin): string[] {
-  return ['-v', 'error', ...pinArgs(pin), '-print_format', 'json', '-show_format', '-show_streams', '-i', path];
+  return ['-v', 'error', ...PROBE_ARGS, ...pinArgs(pin), '-print_format', 'json', '-show_format', '-show_streams', '-i', path];
 }
 
 /** Decodes the first frame of video stream `stream` into a 16x16 gray thumbnail: proof that the stream decodes. */

@@ -208,7 +208,7 @@ describe('pinned ffprobe and decode-check arguments', () => {
 
   it('ffprobe: pinned, JSON, the file as -i', () => {
     expect(buildProbeArgs('/tmp/in', pinFor('video/webm', 18874368))).toEqual([
-      '-v', 'error',
+      '-v', 'error', '-max_alloc', '268435456',
       '-protocol_whitelist', 'file,pipe', '-format_whitelist', 'matroska', '-f', 'matroska', '-max_pixels', '18874368',
       '-print_format', 'json', '-show_format', '-show_streams', '-i', '/tmp/in',
     ]);

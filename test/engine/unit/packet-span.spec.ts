@@ -36,7 +36,7 @@ describe('PacketSpanReader', () => {
 
   it('reads the chosen video stream, pinned', () => {
     expect(buildPacketTimesArgs('/in/a.webm', { demuxer: 'matroska' }, 1)).toEqual([
-      '-v', 'error', '-protocol_whitelist', 'file,pipe', '-format_whitelist', 'matroska', '-f', 'matroska',
+      '-v', 'error', '-max_alloc', '268435456', '-protocol_whitelist', 'file,pipe', '-format_whitelist', 'matroska', '-f', 'matroska',
       '-select_streams', '1', '-show_entries', 'packet=pts_time,dts_time,duration_time,flags', '-of', 'csv=p=0', '-i', '/in/a.webm',
     ]);
   });
