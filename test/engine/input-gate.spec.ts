@@ -194,6 +194,14 @@ describe('attacks the pins stop', () => {
     await expect(run(ffprobePath(), ['-v', 'error', '-show_streams', bomb])).resolves.toMatchObject({ stdout: expect.stringContaining('codec_name=h264') });
   });
 
+  it("a video whose probe outlasts its deadline is refused, and the probe stopped; the caller's own cancel stays a cancel", async () => {
+    await expect(probe(secret, DEFAULT_MEDIA_LIMITS, undefined, 1)).rejects.toMatchObject({ code: 'input_invalid', message: 'the file took longer than 0.001 s to read' });
+    const canceled = new AbortController();
+    canceled.abort();
+    await expect(probe(secret, DEFAULT_MEDIA_LIMITS, canceled.signal, 1)).rejects.toMatchObject({ code: 'canceled' });
+    expect((await probe(secret, DEFAULT_MEDIA_LIMITS)).width).toBe(64);
+  });
+
   it('a video whose headers declare 12000x12000 over tiny frames is refused with its declared size', async () => {
     await expect(admitVideo(await file('liar.avi', liarDimensionsAvi(12000, 12000)))).rejects.toThrow('the video is 12000x12000, larger than the 4096x4096 limit');
   });

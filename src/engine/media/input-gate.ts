@@ -60,10 +60,24 @@ export async function admitVideo(path: string, limits: MediaLimits = DEFAULT_MED
   return { ...video, type };
 }
 
-/** admitVideo, then the first frame decoded (a small still of it kept): what an upload or a fetched video must pass. */
-export async function probe(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedVideo & { firstFrame: FirstFrame }> {
-  const video = await admitVideo(path, limits, signal);
-  return { ...video, firstFrame: await proveItDecodes(path, video, signal) };
+/**
+ * The longest `probe` may take: its packets read (packet-span.ts) and its first frame decoded. A
+ * real video of the largest upload takes seconds; a file of millions of tiny packets, or one whose
+ * first frame comes only after most of the file, held ffprobe for as long as it liked, on the API.
+ */
+export const PROBE_DEADLINE_MS = 60_000;
+
+/** admitVideo, then the first frame decoded (a small still of it kept): what an upload or a fetched video must pass, within `deadlineMs`. */
+export async function probe(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal, deadlineMs = PROBE_DEADLINE_MS): Promise<AdmittedVideo & { firstFrame: FirstFrame }> {
+  const deadline = AbortSignal.timeout(deadlineMs);
+  const bounded = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  try {
+    const video = await admitVideo(path, limits, bounded);
+    return { ...video, firstFrame: await proveItDecodes(path, video, bounded) };
+  } catch (error) {
+    if (deadline.aborted && !signal?.aborted) throw refuse(`the file took longer than ${deadlineMs / 1000} s to read`);
+    throw error;
+  }
 }
 
 /** Sniff, polyglot check, size from the header and the limit, then one frame decoded, pinned. */
