@@ -239,7 +239,13 @@ export class DurableWorkerJobQueue implements WorkerQueue {
    */
   private async hasRoom(): Promise<boolean> {
     if (this.closing) return false;
-    const [waiting, active] = await Promise.all([this.runsIn(WAITING_STATES), this.runsIn(['active'])]);
+    // The line is read before the slots, so a run taken in between is seen in both (and counted
+    // once, as taken), never in neither. Read at once, a run taken meanwhile could be counted twice
+    // and a run there was room for refused.
+    const line = await this.runsIn(WAITING_STATES);
+    const active = await this.runsIn(['active']);
+    const taken = new Set(active.map((run) => run.id));
+    const waiting = line.filter((run) => !taken.has(run.id));
     const { queueSize, concurrency } = this.options;
     if (waiting.length >= LINE_BOUND * (queueSize + concurrency)) return false;
     return notCancelled(waiting) < queueSize + Math.max(0, concurrency - notCancelled(active));
