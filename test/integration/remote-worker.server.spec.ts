@@ -122,7 +122,13 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
   beforeEach(() => {
     pool.mode = 'copy';
   });
-  afterEach(() => idle());
+  /** the runs a test sent: cancelled after it, so one that failed holding a run fails alone */
+  const sentRuns = new Set<string>();
+  afterEach(async () => {
+    for (const id of sentRuns) await call('POST', `/cancel/${id}`);
+    sentRuns.clear();
+    await idle();
+  });
 
   const call = async (method: string, pathname: string, body?: unknown): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> => {
     const res = await fetch(`${worker.url}${pathname}`, {
@@ -130,7 +136,9 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
       headers: { authorization: KEY, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
+    const json = (await res.json()) as Record<string, unknown>;
+    if (pathname === '/run' && typeof json.id === 'string') sentRuns.add(json.id);
+    return { status: res.status, headers: res.headers, json };
   };
   const runRequest = (overrides: Partial<RunRequest['input']> = {}, extra: Partial<RunRequest> = {}): RunRequest => ({
     input: {
