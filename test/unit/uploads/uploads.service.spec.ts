@@ -8,10 +8,11 @@ import { UploadsService } from '../../../src/modules/uploads/application/uploads
 import { MediaRefusal, ProbedVideo, VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
 
 class ScriptedProbe extends VideoProbe {
-  constructor(private readonly answer: ProbedVideo | MediaRefusal) {
+  constructor(private readonly answer: ProbedVideo | MediaRefusal | Error) {
     super();
   }
   async probe(): Promise<ProbedVideo | MediaRefusal> {
+    if (this.answer instanceof Error) throw this.answer;
     return this.answer;
   }
   async probeImage(): Promise<MediaRefusal> {
@@ -19,9 +20,16 @@ class ScriptedProbe extends VideoProbe {
   }
 }
 
-function uploadsWith(probe: ProbedVideo | MediaRefusal) {
+/** a database that is down */
+class FailingUploadRepository extends InMemoryUploadRepository {
+  override async insert(): Promise<void> {
+    throw new Error('connection terminated unexpectedly');
+  }
+}
+
+function uploadsWith(probe: ProbedVideo | MediaRefusal | Error, repository = new InMemoryUploadRepository()) {
   const storage = new InMemoryObjectStorage();
-  return { storage, uploads: new UploadsService(storage, new InMemoryUploadRepository(), new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds()) };
+  return { storage, uploads: new UploadsService(storage, repository, new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds()) };
 }
 
 describe('UploadsService', () => {
@@ -52,6 +60,16 @@ describe('UploadsService', () => {
     const refused = await uploads.register('key_a', 'x.mp4', body).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DomainError);
     expect((refused as DomainError).code).toBe('invalid_request');
+    expect(await storage.stat(body.storageKey)).toBeNull();
+  });
+
+  it.each([
+    ['its probe failed', new Error('spawn ffprobe EAGAIN'), new InMemoryUploadRepository()],
+    ['its row could not be written', { durationSeconds: 4, width: 640, height: 360 }, new FailingUploadRepository()],
+  ])('a body that does not become an upload because %s is removed from storage, and the error passes on', async (_case, probe, repository) => {
+    const { storage, uploads } = uploadsWith(probe, repository);
+    const body = await uploads.storeBody(Readable.from([Buffer.from('video bytes')]), 'video/mp4');
+    await expect(uploads.register('key_a', 'clip.mp4', body)).rejects.toThrow(/EAGAIN|connection terminated/);
     expect(await storage.stat(body.storageKey)).toBeNull();
   });
 });

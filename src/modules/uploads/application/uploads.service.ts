@@ -45,13 +45,22 @@ export class UploadsService extends UploadedVideos {
   }
 
   /**
-   * The input gate confirms what the signature claimed: a file that does not decode is removed and
-   * refused (415), one over the size limits too (400 naming `file`).
+   * The input gate confirms what the signature claimed: a file that does not decode is refused (415),
+   * one over the size limits too (400 naming `file`). A body that does not become an upload (refused,
+   * or its probe or its row failed) is removed: nothing else would ever refer to it.
    */
   async register(apiKeyId: string, filename: string, body: StoredUploadBody): Promise<UploadView> {
+    try {
+      return await this.admit(apiKeyId, filename, body);
+    } catch (error) {
+      await this.discard(body.storageKey).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async admit(apiKeyId: string, filename: string, body: StoredUploadBody): Promise<UploadView> {
     const probed = await this.storage.withLocalFile(body.storageKey, (path) => this.probe.probe(path));
     if (isRefusal(probed)) {
-      await this.discard(body.storageKey);
       if (probed.refused === 'too_large') throw DomainError.invalid('file', probed.reason);
       throw new DomainError('unsupported_media_type', `The file looks like ${body.contentType} but was refused: ${probed.reason}`);
     }
