@@ -60,6 +60,11 @@ describe('webhook retry schedule', () => {
     expect(nextRetryDelayMs(schedule, 2, 1, () => 0.5)).toBe(30_000);
   });
 
+  it("honours a Retry-After up to the schedule's longest step, so a delivery still ends failed", () => {
+    expect(nextRetryDelayMs(schedule, 1, 3600, () => 0.5)).toBe(3_600_000);
+    expect(nextRetryDelayMs(schedule, 1, 99_999_999, () => 0.5)).toBe(3_600_000);
+  });
+
   it.each([
     [200, 'delivered'],
     [204, 'delivered'],
