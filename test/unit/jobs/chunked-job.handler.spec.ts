@@ -116,6 +116,50 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     for (const key of [...flow!.join.chunkKeys, `outputs/${job.id}.webm`]) expect(await world.storage.stat(key)).toBeNull();
   });
 
+  it('the database away as the join ends: the joined job is recorded completed once it is back, charged once, its output kept (it was failed)', async () => {
+    const world = chunking();
+    world.chunked.completionRetryDelaysMs = [0, 0, 0, 0];
+    world.gateway.succeedWith(10 / 3);
+    const { job, flow } = await world.split();
+    const outcomes = [];
+    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const readJob = world.jobs.findById.bind(world.jobs);
+    let away = 0;
+    const join = world.joiner.join.bind(world.joiner);
+    world.joiner.join = async (request) => {
+      await join(request);
+      away = 3; // the next three reads of the job fail
+    };
+    jest.spyOn(world.jobs, 'findById').mockImplementation(async (id) => {
+      if (away > 0) {
+        away -= 1;
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      }
+      return readJob(id);
+    });
+    await world.chunked.join(flow!.join, outcomes);
+    expect(await readJob(job.id)).toMatchObject({ status: 'completed', chargedCredits: 8 });
+    expect(await world.storage.stat(`outputs/${job.id}.webm`)).not.toBeNull();
+    expect(world.joiner.joined).toHaveLength(1);
+  });
+
+  it('a join that ran out of attempts after making its output fails the job and removes the output, which no job names', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    const outcomes = [];
+    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const join = world.joiner.join.bind(world.joiner);
+    world.joiner.join = async (request) => {
+      await join(request);
+      throw new Error('the join was lost after its upload');
+    };
+    await expect(world.chunked.join(flow!.join, outcomes)).rejects.toThrow(/lost/);
+    expect(await world.storage.stat(`outputs/${job.id}.webm`)).not.toBeNull();
+    await world.chunked.joinGaveUp(flow!.join, new Error('the join was lost after its upload'));
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed', billingStatus: 'refunded' });
+    for (const key of [...flow!.join.chunkKeys, `outputs/${job.id}.webm`]) expect(await world.storage.stat(key)).toBeNull();
+  });
+
   it('a chunk failing for a reason that would not change fails the job at once; the other chunks and the join do nothing', async () => {
     const world = chunking();
     const { job, flow } = await world.split();

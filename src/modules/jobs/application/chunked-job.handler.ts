@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
+import { UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
@@ -11,6 +12,7 @@ import { ChunkJoiner } from '../ports/chunk-joiner';
 import { JobRepository } from '../ports/job.repository';
 import { HandedBack } from './handed-back';
 import { JobLifecycle } from './job-lifecycle';
+import { CompletionWriter, outputKeyOf, recordCompletion } from './record-completion';
 import { watchWhileProcessing } from './job-watch';
 
 const PROGRESS_WRITE_INTERVAL_MS = 500;
@@ -30,6 +32,8 @@ export class ChunkedJobHandler {
   private readonly logger = new Logger(ChunkedJobHandler.name);
   private readonly running = new Set<AbortController>();
   private shuttingDown = false;
+  /** the waits between tries of a joined job's completion while the database is away (a test shortens them) */
+  completionRetryDelaysMs: readonly number[] = UNTIL_WRITTEN_DELAYS_MS;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -40,6 +44,10 @@ export class ChunkedJobHandler {
     private readonly storage: ObjectStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  private get completionWriter(): CompletionWriter {
+    return { jobs: this.jobs, lifecycle: this.lifecycle, storage: this.storage, logger: this.logger };
+  }
 
   /** Queues the chunks and their join; the inputs now belong to the join, which deletes them. */
   async split(job: Job, inputKey: string, backgroundImageKey: string | null, ranges: ChunkRange[]): Promise<void> {
@@ -111,7 +119,7 @@ export class ChunkedJobHandler {
       await this.cleanUp(task);
       return;
     }
-    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
+    const outputKey = outputKeyOf(job);
     const stop = new AbortController();
     const watcher = watchWhileProcessing(this.jobs, job.id, stop);
     try {
@@ -125,8 +133,7 @@ export class ChunkedJobHandler {
     const notes = [...new Set(done.flatMap((outcome) => outcome.notes))];
     const frames = done.reduce((sum, outcome) => sum + outcome.frames, 0);
     const durationSeconds = done.reduce((sum, outcome) => sum + outcome.durationSeconds, 0);
-    // canceled while the chunks were joined: the output goes with them
-    if (!(await this.lifecycle.complete((await this.jobs.findById(job.id)) ?? job, { outputKey, durationSeconds, frames, notes }))) await this.storage.delete(outputKey);
+    await recordCompletion(this.completionWriter, job, { outputKey, durationSeconds, frames, notes }, this.completionRetryDelaysMs);
     await this.cleanUp(task);
   }
 
@@ -139,10 +146,15 @@ export class ChunkedJobHandler {
     await this.cleanUp({ jobId: task.jobId, inputKey: task.inputKey, backgroundImageKey: task.backgroundImageKey, chunkKeys: task.flowChunkKeys });
   }
 
-  /** The join ran out of attempts (or its chunks failed it): the job must not stay processing. */
+  /**
+   * The join ran out of attempts (or its chunks failed it): the job must not stay processing, and an
+   * output a join made goes with it.
+   */
   async joinGaveUp(task: JoinTask, error: Error): Promise<void> {
     const code = error instanceof WorkerFailure ? error.code : 'worker_failed';
     await this.failJob(task.jobId, code, `Joining the chunks failed: ${error.message}`);
+    const job = await this.jobs.findById(task.jobId);
+    if (job && job.status !== 'completed') await this.storage.delete(outputKeyOf(job)).catch(() => undefined);
     await this.cleanUp(task);
   }
 

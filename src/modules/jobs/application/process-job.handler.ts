@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
-import { isDependencyOutage } from '../../../common/errors/dependency-outage';
 import { DomainError } from '../../../common/errors/domain-error';
-import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
+import { UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
 import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../../common/outbound-http';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
@@ -11,10 +10,10 @@ import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-
 import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
 import { Job, settingsToRun } from '../domain/job';
 import { HandedBack } from './handed-back';
-import { CompletedWork, JobLifecycle } from './job-lifecycle';
+import { JobLifecycle } from './job-lifecycle';
+import { CompletionWriter, outputKeyOf, recordCompletion } from './record-completion';
 import { isTerminal } from '../domain/job-status';
 import { JobRepository } from '../ports/job.repository';
-import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { planChunks } from '../domain/chunk-plan';
 import { overLengthLimit } from '../domain/job-cost';
 import { decidesFromWholeClip } from '../domain/pro-prompt';
@@ -56,6 +55,10 @@ export class ProcessJobHandler {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  private get completionWriter(): CompletionWriter {
+    return { jobs: this.jobs, lifecycle: this.lifecycle, storage: this.storage, logger: this.logger };
+  }
+
   async handle(jobId: string, signal?: AbortSignal): Promise<void> {
     const job = await this.jobs.findById(jobId);
     if (!job || isTerminal(job.status)) return;
@@ -81,25 +84,7 @@ export class ProcessJobHandler {
       this.running.delete(stop);
     }
     if (!outcome) return;
-    const done = outcome;
-    const recorded = await untilWritten(
-      () => this.recordCompletion(running, done),
-      (error) => this.logger.warn(`could not record job ${running.id}'s completion yet (${error instanceof Error ? error.message : String(error)}); trying again`),
-      this.completionRetryDelaysMs,
-      isDependencyOutage,
-    );
-    if (!recorded) throw new Error(`job ${running.id}'s completion could not be recorded: the database stayed unreachable`);
-  }
-
-  /**
-   * The finished work is written until the database takes it: thrown to the queue, a database away
-   * for half a minute as a job ended spent the message's attempts at once, and the job was failed
-   * (its output, made, left on disk named by no job) or made again from the start.
-   */
-  private async recordCompletion(job: Job, outcome: CompletedWork): Promise<void> {
-    const current = await this.jobs.findById(job.id);
-    if (current?.status === 'completed') return; // an earlier try's commit landed before its answer was lost
-    if (!(await this.lifecycle.complete(current ?? job, outcome))) await this.storage.delete(outcome.outputKey);
+    await recordCompletion(this.completionWriter, running, outcome, this.completionRetryDelaysMs);
   }
 
   /**
@@ -127,7 +112,7 @@ export class ProcessJobHandler {
     });
     if (!prepared) return null;
     const { inputKey, backgroundImageKey } = prepared;
-    const outputKey = `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
+    const outputKey = outputKeyOf(job);
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
       const now = Date.now();
