@@ -212,6 +212,36 @@ describe("colour on HD footage (BT.709), decoded by each output's own tag as pla
     near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, 4);
   });
 
+  describe('untagged, as most files are (players take HD for BT.709)', () => {
+    let untagged: string;
+    beforeAll(async () => {
+      untagged = join(dir(), 'hd-untagged.mp4');
+      await ffmpeg(['-i', hd, '-c', 'copy', '-bsf:v', 'h264_metadata=matrix_coefficients=2', '-y', untagged]);
+      expect((await probeStreams(untagged)).streams[0].color_space).toBeUndefined();
+    });
+
+    it.each<OutputFormat>(['png_sequence', 'gif'])('%s: the foreground is the colour the source shows (it became RGB with BT.601: 186,46,41)', async (format) => {
+      const { outputPath } = await run(format, { inputPath: untagged, previewDuration: 0.12 });
+      const decoded = format === 'gif' ? await decodeAnimatedRgba(outputPath) : { width: 1280, height: 720, frames: [(await decodePngRgba([...(await readZipEntries(outputPath)).values()][0])).data] };
+      near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, format === 'gif' ? 12 : 4);
+    });
+
+    it('mp4 over a colour: the foreground, whose edge colour is estimated in RGB, keeps its colour (187,45,42)', async () => {
+      const { outputPath } = await run('mp4', { inputPath: untagged, previewDuration: 0.12, background: { type: 'color', rgb: GREEN } });
+      const decoded = await decodeVideoRgba(outputPath, 1280, 720);
+      near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, 4);
+      near(rgbAt(decoded, 0, 1270, 10), GREEN, 4);
+    });
+  });
+
+  it.each<OutputFormat>(['webm', 'mov'])('%s of an RGB source (QuickTime Animation): the foreground is written with the BT.709 its tag says (212,72,36 under that tag)', async (format) => {
+    const rgb = join(dir(), 'hd-rgb.mov');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=c=0xC83C28:s=1280x720:r=25:d=0.2', '-c:v', 'qtrle', '-pix_fmt', 'rgb24', '-y', rgb]);
+    const { outputPath } = await run(format, { inputPath: rgb, previewDuration: 0.12 });
+    const decoded = await decodeVideoRgba(outputPath, 1280, 720, format === 'webm');
+    near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, 4);
+  });
+
   it('webp: the foreground keeps its colour (decoders read WebP as BT.601: it was 186,48,44)', async () => {
     const { outputPath } = await run('webp', { inputPath: hd, previewDuration: 0.12, background: { type: 'color', rgb: GREEN } });
     const decoded = await decodeAnimatedRgba(outputPath);

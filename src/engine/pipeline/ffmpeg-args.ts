@@ -23,7 +23,7 @@ import { OutputFormat, Rgb } from '../types';
 import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 import { HdrSignal, toneMapChain } from './tone-map';
-import { ColourMatrix, colourTagArgs, tagFrames, toMatrix, toWebpMatrix } from './colour-matrix';
+import { ColourMatrix, colourTagArgs, matrixOptions, tagFrames, toMatrix, toWebpMatrix } from './colour-matrix';
 
 export const MATTE_PIPE_FD = 3;
 /** the subject's own colour (RGB24, at the mattes' size): the session's prediction or the pipeline's estimate */
@@ -158,11 +158,13 @@ function toneMapOf(source: SourceSpec): string {
 
 /** Decoder: the source as packed RGB frames at the model's input size, on stdout. */
 export function buildDecodeArgs(source: SourceSpec, modelInput: Size): string[] {
+  // an HDR source is read by its tone-mapping, with its own matrix
+  const scaleOptions = [`${modelInput.width}:${modelInput.height}`, 'flags=bilinear', ...(source.hdr ? [] : matrixOptions(source.colourMatrix))];
   return [
     ...COMMON_ARGS,
     ...buildSourceInputArgs(source),
     '-map', sourceVideo(source), '-an', '-sn', '-dn',
-    '-vf', `${chainOf(source)},scale=${modelInput.width}:${modelInput.height}:flags=bilinear,${toneMapOf(source)}format=rgb24`,
+    '-vf', `${chainOf(source)},scale=${scaleOptions.join(':')},${toneMapOf(source)}format=rgb24`,
     '-vsync', 'passthrough',
     '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1',
   ];
@@ -241,15 +243,21 @@ function withSourceAlpha(spec: CompositeSpec, matte: string): { source: string; 
 
 /** a scale to the foreground's size, then a comma; nothing where `from` is that size already */
 function resizeToForeground(from: Size, foreground: Size): string {
-  return from.width === foreground.width && from.height === foreground.height ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
+  return sameSize(from, foreground) ? '' : `scale=${foreground.width}:${foreground.height}:flags=bilinear,`;
+}
+
+function sameSize(a: Size, b: Size): boolean {
+  return a.width === b.width && a.height === b.height;
 }
 
 /** the source's video through its chain, tone-mapped and at the foreground's size, then a comma (a filter's start) */
 function sourceAtForeground({ source, layout }: Pick<CompositeSpec, 'source' | 'layout'>): string {
   const { foreground } = layout;
   // non-square pixels are scaled to the foreground's square ones even where the display size is the foreground's
-  const resize = source.anamorphic ? `scale=${foreground.width}:${foreground.height}:flags=bilinear,setsar=1,` : resizeToForeground(source.size, foreground);
-  return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${videoRangeOf(source)}${tagFrames(source.colourMatrix)}${resize}`;
+  const resized = source.anamorphic || !sameSize(source.size, foreground);
+  const options = [...(resized ? [`${foreground.width}:${foreground.height}`, 'flags=bilinear'] : []), ...matrixOptions(source.colourMatrix)];
+  const convert = options.length > 0 ? `scale=${options.join(':')},${source.anamorphic ? 'setsar=1,' : ''}` : '';
+  return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${videoRangeOf(source)}${tagFrames(source.colourMatrix)}${convert}`;
 }
 
 /**

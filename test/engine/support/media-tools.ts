@@ -37,6 +37,7 @@ export interface StreamInfo {
   height?: number;
   pix_fmt?: string;
   color_transfer?: string;
+  color_space?: string;
   field_order?: string;
   sample_aspect_ratio?: string;
   nb_read_frames?: string;

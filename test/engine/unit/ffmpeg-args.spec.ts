@@ -91,7 +91,17 @@ describe("the source's YCbCr matrix", () => {
   it('converts webp, which decoders read as BT.601, to BT.601; leaves GIF and PNG untagged (RGB)', () => {
     expect(filterOf(buildEncodeArgs(spec('webp', { source: hd }), '/out/o.webp'))).toContain('scale=in_color_matrix=bt709:out_color_matrix=bt601:in_range=tv:out_range=tv,format=yuva420p[out]');
     expect(buildEncodeArgs(spec('webp', { source: hd }), '/out/o.webp')).not.toContain('-colorspace');
-    expect(buildEncodeArgs(spec('png_sequence', { source: hd, background: { type: 'color', rgb: [9, 162, 70] } }), '/out/f_%05d.png').join(' ')).not.toContain('out_color_matrix');
+    const png = buildEncodeArgs(spec('png_sequence', { source: hd, background: { type: 'color', rgb: [9, 162, 70] } }), '/out/f_%05d.png');
+    expect(png).not.toContain('-colorspace');
+    expect(filterOf(png)).toContain('color=c=0x09A246:s=640x360:r=25,format=rgb24[bg]');
+  });
+
+  it('turns the source into RGB, or an RGB source into YCbCr, in a scale of its own that names the matrix (a tag alone was not read: untagged HD became RGB with BT.601)', () => {
+    expect(filterOf(buildEncodeArgs(spec('png_sequence', { source: hd }), '/out/f_%05d.png'))).toContain('setparams=colorspace=bt709,scale=in_color_matrix=bt709:out_color_matrix=bt709,format=rgba[fgcolor]');
+    const composed = computeLayout(source.size, { canvas: { width: 800, height: 800 }, foreground: { anchor: 'center', scale: 0.5, offset: { x: 0, y: 0 } } }, false);
+    expect(filterOf(buildEncodeArgs(spec('gif', { source: hd, layout: composed }), '/out/o.gif'))).toContain('scale=400:225:flags=bilinear:in_color_matrix=bt709:out_color_matrix=bt709,');
+    expect(buildDecodeArgs(hd, { width: 64, height: 36 }).join(' ')).toContain('scale=64:36:flags=bilinear:in_color_matrix=bt709:out_color_matrix=bt709,format=rgb24');
+    expect(filterOf(buildEncodeArgs(spec('png_sequence', { source }), '/out/f_%05d.png'))).not.toContain('color_matrix');
   });
 });
 
