@@ -35,9 +35,9 @@ export function colourTagArgs(matrix: ColourMatrix | undefined): string[] {
 }
 
 /**
- * `setparams` saying the frames' matrix, then a comma; nothing where it is unknown. Where the
- * foreground is turned into RGB (GIF, PNG, the decontaminated edge) ffmpeg then reads it as a player
- * does, an untagged HD picture too, and a long job's chunks, which are tagged, read the same.
+ * `setparams` saying the frames' matrix, then a comma; nothing where it is unknown. The frames carry
+ * it on to what reads their tag (ProRes writes it in each frame); the conversions themselves name the
+ * matrix (matrixOptions).
  */
 export function tagFrames(matrix: ColourMatrix | undefined): string {
   return matrix ? `setparams=colorspace=${COLORSPACE_TAG[matrix]},` : '';
