@@ -4,8 +4,8 @@
  * is allowed to open nothing but the chunks' container; the source is opened with its input pin.
  */
 import { pinArgs, InputPin, ALLOWED_PROTOCOLS } from '../media/input-pin';
-import { ColourMatrix, toWebpMatrix } from '../pipeline/colour-matrix';
-import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
+import { ColourMatrix, convertWith, toWebpMatrix } from '../pipeline/colour-matrix';
+import { atAnimationRate, EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
 import { formatNumber } from '../pipeline/ffmpeg-args';
 import { previewReadSeconds, videoDelayArgs, VideoStart } from '../pipeline/input-seek';
 
@@ -92,18 +92,18 @@ export function buildJoinGifArgs(listPath: string, palettePath: string, preset: 
 }
 
 /**
- * WebP animation or PNG frames (`outputPath` a printf pattern): the joined chunks encoded once. The
- * chunks hold the source's YCbCr (`matrix`), which a WebP is converted from as in a single run: its
- * decoders read BT.709 as BT.601 (a BT.709 video's 200,60,40 came out 187,47,40). PNG's RGB is
- * converted by the chunks' own tag.
+ * WebP animation or PNG frames (`outputPath` a printf pattern): the joined chunks (of the source's
+ * `fps`) encoded once. The chunks hold the source's YCbCr (`matrix`), which a WebP is converted from
+ * as in a single run (its decoders read BT.709 as BT.601: a BT.709 video's 200,60,40 came out
+ * 187,47,40), at a rate it plays; PNG's RGB is converted from it.
  */
-export function buildJoinFramesArgs(listPath: string, preset: EncoderPreset, outputPath: string, matrix?: ColourMatrix): string[] {
-  const toOutputMatrix = preset.format === 'webp' ? toWebpMatrix(matrix) : '';
+export function buildJoinFramesArgs(listPath: string, preset: EncoderPreset, outputPath: string, fps: number, matrix?: ColourMatrix): string[] {
+  const convert = preset.format === 'webp' ? `${toWebpMatrix(matrix)}${atAnimationRate(fps)}` : convertWith(matrix);
   return [
     ...COMMON_ARGS,
     ...concatInputArgs(listPath, 'mov'),
     '-map', '0:v:0',
-    '-vf', `${toOutputMatrix}format=${preset.outputPixelFormat}`,
+    '-vf', `${convert}format=${preset.outputPixelFormat}`,
     ...preset.videoArgs,
     ...preset.muxerArgs,
     '-f', preset.muxer, '-y', outputPath,

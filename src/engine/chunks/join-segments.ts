@@ -58,12 +58,12 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
       case 'png_sequence': {
         const framesDir = join(scratch, 'frames');
         await mkdir(framesDir);
-        await run(buildJoinFramesArgs(listPath, preset, join(framesDir, 'frame_%05d.png')));
+        await run(buildJoinFramesArgs(listPath, preset, join(framesDir, 'frame_%05d.png'), source.fps, source.colourMatrix));
         await zipFrames(framesDir, partialPath);
         break;
       }
       case 'webp':
-        await run(buildJoinFramesArgs(listPath, preset, partialPath, source.colourMatrix));
+        await run(buildJoinFramesArgs(listPath, preset, partialPath, source.fps, source.colourMatrix));
         break;
       default:
         if (segmentFormatFor(request.outputFormat) !== request.outputFormat) throw new Error(`no join for ${request.outputFormat}`);

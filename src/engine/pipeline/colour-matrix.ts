@@ -53,6 +53,11 @@ export function matrixOptions(matrix: ColourMatrix | undefined): string[] {
   return matrix ? [`in_color_matrix=${matrix}`, `out_color_matrix=${matrix}`] : [];
 }
 
+/** `scale` converting with `matrix` (matrixOptions), then a comma; nothing where it is unknown */
+export function convertWith(matrix: ColourMatrix | undefined): string {
+  return matrix ? `scale=${matrixOptions(matrix).join(':')},` : '';
+}
+
 /** `scale` converting RGB (or any YCbCr with its own tag) to limited-range YCbCr with `matrix`, then a comma; nothing where it is unknown */
 export function toMatrix(matrix: ColourMatrix | undefined): string {
   return matrix ? `scale=out_color_matrix=${matrix}:out_range=tv,` : '';

@@ -152,12 +152,19 @@ export const GIF_PALETTE_FILTER = 'palettegen=reserve_transparent=1:stats_mode=f
 export const GIF_PALETTE_USE_FILTER = 'paletteuse=dither=bayer:bayer_scale=3';
 
 /**
- * The fastest a GIF plays as written: its delays are whole hundredths of a second, and browsers play
- * a delay of 1 as 10 (a 2 s clip at 120 fps was written as 1.2 s and would play for 12).
+ * The fastest an animated image plays as written. A GIF's delays are whole hundredths of a second,
+ * and browsers play a delay of 1 as 10 (a 2 s clip at 120 fps was written as 1.2 s and would play
+ * for 12); they play a WebP frame of 10 ms or less for 100 ms (120 fps: 8-9 ms frames).
  */
-export const GIF_MAX_FPS = 50;
+export const ANIMATION_MAX_FPS = 50;
 
-/** The frames at `label` (of `fps`) at a rate a GIF holds: the label to read them at, after the filters that bring them to at most GIF_MAX_FPS. */
+/** `fps` bringing frames of `fps` to ANIMATION_MAX_FPS, then a comma; nothing at or under it */
+export function atAnimationRate(fps: number): string {
+  return fps > ANIMATION_MAX_FPS ? `fps=${ANIMATION_MAX_FPS},` : '';
+}
+
+/** The frames at `label` (of `fps`) at a rate a GIF holds: the label to read them at, after the filters that bring them to at most ANIMATION_MAX_FPS. */
 export function gifRateLimited(label: string, fps: number): string {
-  return fps > GIF_MAX_FPS ? `${label}fps=${GIF_MAX_FPS}[gifrate];[gifrate]` : label;
+  const rate = atAnimationRate(fps);
+  return rate ? `${label}${rate.slice(0, -1)}[gifrate];[gifrate]` : label;
 }

@@ -20,10 +20,10 @@ import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
 import { fromVideoStart, inputSeekSeconds, previewCut, previewReadSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
 import { OutputFormat, Rgb } from '../types';
-import { EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
+import { atAnimationRate, EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 import { HdrSignal, toneMapChain } from './tone-map';
-import { ColourMatrix, colourTagArgs, matrixOptions, tagFrames, toMatrix, toWebpMatrix } from './colour-matrix';
+import { ColourMatrix, colourTagArgs, convertWith, matrixOptions, tagFrames, toMatrix, toWebpMatrix } from './colour-matrix';
 
 export const MATTE_PIPE_FD = 3;
 /** the subject's own colour (RGB24, at the mattes' size): the session's prediction or the pipeline's estimate */
@@ -207,7 +207,8 @@ export function buildCompositeFilter(spec: CompositeSpec, matteLabel = '[1:v]'):
         `${matte}[fgalpha]`,
         '[fgcolor][fgalpha]alphamerge[fg]',
       ];
-  const toOutput = `${outputMatrix(spec)}format=${preset.outputPixelFormat}[out]`;
+  const rate = preset.format === 'webp' ? atAnimationRate(spec.source.fps) : '';
+  const toOutput = `${outputMatrix(spec)}${rate}format=${preset.outputPixelFormat}[out]`;
 
   if (background.type === 'transparent' && foregroundFillsCanvas(layout)) {
     parts.push(`[fg]${toOutput}`);
@@ -255,8 +256,9 @@ function sourceAtForeground({ source, layout }: Pick<CompositeSpec, 'source' | '
   const { foreground } = layout;
   // non-square pixels are scaled to the foreground's square ones even where the display size is the foreground's
   const resized = source.anamorphic || !sameSize(source.size, foreground);
-  const options = [...(resized ? [`${foreground.width}:${foreground.height}`, 'flags=bilinear'] : []), ...matrixOptions(source.colourMatrix)];
-  const convert = options.length > 0 ? `scale=${options.join(':')},${source.anamorphic ? 'setsar=1,' : ''}` : '';
+  const convert = resized
+    ? `scale=${[`${foreground.width}:${foreground.height}`, 'flags=bilinear', ...matrixOptions(source.colourMatrix)].join(':')},${source.anamorphic ? 'setsar=1,' : ''}`
+    : convertWith(source.colourMatrix);
   return `[${sourceVideo(source)}]${chainOf(source)},${toneMapOf(source)}${videoRangeOf(source)}${tagFrames(source.colourMatrix)}${convert}`;
 }
 

@@ -1,4 +1,4 @@
-import { ENCODER_PRESETS, GIF_MAX_FPS } from '../../../src/engine/pipeline/encoders';
+import { ENCODER_PRESETS, ANIMATION_MAX_FPS } from '../../../src/engine/pipeline/encoders';
 import {
   buildDecodeArgs,
   buildEncodeArgs,
@@ -358,11 +358,11 @@ describe('GIF passes', () => {
     ]);
   });
 
-  it(`render above ${GIF_MAX_FPS} fps: the frames brought to ${GIF_MAX_FPS} before the palette (GIF delays are whole hundredths of a second)`, () => {
+  it(`render above ${ANIMATION_MAX_FPS} fps: the frames brought to ${ANIMATION_MAX_FPS} before the palette (GIF delays are whole hundredths of a second)`, () => {
     const fast = spec('gif');
     const args = buildGifRenderArgs({ ...fast, source: { ...fast.source, fps: 120 } }, '/s/p.png', '/s/m.mkv', '/out/o.gif');
     expect(args[args.indexOf('-filter_complex') + 1]).toMatch(/;\[out\]fps=50\[gifrate\];\[gifrate\]\[2:v\]paletteuse=/);
-    const fifty = buildGifRenderArgs({ ...fast, source: { ...fast.source, fps: GIF_MAX_FPS } }, '/s/p.png', '/s/m.mkv', '/out/o.gif');
+    const fifty = buildGifRenderArgs({ ...fast, source: { ...fast.source, fps: ANIMATION_MAX_FPS } }, '/s/p.png', '/s/m.mkv', '/out/o.gif');
     expect(fifty[fifty.indexOf('-filter_complex') + 1]).toMatch(/;\[out\]\[2:v\]paletteuse=/);
   });
 
