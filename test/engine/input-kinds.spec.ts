@@ -6,7 +6,11 @@
  * mattes on their own frames.
  */
 import { join } from 'node:path';
+import { ffmpegPath } from '../../src/engine/media/binaries';
 import { probe } from '../../src/engine/media/input-gate';
+import { runToCompletion } from '../../src/engine/media/process';
+import { buildDecodeArgs, SourceSpec } from '../../src/engine/pipeline/ffmpeg-args';
+import { sourceSpecOf } from '../../src/engine/pipeline/plan';
 import { alignmentChecks, formatRunner } from './support/format-run';
 import { decodePngRgba, ffmpeg, probeStreams, readZipEntries } from './support/media-tools';
 import { temporaryDirectory } from '../support/temporary-directory';
@@ -133,5 +137,23 @@ describe('HDR input', () => {
     expect(gray.slice(0, 3).every((v) => v > 40 && v < 90)).toBe(true);
     expect(red[0]).toBeGreaterThan(160);
     expect(Math.max(red[1], red[2])).toBeLessThan(30);
+  });
+});
+
+describe('an Xvid AVI with B-frames, whose frames the decoder times (AVI states no presentation times)', () => {
+  it("gives a long job's chunk the single run's frames (seeked, it started a frame early: the seam's frame twice, then a frame off its sound)", async () => {
+    const avi = join(dir(), 'xvid.avi');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=24000/1001', '-t', '6', '-c:v', 'mpeg4', '-vtag', 'xvid', '-g', '300', '-bf', '2', '-y', avi]);
+    const source = sourceSpecOf(avi, await probe(avi));
+    const size = { width: 32, height: 24 };
+    const framesOf = async (spec: SourceSpec): Promise<string[]> => {
+      const { stdout: raw } = await runToCompletion(ffmpegPath(), buildDecodeArgs(spec, size));
+      const bytes = size.width * size.height * 3;
+      return Array.from({ length: raw.length / bytes }, (_, i) => raw.subarray(i * bytes, (i + 1) * bytes).toString('base64'));
+    };
+    const whole = await framesOf(source);
+    const chunk = await framesOf({ ...source, frames: { start: 96, end: 120 } });
+    expect(chunk).toHaveLength(24);
+    expect(chunk).toEqual(whole.slice(96, 120));
   });
 });

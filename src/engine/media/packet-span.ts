@@ -16,6 +16,11 @@ export interface PacketSpan {
   /** from the first packet's timestamp to the end of the last */
   seconds: number;
   packets: number;
+  /**
+   * some packets state no presentation time (AVI with B-frames): the decoder guesses its frames',
+   * and the first may be shown after the stream's start
+   */
+  guessedTimes: boolean;
 }
 
 /** ffprobe, pinned: the packets of stream `stream` (its index in the file) as "pts_time,dts_time,duration_time,flags" lines */
@@ -34,6 +39,7 @@ export class PacketSpanReader {
   private last = -Infinity;
   private lastDuration = 0;
   private packets = 0;
+  private withoutPresentationTime = 0;
   private pending = '';
 
   add(chunk: string): void {
@@ -49,13 +55,14 @@ export class PacketSpanReader {
     if (!(this.last > this.first)) return undefined;
     // a last packet without a duration lasts as long as the average one before it
     const end = this.last + (this.lastDuration || (this.last - this.first) / Math.max(1, this.packets - 1));
-    return { seconds: end - this.first, packets: this.packets };
+    return { seconds: end - this.first, packets: this.packets, guessedTimes: this.withoutPresentationTime > 0 };
   }
 
   private addLine(line: string): void {
     const [ptsText, dtsText, durationText, flags = ''] = line.trim().split(',');
     if (!ptsText || flags.includes('D')) return;
     this.packets++;
+    if (timeOf(ptsText) === undefined) this.withoutPresentationTime++;
     const pts = timeOf(ptsText) ?? timeOf(dtsText);
     if (pts === undefined) return;
     this.first = Math.min(this.first, pts);

@@ -117,6 +117,7 @@ export async function readVideoInfo(
   onOversized?: (size: { width: number; height: number }) => EngineError,
 ): Promise<ProbedVideo> {
   let json: FfprobeOutput;
+  let guessedTimes = false;
   try {
     const { stdout, stderr } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal, { maxStdoutBytes: PROBE_OUTPUT_LIMIT_BYTES });
     // ffprobe may succeed with the refused stream's size zeroed: the log says what was refused
@@ -127,6 +128,7 @@ export async function readVideoInfo(
     if (video) {
       const span = await measurePacketSpan(path, pin, video.index ?? 0, signal);
       if (span) json = withPacketSpan(json, span);
+      guessedTimes = span?.guessedTimes ?? false;
     }
   } catch (error) {
     if (error instanceof EngineError) throw error;
@@ -135,7 +137,8 @@ export async function readVideoInfo(
     if (oversized && onOversized && !signal?.aborted) throw onOversized(oversized);
     throw asInputInvalid(error, 'the file could not be read as a video', signal);
   }
-  return { ...parseProbeOutput(json), pin };
+  const parsed = parseProbeOutput(json);
+  return { ...parsed, pin, ...(parsed.videoStart && guessedTimes ? { videoStart: { ...parsed.videoStart, guessedTimes } } : {}) };
 }
 
 /** Pure: the frame size a decoder refused for exceeding `max_pixels`, from ffmpeg's log. */
@@ -239,7 +242,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
  * its duration written in was read at its timebase's 1000 fps (refused over MAX_VIDEO_FPS, and
  * resampled to 1000 fps before that).
  */
-export function withPacketSpan(json: FfprobeOutput, span: PacketSpan): FfprobeOutput {
+export function withPacketSpan(json: FfprobeOutput, span: Pick<PacketSpan, 'seconds' | 'packets'>): FfprobeOutput {
   const video = videoStreamOf(json);
   if (!video) return json;
   const stated = durationOf(json, video);

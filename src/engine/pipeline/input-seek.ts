@@ -19,8 +19,9 @@
  *   can be shown up to the codec's reorder depth after it (B-frames: at most 16 frames in H.264 and
  *   HEVC). Seeking that much earlier still lands at or before the range's first frame.
  *
- * Not for previews (`-t` counts from the first frame read, which a seek moves) and not when the probe
- * did not give the stream's start: those chunks decode from t=0, as before.
+ * Not for previews (`-t` counts from the first frame read, which a seek moves), not when the probe
+ * did not give the stream's start, and not where the decoder guesses the frames' times: those chunks
+ * decode from t=0, as before.
  */
 
 /** The video stream's first timestamp, in its own time base (ffprobe's start_pts and time_base), and the file's start. */
@@ -29,6 +30,13 @@ export interface VideoStart {
   timeBase: readonly [numerator: number, denominator: number];
   /** the file's start_time (its earliest stream's), in microseconds as ffmpeg keeps it */
   fileStartMicros: number;
+  /**
+   * The container leaves the decoder to guess when frames are shown (AVI with B-frames), and its
+   * first frame can come after `pts`: a single run counts from that frame, a chunk seeked and
+   * counted from `pts` did not (Xvid: the first seam's frame twice, then a frame off its sound).
+   * Such an input is not seeked.
+   */
+  guessedTimes?: boolean;
 }
 
 const MARGIN_FRAMES = 17;
@@ -36,7 +44,7 @@ const MIN_MARGIN_SECONDS = 1;
 
 /** Where a window of the sequence starting at `firstFrame` seeks its input to (seconds from the file's start); null: no seeking. */
 export function inputSeekSeconds(firstFrame: number, fps: number, videoStart: VideoStart | undefined, durationLimit: number | undefined): number | null {
-  if (!videoStart || durationLimit !== undefined || !(firstFrame > 0)) return null;
+  if (!videoStart || videoStart.guessedTimes || durationLimit !== undefined || !(firstFrame > 0)) return null;
   const seconds = firstFrame / fps - Math.max(MIN_MARGIN_SECONDS, MARGIN_FRAMES / fps);
   return seconds > 0 ? seconds : null;
 }

@@ -47,6 +47,7 @@ describe('a long job\'s segments', () => {
     expect(inputSeekSeconds(20, 25, start, undefined)).toBeNull(); // within the margin: from the start
     expect(inputSeekSeconds(75, 25, start, 20)).toBeNull(); // a preview's -t counts from the first frame read
     expect(inputSeekSeconds(75, 25, undefined, undefined)).toBeNull();
+    expect(inputSeekSeconds(75, 25, { ...start, guessedTimes: true }, undefined)).toBeNull(); // AVI with B-frames: its first frame may come after the start
     expect(seekArgs(2, start)).toEqual(['-copyts', '-itsoffset', '-0.720000', '-ss', '2', '-noaccurate_seek']);
     expect(seekArgs(2, { pts: 0, timeBase: [1, 1000], fileStartMicros: 0 })).toEqual(['-copyts', '-ss', '2', '-noaccurate_seek']);
     expect(parseVideoStart(9216, '1/12800', '0.000000')).toEqual(start);
