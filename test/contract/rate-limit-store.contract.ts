@@ -55,6 +55,15 @@ export function describeRateLimitStoreContract(store: () => RateLimitStore): voi
       expect(await store().consume(k, 4, WINDOW, T0 + WINDOW + 750)).toEqual({ previous: 4, current: 3, elapsedMs: 750, admitted: true });
     });
 
+    it("a request stamped before the key's window (another replica's clock, or one that reached the store late) is counted in that window at its start, which never moves back", async () => {
+      const k = key();
+      for (let i = 0; i < 5; i += 1) expect((await store().consume(k, 5, WINDOW, T0 + 900 + i)).admitted).toBe(true);
+      expect(await store().consume(k, 5, WINDOW, T0 + WINDOW + 10)).toMatchObject({ previous: 5, current: 0, admitted: false });
+      expect(await store().consume(k, 5, WINDOW, T0 + 990)).toEqual({ previous: 5, current: 0, elapsedMs: 0, admitted: false });
+      // it was admitted and moved the window back: the next window's requests then found only it before them (4 of 5 admitted)
+      for (let i = 0; i < 5; i += 1) expect((await store().consume(k, 5, WINDOW, T0 + WINDOW + 20 + i)).admitted).toBe(false);
+    });
+
     it('forgets a window two windows on: the count starts afresh', async () => {
       const k = key();
       for (let i = 0; i < 3; i += 1) await store().consume(k, 3, WINDOW, T0 + i);

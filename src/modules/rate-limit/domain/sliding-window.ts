@@ -47,6 +47,20 @@ export function slide(stored: { start: number; previous: number; current: number
   return { previous: 0, current: 0 };
 }
 
+/**
+ * The window a request stamped `nowMs` is counted in, with its counts. One stamped before the stored
+ * window (another replica's clock a little behind, or a request that read the time just before a
+ * window's end and reached the store after one from just after it) is counted in the stored window
+ * at its start, where the previous window weighs in full: taken as its own window, it found no
+ * counts, was admitted, and moved the window back, so the next requests forgot a whole window's
+ * count (10 of 12 admitted in a second against a limit of 5).
+ */
+export function countsAt(stored: { start: number; previous: number; current: number } | undefined, nowMs: number, windowMs: number): { start: number; elapsedMs: number; previous: number; current: number } {
+  const start = windowStartOf(nowMs, windowMs);
+  if (stored && stored.start > start) return { start: stored.start, elapsedMs: 0, previous: stored.previous, current: stored.current };
+  return { start, elapsedMs: nowMs - start, ...slide(stored, start, windowMs) };
+}
+
 /** Whether one more request fits: previous * (windowMs - elapsed) + (current + 1) * windowMs <= limit * windowMs (integers, no rounding). */
 export function admits(previous: number, current: number, elapsedMs: number, windowMs: number, limit: number): boolean {
   return previous * (windowMs - elapsedMs) + (current + 1) * windowMs <= limit * windowMs;

@@ -1,4 +1,4 @@
-import { admits, slide, WindowCounts, windowStartOf } from '../../domain/sliding-window';
+import { admits, countsAt, WindowCounts, windowStartOf } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
 
 interface Counts {
@@ -15,9 +15,7 @@ export class InMemoryRateLimitStore extends RateLimitStore {
 
   async consume(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowCounts> {
     this.sweep(nowMs);
-    const start = windowStartOf(nowMs, windowMs);
-    const { previous, current } = slide(this.counts.get(key), start, windowMs);
-    const elapsedMs = nowMs - start;
+    const { start, elapsedMs, previous, current } = countsAt(this.counts.get(key), nowMs, windowMs);
     const admitted = admits(previous, current, elapsedMs, windowMs, limit);
     const counted = current + (admitted ? 1 : 0);
     this.counts.set(key, { start, previous, current: counted, windowMs });

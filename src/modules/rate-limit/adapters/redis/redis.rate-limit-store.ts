@@ -7,7 +7,8 @@ import { RateLimitStore } from '../../ports/rate-limit-store';
  * and concurrent requests cannot interleave. The key is a hash {s: window start, p: previous, c: current}
  * that expires two windows after its last write. ARGV[4] requests of the key arrive together: the
  * script admits as many as the window holds, in order (what that many calls one after another would
- * admit), and returns the counts before them with how many it admitted.
+ * admit), and returns the counts before them with how many it admitted. A request stamped before the
+ * stored window is counted in it, at its start (countsAt).
  */
 const CONSUME = `
 local limit = tonumber(ARGV[1])
@@ -18,12 +19,15 @@ local start = now - (now % window)
 local stored = redis.call('HMGET', KEYS[1], 's', 'p', 'c')
 local previous, current = 0, 0
 local storedStart = tonumber(stored[1])
+local elapsed = now - start
+if storedStart and storedStart > start then
+  start, elapsed = storedStart, 0
+end
 if storedStart == start then
   previous, current = tonumber(stored[2]), tonumber(stored[3])
 elseif storedStart == start - window then
   previous = tonumber(stored[3])
 end
-local elapsed = now - start
 local admitted = math.floor((limit * window - previous * (window - elapsed)) / window) - current
 admitted = math.max(0, math.min(requested, admitted))
 redis.call('HSET', KEYS[1], 's', start, 'p', previous, 'c', current + admitted)
