@@ -62,6 +62,8 @@ export class FilesController {
       res.setHeader('Content-Range', `bytes */${object.size}`);
       throw new DomainError('range_not_satisfiable', `The range starts past the file's end (${object.size} bytes)`);
     }
+    // opened before the file's headers are set: one gone meanwhile (retention) is answered as an error, not as the file
+    const stream = await openReadOrGone(this.storage, key, range ?? undefined);
     res.setHeader('Content-Type', contentTypeOf(key));
     res.setHeader('Cache-Control', 'private, max-age=300');
     if (typeof name === 'string' && name) res.setHeader('Content-Disposition', attachmentDisposition(name));
@@ -72,7 +74,6 @@ export class FilesController {
     } else {
       res.setHeader('Content-Length', String(object.size));
     }
-    const stream = await openReadOrGone(this.storage, key, range ?? undefined);
     sendStream(stream, res);
   }
 
