@@ -36,6 +36,18 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(await world.storage.stat(`outputs/${job.id}.webm`)).not.toBeNull();
   });
 
+  it('a job the queue gives up on after its input was fetched is failed, and its fetched input removed (it stayed in storage for good)', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    jest.spyOn(world.storage, 'withLocalFile').mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:9000'), { code: 'ECONNREFUSED' }));
+    await expect(world.handler.handle(job.id)).rejects.toThrow(/ECONNREFUSED/);
+    expect(await world.storage.stat(`inputs/${job.id}`)).not.toBeNull();
+    await world.handler.abandon(job.id, 'the storage stayed away');
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
+    expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
+  });
+
   it('a job canceled as its output was stored is not completed, and that output goes (it stayed, named by no job)', async () => {
     const world = processing();
     await world.ledger.grant(KEY, 100, null);

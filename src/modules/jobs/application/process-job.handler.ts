@@ -24,6 +24,11 @@ const PROGRESS_WRITE_INTERVAL_MS = 500;
 
 class InputFailure extends WorkerFailure {}
 
+/** where a job's video and background image fetched from their URLs are kept while it runs */
+function fetchedInputKeys(jobId: string): { video: string; backgroundImage: string } {
+  return { video: `inputs/${jobId}`, backgroundImage: `inputs/${jobId}-background` };
+}
+
 /**
  * Preparation stopped by the service's own trouble (a database or storage that did not answer), not
  * by the job's input: thrown on to the queue, which retries the job with backoff.
@@ -96,10 +101,15 @@ export class ProcessJobHandler {
     setTimeout(() => this.running.forEach((stop) => stop.abort()), graceMs).unref();
   }
 
-  /** The queue gave up on this job (its workers kept dying): end it rather than leave it processing. */
+  /**
+   * The queue gave up on this job (its workers kept dying, or the service it needed stayed away): end
+   * it rather than leave it processing, and remove what was fetched for it, which no later run reads.
+   */
   async abandon(jobId: string, reason: string): Promise<void> {
     const job = await this.jobs.findById(jobId);
     if (job && !isTerminal(job.status)) await this.lifecycle.fail(job, 'worker_failed', `Processing was abandoned: ${reason}`);
+    const fetched = fetchedInputKeys(jobId);
+    await Promise.all([fetched.video, fetched.backgroundImage].map((key) => this.storage.delete(key)));
   }
 
   /**
@@ -211,13 +221,13 @@ export class ProcessJobHandler {
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
       return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
     }
-    return { inputKey: await this.download(job.videoUrl, `inputs/${job.id}`, 'video', signal) };
+    return { inputKey: await this.download(job.videoUrl, fetchedInputKeys(job.id).video, 'video', signal) };
   }
 
   private async fetchBackgroundImage(job: Job, signal?: AbortSignal): Promise<string | null> {
     const { background } = settingsToRun(job);
     if (background.type !== 'image') return null;
-    const key = await this.download(background.image_url, `inputs/${job.id}-background`, 'background image', signal);
+    const key = await this.download(background.image_url, fetchedInputKeys(job.id).backgroundImage, 'background image', signal);
     const image = await this.storage.withLocalFile(key, (path) => this.probe.probeImage(path));
     if (isRefusal(image)) {
       await this.storage.delete(key);
