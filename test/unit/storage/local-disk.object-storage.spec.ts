@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LocalDiskObjectStorage } from '../../../src/modules/storage/adapters/local/local-disk.object-storage';
@@ -28,5 +28,19 @@ describe('LocalDiskObjectStorage: missing objects against failing reads', () => 
     await expect(read).rejects.not.toBeInstanceOf(ObjectNotFoundError);
     await expect(read).rejects.toMatchObject({ code: 'ENOTDIR' });
     await expect(store.stat('outputs/job_a.webm')).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
+  it('putFile replaces an object whole: a download already reading the old one reads it to its end (copied onto its name, it read the new bytes)', async () => {
+    const store = storeAt(dir);
+    const [older, newer] = [Buffer.alloc(200_000, 1), Buffer.alloc(200_000, 2)];
+    writeFileSync(path.join(dir, 'older.bin'), older);
+    writeFileSync(path.join(dir, 'newer.bin'), newer);
+    await store.putFile('outputs/job_a.webm', path.join(dir, 'older.bin'));
+    const reading = await store.openRead('outputs/job_a.webm');
+    await store.putFile('outputs/job_a.webm', path.join(dir, 'newer.bin'));
+    const chunks: Buffer[] = [];
+    for await (const chunk of reading) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(older)).toBe(true);
+    expect(readdirSync(path.join(dir, 'outputs'))).toEqual(['job_a.webm']);
   });
 });

@@ -22,24 +22,31 @@ export class LocalDiskObjectStorage extends ObjectStorage {
   }
 
   async put(key: string, body: Readable): Promise<StoredObject> {
-    const target = this.pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const partial = `${target}.${randomBase62(8)}.partial`;
-    try {
-      await pipeline(body, createWriteStream(partial, { flags: 'wx' }));
-      await fs.rename(partial, target);
-    } catch (error) {
-      await fs.rm(partial, { force: true });
-      throw error;
-    }
-    return { key, size: (await fs.stat(target)).size };
+    return this.writeWhole(key, (partial) => pipeline(body, createWriteStream(partial, { flags: 'wx' })));
   }
 
   async putFile(key: string, localPath: string): Promise<StoredObject> {
     const target = this.pathOf(key);
     if (path.resolve(localPath) === target) return { key, size: (await fs.stat(target)).size };
+    return this.writeWhole(key, (partial) => fs.copyFile(localPath, partial, fs.constants.COPYFILE_EXCL));
+  }
+
+  /**
+   * Writes the object beside its name, then renames it into place: a reader sees the old object or
+   * the whole new one. Copied straight onto its name, a process killed mid-copy left a truncated
+   * file that was served, and a job run twice rewrote an output while it was being downloaded.
+   */
+  private async writeWhole(key: string, write: (partial: string) => Promise<unknown>): Promise<StoredObject> {
+    const target = this.pathOf(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.copyFile(localPath, target);
+    const partial = `${target}.${randomBase62(8)}.partial`;
+    try {
+      await write(partial);
+      await fs.rename(partial, target);
+    } catch (error) {
+      await fs.rm(partial, { force: true });
+      throw error;
+    }
     return { key, size: (await fs.stat(target)).size };
   }
 
