@@ -20,8 +20,9 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       const newer = await h.addUpload(new Date('2000-06-01T00:00:00Z'));
       const cutoff = new Date('2000-03-01T00:00:00Z');
       expect(mine(await h.store().expiredUploads(cutoff, 1000), [old.id, newer.id])).toEqual([old]);
-      await h.store().markUploadDeleted(old.id);
+      expect(await h.store().claimUpload(old.id)).toBe(true);
       expect(mine(await h.store().expiredUploads(cutoff, 1000), [old.id, newer.id])).toEqual([]);
+      expect(await h.store().claimUpload(old.id)).toBe(false);
       expect(mine(await h.store().expiredUploads(new Date('2001-01-01T00:00:00Z'), 1000), [old.id, newer.id])).toEqual([newer]);
     });
 
@@ -32,6 +33,18 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       expect(mine(await h.store().expiredUploads(cutoff, 1000), [read.id])).toEqual([]);
       await job.end();
       expect(mine(await h.store().expiredUploads(cutoff, 1000), [read.id])).toEqual([read]);
+    });
+
+    it('does not claim an upload that a job started reading since it was found; a claim taken back finds it again', async () => {
+      const upload = await h.addUpload(new Date('2000-01-01T00:00:00Z'));
+      const cutoff = new Date('2000-03-01T00:00:00Z');
+      expect(mine(await h.store().expiredUploads(cutoff, 1000), [upload.id])).toEqual([upload]);
+      const job = await h.addReadingJob(upload.id, 'pending');
+      expect(await h.store().claimUpload(upload.id)).toBe(false);
+      await job.end();
+      expect(await h.store().claimUpload(upload.id)).toBe(true);
+      await h.store().unclaimUpload(upload.id);
+      expect(mine(await h.store().expiredUploads(cutoff, 1000), [upload.id])).toEqual([upload]);
     });
 
     it('finds outputs of jobs completed before the cutoff, until marked deleted', async () => {

@@ -37,6 +37,28 @@ describe('RetentionService', () => {
     expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
   });
 
+  it("leaves an upload that a job started reading while the batch's earlier files were deleted (its input went under it)", async () => {
+    const { store, storage, retention } = await world('2');
+    await storage.put('uploads/vid_b', Readable.from([Buffer.from('b')]));
+    store.addUpload('vid_b', 'uploads/vid_b', new Date('2026-01-02T09:30:00Z'));
+    const remove = storage.delete.bind(storage);
+    jest.spyOn(storage, 'delete').mockImplementation(async (key) => {
+      if (key === 'uploads/vid_old') store.addReader('vid_b');
+      return remove(key);
+    });
+    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1 });
+    expect(await storage.stat('uploads/vid_b')).not.toBeNull();
+    expect(store.isDeleted('vid_b')).toBe(false);
+  });
+
+  it('an upload whose file could not be deleted stays, for a later run', async () => {
+    const { store, storage, retention } = await world('2');
+    jest.spyOn(storage, 'delete').mockRejectedValueOnce(new Error('connect ECONNREFUSED 10.0.0.5:9000'));
+    await expect(retention.purge()).rejects.toThrow(/ECONNREFUSED/);
+    expect(store.isDeleted('vid_old')).toBe(false);
+    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1 });
+  });
+
   it('keeps everything when RETENTION_HOURS is 0', async () => {
     const { storage, retention } = await world('0');
     expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });

@@ -26,22 +26,34 @@ export class RetentionService {
     const hours = this.config.env.RETENTION_HOURS;
     if (hours <= 0) return { uploads: 0, outputs: 0 };
     const cutoff = new Date(this.clock.now().getTime() - hours * 3600_000);
-    const uploads = await this.purgeAll(() => this.store.expiredUploads(cutoff, RETENTION_BATCH), (id) => this.store.markUploadDeleted(id));
-    const outputs = await this.purgeAll(() => this.store.expiredOutputs(cutoff, RETENTION_BATCH), (id) => this.store.markOutputDeleted(id));
+    const uploads = await this.purgeAll(() => this.store.expiredUploads(cutoff, RETENTION_BATCH), (file) => this.deleteUpload(file));
+    const outputs = await this.purgeAll(() => this.store.expiredOutputs(cutoff, RETENTION_BATCH), async (file) => {
+      await this.storage.delete(file.key);
+      await this.store.markOutputDeleted(file.id);
+      return true;
+    });
     if (uploads || outputs) this.logger.log(`retention deleted ${uploads} uploads and ${outputs} outputs older than ${hours} h`);
     return { uploads, outputs };
   }
 
+  /** An upload is claimed before its file goes: one a job has started reading since it was found is left (false). */
+  private async deleteUpload(file: ExpiredFile): Promise<boolean> {
+    if (!(await this.store.claimUpload(file.id))) return false;
+    try {
+      await this.storage.delete(file.key);
+    } catch (error) {
+      await this.store.unclaimUpload(file.id);
+      throw error;
+    }
+    return true;
+  }
+
   /** Every expired file, oldest first, a batch at a time: one batch a run fell behind past 200 files an interval. */
-  private async purgeAll(nextBatch: () => Promise<ExpiredFile[]>, markDeleted: (id: string) => Promise<void>): Promise<number> {
+  private async purgeAll(nextBatch: () => Promise<ExpiredFile[]>, purge: (file: ExpiredFile) => Promise<boolean>): Promise<number> {
     let purged = 0;
     for (;;) {
       const files = await nextBatch();
-      for (const file of files) {
-        await this.storage.delete(file.key);
-        await markDeleted(file.id);
-      }
-      purged += files.length;
+      for (const file of files) if (await purge(file)) purged += 1;
       if (files.length < RETENTION_BATCH) return purged;
     }
   }

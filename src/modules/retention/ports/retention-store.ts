@@ -12,7 +12,14 @@ export interface ExpiredFile {
  */
 export abstract class RetentionStore {
   abstract expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
-  abstract markUploadDeleted(id: string): Promise<void>;
+  /**
+   * Marks an expired upload deleted before its file goes, unless a pending or processing job reads
+   * it by now (one started since it was found: false). Checked only when it was found, a job started
+   * while the batch's files were deleted, one by one, had its input deleted under it.
+   */
+  abstract claimUpload(id: string): Promise<boolean>;
+  /** takes a claim back: the file could not be deleted, and a later sweep tries again */
+  abstract unclaimUpload(id: string): Promise<void>;
   abstract expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
   abstract markOutputDeleted(id: string): Promise<void>;
 }

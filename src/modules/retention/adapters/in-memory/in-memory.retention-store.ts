@@ -41,9 +41,16 @@ export class InMemoryRetentionStore extends RetentionStore {
     return expired(this.uploads, cutoff, limit, (file) => !this.readers.get(file.id));
   }
 
-  async markUploadDeleted(id: string): Promise<void> {
+  async claimUpload(id: string): Promise<boolean> {
     const file = this.uploads.get(id);
-    if (file) file.deletedAt = this.now();
+    if (!file || file.deletedAt || this.readers.get(id)) return false;
+    file.deletedAt = this.now();
+    return true;
+  }
+
+  async unclaimUpload(id: string): Promise<void> {
+    const file = this.uploads.get(id);
+    if (file) file.deletedAt = null;
   }
 
   async expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]> {

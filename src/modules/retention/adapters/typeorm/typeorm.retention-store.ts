@@ -3,6 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ExpiredFile, RetentionStore } from '../../ports/retention-store';
 
+/** a job reads an upload by its URL, which ends in /v1/uploads/{id} (UploadsService.videoUrlOf) */
+const NOT_READ_BY_A_JOB = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status IN ('pending', 'processing') AND RIGHT(j.video_url, LENGTH(u.id) + 12) = '/v1/uploads/' || u.id)`;
+
 /** The retention queries on Postgres: uploads by created_at, outputs by their job's completed_at. */
 @Injectable()
 export class TypeOrmRetentionStore extends RetentionStore {
@@ -10,19 +13,23 @@ export class TypeOrmRetentionStore extends RetentionStore {
     super();
   }
 
-  /** a job reads an upload by its URL, which ends in /v1/uploads/{id} (UploadsService.videoUrlOf) */
   expiredUploads(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
     return this.db.query(
       `SELECT u.id, u.storage_key AS key FROM uploads u
-        WHERE u.deleted_at IS NULL AND u.created_at < $1
-          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status IN ('pending', 'processing') AND RIGHT(j.video_url, LENGTH(u.id) + 12) = '/v1/uploads/' || u.id)
+        WHERE u.deleted_at IS NULL AND u.created_at < $1 AND ${NOT_READ_BY_A_JOB}
         ORDER BY u.created_at LIMIT $2`,
       [cutoff, limit],
     );
   }
 
-  async markUploadDeleted(id: string): Promise<void> {
-    await this.db.query(`UPDATE uploads SET deleted_at = now() WHERE id = $1`, [id]);
+  async claimUpload(id: string): Promise<boolean> {
+    // an UPDATE answers [rows, how many it changed]
+    const [, claimed] = (await this.db.query(`UPDATE uploads u SET deleted_at = now() WHERE u.id = $1 AND u.deleted_at IS NULL AND ${NOT_READ_BY_A_JOB}`, [id])) as [unknown[], number];
+    return claimed > 0;
+  }
+
+  async unclaimUpload(id: string): Promise<void> {
+    await this.db.query(`UPDATE uploads SET deleted_at = NULL WHERE id = $1`, [id]);
   }
 
   expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]> {
