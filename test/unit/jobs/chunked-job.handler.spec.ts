@@ -32,7 +32,14 @@ function chunking(probe: VideoProbe = new TenSecondProbe()) {
     await handler.handle(job.id);
     return { job, flow: dispatcher.flows.get(job.id) };
   };
-  return { ...world, gateway, dispatcher, joiner, chunked, handler, split };
+  /** split, then every chunk run: what the join is handed */
+  const splitAndRun = async (request = {}) => {
+    const { job, flow } = await split(request);
+    const outcomes = [];
+    for (const chunk of flow!.chunks) outcomes.push(await chunked.runChunk(chunk));
+    return { job, flow, outcomes };
+  };
+  return { ...world, gateway, dispatcher, joiner, chunked, handler, split, splitAndRun };
 }
 
 describe('planChunks', () => {
@@ -83,9 +90,7 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
   it('runs the chunks, sums their progress, and the join completes the job once with one charge for all of it', async () => {
     const world = chunking();
     world.gateway.succeedWith(10 / 3);
-    const { job, flow } = await world.split({ output_format: 'gif' });
-    const outcomes = [];
-    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const { job, flow, outcomes } = await world.splitAndRun({ output_format: 'gif' });
     expect(world.gateway.tasks.map((task) => [task.settings.outputFormat, task.segment?.prerollSeconds])).toEqual([
       ['mov', 0],
       ['mov', 1],
@@ -103,9 +108,7 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
 
   it('a job canceled while its chunks were joined is not completed; its output goes with the chunks', async () => {
     const world = chunking();
-    const { job, flow } = await world.split();
-    const outcomes = [];
-    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const { job, flow, outcomes } = await world.splitAndRun();
     const join = world.joiner.join.bind(world.joiner);
     world.joiner.join = async (request) => {
       await join(request);
@@ -120,9 +123,7 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     const world = chunking();
     world.chunked.completionRetryDelaysMs = [0, 0, 0, 0];
     world.gateway.succeedWith(10 / 3);
-    const { job, flow } = await world.split();
-    const outcomes = [];
-    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const { job, flow, outcomes } = await world.splitAndRun();
     const readJob = world.jobs.findById.bind(world.jobs);
     let away = 0;
     const join = world.joiner.join.bind(world.joiner);
@@ -145,9 +146,7 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
 
   it('a join that ran out of attempts after making its output fails the job and removes the output, which no job names', async () => {
     const world = chunking();
-    const { job, flow } = await world.split();
-    const outcomes = [];
-    for (const chunk of flow!.chunks) outcomes.push(await world.chunked.runChunk(chunk));
+    const { job, flow, outcomes } = await world.splitAndRun();
     const join = world.joiner.join.bind(world.joiner);
     world.joiner.join = async (request) => {
       await join(request);
