@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { bootstrap } from './bootstrap';
 
-bootstrap().catch((error: Error) => {
-  process.stderr.write(`Backdrop could not start: ${error.message}\n`);
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(`Backdrop could not start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

