@@ -28,6 +28,24 @@ function welcome(baseUrl: string, apiKey: string | null, adminToken: string | un
   return `${lines.join('\n')}\n`;
 }
 
+/** what a shutdown may take beyond the workers' and the HTTP server's graces (the database and queues closing) */
+const SHUTDOWN_MARGIN_MS = 10_000;
+
+/**
+ * A shutdown still waiting `limitMs` after its signal ends the process: a queue connection to a
+ * Redis that has gone never closes, and SIGTERM left the process up, serving, until it was killed.
+ */
+function cutShutdownShortAfterItsGraces(limitMs: number): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        logger.error(`shutdown still waiting ${limitMs} ms after ${signal} (a queue or database that does not answer): exiting`);
+        process.exit(1);
+      }, limitMs).unref();
+    });
+  }
+}
+
 export async function bootstrap(): Promise<void> {
   const config = loadConfig();
   useMediaBinaries(config.mediaBinaries);
@@ -54,6 +72,8 @@ export async function bootstrap(): Promise<void> {
     process.once('SIGINT', () => void stopEmbedded());
     process.once('SIGTERM', () => void stopEmbedded());
   }
+
+  cutShutdownShortAfterItsGraces(config.env.WORKER_SHUTDOWN_GRACE_MS + config.env.HTTP_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS);
 
   let developmentKey: string | null = null;
   if (config.role !== 'worker') {

@@ -129,6 +129,27 @@ describe('faults', () => {
     }
   }, 240000);
 
+  it('Redis gone for good: SIGTERM still ends the process, within its graces (its queues never closed, and it went on serving until killed)', async () => {
+    const redisDir = mkdtempSync(path.join(tmpdir(), 'backdrop-redis-'));
+    const redis = startRedis(redisDir, randomPort());
+    await redis.waitFor(/Ready to accept connections/);
+    const cluster = new Cluster({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redis.port}`, QUEUE_NAMESPACE: redisNamespace(), WORKER_SHUTDOWN_GRACE_MS: '1000', HTTP_SHUTDOWN_GRACE_MS: '1000' });
+    try {
+      const app = await cluster.start('all');
+      await redis.stop('SIGKILL');
+      const signalled = Date.now();
+      const exited = new Promise<number | null>((resolve) => app.child.once('exit', (code) => resolve(code)));
+      app.child.kill('SIGTERM');
+      // 1 s + 1 s of graces and 10 s for the rest; the helper's own stop would SIGKILL at 15 s
+      const code = await Promise.race([exited, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 14_000))]);
+      expect({ code, output: app.output().match(/shutdown still waiting \d+ ms after SIGTERM/)?.[0] }).toEqual({ code: 1, output: 'shutdown still waiting 12000 ms after SIGTERM' });
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(12_000);
+    } finally {
+      await cluster.stopAll();
+      rmSync(redisDir, { recursive: true, force: true });
+    }
+  }, 120000);
+
   it('Postgres restarted mid-run: work resumes and completes once', async () => {
     let pg = await startEmbeddedDatabase();
     try {

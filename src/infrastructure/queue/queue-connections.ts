@@ -3,9 +3,12 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { FlowProducer, QueueBase } from 'bullmq';
 import { RepeatedWarning } from '../../common/logging/repeated-warning';
+import { withTimeout } from '../../common/with-timeout';
 
 /** at most one line a connection in this long, however often it fails */
 const ERROR_LOG_INTERVAL_MS = 30_000;
+/** how long a start waits for every queue connection */
+const QUEUE_READY_TIMEOUT_MS = 60_000;
 
 interface QueueConnection {
   waitUntilReady(): Promise<unknown>;
@@ -35,7 +38,8 @@ export class QueueConnections implements OnApplicationBootstrap {
       return [];
     });
     for (const [name, connection] of connections) this.logErrors(name, connection);
-    await Promise.all(connections.map(([, connection]) => connection.waitUntilReady()));
+    // a Redis that does not answer held the start for good (BullMQ retries its connection forever)
+    await withTimeout(Promise.all(connections.map(([, connection]) => connection.waitUntilReady())), QUEUE_READY_TIMEOUT_MS, 'the queue backend (REDIS_URL, else the database)');
   }
 
   private logErrors(name: string, connection: QueueConnection): void {
