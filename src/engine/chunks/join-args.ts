@@ -72,18 +72,18 @@ export function buildStreamCopyJoinArgs(listPath: string, preset: EncoderPreset,
   ];
 }
 
-/** GIF, first pass over the joined chunks: the whole clip's palette. */
-export function buildJoinPaletteArgs(listPath: string, palettePath: string): string[] {
-  return [...COMMON_ARGS, ...concatInputArgs(listPath, 'mov'), '-map', '0:v:0', '-vf', `format=rgba,${GIF_PALETTE_FILTER}`, '-frames:v', '1', '-f', 'image2', '-y', palettePath];
+/** GIF, first pass over the joined chunks (the source's YCbCr, `matrix`): the whole clip's palette. */
+export function buildJoinPaletteArgs(listPath: string, palettePath: string, matrix?: ColourMatrix): string[] {
+  return [...COMMON_ARGS, ...concatInputArgs(listPath, 'mov'), '-map', '0:v:0', '-vf', `${convertWith(matrix)}format=rgba,${GIF_PALETTE_FILTER}`, '-frames:v', '1', '-f', 'image2', '-y', palettePath];
 }
 
-/** GIF, second pass: the joined chunks (of the source's `fps`) through that one palette. */
-export function buildJoinGifArgs(listPath: string, palettePath: string, preset: EncoderPreset, outputPath: string, fps: number): string[] {
+/** GIF, second pass: the joined chunks (of the source's `fps` and `matrix`) through that one palette. */
+export function buildJoinGifArgs(listPath: string, palettePath: string, preset: EncoderPreset, outputPath: string, fps: number, matrix?: ColourMatrix): string[] {
   return [
     ...COMMON_ARGS,
     ...concatInputArgs(listPath, 'mov'),
     ...pinArgs({ demuxer: 'png_pipe' }), '-i', palettePath,
-    '-filter_complex', `[0:v]format=rgba[frames];${gifRateLimited('[frames]', fps)}[1:v]${GIF_PALETTE_USE_FILTER}[gif]`,
+    '-filter_complex', `[0:v]${convertWith(matrix)}format=rgba[frames];${gifRateLimited('[frames]', fps)}[1:v]${GIF_PALETTE_USE_FILTER}[gif]`,
     '-map', '[gif]',
     ...preset.videoArgs,
     ...preset.muxerArgs,

@@ -50,8 +50,8 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
     switch (request.outputFormat) {
       case 'gif': {
         const palettePath = join(scratch, 'palette.png');
-        await run(buildJoinPaletteArgs(listPath, palettePath));
-        await run(buildJoinGifArgs(listPath, palettePath, preset, partialPath, source.fps));
+        await run(buildJoinPaletteArgs(listPath, palettePath, source.colourMatrix));
+        await run(buildJoinGifArgs(listPath, palettePath, preset, partialPath, source.fps, source.colourMatrix));
         await setGifFileDisposal(partialPath);
         break;
       }

@@ -44,10 +44,11 @@ export function tagFrames(matrix: ColourMatrix | undefined): string {
 }
 
 /**
- * A `scale`'s options that read and write YCbCr with `matrix`; none where it is unknown. The filter that turns the source's frames into what follows converts them itself: a tag
- * alone (tagFrames) was not read where ffmpeg put the conversion at the graph's input, before the
- * tag, so an untagged HD picture became RGB with BT.601 (200,60,40 came out 186,46,41 in GIF, PNG and
- * the decontaminated edge), and an RGB one became YCbCr with BT.601 under a BT.709 tag.
+ * A `scale`'s options that read and write YCbCr with `matrix`; none where it is unknown. The filter
+ * that turns the source's frames into what follows converts them itself: a tag alone (tagFrames) was
+ * not read where ffmpeg put the conversion at the graph's input, before the tag, so an untagged HD
+ * picture became RGB with BT.601 (200,60,40 came out 186,46,41 in GIF, PNG and the decontaminated
+ * edge), and an RGB one became YCbCr with BT.601 under a BT.709 tag.
  */
 export function matrixOptions(matrix: ColourMatrix | undefined): string[] {
   return matrix ? [`in_color_matrix=${matrix}`, `out_color_matrix=${matrix}`] : [];

@@ -1,4 +1,4 @@
-import { buildJoinAudioArgs, buildJoinFramesArgs, buildJoinGifArgs, buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
+import { buildJoinAudioArgs, buildJoinFramesArgs, buildJoinGifArgs, buildJoinPaletteArgs, buildStreamCopyJoinArgs, concatInputArgs, concatList } from '../../../src/engine/chunks/join-args';
 import { planSegment, segmentFormatFor, segmentFrames } from '../../../src/engine/chunks/segment';
 import { ENCODER_PRESETS } from '../../../src/engine/pipeline/encoders';
 import { sourceChain } from '../../../src/engine/pipeline/ffmpeg-args';
@@ -115,7 +115,7 @@ describe('the join\'s ffmpeg arguments', () => {
     expect(filterOf(50)).toBe('[0:v]format=rgba[frames];[frames][1:v]paletteuse=dither=bayer:bayer_scale=3[gif]');
   });
 
-  it('bring a WebP of chunks above 50 fps to 50, and read the chunks of WebP and PNG with their matrix, as the single run does', () => {
+  it('bring a WebP of chunks above 50 fps to 50, and read the chunks of WebP, PNG and GIF with their matrix, as the single run does', () => {
     const filterOf = (format: 'webp' | 'png_sequence', fps: number) => {
       const args = buildJoinFramesArgs('/tmp/list.txt', ENCODER_PRESETS[format], '/tmp/out', fps, 'bt709');
       return args[args.indexOf('-vf') + 1];
@@ -123,5 +123,9 @@ describe('the join\'s ffmpeg arguments', () => {
     expect(filterOf('webp', 120)).toBe('scale=in_color_matrix=bt709:out_color_matrix=bt601:in_range=tv:out_range=tv,fps=50,format=yuva420p');
     expect(filterOf('webp', 50)).toBe('scale=in_color_matrix=bt709:out_color_matrix=bt601:in_range=tv:out_range=tv,format=yuva420p');
     expect(filterOf('png_sequence', 120)).toBe('scale=in_color_matrix=bt709:out_color_matrix=bt709,format=rgba');
+    const gif = buildJoinGifArgs('/tmp/list.txt', '/tmp/palette.png', ENCODER_PRESETS.gif, '/tmp/out.gif', 25, 'bt709');
+    expect(gif[gif.indexOf('-filter_complex') + 1]).toMatch(/^\[0:v\]scale=in_color_matrix=bt709:out_color_matrix=bt709,format=rgba\[frames\];/);
+    const palette = buildJoinPaletteArgs('/tmp/list.txt', '/tmp/palette.png', 'bt709');
+    expect(palette[palette.indexOf('-vf') + 1]).toMatch(/^scale=in_color_matrix=bt709:out_color_matrix=bt709,format=rgba,palettegen/);
   });
 });

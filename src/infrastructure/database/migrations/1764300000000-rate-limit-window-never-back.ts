@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** rate_limit_consume with `p_start` the window a request stamped `p_now` falls in */
+/** rate_limit_consume as it is with `countInStoredWindow`, and as it was without */
 const consumeFunction = (countInStoredWindow: boolean) => `
   CREATE OR REPLACE FUNCTION rate_limit_consume(p_key text, p_limit bigint, p_window bigint, p_now bigint)
   RETURNS TABLE (previous_hits integer, current_hits integer, elapsed_ms bigint, admitted boolean)

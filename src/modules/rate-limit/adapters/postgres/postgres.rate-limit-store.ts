@@ -5,7 +5,7 @@ import { RateLimitStore } from '../../ports/rate-limit-store';
 
 /**
  * Rate-limit counts in Postgres (REDIS_URL unset), shared by every API process: one call per request
- * of the function rate_limit_consume (migration SlidingWindowRateLimits), which applies the sliding
+ * of the function rate_limit_consume (migrations SlidingWindowRateLimits, RateLimitWindowNeverBack), which applies the sliding
  * window under the key's row lock.
  */
 export class PostgresRateLimitStore extends RateLimitStore {
