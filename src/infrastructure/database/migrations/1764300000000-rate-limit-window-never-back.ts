@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** rate_limit_consume as it is with `countInStoredWindow`, and as it was without */
+/** rate_limit_consume as it is with `countInStoredWindow` (and the window it counted in), and as it was without */
 const consumeFunction = (countInStoredWindow: boolean) => `
-  CREATE OR REPLACE FUNCTION rate_limit_consume(p_key text, p_limit bigint, p_window bigint, p_now bigint)
-  RETURNS TABLE (previous_hits integer, current_hits integer, elapsed_ms bigint, admitted boolean)
+  CREATE FUNCTION rate_limit_consume(p_key text, p_limit bigint, p_window bigint, p_now bigint)
+  RETURNS TABLE (previous_hits integer, current_hits integer, elapsed_ms bigint, admitted boolean${countInStoredWindow ? ', window_start bigint' : ''})
   LANGUAGE plpgsql AS $$
   DECLARE
     v_start bigint := p_now - (p_now % p_window);
@@ -32,8 +32,11 @@ const consumeFunction = (countInStoredWindow: boolean) => `
     UPDATE rate_limit_windows w SET window_start = v_start, previous_hits = rate_limit_consume.previous_hits, current_hits = rate_limit_consume.current_hits,
       expires_at = now() + (2 * p_window) * interval '1 millisecond'
       WHERE w.key = p_key;
+    ${countInStoredWindow ? 'window_start := v_start;' : ''}
     RETURN NEXT;
   END $$`;
+
+const DROP_CONSUME = 'DROP FUNCTION rate_limit_consume(text, bigint, bigint, bigint)';
 
 /**
  * A request stamped before its key's stored window (another replica's clock a little behind, or a
@@ -42,15 +45,18 @@ const consumeFunction = (countInStoredWindow: boolean) => `
  * (countsAt in src/modules/rate-limit/domain/sliding-window.ts). Counted as a window of its own, it
  * found no counts, was admitted, and moved the window back: the next requests forgot a whole
  * window's count, and a burst spread over replicas at a window's edge got about twice the limit.
+ * The function also answers the window it counted in, where a release gives the request back.
  */
 export class RateLimitWindowNeverBack1764300000000 implements MigrationInterface {
   name = 'RateLimitWindowNeverBack1764300000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(DROP_CONSUME);
     await queryRunner.query(consumeFunction(true));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(DROP_CONSUME);
     await queryRunner.query(consumeFunction(false));
   }
 }

@@ -18,6 +18,8 @@ export interface WindowCounts {
   elapsedMs: number;
   /** whether this request was admitted (and counted) */
   admitted: boolean;
+  /** the start of the window it was counted in: the caller's own, or a later one (countsAt); a release gives it back there */
+  windowStart: number;
 }
 
 export interface RateLimitOutcome {

@@ -185,21 +185,28 @@ export class RateLimitGuard implements CanActivate {
     return predicate;
   }
 
-  /** counts the request against `limit` (429 past it); when it was counted, the time it was counted at */
+  /**
+   * Counts the request against `limit` (429 past it); when it was counted, the time it was counted
+   * at: its own, or the start of a later window it was counted in (countsAt), which its headers and
+   * a release go by.
+   */
   private async apply(limit: Limit, tracker: string, res: Response): Promise<number | undefined> {
     let outcome: RateLimitOutcome;
+    let countedAt: number;
     const now = this.clock.now().getTime();
     try {
-      outcome = outcomeOf(await this.store.consume(`${limit.name}:${tracker}`, limit.limit, this.limits.windowMs, now), this.limits.windowMs, limit.limit);
+      const counts = await this.store.consume(`${limit.name}:${tracker}`, limit.limit, this.limits.windowMs, now);
+      countedAt = counts.windowStart + counts.elapsedMs;
+      outcome = outcomeOf(counts, this.limits.windowMs, limit.limit);
     } catch (error) {
       this.log.warn(`rate-limit store unavailable, request let through: ${(error as Error).message}`);
       return undefined;
     }
     res.setHeader(`${limit.header}-Limit`, String(limit.limit));
     res.setHeader(`${limit.header}-Remaining`, String(outcome.remaining));
-    res.setHeader(`${limit.header}-Reset`, String(Math.ceil((now + outcome.resetMs) / 1000)));
-    if (outcome.admitted) return now;
-    const retryAfter = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
+    res.setHeader(`${limit.header}-Reset`, String(Math.ceil((countedAt + outcome.resetMs) / 1000)));
+    if (outcome.admitted) return countedAt;
+    const retryAfter = Math.max(1, Math.ceil((countedAt - now + outcome.retryAfterMs) / 1000));
     res.setHeader('Retry-After', String(retryAfter));
     const what = limit.name === 'starts' ? `${limit.limit} job starts` : `${limit.limit} requests`;
     throw new DomainError('rate_limited', `Rate limit exceeded: ${what} per ${Math.round(this.limits.windowMs / 1000)} s for this API key; retry after ${retryAfter} s`);

@@ -19,7 +19,7 @@ export class InMemoryRateLimitStore extends RateLimitStore {
     const admitted = admits(previous, current, elapsedMs, windowMs, limit);
     const counted = current + (admitted ? 1 : 0);
     this.counts.set(key, { start, previous, current: counted, windowMs });
-    return { previous, current: counted, elapsedMs, admitted };
+    return { previous, current: counted, elapsedMs, admitted, windowStart: start };
   }
 
   async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {

@@ -17,12 +17,12 @@ export class PostgresRateLimitStore extends RateLimitStore {
 
   async consume(key: string, limit: number, windowMs: number, nowMs: number): Promise<WindowCounts> {
     this.sweeper.maybeSweep();
-    const rows: Array<{ previous_hits: number; current_hits: number; elapsed_ms: string; admitted: boolean }> = await this.dataSource.query(
-      `SELECT previous_hits, current_hits, elapsed_ms, admitted FROM rate_limit_consume($1, $2, $3, $4)`,
+    const rows: Array<{ previous_hits: number; current_hits: number; elapsed_ms: string; admitted: boolean; window_start: string }> = await this.dataSource.query(
+      `SELECT previous_hits, current_hits, elapsed_ms, admitted, window_start FROM rate_limit_consume($1, $2, $3, $4)`,
       [key, limit, Math.round(windowMs), Math.round(nowMs)],
     );
     const row = rows[0];
-    return { previous: Number(row.previous_hits), current: Number(row.current_hits), elapsedMs: Number(row.elapsed_ms), admitted: row.admitted };
+    return { previous: Number(row.previous_hits), current: Number(row.current_hits), elapsedMs: Number(row.elapsed_ms), admitted: row.admitted, windowStart: Number(row.window_start) };
   }
 
   async release(key: string, windowMs: number, admittedAtMs: number): Promise<void> {

@@ -32,7 +32,7 @@ local admitted = math.floor((limit * window - previous * (window - elapsed)) / w
 admitted = math.max(0, math.min(requested, admitted))
 redis.call('HSET', KEYS[1], 's', start, 'p', previous, 'c', current + admitted)
 redis.call('PEXPIRE', KEYS[1], 2 * window)
-return {previous, current, elapsed, admitted}`;
+return {previous, current, elapsed, admitted, start}`;
 
 /** release: one request given back to the window it was counted in (ARGV[1] its start), current or, once slid, previous */
 const RELEASE = `
@@ -47,7 +47,7 @@ elseif storedStart == start + window and tonumber(stored[2]) > 0 then
 end
 return 1`;
 
-type Consume = (key: string, limit: number, windowMs: number, nowMs: number, requested: number) => Promise<[number, number, number, number]>;
+type Consume = (key: string, limit: number, windowMs: number, nowMs: number, requested: number) => Promise<[number, number, number, number, number]>;
 type Release = (key: string, windowStart: number, windowMs: number) => Promise<number>;
 
 /** Requests of one key, limit, window and millisecond that arrived in the same turn of the event loop. */
@@ -112,9 +112,9 @@ export class RedisRateLimitStore extends RateLimitStore {
   private consumeTogether({ key, limit, windowMs, nowMs, waiting }: Batch): void {
     this.run(key, limit, windowMs, nowMs, waiting.length).then(
       (counts) => {
-        const [previous, current, elapsedMs, admitted] = counts.map(Number);
+        const [previous, current, elapsedMs, admitted, windowStart] = counts.map(Number);
         waiting.forEach(({ resolve }, index) =>
-          resolve({ previous, current: current + Math.min(index + 1, admitted), elapsedMs, admitted: index < admitted }),
+          resolve({ previous, current: current + Math.min(index + 1, admitted), elapsedMs, admitted: index < admitted, windowStart }),
         );
       },
       (error: unknown) => waiting.forEach(({ reject }) => reject(error)),
