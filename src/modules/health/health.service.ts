@@ -1,4 +1,5 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { RepeatedWarning } from '../../common/logging/repeated-warning';
 import { ObjectStorage } from '../storage/ports/object-storage';
 import { WorkerGateway } from '../worker-gateway/ports/worker-gateway';
 import { DatabaseProbe } from './database-probe';
@@ -11,13 +12,21 @@ const CHECK_TIMEOUT_MS = 3000;
 
 export const NO_QUEUE_CONSUMER = 'no worker takes jobs from the queue: jobs wait until a process with ROLE=worker or ROLE=all runs';
 
-async function within(check: () => Promise<string>): Promise<string> {
+/**
+ * A check's answer within CHECK_TIMEOUT_MS. What a check throws goes to the log, not to the public
+ * answer: a driver's message names hosts, addresses, users or paths (`connect ECONNREFUSED 10.0.3.7:5432`).
+ */
+async function within(check: () => Promise<string>, failures: RepeatedWarning, name: string): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve(`no answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS);
   });
+  const failed = (error: Error): string => {
+    failures.warn(`health check ${name} failed: ${error.message}`);
+    return 'unavailable (details in the log)';
+  };
   try {
-    return await Promise.race([check().catch((error: Error) => error.message || 'failed'), timeout]);
+    return await Promise.race([check().catch(failed), timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -33,14 +42,16 @@ export class HealthService {
     @Optional() private readonly gateway?: WorkerGateway,
   ) {}
 
+  private readonly failures = new RepeatedWarning(new Logger('Health'));
+
   async checks(): Promise<Checks> {
-    const [worker_configured, { storage_configured, database, queue }] = await Promise.all([within(() => this.workerCheck()), this.readiness()]);
+    const [worker_configured, { storage_configured, database, queue }] = await Promise.all([within(() => this.workerCheck(), this.failures, 'worker_configured'), this.readiness()]);
     return { api: 'ok', worker_configured, storage_configured, database, queue };
   }
 
   /** What readiness for traffic needs (`/health/ready`): the API serves without a worker. */
   async readiness(): Promise<Pick<Checks, 'database' | 'queue' | 'storage_configured'>> {
-    const [storage_configured, database, queue] = await Promise.all([within(() => this.storage.check()), within(() => this.database.check()), within(() => this.queue.check())]);
+    const [storage_configured, database, queue] = await Promise.all([within(() => this.storage.check(), this.failures, 'storage_configured'), within(() => this.database.check(), this.failures, 'database'), within(() => this.queue.check(), this.failures, 'queue')]);
     return { database, queue, storage_configured };
   }
 

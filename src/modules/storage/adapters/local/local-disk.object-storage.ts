@@ -96,7 +96,8 @@ export class LocalDiskObjectStorage extends ObjectStorage {
       await fs.access(this.root, fs.constants.W_OK);
       return 'ok';
     } catch (error) {
-      return `storage directory not writable: ${(error as Error).message}`;
+      // the code, not the message: the public /health answer would name the directory
+      return `storage directory not writable: ${(error as NodeJS.ErrnoException).code ?? 'failed'}`;
     }
   }
 }

@@ -1,0 +1,23 @@
+import { Logger } from '@nestjs/common';
+import { DatabaseProbe } from '../../../src/modules/health/database-probe';
+import { HealthService } from '../../../src/modules/health/health.service';
+import { QueueProbe } from '../../../src/modules/health/queue-probe';
+import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
+
+class UnreachableDatabase extends DatabaseProbe {
+  async check(): Promise<string> {
+    throw new Error('connect ECONNREFUSED 10.0.3.7:5432');
+  }
+}
+
+describe('HealthService', () => {
+  it("answers a failing check without its driver's message, which names hosts and addresses (/health is public), and logs it", async () => {
+    const queue = { check: async () => 'ok', consumers: async () => 1 } as unknown as QueueProbe;
+    const health = new HealthService(new UnreachableDatabase(), new InMemoryObjectStorage(), queue);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const readiness = await health.readiness();
+    expect(readiness.database).toBe('unavailable (details in the log)');
+    expect(JSON.stringify(readiness)).not.toContain('10.0.3.7');
+    expect(warn).toHaveBeenCalledWith('health check database failed: connect ECONNREFUSED 10.0.3.7:5432');
+  });
+});
