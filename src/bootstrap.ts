@@ -75,6 +75,9 @@ export async function bootstrap(): Promise<void> {
 
   cutShutdownShortAfterItsGraces(config.env.WORKER_SHUTDOWN_GRACE_MS + config.env.HTTP_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS);
 
+  // Workers listen too, for /health/live, /health/ready and /metrics (probes and scraping).
+  await app.listen(config.port, config.host);
+  // made once the server listens: a first start that could not listen made a key it never showed, and no later start made one
   let developmentKey: string | null = null;
   if (config.role !== 'worker') {
     const keys = app.get(ApiKeysService);
@@ -82,7 +85,5 @@ export async function bootstrap(): Promise<void> {
       developmentKey = (await keys.create('development', 'created at first start', config.env.DEV_KEY_CREDITS)).apiKey;
     }
   }
-  // Workers listen too, for /health/live, /health/ready and /metrics (probes and scraping).
-  await app.listen(config.port, config.host);
   process.stdout.write(config.role === 'worker' ? `Backdrop worker started (health and metrics on port ${config.port})\n` : welcome(config.publicBaseUrl, developmentKey, secrets.generatedAdminToken));
 }

@@ -102,14 +102,19 @@ describe('npm start with the embedded default', () => {
     expect(jobs.total).toBe(1);
   }, 180000);
 
-  it("a first start whose Postgres port is taken says why and names EMBEDDED_PG_PORT; the next start, on a free port, makes the database it did not (a TypeError, then 'database \"backdrop\" does not exist' for good)", async () => {
+  it("a first start whose Postgres port is taken says why and names EMBEDDED_PG_PORT; the next start, on a free port, makes the database it did not (a TypeError, then 'database \"backdrop\" does not exist' for good), and a start that cannot listen makes no key it cannot show", async () => {
     const otherDir = mkdtempSync(path.join(tmpdir(), 'backdrop-start-busy-'));
     try {
       const otherEnv = { ...env, DATA_DIR: otherDir, PORT: String(randomPort()) };
       const refused = startProcess(['dist/src/main.js'], otherEnv); // env's EMBEDDED_PG_PORT: the running server's Postgres
       await expect(refused.waitFor(/never printed/, 120000)).rejects.toThrow(/process exited \(1\)/);
       expect(refused.output()).toMatch(/Backdrop could not start: the embedded Postgres in \S+ did not start on port \d+ \(EMBEDDED_PG_PORT\): .+/);
-      const started = startProcess(['dist/src/main.js'], { ...otherEnv, EMBEDDED_PG_PORT: String(randomPort()) });
+      const freePgPort = String(randomPort());
+      const unheard = startProcess(['dist/src/main.js'], { ...otherEnv, EMBEDDED_PG_PORT: freePgPort, PORT: String(port) }); // the running server's port
+      await expect(unheard.waitFor(/never printed/, 120000)).rejects.toThrow(/process exited \(1\)/);
+      expect(unheard.output()).toMatch(/EADDRINUSE/);
+      // the key is made once the server listens: made before, it was never shown, and no later start made one
+      const started = startProcess(['dist/src/main.js'], { ...otherEnv, EMBEDDED_PG_PORT: freePgPort });
       await started.waitFor(/Development API key \(shown once\): bd_live_\w{32}/, 120000);
       expect(await started.stop('SIGTERM')).toBe(0);
     } finally {
