@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import * as path from 'node:path';
 import type { MediaBinaries } from '../engine/media/binaries';
 import { engineProcessEnv } from '../engine/runner/engine-environment';
@@ -97,7 +98,41 @@ const API_CHECKS: readonly ConfigCheck[] = [
   (env) => (env.WORKER_GATEWAY === 'remote' && !env.WORKER_API_KEY ? problem('WORKER_API_KEY', 'is required when WORKER_GATEWAY=remote') : undefined),
   (env) => (env.DATABASE_URL && !env.ADMIN_TOKEN ? problem('ADMIN_TOKEN', 'is required when DATABASE_URL is set (it is generated only in embedded mode)') : undefined),
   (env) => (parsePackages(env.PRICING_PACKAGES) ? undefined : problem('PRICING_PACKAGES', 'must be a JSON array; each entry needs name, credits, price_cents, currency')),
+  // refused here, these failed later with a message naming none of them ("Invalid URL", "getaddrinfo ENOTFOUND base")
+  (env) => (env.DATABASE_URL && !isUrlOf(env.DATABASE_URL, ['postgres:', 'postgresql:']) ? problem('DATABASE_URL', 'must be a postgres:// URL (postgres://user:password@host:5432/database)') : undefined),
+  (env) => (env.REDIS_URL && !isRedisUrl(env.REDIS_URL) ? problem('REDIS_URL', 'must be a redis:// or rediss:// URL, with a database number if any (redis://host:6379/0)') : undefined),
+  (env) => (!env.REDIS_URL && !POSTGRES_SCHEMA_NAME.test(env.QUEUE_NAMESPACE) ? problem('QUEUE_NAMESPACE', 'names a Postgres schema without REDIS_URL: letters, digits and _, not starting with a digit, at most 63') : undefined),
+  (env) => {
+    const bad = env.OUTBOUND_ALLOW_LIST.find((entry) => !isAllowListEntry(entry));
+    return bad === undefined ? undefined : problem('OUTBOUND_ALLOW_LIST', `has ${JSON.stringify(bad)}: each entry is an address, a CIDR (10.0.0.0/8) or a host name`);
+  },
+  (env) => (env.CHUNK_SECONDS > 0 && env.CHUNK_SECONDS < MIN_CHUNK_SECONDS ? problem('CHUNK_SECONDS', `is 0 (long jobs are never cut) or at least ${MIN_CHUNK_SECONDS}`) : undefined),
 ];
+
+/** the queues' Postgres schema: an unquoted identifier */
+const POSTGRES_SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** below it, a 600 s video would be cut into thousands of chunks */
+const MIN_CHUNK_SECONDS = 1;
+
+function isUrlOf(value: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+function isRedisUrl(value: string): boolean {
+  return isUrlOf(value, ['redis:', 'rediss:']) && /^\/?\d*$/.test(new URL(value).pathname);
+}
+
+function isAllowListEntry(entry: string): boolean {
+  const [net, prefix, ...rest] = entry.split('/');
+  const family = isIP(net);
+  if (prefix === undefined) return family !== 0 || /^[A-Za-z0-9.-]+$/.test(entry);
+  const bits = Number(prefix);
+  return rest.length === 0 && family !== 0 && /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
 
 /** FFMPEG_PATH / FFPROBE_PATH; unset: the bundled npm builds. */
 export const mediaBinariesOf = (env: EnvironmentVariables): MediaBinaries => ({ ffmpeg: env.FFMPEG_PATH, ffprobe: env.FFPROBE_PATH });
