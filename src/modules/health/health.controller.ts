@@ -2,6 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { Response } from 'express';
+import { DomainError } from '../../common/errors/domain-error';
 import { HealthService } from './health.service';
 
 @ApiTags('health')
@@ -31,14 +32,21 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   @ApiOperation({ summary: 'Ready for traffic: database, queue and storage answer' })
-  ready() {
-    return this.terminus.check([
-      async () => {
-        const checks = await this.health.readiness();
-        const ready = Object.values(checks).every((value) => value === 'ok');
-        const session = this.indicator.check('dependencies');
-        return ready ? session.up(checks) : session.down(checks);
-      },
-    ]);
+  async ready() {
+    let failing: string[] = [];
+    try {
+      return await this.terminus.check([
+        async () => {
+          const checks = await this.health.readiness();
+          failing = Object.entries(checks).filter(([, value]) => value !== 'ok').map(([name, value]) => `${name}: ${value}`);
+          const session = this.indicator.check('dependencies');
+          return failing.length === 0 ? session.up(checks) : session.down(checks);
+        },
+      ]);
+    } catch (error) {
+      // Terminus's 503 reached clients as "Internal server error", saying nothing of what failed
+      if (failing.length > 0) throw new DomainError('unavailable', `Not ready: ${failing.join('; ')}`);
+      throw error;
+    }
   }
 }

@@ -3,6 +3,8 @@ import { DatabaseProbe } from '../../../src/modules/health/database-probe';
 import { HealthService } from '../../../src/modules/health/health.service';
 import { QueueProbe } from '../../../src/modules/health/queue-probe';
 import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
+import { startInMemoryApp } from '../../support/in-memory-app';
+import { swap } from '../../support/test-app';
 
 class UnreachableDatabase extends DatabaseProbe {
   async check(): Promise<string> {
@@ -19,5 +21,20 @@ describe('HealthService', () => {
     expect(readiness.database).toBe('unavailable (details in the log)');
     expect(JSON.stringify(readiness)).not.toContain('10.0.3.7');
     expect(warn).toHaveBeenCalledWith('health check database failed: connect ECONNREFUSED 10.0.3.7:5432');
+  });
+});
+
+describe('GET /health/ready', () => {
+  it('a dependency that fails is answered 503 unavailable, naming the check that failed (it said "Internal server error")', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const t = await startInMemoryApp({}, { adapters: [swap(DatabaseProbe, new UnreachableDatabase())] });
+    try {
+      const res = await t.http.get('/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ code: 'unavailable', message: 'Not ready: database: unavailable (details in the log)' });
+      expect((await t.http.get('/health/live')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
