@@ -1,4 +1,4 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { RepeatedWarning } from '../../common/logging/repeated-warning';
 import { ObjectStorage } from '../storage/ports/object-storage';
 import { WorkerGateway } from '../worker-gateway/ports/worker-gateway';
@@ -32,9 +32,15 @@ async function within(check: () => Promise<string>, failures: RepeatedWarning, n
   }
 }
 
-/** Each dependency answers 'ok' or says what is wrong; every check is time-boxed. */
+/**
+ * Each dependency answers 'ok' or says what is wrong; every check is time-boxed. From the start of a
+ * shutdown `api` says so, and the process is not ready: it went on reporting ready (and a balancer
+ * sent it requests) through the workers' whole grace.
+ */
 @Injectable()
-export class HealthService {
+export class HealthService implements OnModuleDestroy {
+  private stopping = false;
+
   constructor(
     private readonly database: DatabaseProbe,
     private readonly storage: ObjectStorage,
@@ -44,15 +50,20 @@ export class HealthService {
 
   private readonly failures = new RepeatedWarning(new Logger('Health'));
 
+  /** Nest's first shutdown step, before the workers' grace */
+  onModuleDestroy(): void {
+    this.stopping = true;
+  }
+
   async checks(): Promise<Checks> {
-    const [worker_configured, { storage_configured, database, queue }] = await Promise.all([within(() => this.workerCheck(), this.failures, 'worker_configured'), this.readiness()]);
-    return { api: 'ok', worker_configured, storage_configured, database, queue };
+    const [worker_configured, readiness] = await Promise.all([within(() => this.workerCheck(), this.failures, 'worker_configured'), this.readiness()]);
+    return { ...readiness, worker_configured };
   }
 
   /** What readiness for traffic needs (`/health/ready`): the API serves without a worker. */
-  async readiness(): Promise<Pick<Checks, 'database' | 'queue' | 'storage_configured'>> {
+  async readiness(): Promise<Pick<Checks, 'api' | 'database' | 'queue' | 'storage_configured'>> {
     const [storage_configured, database, queue] = await Promise.all([within(() => this.storage.check(), this.failures, 'storage_configured'), within(() => this.database.check(), this.failures, 'database'), within(() => this.queue.check(), this.failures, 'queue')]);
-    return { database, queue, storage_configured };
+    return { api: this.stopping ? 'shutting down' : 'ok', database, queue, storage_configured };
   }
 
   /**

@@ -25,6 +25,20 @@ describe('HealthService', () => {
 });
 
 describe('GET /health/ready', () => {
+  it('from the start of a shutdown the process is not ready, and /health says why (it stayed ready through the workers\' grace)', async () => {
+    const t = await startInMemoryApp();
+    try {
+      expect((await t.http.get('/health/ready')).status).toBe(200);
+      t.app.get(HealthService).onModuleDestroy();
+      const res = await t.http.get('/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body.error.message).toBe('Not ready: api: shutting down');
+      expect((await t.http.get('/health')).body).toMatchObject({ status: 'degraded', checks: { api: 'shutting down' } });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a dependency that fails is answered 503 unavailable, naming the check that failed (it said "Internal server error")', async () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const t = await startInMemoryApp({}, { adapters: [swap(DatabaseProbe, new UnreachableDatabase())] });
