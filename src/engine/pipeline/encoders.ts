@@ -165,6 +165,5 @@ export function atAnimationRate(fps: number): string {
 
 /** The frames at `label` (of `fps`) at a rate a GIF holds: the label to read them at, after the filters that bring them to at most ANIMATION_MAX_FPS. */
 export function gifRateLimited(label: string, fps: number): string {
-  const rate = atAnimationRate(fps);
-  return rate ? `${label}${rate.slice(0, -1)}[gifrate];[gifrate]` : label;
+  return fps > ANIMATION_MAX_FPS ? `${label}fps=${ANIMATION_MAX_FPS}[gifrate];[gifrate]` : label;
 }
