@@ -38,6 +38,20 @@ describe('JobsService on in-memory adapters', () => {
     expect(world.deliveries.enqueued).toHaveLength(1);
   });
 
+  it('a URL job on an empty balance is refused at its start, before its input is fetched: a draft stays a draft, auto_start stores it failed; one credit starts it', async () => {
+    const world = jobsWorld();
+    const draft = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: false });
+    expect((await rejection(world.service.start(KEY, draft.id, { request: {} }))).code).toBe('insufficient_credits');
+    expect((await world.jobs.findById(draft.id))?.status).toBe('created');
+    const auto = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: true });
+    expect(auto).toMatchObject({ status: 'failed', errorCode: 'insufficient_credits', billingStatus: 'insufficient_credits' });
+    expect(world.dispatcher.dispatched).toEqual([]);
+    await world.ledger.grant(KEY, 1, null);
+    expect((await world.service.start(KEY, draft.id, { request: {} })).status).toBe('pending');
+    expect(world.dispatcher.dispatched).toEqual([draft.id]);
+    expect(await world.ledger.balance(KEY)).toBe(1);
+  });
+
   it('starting an upload job with too few credits leaves the balance and the draft unchanged and answers insufficient_credits', async () => {
     const world = jobsWorld();
     await world.ledger.grant(KEY, 3, null); // a 10 s light job costs ceil(10 x 45 / 60) = 8
@@ -51,6 +65,7 @@ describe('JobsService on in-memory adapters', () => {
 
   it("a start is checked as the job it starts, the draft's settings under the overrides: mp4 over the draft's green or image is taken, mp4 over a transparent draft is not", async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     const green = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_type: 'green' }, autoStart: false });
     expect((await world.service.start(KEY, green.id, { request: { output_format: 'mp4' } })).status).toBe('pending');
     const image = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_image_url: 'https://images.example.com/bg.png' }, autoStart: false });
@@ -63,6 +78,7 @@ describe('JobsService on in-memory adapters', () => {
 
   it("a draft keeps what its start may still give (a colour or image to come, transparency over mp4), shows it pending, and its start completes it or refuses it as a job's create would", async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     const custom = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { bg_type: 'custom' }, autoStart: false });
     expect(custom).toMatchObject({ status: 'created', settings: { background: { type: 'color', color: null } } });
     expect((await world.service.start(KEY, custom.id, { request: { bg_color: [0, 0, 255] } })).settings.background).toEqual({ type: 'color', color: [0, 0, 255] });
@@ -152,6 +168,7 @@ describe('JobsService on in-memory adapters', () => {
 
   it('a job committed while the queue is down is handed over by the relay’s sweep', async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     world.dispatcher.failNext();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true });
     expect(job.status).toBe('pending');
@@ -163,6 +180,7 @@ describe('JobsService on in-memory adapters', () => {
 
   it('a sweep stops at the first job the queue does not take (it is down), and the next sweep hands over the rest', async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     world.dispatcher.failNext(3);
     const ids = [];
     for (let i = 0; i < 3; i += 1) ids.push((await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true })).id);
@@ -178,6 +196,7 @@ describe('JobsService on in-memory adapters', () => {
 describe('JobLifecycle on in-memory adapters', () => {
   it('moves a job once: a second pick-up of the same job loses the compare-and-set', async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true });
     expect(await world.lifecycle.pickUp(job)).not.toBeNull();
     expect(await world.lifecycle.pickUp(job)).toBeNull();
@@ -185,6 +204,7 @@ describe('JobLifecycle on in-memory adapters', () => {
 
   it('a failure after the job ended writes and announces nothing', async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, webhookUrl: 'https://hooks.example.com/in', autoStart: true });
     const processing = (await world.lifecycle.pickUp(job))!;
     await world.lifecycle.complete(processing, { outputKey: `outputs/${job.id}.webm`, durationSeconds: 2, notes: [] });
@@ -218,6 +238,7 @@ describe('JobLifecycle on in-memory adapters', () => {
 
   it('a cancel that read the job pending just before a worker picked it up cancels it (it was answered 409)', async () => {
     const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: { model: 'light' }, autoStart: true });
     const pending = (await world.jobs.findById(job.id))!;
     await world.lifecycle.pickUp(pending);

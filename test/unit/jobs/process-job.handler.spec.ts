@@ -117,6 +117,7 @@ describe('ProcessJobHandler on in-memory adapters', () => {
 
   it('an input that cannot be fetched fails the job input_unreachable without running the worker', async () => {
     const world = processing();
+    await world.ledger.grant(KEY, 100, null);
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: 'https://videos.example.com/missing.mp4', request: {}, autoStart: true });
     await world.handler.handle(job.id);
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_unreachable' });

@@ -6,7 +6,7 @@ import { JobFailureCode } from '../../../common/errors/error-codes';
 import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { QueuedDelivery, WebhookAnnouncements, WebhookDeliveryQueue } from '../../webhooks/ports/webhook-announcements';
-import { billableSeconds, creditCost, overLengthLimit } from '../domain/job-cost';
+import { billableSeconds, creditCost, overLengthLimit, smallestCharge } from '../domain/job-cost';
 import { Job, JobTransitions, WebhookEventName } from '../domain/job';
 import { JobRequest, JobSettings, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
@@ -86,12 +86,25 @@ export class JobLifecycle {
       if (reserve !== null && !(await tx.get(CreditLedger).reserve(job.apiKeyId, job.id, reserve))) {
         throw new DomainError('insufficient_credits', `This job needs ${reserve} credits; the key's balance does not cover it`);
       }
+      if (reserve === null) await this.assertCoversSmallestCharge(tx, job.apiKeyId, settings);
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'started' });
       return { started: moved, deliveries: await this.announce(tx, moved, 'job.started') };
     });
     await this.relay.enqueue(deliveries);
     await this.dispatchRelay.relay(started.id);
     return started;
+  }
+
+  /**
+   * An input fetched by URL is reserved for once its length is known, but a balance below any job's
+   * cost is refused now: its input was fetched, and its fetch paid for by this service, to fail.
+   */
+  private async assertCoversSmallestCharge(tx: TransactionScope, apiKeyId: string, settings: JobSettings): Promise<void> {
+    const smallest = smallestCharge(this.config.creditsPerMinute[settings.model]);
+    if (smallest === 0) return;
+    const ledger = tx.get(CreditLedger);
+    await ledger.lock(apiKeyId);
+    if ((await ledger.balance(apiKeyId)) < smallest) throw new DomainError('insufficient_credits', `This job needs at least ${smallest} credit; the key's balance is empty`);
   }
 
   /** A draft that could not start for lack of credit (auto_start): failed with insufficient_credits. `unsaved` as for start. */

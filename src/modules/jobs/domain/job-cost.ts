@@ -5,6 +5,11 @@ export function creditCost(seconds: number, creditsPerMinute: number): number {
   return Math.ceil(Math.round(((seconds * creditsPerMinute) / 60) * 1e6) / 1e6);
 }
 
+/** The least any job is charged: one credit, as any length above zero is rounded up, unless the model is free. */
+export function smallestCharge(creditsPerMinute: number): number {
+  return creditsPerMinute > 0 ? 1 : 0;
+}
+
 /** Seconds a start is billed for: the probed duration, or the preview length when shorter. */
 export function billableSeconds(durationSeconds: number, previewDuration: number | null): number {
   return previewDuration === null ? durationSeconds : Math.min(durationSeconds, previewDuration);
