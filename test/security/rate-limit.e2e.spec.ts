@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { Response } from 'supertest';
 import { ADMIN_TOKEN, eventually } from '../support/test-app';
 import { AppCluster, startAppCluster } from './support/app-cluster';
@@ -176,6 +177,19 @@ describe.each([
     expect((await a.get('/health/live')).headers['x-ratelimit-limit']).toBeUndefined();
   });
 
+  it("the legacy keyed routes count in the key's requests, as their /v1 twins do: /api/download and /api/upload (trailing slash too); /api/pricing does not", async () => {
+    const key = await cluster.createKey();
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 1);
+    const download = await a.get('/api/download/job_00000000000000000000000000', key);
+    expect(download.status).toBe(404);
+    expectLimitHeaders(download, LIMIT - 2);
+    const upload = await cluster.nodes[1].http.post('/api/upload/').set('X-Api-Key', key);
+    expect(upload.status).toBe(400);
+    expectLimitHeaders(upload, LIMIT - 3);
+    expect((await a.get('/api/pricing', key)).headers['x-ratelimit-limit']).toBeUndefined();
+    expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 4);
+  });
+
   it(`job starts: ${STARTS} pass across create-with-auto_start, start and /api/process, start ${STARTS + 1} is 429; drafts do not count`, async () => {
     const key = await cluster.createKey();
     const post = (node: number, path: string, body: object) => cluster.nodes[node].http.post(path).set('X-Api-Key', key).send(body);
@@ -199,9 +213,17 @@ describe.each([
 
     const refused = await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: true });
     expect429(refused, /job starts/, STARTS);
-    expect((await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false })).status).toBe(200);
-    const jobs = await a.get('/v1/jobs?limit=100', key);
-    expect(jobs.body.total).toBe(3); // the two refused starts created nothing
+    const lastDraft = await post(0, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false });
+    expect(lastDraft.status).toBe(200);
+    expectLimitHeaders(lastDraft, 0); // the sixth request: /api/process counted as one
+    const db = new Client({ connectionString: cluster.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query(`SELECT count(*)::int AS jobs FROM jobs WHERE api_key_id = (SELECT api_key_id FROM jobs WHERE id = $1)`, [lastDraft.body.id]);
+      expect(rows[0].jobs).toBe(3); // the two refused starts created nothing
+    } finally {
+      await db.end();
+    }
   });
 
   it(`a start the route refuses (a 400) gives its slot back: ${STARTS + 1} refused, then ${STARTS} still pass`, async () => {

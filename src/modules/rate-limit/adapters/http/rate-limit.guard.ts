@@ -29,8 +29,11 @@ interface Limit {
 /** marks a request the requests limit has counted ahead of the router (`limitBeforeBody`) */
 const COUNTED_BEFORE_BODY = Symbol('counted before its body was read');
 
-/** the routes the requests limit counts: /v1/*, not /v1/admin/* */
-const isKeyedPath = (path: string): boolean => path.startsWith('/v1/') && !path.startsWith('/v1/admin/');
+/** the original service's routes that take a key: the same work as their /v1 twins, counted with them */
+const LEGACY_KEYED_PATH = /^\/api\/(?:(?:upload|process)\/?$|download\/)/;
+
+/** the routes the requests limit counts: /v1/*, not /v1/admin/*, and the legacy keyed routes */
+const isKeyedPath = (path: string): boolean => (path.startsWith('/v1/') && !path.startsWith('/v1/admin/')) || LEGACY_KEYED_PATH.test(path);
 
 /** the addresses each process remembers as past the failures limit, at most */
 const MAX_REFUSED_ADDRESSES = 10_000;
