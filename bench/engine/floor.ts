@@ -11,7 +11,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { runToCompletion } from '../../src/engine/media/process';
-import { ENCODER_PRESETS, EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../../src/engine/pipeline/encoders';
+import { audioEncodeArgs, ENCODER_PRESETS, EncoderPreset, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../../src/engine/pipeline/encoders';
 import { finishWebm } from '../../src/engine/output/webm-output';
 import {
   buildEncodeArgs,
@@ -42,7 +42,7 @@ export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, k
     '-filter_complex', filter,
     '-map', '[out]',
     ...preset.videoArgs,
-    ...(keepAudio && preset.audioArgs ? ['-map', '0:a:0', ...preset.audioArgs] : ['-an']),
+    ...(keepAudio && preset.audioArgs ? ['-map', '0:a:0', ...audioEncodeArgs(preset, source.pictureSeconds)] : ['-an']),
     ...preset.muxerArgs,
     '-f', preset.muxer, '-y', outputPath,
   ];
@@ -51,7 +51,7 @@ export function buildPlainFloorArgs(source: SourceSpec, preset: EncoderPreset, k
 /** Pure: webm's floor writes its colour and alpha streams to `parts`, joined afterwards as the engine does. */
 export function buildPlainWebmFloorArgs(source: SourceSpec, keepAudio: boolean, parts: WebmParts): string[] {
   const preset = ENCODER_PRESETS.webm;
-  return [...plainInputArgs(source), '-filter_complex', `${plainDecodeFilter(source, preset)}[out];${WEBM_SPLIT_ALPHA_FILTER}`, ...webmStreamOutputArgs(preset, parts, keepAudio)];
+  return [...plainInputArgs(source), '-filter_complex', `${plainDecodeFilter(source, preset)}[out];${WEBM_SPLIT_ALPHA_FILTER}`, ...webmStreamOutputArgs(preset, parts, keepAudio ? source.pictureSeconds : undefined)];
 }
 
 function plainInputArgs(source: SourceSpec): string[] {

@@ -196,6 +196,16 @@ describe('audio', () => {
     expect(Math.abs((await soundOnset(preview.outputPath)) - 0.5)).toBeLessThan(0.04);
   });
 
+  it.each<OutputFormat>(['webm', 'mp4', 'mov'])('ends the sound of %s with the picture when the track runs longer (0.5 s of picture with 3 s of sound came out 3 s long)', async (format) => {
+    const longSound = join(dir(), 'long-sound.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=160x96:r=25:d=0.5', '-f', 'lavfi', '-i', 'sine=d=3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-y', longSound]);
+    const { result, outputPath } = await run(format, { inputPath: longSound, previewDuration: undefined });
+    expect(result.durationSeconds).toBeCloseTo(0.5, 1);
+    const seconds = await soundSeconds(outputPath);
+    expect(seconds).toBeGreaterThan(0.45);
+    expect(seconds).toBeLessThan(0.56);
+  });
+
   it.each<OutputFormat>(['mp4', 'mov'])('writes %s of a 1 fps video with sound (the sound waited past ffmpeg\'s queue for the first picture)', async (format) => {
     const slow = join(dir(), 'one-fps.mp4');
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc=s=64x36:r=1:d=20', '-f', 'lavfi', '-i', 'sine=d=20', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-y', slow]);

@@ -5,7 +5,7 @@
  */
 import { pinArgs, InputPin, ALLOWED_PROTOCOLS } from '../media/input-pin';
 import { ColourMatrix, convertWith, toWebpMatrix } from '../pipeline/colour-matrix';
-import { atAnimationRate, EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
+import { atAnimationRate, audioEncodeArgs, EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from '../pipeline/encoders';
 import { formatNumber } from '../pipeline/ffmpeg-args';
 import { previewReadSeconds, videoDelayArgs, VideoStart } from '../pipeline/input-seek';
 
@@ -40,6 +40,8 @@ export interface SourceAudio {
   durationLimit?: number;
   /** the video stream's first timestamp: the audio before it is cut, as a single run cuts it (videoDelayArgs) */
   videoStart?: VideoStart;
+  /** the joined picture's length: the sound is cut there, as a single run cuts it */
+  pictureSeconds: number;
 }
 
 /**
@@ -48,11 +50,10 @@ export interface SourceAudio {
  * the encoder's priming then shifts the audio alone, never the video).
  */
 export function buildJoinAudioArgs(audio: SourceAudio, preset: EncoderPreset, audioPath: string): string[] {
-  if (!preset.audioArgs) throw new Error(`${preset.format} carries no audio`);
   return [
     ...COMMON_ARGS,
     ...pinArgs(audio.pin), ...videoDelayArgs(audio.videoStart), ...(audio.durationLimit !== undefined ? ['-t', formatNumber(previewReadSeconds(audio.durationLimit, audio.videoStart))] : []), '-i', audio.path,
-    '-map', '0:a:0', '-vn', ...preset.audioArgs,
+    '-map', '0:a:0', '-vn', ...audioEncodeArgs(preset, audio.pictureSeconds),
     '-f', preset.muxer, '-y', audioPath,
   ];
 }

@@ -45,7 +45,7 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
     const listPath = join(scratch, 'chunks.txt');
     await writeFile(listPath, concatList(request.chunkPaths, request.chunkDurations));
     const preview = request.previewDuration !== undefined && request.previewDuration < source.durationSeconds ? request.previewDuration : undefined;
-    const audio: SourceAudio | undefined = source.hasAudio && preset.audioArgs ? { path: request.sourcePath, pin: source.pin, durationLimit: preview, videoStart: source.videoStart } : undefined;
+    const audio: SourceAudio | undefined = source.hasAudio && preset.audioArgs ? { path: request.sourcePath, pin: source.pin, durationLimit: preview, videoStart: source.videoStart, pictureSeconds: joinedSeconds(request, preview ?? source.durationSeconds) } : undefined;
     const run = (args: string[]) => runToCompletion(ffmpegPath(), args, signal);
     switch (request.outputFormat) {
       case 'gif': {
@@ -80,4 +80,10 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** the joined picture's length: its chunks' exact durations summed where all are known, else `probed` */
+function joinedSeconds(request: JoinRequest, probed: number): number {
+  const durations = request.chunkDurations;
+  return durations?.length === request.chunkPaths.length ? durations.reduce((sum, seconds) => sum + seconds, 0) : probed;
 }

@@ -47,8 +47,10 @@ export interface EncoderPreset {
   /** ffmpeg muxer name (always explicit: outputs are written under temporary names) */
   muxer: string;
   videoArgs: readonly string[];
-  /** undefined: the format carries no audio */
+  /** the audio encoder's options (audioEncodeArgs adds the filters); undefined: the format carries no audio */
   audioArgs?: readonly string[];
+  /** filters after the sound is placed and cut (audioEncodeArgs): what the encoder needs of it */
+  audioFilter?: string;
   muxerArgs: readonly string[];
 }
 
@@ -58,6 +60,17 @@ export interface EncoderPreset {
  * moved a late start to 0 (sound half a second early where the track started half a second in).
  */
 const AUDIO_FROM_VIDEO_START = 'aresample=async=1:first_pts=0';
+
+/**
+ * The preset's audio options for a picture of `pictureSeconds`: the sound placed from the picture's
+ * start and cut at its end. A track longer than the video made the output that much longer, its
+ * sound over the last frame (a 0.5 s clip with 3 s of sound came out 3 s long, billed for 0.5).
+ */
+export function audioEncodeArgs(preset: EncoderPreset, pictureSeconds: number): string[] {
+  if (!preset.audioArgs) throw new Error(`${preset.format} carries no audio`);
+  const filters = [AUDIO_FROM_VIDEO_START, `atrim=end=${Number(pictureSeconds.toFixed(6))}`, ...(preset.audioFilter ? [preset.audioFilter] : [])];
+  return [...preset.audioArgs, '-af', filters.join(',')];
+}
 
 export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
   webm: {
@@ -77,7 +90,8 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     ],
     // Opus takes the Vorbis channel layouts alone: 5.1(side) (AC-3, DTS), 4.0, 2.1 or octagonal
     // failed the job; each is converted to the nearest it takes (5.1(side) to 5.1, octagonal to 7.1)
-    audioArgs: ['-c:a', 'libopus', '-b:a', '128k', '-af', `${AUDIO_FROM_VIDEO_START},aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1`],
+    audioArgs: ['-c:a', 'libopus', '-b:a', '128k'],
+    audioFilter: 'aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1',
     muxerArgs: [],
   },
   mov: {
@@ -90,7 +104,7 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     evenDimensions: false,
     muxer: 'mov',
     videoArgs: ['-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0'],
-    audioArgs: ['-c:a', 'pcm_s16le', '-af', AUDIO_FROM_VIDEO_START],
+    audioArgs: ['-c:a', 'pcm_s16le'],
     muxerArgs: [],
   },
   mp4: {
@@ -103,7 +117,7 @@ export const ENCODER_PRESETS: Readonly<Record<OutputFormat, EncoderPreset>> = {
     evenDimensions: true,
     muxer: 'mp4',
     videoArgs: ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20'],
-    audioArgs: ['-c:a', 'aac', '-b:a', '160k', '-af', AUDIO_FROM_VIDEO_START],
+    audioArgs: ['-c:a', 'aac', '-b:a', '160k'],
     muxerArgs: ['-movflags', '+faststart'],
   },
   gif: {

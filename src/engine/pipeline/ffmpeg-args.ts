@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { InputPin, pinArgs } from '../media/input-pin';
 import { fromVideoStart, inputSeekSeconds, previewCut, previewReadSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
 import { OutputFormat, Rgb } from '../types';
-import { atAnimationRate, EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
+import { atAnimationRate, audioEncodeArgs, EncoderPreset, gifRateLimited, GIF_PALETTE_FILTER, GIF_PALETTE_USE_FILTER } from './encoders';
 import { foregroundFillsCanvas, Layout, Size } from './geometry';
 import { HdrSignal, toneMapChain } from './tone-map';
 import { ColourMatrix, colourTagArgs, convertWith, matrixOptions, tagFrames, toMatrix, toWebpMatrix } from './colour-matrix';
@@ -52,6 +52,8 @@ export interface SourceSpec {
   needsLibvpxDecoder: boolean;
   /** seconds to read from the start (previews); undefined reads it all */
   durationLimit?: number;
+  /** how long the picture read lasts (a preview's seconds, else the video stream's): the sound is cut there */
+  pictureSeconds: number;
   /** only these frames of the constant-rate sequence (a chunk of a long job); undefined: all */
   frames?: FrameWindow;
   /** the video stream's first timestamp, when the probe gave it: a window of frames then seeks its input (input-seek.ts) */
@@ -382,9 +384,8 @@ function foregroundInputIndex(spec: CompositeSpec): number {
 const MUXING_QUEUE_PACKETS = 8192;
 
 function audioOutputArgs(spec: CompositeSpec): string[] {
-  const { audioArgs } = spec.preset;
-  if (!spec.keepAudio || !audioArgs) return ['-an'];
-  return ['-map', '0:a:0', ...audioArgs, '-max_muxing_queue_size', String(MUXING_QUEUE_PACKETS)];
+  if (!spec.keepAudio || !spec.preset.audioArgs) return ['-an'];
+  return ['-map', '0:a:0', ...audioEncodeArgs(spec.preset, spec.source.pictureSeconds), '-max_muxing_queue_size', String(MUXING_QUEUE_PACKETS)];
 }
 
 /**
@@ -425,8 +426,8 @@ export const WEBM_SPLIT_ALPHA_FILTER =
   '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]';
 
 /** The outputs of webm's streaming encoder: both VP9 streams as IVF files, the audio apart. */
-export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean, colourTag: string[] = []): string[] {
-  return [...webmVideoOutputArgs(preset, '[color]', parts.color, colourTag), ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha), ...webmAudioOutputArgs(preset, parts, withAudio)];
+export function webmStreamOutputArgs(preset: EncoderPreset, parts: WebmParts, audioOfSeconds: number | undefined, colourTag: string[] = []): string[] {
+  return [...webmVideoOutputArgs(preset, '[color]', parts.color, colourTag), ...webmVideoOutputArgs(preset, '[alpha]', parts.alpha), ...webmAudioOutputArgs(preset, parts, audioOfSeconds)];
 }
 
 /**
@@ -438,9 +439,14 @@ function webmVideoOutputArgs(preset: EncoderPreset, label: string, path: string,
   return ['-map', label, ...preset.videoArgs, ...colourTag, '-vsync', 'passthrough', '-f', 'ivf', '-y', path];
 }
 
-/** the source's first audio track, encoded apart into `parts.audio`; nothing without audio */
-function webmAudioOutputArgs(preset: EncoderPreset, parts: WebmParts, withAudio: boolean): string[] {
-  return withAudio && preset.audioArgs ? ['-map', '0:a:0', ...preset.audioArgs, '-f', 'webm', '-y', parts.audio] : [];
+/** the source's first audio track, for a picture of `audioOfSeconds`, encoded apart into `parts.audio`; nothing where undefined (no audio) */
+function webmAudioOutputArgs(preset: EncoderPreset, parts: WebmParts, audioOfSeconds: number | undefined): string[] {
+  return audioOfSeconds !== undefined && preset.audioArgs ? ['-map', '0:a:0', ...audioEncodeArgs(preset, audioOfSeconds), '-f', 'webm', '-y', parts.audio] : [];
+}
+
+/** the picture's length where the spec keeps its sound (webmAudioOutputArgs) */
+function keptAudioSeconds(spec: Pick<CompositeSpec, 'keepAudio' | 'source'>): number | undefined {
+  return spec.keepAudio ? spec.source.pictureSeconds : undefined;
 }
 
 /**
@@ -452,7 +458,7 @@ export function buildWebmEncodeArgs(spec: CompositeSpec, parts: WebmParts, matte
     ...COMMON_ARGS,
     ...compositeInputArgs(spec, buildMatteInputArgs(spec.matte, spec.source.fps, mattes)),
     '-filter_complex', `${buildCompositeFilter(spec)};${WEBM_SPLIT_ALPHA_FILTER}`,
-    ...webmStreamOutputArgs(spec.preset, parts, spec.keepAudio, colourTagOf(spec)),
+    ...webmStreamOutputArgs(spec.preset, parts, keptAudioSeconds(spec), colourTagOf(spec)),
   ];
 }
 
@@ -476,7 +482,7 @@ export function buildWebmColourArgs(spec: Omit<CompositeSpec, 'matte'>, parts: W
     ...buildSourceInputArgs(spec.source),
     '-filter_complex', `${sourceAtForeground(spec)}format=yuv420p[color]`,
     ...webmVideoOutputArgs(preset, '[color]', parts.color, colourTagOf(spec)),
-    ...webmAudioOutputArgs(preset, parts, spec.keepAudio),
+    ...webmAudioOutputArgs(preset, parts, keptAudioSeconds(spec)),
   ];
 }
 

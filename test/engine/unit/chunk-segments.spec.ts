@@ -68,7 +68,7 @@ describe('a long job\'s segments', () => {
     expect(previewCut(2, late)).toBe('trim=duration=2');
     expect(sourceChain(25, undefined, undefined, previewCut(2, late))).toBe('setpts=PTS-STARTPTS,fps=25,trim=duration=2');
     expect([previewReadSeconds(2, undefined), previewCut(2, undefined), previewCut(undefined, late)]).toEqual([2, undefined, undefined]);
-    const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, videoStart: late, durationLimit: 2 }, ENCODER_PRESETS.mp4, '/tmp/audio.mp4');
+    const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, videoStart: late, durationLimit: 2, pictureSeconds: 2 }, ENCODER_PRESETS.mp4, '/tmp/audio.mp4');
     expect(args.join(' ')).toContain('-itsoffset -0.500000 -t 2.5 -i /tmp/source.mp4');
   });
 
@@ -93,16 +93,16 @@ describe('the join\'s ffmpeg arguments', () => {
     expect(buildStreamCopyJoinArgs('/tmp/list.txt', ENCODER_PRESETS.webm, undefined, '/tmp/out.webm').join(' ')).toContain('-map 0:v:0 -an -c copy -f webm');
   });
 
-  it("encode the audio from the video's start, a late track's delay kept as silence (the stream copy moved it to 0)", () => {
+  it("encode the audio from the video's start, a late track's delay kept as silence (the stream copy moved it to 0), and cut it where the joined picture ends", () => {
     for (const format of ['webm', 'mp4', 'mov'] as const) {
-      const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' } }, ENCODER_PRESETS[format], `/tmp/audio.${format}`);
-      expect(args[args.indexOf('-af') + 1]).toMatch(/^aresample=async=1:first_pts=0(,|$)/);
+      const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, pictureSeconds: 12.48 }, ENCODER_PRESETS[format], `/tmp/audio.${format}`);
+      expect(args[args.indexOf('-af') + 1]).toMatch(/^aresample=async=1:first_pts=0,atrim=end=12.48(,|$)/);
     }
   });
 
   it('cut the audio before a late picture, as the single run does', () => {
     const videoStart = { pts: 6400, timeBase: [1, 12800] as const, fileStartMicros: 0 };
-    const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, videoStart }, ENCODER_PRESETS.mp4, '/tmp/audio.mp4');
+    const args = buildJoinAudioArgs({ path: '/tmp/source.mp4', pin: { demuxer: 'mov' }, videoStart, pictureSeconds: 10 }, ENCODER_PRESETS.mp4, '/tmp/audio.mp4');
     expect(args.join(' ')).toContain('-itsoffset -0.500000 -i /tmp/source.mp4');
   });
 

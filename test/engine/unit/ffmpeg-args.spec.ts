@@ -18,7 +18,7 @@ import {
 import { computeLayout } from '../../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../../src/engine/types';
 
-const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, videoStream: 0, needsLibvpxDecoder: false, fps: 25, size: { width: 640, height: 360 } };
+const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, videoStream: 0, needsLibvpxDecoder: false, pictureSeconds: 4, fps: 25, size: { width: 640, height: 360 } };
 
 /** what every input gets before its -i: its demuxer, alone, and the file and pipe protocols only */
 const pinned = (demuxer: string, maxPixels?: number) => [
@@ -187,7 +187,7 @@ describe('buildEncodeArgs', () => {
         '[out]split=2[colorsource][alphasource];[colorsource]format=yuv420p[color];[alphasource]alphaextract,format=yuv420p[alpha]',
       '-map', '[color]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
       '-map', '[alpha]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-alpha.ivf',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,atrim=end=4,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
   });
 
@@ -203,7 +203,7 @@ describe('buildEncodeArgs', () => {
       ...SOURCE_PIN, '-i', '/in/clip.mp4',
       '-filter_complex', '[0:0]setpts=PTS-STARTPTS,fps=25,format=yuv420p[color]',
       '-map', '[color]', ...vp9, '-vsync', 'passthrough', '-f', 'ivf', '-y', '/tmp/s/webm-color.ivf',
-      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
+      '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '128k', '-af', 'aresample=async=1:first_pts=0,atrim=end=4,aformat=channel_layouts=mono|stereo|3.0|quad|5.0|5.1|6.1|7.1', '-f', 'webm', '-y', '/tmp/s/webm-audio.webm',
     ]);
     // the matte's values as the alpha plane's, 0-255 (not squeezed into 16-235 as gray becomes yuv420p)
     expect(buildWebmAlphaArgs(webm, webmPartsIn('/tmp/s'))).toEqual([
@@ -248,7 +248,7 @@ describe('buildEncodeArgs', () => {
         '[bg][fg]overlay=x=0:y=0:format=yuv420:shortest=1,format=yuv420p[out]',
       '-map', '[out]',
       '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '20',
-      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k', '-af', 'aresample=async=1:first_pts=0', '-max_muxing_queue_size', '8192',
+      '-map', '0:a:0', '-c:a', 'aac', '-b:a', '160k', '-af', 'aresample=async=1:first_pts=0,atrim=end=4', '-max_muxing_queue_size', '8192',
       '-movflags', '+faststart',
       '-f', 'mp4', '-y', '/out/o.mp4',
     ]);
@@ -270,7 +270,7 @@ describe('buildEncodeArgs', () => {
         '[bg][fg]overlay=x=270:y=1516:format=yuv444:shortest=1,format=yuva444p10le[out]',
       '-map', '[out]',
       '-c:v', 'prores_ks', '-profile:v', '4444', '-pix_fmt', 'yuva444p10le', '-alpha_bits', '8', '-vendor', 'apl0',
-      '-map', '0:a:0', '-c:a', 'pcm_s16le', '-af', 'aresample=async=1:first_pts=0', '-max_muxing_queue_size', '8192',
+      '-map', '0:a:0', '-c:a', 'pcm_s16le', '-af', 'aresample=async=1:first_pts=0,atrim=end=4', '-max_muxing_queue_size', '8192',
       '-f', 'mov', '-y', '/out/o.mov',
     ]);
   });
