@@ -2,7 +2,7 @@
  * A video with an alpha of its own keeps it: the output's alpha is the input's times the matte, so
  * what the input leaves transparent stays transparent whatever the model sees there. Through the
  * real engine and ffmpeg with a test-double model (an ellipse on the left of the frame, across its
- * middle row), on inputs whose top half is transparent: VP9 with alpha and ProRes 4444, to every
+ * middle row), on inputs whose top half is transparent: VP9 and VP8 with alpha and ProRes 4444, to every
  * format with alpha and over a colour.
  */
 import { join } from 'node:path';
@@ -25,6 +25,8 @@ const GREEN = [40, 180, 60] as const;
 const TRANSPARENT_TOP = `testsrc2=size=${WIDTH}x${HEIGHT}:rate=25:duration=0.4,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(Y,H/2),0,255)'`;
 const INPUTS = {
   'VP9 with alpha': { file: 'alpha.webm', args: ['-c:v', 'libvpx-vp9', '-pix_fmt', 'yuva420p', '-auto-alt-ref', '0', '-b:v', '2M'] },
+  // ffmpeg's own VP8 decoder drops the alpha: such a WebM came out opaque
+  'VP8 with alpha': { file: 'alpha-vp8.webm', args: ['-c:v', 'libvpx', '-pix_fmt', 'yuva420p', '-auto-alt-ref', '0', '-b:v', '2M'] },
   'ProRes 4444': { file: 'alpha.mov', args: ['-c:v', 'prores_ks', '-profile:v', '4', '-pix_fmt', 'yuva444p10le'] },
 };
 

@@ -44,7 +44,7 @@ describe('a chunk seeking its input', () => {
     const file = await make(name, args as string[]);
     const video = await admitVideo(file);
     expect(video.videoStart).toBeDefined();
-    const whole: SourceSpec = { inputPath: file, pin: video.pin, videoStream: video.videoStream, needsLibvpxDecoder: false, pictureSeconds: video.durationSeconds, fps: video.fps, size: { width: 160, height: 90 }, videoStart: video.videoStart };
+    const whole: SourceSpec = { inputPath: file, pin: video.pin, videoStream: video.videoStream, pictureSeconds: video.durationSeconds, fps: video.fps, size: { width: 160, height: 90 }, videoStart: video.videoStart };
     const everything = await decode(whole);
     const total = everything.length / FRAME_BYTES;
     expect(total).toBeGreaterThan(100);

@@ -8,6 +8,7 @@ import { evenSide } from '../pipeline/geometry';
 import { parseVideoStart, VideoStart } from '../pipeline/input-seek';
 import { HdrSignal, hdrSignalOf } from '../pipeline/tone-map';
 import { ColourMatrix, colourMatrixOf } from '../pipeline/colour-matrix';
+import { AlphaDecoder, ALPHA_DECODERS, decoderArgs } from './alpha-decoder';
 import { InputPin, pinArgs, PROBE_ARGS } from './input-pin';
 import { measurePacketSpan, PacketSpan } from './packet-span';
 import { MediaProcessError, runToCompletion, StdoutTooLarge } from './process';
@@ -45,8 +46,8 @@ export interface FfprobeOutput {
 export interface ParsedVideo extends VideoInfo {
   /** the index in the file of the video stream read (videoStreamOf): every ffmpeg maps this one */
   videoStream: number;
-  /** VP9 with alpha only decodes its alpha through libvpx (`-c:v libvpx-vp9` before `-i`) */
-  needsLibvpxDecoder: boolean;
+  /** VP8 or VP9 with alpha only decodes its alpha through libvpx (`-c:v libvpx` or `libvpx-vp9` before `-i`); undefined: ffmpeg's own decoder */
+  alphaDecoder?: AlphaDecoder;
   /** the video stream's first timestamp; a chunk of a long job seeks its input with it */
   videoStart?: VideoStart;
   /** PQ or HLG: the pipeline tone-maps it to SDR (tone-map.ts) */
@@ -82,8 +83,8 @@ export function buildProbeArgs(path: string, pin: InputPin): string[] {
 }
 
 /** Decodes the first frame of video stream `stream` into a 16x16 gray thumbnail: proof that the stream decodes. */
-export function buildDecodeCheckArgs(path: string, pin: InputPin, needsLibvpxDecoder = false, stream?: number): string[] {
-  return buildFirstFrameArgs(path, pin, { width: DECODE_CHECK_SIZE, height: DECODE_CHECK_SIZE, pixelFormat: 'gray' }, needsLibvpxDecoder, stream);
+export function buildDecodeCheckArgs(path: string, pin: InputPin, alphaDecoder?: AlphaDecoder, stream?: number): string[] {
+  return buildFirstFrameArgs(path, pin, { width: DECODE_CHECK_SIZE, height: DECODE_CHECK_SIZE, pixelFormat: 'gray' }, alphaDecoder, stream);
 }
 
 /** a still of the first frame: its size and pixel format (raw, on stdout) */
@@ -94,11 +95,11 @@ export interface StillSpec {
 }
 
 /** Decodes the first frame of video stream `stream` into a raw still of `still`'s size and format. */
-export function buildFirstFrameArgs(path: string, pin: InputPin, still: StillSpec, needsLibvpxDecoder = false, stream?: number): string[] {
+export function buildFirstFrameArgs(path: string, pin: InputPin, still: StillSpec, alphaDecoder?: AlphaDecoder, stream?: number): string[] {
   return [
     '-v', 'error', '-nostdin',
     ...pinArgs(pin),
-    ...(needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
+    ...decoderArgs(alphaDecoder),
     '-i', path,
     '-map', stream === undefined ? '0:v:0' : `0:${stream}`, '-frames:v', '1',
     '-vf', `scale=${still.width}:${still.height}`,
@@ -166,7 +167,7 @@ function firstFrameSize(width: number, height: number): { width: number; height:
 /** Decodes the first frame into a small still (FirstFrame); input_invalid when it does not decode. */
 export async function proveItDecodes(path: string, info: ProbedVideo, signal?: AbortSignal): Promise<FirstFrame> {
   const size = firstFrameSize(info.width, info.height);
-  const args = buildFirstFrameArgs(path, info.pin, { ...size, pixelFormat: 'rgb24' }, info.needsLibvpxDecoder, info.videoStream);
+  const args = buildFirstFrameArgs(path, info.pin, { ...size, pixelFormat: 'rgb24' }, info.alphaDecoder, info.videoStream);
   const data = await decodeStill(args, size.width * size.height * 3, 'the video stream does not decode', signal);
   return { ...size, data };
 }
@@ -220,7 +221,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
     videoCodec,
     formatName: json.format?.format_name ?? 'unknown',
     videoStream: video.index ?? 0,
-    needsLibvpxDecoder: hasAlpha && videoCodec === 'vp9',
+    ...(hasAlpha && ALPHA_DECODERS[videoCodec] ? { alphaDecoder: ALPHA_DECODERS[videoCodec] } : {}),
     videoStart: parseVideoStart(video.start_pts, video.time_base, json.format?.start_time),
     ...(hdr ? { hdr } : {}),
     colourMatrix: colourMatrixOf(video.color_space, video.height, hdr !== undefined),

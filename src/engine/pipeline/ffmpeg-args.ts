@@ -17,6 +17,7 @@
  * pixel cap for the user's files. The pins of user files come from the input gate's sniffing.
  */
 import { join } from 'node:path';
+import { AlphaDecoder, decoderArgs } from '../media/alpha-decoder';
 import { InputPin, pinArgs } from '../media/input-pin';
 import { fromVideoStart, inputSeekSeconds, previewCut, previewReadSeconds, seekArgs, videoDelayArgs, VideoStart } from './input-seek';
 import { OutputFormat, Rgb } from '../types';
@@ -48,8 +49,8 @@ export interface SourceSpec {
   pin: InputPin;
   /** the index in the file of the video stream to read (the probe's choice) */
   videoStream: number;
-  /** VP9 with alpha: decode with libvpx (the native decoder drops the alpha plane) */
-  needsLibvpxDecoder: boolean;
+  /** VP8 or VP9 with alpha: decoded with libvpx (ffmpeg's own decoders drop the alpha plane) */
+  alphaDecoder?: AlphaDecoder;
   /** seconds to read from the start (previews); undefined reads it all */
   durationLimit?: number;
   /** how long the picture read lasts (a preview's seconds, else the video stream's): the sound is cut there */
@@ -109,7 +110,7 @@ export function buildSourceInputArgs(source: SourceSpec): string[] {
   const seek = seekOf(source);
   return [
     ...pinArgs(source.pin),
-    ...(source.needsLibvpxDecoder ? ['-c:v', 'libvpx-vp9'] : []),
+    ...decoderArgs(source.alphaDecoder),
     ...(source.durationLimit !== undefined ? ['-t', formatNumber(previewReadSeconds(source.durationLimit, source.videoStart))] : []),
     ...(seek !== null && source.videoStart ? seekArgs(seek, source.videoStart) : videoDelayArgs(source.videoStart)),
     '-i', source.inputPath,

@@ -78,9 +78,9 @@ function keepsOwnAlpha(video: ProbedVideo): boolean {
 
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
-  const { pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, fps, width, height } = video;
+  const { pin, videoStream, alphaDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, fps, width, height } = video;
   const pictureSeconds = durationLimit !== undefined ? Math.min(durationLimit, video.durationSeconds) : video.durationSeconds;
-  return { inputPath, pin, videoStream, needsLibvpxDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha: keepsOwnAlpha(video), durationLimit, pictureSeconds, fps, size: { width, height } };
+  return { inputPath, pin, videoStream, alphaDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha: keepsOwnAlpha(video), durationLimit, pictureSeconds, fps, size: { width, height } };
 }
 
 function round(seconds: number): number {

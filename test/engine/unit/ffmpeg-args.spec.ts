@@ -18,7 +18,7 @@ import {
 import { computeLayout } from '../../../src/engine/pipeline/geometry';
 import { OutputFormat } from '../../../src/engine/types';
 
-const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, videoStream: 0, needsLibvpxDecoder: false, pictureSeconds: 4, fps: 25, size: { width: 640, height: 360 } };
+const source: SourceSpec = { inputPath: '/in/clip.mp4', pin: { demuxer: 'mov', maxPixels: 18874368 }, videoStream: 0, pictureSeconds: 4, fps: 25, size: { width: 640, height: 360 } };
 
 /** what every input gets before its -i: its demuxer, alone, and the file and pipe protocols only */
 const pinned = (demuxer: string, maxPixels?: number) => [
@@ -65,7 +65,7 @@ describe('buildDecodeArgs', () => {
   });
 
   it('decodes VP9 with alpha through libvpx, named before the input', () => {
-    const args = buildDecodeArgs({ ...source, inputPath: '/in/a.webm', needsLibvpxDecoder: true, fps: 30000 / 1001 }, { width: 64, height: 64 });
+    const args = buildDecodeArgs({ ...source, inputPath: '/in/a.webm', alphaDecoder: 'libvpx-vp9', fps: 30000 / 1001 }, { width: 64, height: 64 });
     expect(args.slice(0, 15)).toEqual(['-v', 'error', '-nostdin', ...SOURCE_PIN, '-c:v', 'libvpx-vp9', '-i', '/in/a.webm']);
     expect(args[args.indexOf('-vf') + 1]).toBe('setpts=PTS-STARTPTS,fps=29.97002997,scale=64:64:flags=bilinear,format=rgb24');
   });

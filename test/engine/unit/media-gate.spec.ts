@@ -215,7 +215,7 @@ describe('pinned ffprobe and decode-check arguments', () => {
   });
 
   it('decode check: pinned, the libvpx decoder after the pin when VP9 has alpha', () => {
-    expect(buildDecodeCheckArgs('/tmp/in', pinFor('video/webm'), true)).toEqual([
+    expect(buildDecodeCheckArgs('/tmp/in', pinFor('video/webm'), 'libvpx-vp9')).toEqual([
       '-v', 'error', '-nostdin',
       '-protocol_whitelist', 'file,pipe', '-format_whitelist', 'matroska', '-f', 'matroska',
       '-c:v', 'libvpx-vp9', '-i', '/tmp/in',

@@ -14,7 +14,6 @@ const video: ProbedVideo = {
   videoCodec: 'h264',
   formatName: 'mov,mp4',
   videoStream: 0,
-  needsLibvpxDecoder: false,
   pin: { demuxer: 'mov', maxPixels: 18874368 },
 };
 const request: EngineRequest = { inputPath: '/in.mp4', outputPath: '/out.webm', model: 'light', outputFormat: 'webm', background: { type: 'transparent' } };

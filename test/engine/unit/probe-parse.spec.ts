@@ -30,7 +30,6 @@ describe('parseProbeOutput', () => {
       videoCodec: 'h264',
       formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
       videoStream: 0,
-      needsLibvpxDecoder: false,
       colourMatrix: 'bt709',
     });
   });
@@ -97,11 +96,19 @@ describe('parseProbeOutput', () => {
       streams: [stream({ codec_name: 'vp9', nb_frames: undefined, tags: { alpha_mode: '1', DURATION: '00:00:04.000000000' } })],
       format: { format_name: 'matroska,webm' },
     });
-    expect(info).toMatchObject({ hasAlpha: true, needsLibvpxDecoder: true, durationSeconds: 4, frameCount: 120 });
+    expect(info).toMatchObject({ hasAlpha: true, alphaDecoder: 'libvpx-vp9', durationSeconds: 4, frameCount: 120 });
   });
 
-  it('takes ProRes 4444 alpha from the pixel format', () => {
-    expect(parseProbeOutput(output(stream({ codec_name: 'prores', pix_fmt: 'yuva444p10le' })))).toMatchObject({ hasAlpha: true, needsLibvpxDecoder: false });
+  it('takes ProRes 4444 alpha from the pixel format, read by ffmpeg\'s own decoder', () => {
+    const prores = parseProbeOutput(output(stream({ codec_name: 'prores', pix_fmt: 'yuva444p10le' })));
+    expect(prores.hasAlpha).toBe(true);
+    expect(prores.alphaDecoder).toBeUndefined();
+  });
+
+  it("reads a VP8 WebM's alpha with libvpx (ffmpeg's own VP8 decoder dropped it), and VP8 without alpha with ffmpeg's own", () => {
+    const vp8 = (tags: Record<string, string>) => parseProbeOutput({ streams: [stream({ codec_name: 'vp8', tags: { DURATION: '00:00:04.000000000', ...tags } })], format: { format_name: 'matroska,webm' } });
+    expect(vp8({ alpha_mode: '1' })).toMatchObject({ hasAlpha: true, alphaDecoder: 'libvpx' });
+    expect(vp8({}).alphaDecoder).toBeUndefined();
   });
 
   it('reads HDR from the colour tags (PQ, HLG), taking BT.2020 where primaries or matrix are untagged or unknown', () => {
