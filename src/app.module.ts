@@ -5,12 +5,12 @@ import { CoreModule } from './composition/core.module';
 import { dataSourceOptions } from './composition/data-source';
 import { QueueModule } from './infrastructure/queue/queue.module';
 import { InstanceSecrets } from './infrastructure/secrets/instance-secrets';
-import { AuthModule } from './modules/auth/auth.module';
+import { AuthHttpModule } from './modules/auth/auth-http.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { JobsWorkerModule } from './modules/jobs/jobs-worker.module';
-import { JobsModule } from './modules/jobs/jobs.module';
+import { JobsHttpModule } from './modules/jobs/jobs-http.module';
 import { ModelsModule } from './modules/models/models.module';
 import { PricingModule } from './modules/pricing/pricing.module';
 import { RateLimitModule } from './modules/rate-limit/rate-limit.module';
@@ -43,7 +43,7 @@ export class AppModule {
         ...(databaseUrl ? [TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)), QueueModule.forRoot(config, databaseUrl)] : []),
         HealthModule,
         MetricsModule,
-        ...(serveApi ? [AuthModule, UploadsModule, JobsModule, StorageModule, PricingModule, ModelsModule, UsageModule, WebhooksModule, WebModule] : []),
+        ...(serveApi ? [AuthHttpModule, UploadsModule, JobsHttpModule, StorageModule, PricingModule, ModelsModule, UsageModule, WebhooksModule, WebModule] : []),
         ...(serveApi ? [RateLimitModule, IdempotencyModule, WorkerCallbacksModule] : []),
         ...(runWorkers ? [JobsWorkerModule.forRoot(config), WebhooksWorkerModule.forRoot(config), RetentionModule.forRoot(config)] : []),
       ],

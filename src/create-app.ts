@@ -322,6 +322,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   if (usage) app.use(['/v1', '/api'], usage);
   app.useGlobalFilters(exceptions);
   app.useGlobalPipes(createValidationPipe());
+  if (config.role === 'worker') return;
   const document = buildOpenApi(app);
   app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
   SwaggerModule.setup('docs', app, document, { swaggerOptions: { persistAuthorization: true } });

@@ -43,3 +43,29 @@ describe.each([
     }
   }, 120000);
 });
+
+describe('a worker process', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("serves its health and metrics and none of the API: no job, key or admin route, no docs (it served them all, without the API's rate limits)", async () => {
+    const cluster = new Cluster({ DATABASE_URL: database.url, QUEUE_NAMESPACE: `worker_${Math.random().toString(36).slice(2, 10)}`, REDIS_URL: 'redis://127.0.0.1:6379' });
+    try {
+      const worker = await cluster.start('worker');
+      const statusOf = async (path: string) => (await fetch(`${worker.url}${path}`, { headers: { 'X-Api-Key': 'bd_live_00000000000000000000000000000000', 'X-Admin-Token': 'a'.repeat(32) } })).status;
+      expect(await statusOf('/health/live')).toBe(200);
+      expect(await statusOf('/metrics')).toBe(200);
+      for (const path of ['/v1/jobs', '/v1/jobs/job_00000000000000000000000000', '/v1/admin/keys', '/v1/webhooks/secret', '/api/download/job_00000000000000000000000000', '/v1/models', '/v1/usage/summary', '/openapi.json', '/docs']) {
+        expect([path, await statusOf(path)]).toEqual([path, 404]);
+      }
+    } catch (error) {
+      throw withProcessOutput(error, cluster.processes);
+    } finally {
+      await cluster.stopAll();
+    }
+  }, 60000);
+});

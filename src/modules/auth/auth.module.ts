@@ -6,10 +6,7 @@ import { Clock } from '../../common/clock';
 import { PgNotifyApiKeyChanges } from './adapters/postgres/pg-notify.api-key-changes';
 import { ApiKeyCache } from './application/api-key-cache';
 import { ApiKeyChanges } from './ports/api-key-changes';
-import { AdminTokenGuard } from './adapters/http/admin-token.guard';
-import { AdminController } from './adapters/http/admin.controller';
 import { ApiKeyAuthenticator, ApiKeyGuard } from '../../common/http/api-key-auth';
-import { WebhookSecretController } from './adapters/http/webhook-secret.controller';
 import { ApiKeyRecord } from './adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from './adapters/typeorm/typeorm.api-key.repository';
 import { ApiKeysService } from './application/api-keys.service';
@@ -17,10 +14,10 @@ import { WebhookSecretOverlap } from './application/webhook-secret-overlap';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { ApiKeyRepository } from './ports/api-key.repository';
 
+/** API keys: issuing, authenticating, caching; what every role needs of them (the routes are AuthHttpModule's). */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyRecord])],
-  controllers: [AdminController, WebhookSecretController],
-  providers: [ApiKeysService, { provide: ApiKeyAuthenticator, useExisting: ApiKeysService }, ApiKeyGuard, AdminTokenGuard, { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
+  providers: [ApiKeysService, { provide: ApiKeyAuthenticator, useExisting: ApiKeysService }, ApiKeyGuard, { provide: ApiKeyRepository, useClass: TypeOrmApiKeyRepository },
     {
       provide: ApiKeyChanges,
       inject: [DataSource],

@@ -7,18 +7,15 @@ import { JobPresenter } from './application/job.presenter';
 import { JobLifecycle } from './application/job-lifecycle';
 import { JobDispatchRelay } from './application/job-dispatch-relay';
 import { WebhooksModule } from '../webhooks/webhooks.module';
-import { JobsController } from './adapters/http/jobs.controller';
-import { LegacyJobsController } from './adapters/http/legacy-jobs.controller';
 import { JobRecord } from './adapters/typeorm/job.record';
 import { TypeOrmJobRepository } from './adapters/typeorm/typeorm.job.repository';
 import { JobsService } from './application/jobs.service';
 import { JobDispatcher } from './ports/job-dispatcher';
 import { JobRepository } from './ports/job.repository';
 
-/** The jobs API: create, start, read, list, legacy routes. */
+/** Jobs: their use cases and adapters, for the API and the workers alike (the routes are JobsHttpModule's). */
 @Module({
   imports: [AuthModule, UploadsCoreModule, WebhooksModule, TypeOrmModule.forFeature([JobRecord])],
-  controllers: [JobsController, LegacyJobsController],
   providers: [
     JobsService,
     JobPresenter,
@@ -27,6 +24,6 @@ import { JobRepository } from './ports/job.repository';
     { provide: JobRepository, useClass: TypeOrmJobRepository },
     { provide: JobDispatcher, useClass: BullMqJobDispatcher },
   ],
-  exports: [JobRepository, JobLifecycle],
+  exports: [JobRepository, JobLifecycle, JobsService, JobPresenter],
 })
 export class JobsModule {}
