@@ -86,6 +86,9 @@ describe('uploads', () => {
     // RFC 5987's form states its charset
     const extended = await send(`filename*=UTF-8''${encodeURIComponent('çà.mp4')}`);
     expect(extended.body.filename).toBe('çà.mp4');
+    // a NUL, which Postgres refuses in text (answered 500), and other controls are left out
+    const controls = await send(`filename*=UTF-8''a%00b%07c%0A.mp4`);
+    expect([controls.status, controls.body.filename]).toEqual([200, 'abc.mp4']);
   });
 
   it("accepts a browser's recording, whose WebM states no duration, with the duration its packets span", async () => {

@@ -6,7 +6,7 @@ import { UploadView } from '../../../contract/api-types';
 import { isUploadId } from '../../../contract/ids';
 import { Ids } from '../../../common/ids';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { Upload, uploadStorageKey } from '../domain/upload';
+import { storableFilename, Upload, uploadStorageKey } from '../domain/upload';
 import { UploadedVideos } from '../ports/uploaded-videos';
 import { UploadRepository } from '../ports/upload.repository';
 import { isRefusal, SupportedVideoType, VideoProbe } from '../ports/video-probe';
@@ -68,7 +68,7 @@ export class UploadsService extends UploadedVideos {
       id: body.uploadId,
       apiKeyId,
       storageKey: body.storageKey,
-      filename: filename.slice(0, 255),
+      filename: storableFilename(filename),
       size: body.size,
       contentType: body.contentType,
       durationSeconds: probed.durationSeconds,
