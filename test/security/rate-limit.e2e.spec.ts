@@ -240,6 +240,16 @@ describe.each([
     expect((await post('/v1/jobs', { video_url: PUBLIC_VIDEO })).status).toBe(200);
   });
 
+  it(`a create whose job is stored failed for credit gives its slot back (it starts nothing): ${STARTS + 1} on /v1/jobs and /api/process, each answered 200 with the starts left untouched`, async () => {
+    const key = await cluster.createKey(0);
+    for (let i = 0; i < STARTS + 1; i += 1) {
+      const refused = await cluster.nodes[0].http.post(i % 2 ? '/api/process' : '/v1/jobs').set('X-Api-Key', key).send({ video_url: PUBLIC_VIDEO });
+      expect([refused.status, refused.body.job?.error_code]).toEqual([200, 'insufficient_credits']);
+      expectLimitHeaders(refused, STARTS - 1, 'x-ratelimit-starts');
+      await sleep(50); // the slot is given back once the answer is out
+    }
+  });
+
   it(`a start replayed under its Idempotency-Key gives its slot back (it starts nothing): ${STARTS + 1} replays, then another start passes`, async () => {
     const key = await cluster.createKey();
     const create = () => cluster.nodes[0].http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'one-start').send({ video_url: PUBLIC_VIDEO });

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 
 /*
  * Route markers read by cross-cutting adapters (the idempotency interceptor, the per-key job-start
@@ -25,6 +25,21 @@ export type JobStartPredicate = (req: Request) => boolean;
 export const CountsAsJobStart = (when: JobStartPredicate = () => true): MethodDecorator => SetMetadata(JOB_START, when);
 
 export const startsUnlessDraft: JobStartPredicate = (req) => (req.body as { auto_start?: unknown } | undefined)?.auto_start !== false;
+
+const STARTED_NOTHING = 'backdropStartedNothing';
+
+/**
+ * Marks a start route's answer that started nothing though it is no error: a create with auto_start
+ * refused for credit answers its job, stored failed. The job-start limit gives its slot back, as for
+ * a refused start; it was spent, and a key without credit ran out of starts for its next real one.
+ */
+export function markStartedNothing(res: Response): void {
+  res.locals[STARTED_NOTHING] = true;
+}
+
+export function isMarkedStartedNothing(res: Response): boolean {
+  return res.locals?.[STARTED_NOTHING] === true;
+}
 
 const REFUSED_UNLESS_REPLAYED = Symbol('refused unless replayed');
 

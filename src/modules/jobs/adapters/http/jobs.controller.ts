@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { enumParam, integerParam } from '../../../../common/http/query-params';
 import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
 import { Idempotent } from '../../../../common/http/route-markers';
-import { CountsAsJobStart, startsUnlessDraft } from '../../../../common/http/route-markers';
+import { CountsAsJobStart, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { JobRequest } from '../../domain/job-settings';
 import { JOB_STATUSES } from '../../domain/job-status';
@@ -40,7 +41,7 @@ export class JobsController {
   @Idempotent()
   @CountsAsJobStart(startsUnlessDraft)
   @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
-  async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto) {
+  async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Res({ passthrough: true }) res: Response) {
     const job = await this.jobs.create({
       apiKeyId: key.id,
       videoUrl: dto.video_url,
@@ -49,6 +50,7 @@ export class JobsController {
       metadata: dto.metadata,
       autoStart: dto.auto_start ?? true,
     });
+    if (job.status === 'failed') markStartedNothing(res); // refused for credit
     return this.presenter.submission(job);
   }
 

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { ApiKeyAuthenticator, ApiKeyGuard, AuthenticatedKey, CurrentKey } from '../../../../common/http/api-key-auth';
-import { CountsAsJobStart } from '../../../../common/http/route-markers';
+import { CountsAsJobStart, markStartedNothing } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
 import { JobPresenter } from '../../application/job.presenter';
@@ -27,8 +27,9 @@ export class LegacyJobsController {
   @CountsAsJobStart()
   @UseGuards(ApiKeyGuard)
   @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
-  async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto) {
+  async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Res({ passthrough: true }) res: Response) {
     const job = await this.jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart: true });
+    if (job.status === 'failed') markStartedNothing(res); // refused for credit
     return this.presenter.submission(job);
   }
 

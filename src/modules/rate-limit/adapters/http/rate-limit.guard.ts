@@ -5,7 +5,7 @@ import { Clock } from '../../../../common/clock';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { hashApiKey } from '../../../../common/api-key-format';
 import { ApiKeyAuthenticator } from '../../../../common/http/api-key-auth';
-import { IDEMPOTENT, JOB_START, JobStartPredicate, refuseUnlessReplayed, REPLAYED_HEADER } from '../../../../common/http/route-markers';
+import { IDEMPOTENT, isMarkedStartedNothing, JOB_START, JobStartPredicate, refuseUnlessReplayed, REPLAYED_HEADER } from '../../../../common/http/route-markers';
 import { outcomeOf, RateLimitOutcome } from '../../domain/sliding-window';
 import { RateLimitStore } from '../../ports/rate-limit-store';
 
@@ -89,7 +89,7 @@ export class RateLimitGuard implements CanActivate {
     if (keyed) await this.apply(this.requests, tracker, res);
     if (startsJob) {
       const admittedAt = await this.applyToStart(req, res, context.getHandler(), tracker);
-      // a start the route refuses (400, 402, 409...), or one replayed under its Idempotency-Key, started nothing: its slot is given back
+      // a start the route refuses (400, 402, 409...), one replayed under its Idempotency-Key, or one it marks (a job stored failed for credit) started nothing: its slot is given back
       if (admittedAt !== undefined) res.once('finish', () => void (startedNothing(res) && this.giveBack(this.starts, tracker, admittedAt)));
     }
     return true;
@@ -233,5 +233,5 @@ function trackerOf(req: Request): string {
 }
 
 function startedNothing(res: Response): boolean {
-  return res.statusCode >= 400 || res.getHeader(REPLAYED_HEADER) === 'true';
+  return res.statusCode >= 400 || res.getHeader(REPLAYED_HEADER) === 'true' || isMarkedStartedNothing(res);
 }
