@@ -140,6 +140,18 @@ describe('uploads', () => {
     expect(res.body.error.details[0].field).toBe('file');
   });
 
+  it("names `file` in the details of the multipart parser's refusals: a file under another name, two files, no boundary (they came without details)", async () => {
+    const refusals = [
+      await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('video', CLIP),
+      await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP).attach('file', CLIP),
+      await t.http.post('/api/upload').set('X-Api-Key', key).set('Content-Type', 'multipart/form-data').send('not a multipart body'),
+    ];
+    for (const res of refusals) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field: 'file', message: res.body.error.message }] });
+    }
+  });
+
   it('needs a key', async () => {
     expect((await t.http.post('/v1/uploads').attach('file', Buffer.from('tiny'), 'tiny.mp4')).status).toBe(401);
   });

@@ -51,6 +51,18 @@ function unparsedBodyMessage(exception: unknown): string | null {
   }
 }
 
+type Described = { status: number; code: ErrorCode | string; message: string; details?: DomainError['details'] };
+
+/**
+ * A multipart body's refusals by its parser (a file under another field name, two files, no
+ * boundary) are about its one field, `file`: they name it in `details`, as the contract has every
+ * invalid_request do (they came without).
+ */
+function withFieldOfMultipart(described: Described, req: Request): Described {
+  if (described.code !== 'invalid_request' || described.details || !req.is?.('multipart/form-data')) return described;
+  return { ...described, details: [{ field: 'file', message: described.message }] };
+}
+
 /** Turns anything thrown into the contract's error envelope; no stack or internals in bodies. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -66,7 +78,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (!res.headersSent) res.status(400).json(errorEnvelope('invalid_request', 'The request was aborted by the client', requestId));
       return;
     }
-    const { status, code, message, details } = this.describe(exception);
+    const { status, code, message, details } = withFieldOfMultipart(this.describe(exception), req);
     // a dependency away is the operator's to see once a request, not a bug's stack
     if (code === 'unavailable') this.logger.warn(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? exception.message : String(exception)}`);
     else if (status >= 500) this.logger.error(`${req.method} ${req.path} ${requestId}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
@@ -78,7 +90,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     res.status(status).json(errorEnvelope(code, message, requestId, details));
   }
 
-  private describe(exception: unknown): { status: number; code: ErrorCode | string; message: string; details?: DomainError['details'] } {
+  private describe(exception: unknown): Described {
     if (exception instanceof DomainError) {
       return { status: ERROR_HTTP_STATUS[exception.code], code: exception.code, message: exception.message, details: exception.details };
     }
