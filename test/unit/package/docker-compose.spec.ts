@@ -4,9 +4,24 @@ import * as path from 'node:path';
 const compose = readFileSync(path.join(__dirname, '..', '..', '..', 'docker-compose.yml'), 'utf8');
 
 describe('docker-compose.yml', () => {
-  it("hands each Backdrop service's SIGTERM to node: a shell command ends by exec'ing it (dash stays PID 1, ignores the signal, and the graceful shutdown never ran)", () => {
-    const shellCommands = [...compose.matchAll(/command: \["sh", "-c", "([^"]+)"\]/g)].map((match) => match[1]);
-    expect(shellCommands.length).toBeGreaterThanOrEqual(2);
-    for (const command of shellCommands) expect(command.split('&&').at(-1)!.trim()).toMatch(/^exec node /);
+  const commands = [...compose.matchAll(/command: \[(.+)\]/g)].map((match) => JSON.parse(`[${match[1]}]`) as string[]).filter((command) => command.join(' ').includes('dist/src/main.js'));
+
+  it("hands each Backdrop service's SIGTERM to node: node is the command, or a shell command ends by exec'ing it (dash stays PID 1, ignores the signal, and the graceful shutdown never ran)", () => {
+    expect(commands).toHaveLength(2);
+    for (const command of commands) {
+      if (command[0] === 'node') continue;
+      expect(command.slice(0, 2)).toEqual(['sh', '-c']);
+      expect(command[2].split('&&').at(-1)!.trim()).toMatch(/^exec node /);
+    }
+  });
+
+  it('installs and builds once, in a setup service every Backdrop service waits for: they share /app, and an `npm ci` of each removed node_modules under the ones running', () => {
+    expect(commands.every((command) => !command.join(' ').includes('npm'))).toBe(true);
+    const setup = /\n {2}setup:\n([\s\S]*?)\n\n/.exec(compose)?.[1] ?? '';
+    expect(setup).toContain('command: ["sh", "-c", "npm ci && npm run build"]');
+    for (const service of ['api', 'worker']) {
+      const block = new RegExp(`\\n  ${service}:\\n([\\s\\S]*?)(\\n\\n|$)`).exec(compose)?.[1] ?? '';
+      expect([service, block.includes('setup: { condition: service_completed_successfully }')]).toEqual([service, true]);
+    }
   });
 });
