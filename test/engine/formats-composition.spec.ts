@@ -175,6 +175,14 @@ describe('frame alignment', () => {
     expect([result.width, result.height]).toEqual([96, 160]);
     expect(result.notes.some((note) => note.includes('rotated'))).toBe(true);
   });
+
+  it('writes a picture tilted by 60 degrees at its own size, as ffmpeg turns it (taken for a quarter turn, the job failed output_failed)', async () => {
+    const tilted = join(dir(), 'tilted.mp4');
+    await ffmpeg(['-i', await movingBox('upright-for-tilt.mp4'), '-c', 'copy', '-metadata:s:v:0', 'rotate=60', '-y', tilted]);
+    const { result, outputPath } = await run('mp4', { inputPath: tilted, previewDuration: undefined, background: { type: 'color', rgb: [0, 0, 255] } });
+    expect([result.width, result.height]).toEqual([160, 96]);
+    expect((await probeStreams(outputPath)).streams[0]).toMatchObject({ width: 160, height: 96 });
+  });
 });
 
 describe('a canvas of odd sides', () => {

@@ -346,9 +346,16 @@ function parseRotation(stream: FfprobeStream): number {
     const matrix = stream.side_data_list?.find((data) => data.rotation !== undefined);
     if (matrix) clockwise = -Number(matrix.rotation);
   }
-  const quarterTurns = Math.round(clockwise / 90);
-  return (((quarterTurns % 4) + 4) % 4) * 90;
+  const degrees = ((clockwise % 360) + 360) % 360;
+  const nearestQuarter = Math.round(degrees / 90) * 90;
+  // within a degree of a quarter turn ffmpeg turns the picture by it, and otherwise turns it within
+  // its own size (its rotate filter): a tilt taken for the nearest quarter turn had the encoder
+  // expect the sides swapped, and the job failed output_failed
+  if (Math.abs(degrees - nearestQuarter) < ROTATION_SNAP_DEGREES) return nearestQuarter % 360;
+  return degrees;
 }
+
+const ROTATION_SNAP_DEGREES = 1;
 
 function pixelFormatHasAlpha(pixelFormat: string | undefined): boolean {
   return /^(yuva|rgba|bgra|argb|abgr|gbrap|ya[0-9])/.test(pixelFormat ?? '');

@@ -89,6 +89,15 @@ describe('parseProbeOutput', () => {
     expect([tagged.rotation, tagged.width, tagged.height]).toEqual([270, 1080, 1920]);
     const upsideDown = parseProbeOutput(output(stream({ side_data_list: [{ rotation: 180 }] })));
     expect([upsideDown.rotation, upsideDown.width]).toEqual([180, 1920]);
+    expect(parseProbeOutput(output(stream({ tags: { rotate: '89.5' } }))).rotation).toBe(90);
+    expect(parseProbeOutput(output(stream({ tags: { rotate: '-359.6' } }))).rotation).toBe(0);
+  });
+
+  it('keeps the size of a picture tilted by another angle, which ffmpeg turns within its own size (it was taken for a quarter turn: the job failed)', () => {
+    const tilted = parseProbeOutput(output(stream({ tags: { rotate: '60' } })));
+    expect([tilted.rotation, tilted.width, tilted.height]).toEqual([60, 1920, 1080]);
+    const matrix = parseProbeOutput(output(stream({ side_data_list: [{ rotation: 45 }] })));
+    expect([matrix.rotation, matrix.width, matrix.height]).toEqual([315, 1920, 1080]);
   });
 
   it('detects VP9 alpha in WebM (alpha_mode tag) and asks for the libvpx decoder', () => {
