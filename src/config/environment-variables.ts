@@ -148,7 +148,7 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1) @Max(10)
   WORKER_RETRY_ATTEMPTS = 3;
 
-  /** first delay between those attempts; doubled each time (a longer Retry-After wins) */
+  /** first delay between those attempts; doubled each time (a longer Retry-After wins, up to 60 s) */
   @Type(() => Number) @IsInt() @Min(10) @Max(60000)
   WORKER_RETRY_BASE_DELAY_MS = 500;
 

@@ -45,7 +45,7 @@ export interface DurableQueueConfig {
 
 const WORKER_SERVER_CHECKS: readonly ConfigCheck[] = [
   (env) => (env.WORKER_API_KEY ? undefined : { variable: 'WORKER_API_KEY', message: 'is required (at least 16 characters)' }),
-  (env) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(env.WORKER_QUEUE_NAMESPACE) ? undefined : { variable: 'WORKER_QUEUE_NAMESPACE', message: 'must be letters, digits and _' }),
+  (env) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(env.WORKER_QUEUE_NAMESPACE) ? undefined : { variable: 'WORKER_QUEUE_NAMESPACE', message: 'must be letters, digits and _, not starting with a digit' }),
 ];
 
 /** Validates the environment through the same schema as the API; throws one ConfigError naming every bad variable. */

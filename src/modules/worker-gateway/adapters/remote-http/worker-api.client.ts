@@ -21,7 +21,7 @@ export interface WorkerApiOptions {
   timeoutMs: number;
   /** attempts per call on retryable failures */
   attempts: number;
-  /** first delay between attempts, doubled each time; a longer Retry-After wins */
+  /** first delay between attempts, doubled each time; a longer Retry-After wins, up to MAX_RETRY_DELAY_MS */
   baseDelayMs: number;
   /** waits between attempts; resolves early when `signal` aborts */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
