@@ -12,6 +12,7 @@ import { AppModule, AppModuleOptions } from './app.module';
 import { DomainError } from './common/errors/domain-error';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { errorEnvelope } from './common/http/error-envelope';
+import { withErrorResponses } from './common/http/openapi-errors';
 import { accessLogMiddleware } from './common/logging/access-log.middleware';
 import { createLogger } from './common/logging/pino-logger';
 import { PinoNestLogger } from './common/logging/pino-nest-logger';
@@ -37,7 +38,7 @@ export function buildOpenApi(app: INestApplication) {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'apiKey')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-Token' }, 'adminToken')
     .build();
-  return SwaggerModule.createDocument(app, document);
+  return withErrorResponses(SwaggerModule.createDocument(app, document));
 }
 
 /**

@@ -384,5 +384,15 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       for (const [path, method] of [['/v1/jobs', 'post'], ['/api/process', 'post'], ['/api/download/{id}', 'get']]) expect(res.body.paths[path][method].security).toEqual([{ apiKey: [] }]);
       expect((await t.http.get('/docs')).status).toBeLessThan(400);
     });
+
+    it('says in the OpenAPI document how errors are answered: the envelope on every /v1 and /api operation, 429 on keyed ones, 503 on /health (no error was described)', async () => {
+      const { body } = await t.http.get('/openapi.json');
+      expect(body.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['invalid_request', 'rate_limited', 'insufficient_credits']));
+      const operations = Object.entries(body.paths as Record<string, Record<string, { responses: Record<string, { content?: unknown }>; security?: unknown[] }>>).filter(([path]) => /^\/(v1|api)\//.test(path)).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method} ${path}`, operation })));
+      expect(operations.length).toBeGreaterThan(15);
+      for (const { name, operation } of operations) expect([name, operation.responses.default?.content]).toEqual([name, { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } }]);
+      expect(body.paths['/v1/jobs'].post.responses['429']).toBeDefined();
+      expect(body.paths['/health'].get.responses['503']).toBeDefined();
+    });
   });
 });
