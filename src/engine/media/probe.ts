@@ -65,6 +65,8 @@ export interface ParsedVideo extends VideoInfo {
 /** A video the input gate admitted: its probe and how every later ffmpeg must open it. */
 export interface ProbedVideo extends ParsedVideo {
   pin: InputPin;
+  /** how long the video stream's packets span (packet-span.ts): where its decoded picture ends, whatever its header says */
+  packetSpanSeconds?: number;
 }
 
 const DECODE_CHECK_SIZE = 16;
@@ -119,6 +121,7 @@ export async function readVideoInfo(
 ): Promise<ProbedVideo> {
   let json: FfprobeOutput;
   let guessedTimes = false;
+  let packetSpanSeconds: number | undefined;
   try {
     const { stdout, stderr } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal, { maxStdoutBytes: PROBE_OUTPUT_LIMIT_BYTES });
     // ffprobe may succeed with the refused stream's size zeroed: the log says what was refused
@@ -130,6 +133,7 @@ export async function readVideoInfo(
       const span = await measurePacketSpan(path, pin, video.index ?? 0, signal);
       if (span) json = withPacketSpan(json, span);
       guessedTimes = span?.guessedTimes ?? false;
+      packetSpanSeconds = span?.seconds;
     }
   } catch (error) {
     if (error instanceof EngineError) throw error;
@@ -139,7 +143,7 @@ export async function readVideoInfo(
     throw asInputInvalid(error, 'the file could not be read as a video', signal);
   }
   const parsed = parseProbeOutput(json);
-  return { ...parsed, pin, ...(parsed.videoStart && guessedTimes ? { videoStart: { ...parsed.videoStart, guessedTimes } } : {}) };
+  return { ...parsed, pin, ...(packetSpanSeconds ? { packetSpanSeconds } : {}), ...(parsed.videoStart && guessedTimes ? { videoStart: { ...parsed.videoStart, guessedTimes } } : {}) };
 }
 
 /** Pure: the frame size a decoder refused for exceeding `max_pixels`, from ffmpeg's log. */
@@ -334,7 +338,7 @@ export function parseFrameRate(value: string | undefined): number | undefined {
 }
 
 /**
- * Clockwise degrees the player turns the picture, in {0, 90, 180, 270}: the classic `rotate` tag
+ * Clockwise degrees the player turns the picture, 0 to 360 (a quarter turn within a degree of one): the classic `rotate` tag
  * when present, otherwise the display matrix (ffprobe reports that one counter-clockwise).
  */
 function parseRotation(stream: FfprobeStream): number {

@@ -79,7 +79,9 @@ function keepsOwnAlpha(video: ProbedVideo): boolean {
 /** how every ffmpeg of the pipeline reads `inputPath` (its first `durationLimit` seconds), as the input gate probed it */
 export function sourceSpecOf(inputPath: string, video: ProbedVideo, durationLimit?: number): SourceSpec {
   const { pin, videoStream, alphaDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, fps, width, height } = video;
-  const pictureSeconds = durationLimit !== undefined ? Math.min(durationLimit, video.durationSeconds) : video.durationSeconds;
+  // the packets' span where measured: a header within its tolerance of it (probe.ts) cut the sound up to 1% before the last picture
+  const wholePicture = video.packetSpanSeconds ?? video.durationSeconds;
+  const pictureSeconds = durationLimit !== undefined ? Math.min(durationLimit, wholePicture) : wholePicture;
   return { inputPath, pin, videoStream, alphaDecoder, videoStart, hdr, interlaced, anamorphic, colourMatrix, fullRange, hasAlpha: keepsOwnAlpha(video), durationLimit, pictureSeconds, fps, size: { width, height } };
 }
 

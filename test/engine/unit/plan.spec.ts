@@ -37,6 +37,13 @@ describe('planJob', () => {
     expect(plan.processedSeconds).toBe(4);
   });
 
+  it("ends the sound where the picture ends: the packets' span where measured (a header within its tolerance of it cut the sound before the last picture), a preview's end within it", () => {
+    const short = { ...video, durationSeconds: 99.2, packetSpanSeconds: 100 };
+    expect(planJob(request, short).source.pictureSeconds).toBe(100);
+    expect(planJob(request, { ...short, packetSpanSeconds: undefined }).source.pictureSeconds).toBe(99.2);
+    expect(planJob({ ...request, previewDuration: 2 }, short).source.pictureSeconds).toBe(2);
+  });
+
   it('keeps audio only in formats that carry it', () => {
     const short = { ...video, durationSeconds: 4 };
     expect(planJob(request, short).keepAudio).toBe(true);
