@@ -61,6 +61,11 @@ export function draftJob(fields: Pick<Job, 'id' | 'apiKeyId' | 'videoUrl' | 'req
   };
 }
 
+/** A job failed without ever starting: an auto_start refused for credit (a started one that failed at once has its start) */
+export function refusedAtStart(job: Job): boolean {
+  return job.status === 'failed' && job.startedAt === null;
+}
+
 /**
  * The settings a started job runs with. Its start stored them resolved and checked: only a draft's
  * (never run) may miss a colour or an image.

@@ -6,6 +6,7 @@ import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/ht
 import { Idempotent } from '../../../../common/http/route-markers';
 import { CountsAsJobStart, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
+import { refusedAtStart } from '../../domain/job';
 import { JobRequest } from '../../domain/job-settings';
 import { JOB_STATUSES } from '../../domain/job-status';
 import { CreateJobDto, JobOptionsDto, ListJobsQueryDto, StartJobDto } from './dto/job-request.dto';
@@ -50,7 +51,7 @@ export class JobsController {
       metadata: dto.metadata,
       autoStart: dto.auto_start ?? true,
     });
-    if (job.status === 'failed') markStartedNothing(res); // refused for credit
+    if (refusedAtStart(job)) markStartedNothing(res);
     return this.presenter.submission(job);
   }
 

@@ -9,6 +9,7 @@ import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
 import { JobPresenter } from '../../application/job.presenter';
 import { jobRequestOf } from './jobs.controller';
+import { refusedAtStart } from '../../domain/job';
 
 /** The original service's /api routes, kept for existing integrations. */
 @ApiTags('legacy')
@@ -29,7 +30,7 @@ export class LegacyJobsController {
   @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
   async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Res({ passthrough: true }) res: Response) {
     const job = await this.jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart: true });
-    if (job.status === 'failed') markStartedNothing(res); // refused for credit
+    if (refusedAtStart(job)) markStartedNothing(res);
     return this.presenter.submission(job);
   }
 
