@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     options: { 'client-id': { type: 'string' }, credits: { type: 'string' }, note: { type: 'string' }, fingerprint: { type: 'string' } },
   });
   const config = loadAdminCliConfig();
-  const database = await resolveDatabase(config, () => undefined);
+  const database = await resolveDatabase(config, () => undefined, 'share');
   let dataSource: DataSource | undefined;
   try {
     dataSource = await migrate(database.url);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MEDIA_DIR } from '../support/test-app';
@@ -129,4 +129,31 @@ describe('npm start with the embedded default', () => {
     expect(job).toMatchObject({ status: 'completed', progress: 100, model: 'human' });
     expect(job.notes).toContain('human: no person in sight in the first half second, so original matted the video instead (it keeps any subject; light and human keep people only)');
   }, 180000);
+
+  it('a second server on the same DATA_DIR is refused, naming the first (it shared its Postgres, which stopped under it); a server killed without stopping its Postgres leaves it to the next start, which takes it over and stops it (it was never stopped again)', async () => {
+    const second = startProcess(['dist/src/main.js'], { ...env, PORT: String(randomPort()) });
+    await expect(second.waitFor(/never printed/, 120000)).rejects.toThrow(/process exited \(1\)/);
+    expect(second.output()).toContain(`another Backdrop server (pid ${server.child.pid}) runs on DATA_DIR ${dataDir}`);
+    expect((await api('/v1/jobs')).status).toBe(200); // the first goes on
+
+    await server.stop('SIGKILL');
+    const postmaster = Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(isAlive(postmaster)).toBe(true);
+    server = startProcess(['dist/src/main.js'], env);
+    await server.waitFor(/Backdrop is running at/, 120000);
+    expect(server.output()).toContain('Taking over the embedded Postgres');
+    expect((await api('/v1/jobs')).status).toBe(200);
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(isAlive(postmaster)).toBe(false);
+    expect(existsSync(path.join(dataDir, 'postgres-owner'))).toBe(false);
+  }, 300000);
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

