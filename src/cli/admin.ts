@@ -25,6 +25,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   webhooks:rotate --fingerprint FP                          replace it (the old one still signs beside it for WEBHOOK_SECRET_OVERLAP_SECONDS)
 Uses DATABASE_URL, or the embedded database in DATA_DIR (default ./data).`;
 
+const COMMANDS = ['keys:create', 'keys:list', 'keys:disable', 'keys:enable', 'credits:grant', 'webhooks:secret', 'webhooks:rotate'];
+
 function requireOption(value: string | undefined, name: string): string {
   if (!value) throw new Error(`--${name} is required\n\n${USAGE}`);
   return value;
@@ -61,8 +63,12 @@ async function run(keys: ApiKeysService, command: string | undefined, options: R
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { 'client-id': { type: 'string' }, credits: { type: 'string' }, note: { type: 'string' }, fingerprint: { type: 'string' } },
+    options: { 'client-id': { type: 'string' }, credits: { type: 'string' }, note: { type: 'string' }, fingerprint: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
+  // answered before the database is started or migrated for it
+  const { help, ...options } = values;
+  if (help) return void process.stdout.write(`${USAGE}\n`);
+  if (!COMMANDS.includes(positionals[0] ?? '')) throw new Error(positionals[0] ? `Unknown command "${positionals[0]}"\n\n${USAGE}` : USAGE);
   const config = loadAdminCliConfig();
   const database = await resolveDatabase(config, () => undefined, 'share');
   let dataSource: DataSource | undefined;
@@ -75,7 +81,7 @@ async function main(): Promise<void> {
       ApiKeyCache.uncached(),
       new WebhookSecretOverlap(new SystemClock(), config.env.WEBHOOK_SECRET_OVERLAP_SECONDS * 1000),
     );
-    process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], values), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await run(keys, positionals[0], options), null, 2)}\n`);
   } finally {
     await dataSource?.destroy();
     await database.embedded?.stop();

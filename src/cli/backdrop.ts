@@ -9,12 +9,13 @@ import { ClientCliConfig, loadClientCliConfig } from '../config/client-cli-confi
 export const HELP = `backdrop: remove the background of videos with a Backdrop server
 
 Usage:
-  backdrop remove <input> [-o <output>] [--model m] [--format f] [--bg b] [--preview seconds]
+  backdrop remove <input> [-o <output>] [--force] [--model m] [--format f] [--bg b] [--preview seconds]
   backdrop jobs [--status s] [--limit n] [--offset n] [--json]
   backdrop usage [--days n] [--json]
 
 remove   uploads <input>, starts a job, shows its progress (on stderr) and downloads the result.
          -o, --output   where to save it (default: <input>.nobg.<format>); prints its path on stdout
+         --force        overwrite that file if it exists (never the input)
          --model        ${MODELS.join(' | ')} (server default: original)
          --format       webm | mov | mp4 | gif | webp | png_sequence (default: from -o's extension, else webm)
          --bg           transparent | #RRGGBB | https://image.url (default: transparent)
@@ -29,9 +30,9 @@ Connection:
 Exit codes:
   0  success
   1  the job failed (its error is printed)
-  2  usage error: bad arguments, unreadable input file
+  2  usage error: bad arguments, unreadable input file, an output that exists (without --force) or cannot be written
   3  the API refused the request: bad or missing key, invalid settings, no credits (its message is printed)
-  4  network error: the server cannot be reached
+  4  network error: the server cannot be reached, or the download was cut short
 `;
 
 const OPTIONS = {
@@ -45,6 +46,7 @@ const OPTIONS = {
   offset: { type: 'string' },
   days: { type: 'string' },
   json: { type: 'boolean' },
+  force: { type: 'boolean' },
   url: { type: 'string' },
   key: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -81,6 +83,7 @@ async function dispatch(argv: string[], config: ClientCliConfig, output: Output)
       model: oneOf(values.model, 'model', MODELS),
       background: values.bg === undefined ? undefined : parseBackground(values.bg),
       preview: numberOption(values.preview, 'preview', { min: 0.5, max: 30 }),
+      force: values.force ?? false,
     };
     return removeBackground(connect(values, config), options, output);
   }

@@ -1,10 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { ROOT } from '../support/processes';
+import { ensureBuilt, ROOT } from '../support/processes';
 import { MEDIA_DIR } from '../support/test-app';
 import { RunningServer, startEmbeddedServer } from '../browser/support/server';
 
@@ -176,5 +176,132 @@ describe('backdrop CLI against the embedded server', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('backdrop remove <input>');
     for (const line of ['0  success', '1  the job failed', '2  usage error', '3  the API refused', '4  network error']) expect(help.stdout).toContain(line);
+  });
+});
+
+/**
+ * The CLI against a scripted server (no engine): what it does when the server fails for a moment,
+ * refuses a job for credit, cuts a download, or sits under a path; and the output paths it refuses
+ * before anything is uploaded.
+ */
+describe('backdrop CLI against a scripted server', () => {
+  const workDir = mkdtempSync(path.join(tmpdir(), 'backdrop-cli-scripted-'));
+  const input = path.join(workDir, 'clip.mp4');
+  const OUTPUT_BYTES = Buffer.alloc(100_000, 7);
+  let requests: string[];
+  /** how the scripted server answers: polls that fail before the job completes, a refusal for credit, a cut download */
+  let script: { failingPolls: number; refusedForCredit: boolean; cutDownload: boolean };
+  let base: string;
+  const server = createHttpServer((req, res) => {
+    const route = (req.url ?? '').replace(/^\/prefix/, '');
+    requests.push(`${req.method} ${req.url}`);
+    res.setHeader('Content-Type', 'application/json');
+    const job = { id: 'job_1', status: 'completed', progress: 100, output_url: `${base}/out.webm`, output_format: 'webm', duration_seconds: 1, error: null, error_code: null };
+    if (req.method === 'POST' && route === '/v1/uploads') return req.resume().on('end', () => res.end(JSON.stringify({ video_url: `${base}/v1/uploads/vid_1`, size: 4 })));
+    if (req.method === 'POST' && route === '/v1/jobs') {
+      const refused = { ...job, status: 'failed', output_url: null, error: "This job needs at least 1 credit; the key's balance is empty", error_code: 'insufficient_credits' };
+      return req.resume().on('end', () => res.end(JSON.stringify(script.refusedForCredit ? { success: true, id: 'job_1', status: 'failed', job: refused } : { success: true, id: 'job_1', status: 'pending', job: { ...job, status: 'pending' } })));
+    }
+    if (route === '/v1/jobs/job_1') {
+      if (script.failingPolls-- > 0) {
+        res.statusCode = 503;
+        return res.end(JSON.stringify({ success: false, error: { code: 'unavailable', message: 'A service Backdrop depends on is unavailable', request_id: 'req_1' } }));
+      }
+      return res.end(JSON.stringify(job));
+    }
+    if (route === '/v1/jobs') return res.end(JSON.stringify({ items: [], total: 0, limit: 20, offset: 0 }));
+    if (route === '/out.webm') {
+      res.setHeader('Content-Type', 'video/webm');
+      res.setHeader('Content-Length', String(OUTPUT_BYTES.length));
+      if (!script.cutDownload) return res.end(OUTPUT_BYTES);
+      res.write(OUTPUT_BYTES.subarray(0, 50_000));
+      return setTimeout(() => res.destroy(), 50);
+    }
+    res.statusCode = 404;
+    res.end(JSON.stringify({ success: false, error: { code: 'not_found', message: 'Not found', request_id: 'req_2' } }));
+  });
+  const run = (args: string[], extra: Record<string, string> = {}) => backdrop(args, { BACKDROP_URL: base, BACKDROP_KEY: 'bd_live_00000000000000000000000000000000', ...extra });
+
+  beforeAll(async () => {
+    ensureBuilt();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    writeFileSync(input, 'not really a video');
+  });
+  beforeEach(() => {
+    requests = [];
+    script = { failingPolls: 0, refusedForCredit: false, cutDownload: false };
+  });
+  afterAll(() => {
+    server.close();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('refuses, before uploading anything, an output that is the input (it was overwritten), a directory, a missing directory, or an existing file without --force', async () => {
+    const existing = path.join(workDir, 'existing.webm');
+    writeFileSync(existing, 'precious');
+    for (const [output, message] of [
+      [input, 'is the input'],
+      [path.relative(ROOT, input), 'is the input'],
+      [workDir, 'is a directory'],
+      [path.join(workDir, 'nowhere', 'out.webm'), 'No such directory'],
+      [existing, 'exists: pass --force'],
+    ]) {
+      const refused = await run(['remove', input, '-o', output, '--format', 'webm']);
+      expect([output, refused.code]).toEqual([output, 2]);
+      expect(refused.stderr).toContain(message);
+    }
+    expect(requests).toEqual([]);
+    expect(readFileSync(input, 'utf8')).toBe('not really a video');
+    expect(readFileSync(existing, 'utf8')).toBe('precious');
+    const forced = await run(['remove', input, '-o', existing, '--force']);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(existing)).toEqual(OUTPUT_BYTES);
+  });
+
+  it('a download cut short leaves the file as it was and no partial beside it, names the job, and ends with 4 (it left a partial file over the old one, exit 70)', async () => {
+    const kept = path.join(workDir, 'kept.webm');
+    writeFileSync(kept, 'precious');
+    script.cutDownload = true;
+    const cut = await run(['remove', input, '-o', kept, '--force']);
+    expect(cut.code).toBe(4);
+    expect(cut.stderr).toContain("Downloading job job_1's output failed");
+    expect(cut.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(readFileSync(kept, 'utf8')).toBe('precious');
+    expect(existsSync(`${kept}.part`)).toBe(false);
+  });
+
+  it('a poll answered 503 is asked again and the job is followed to its end (the command gave up on a job still running)', async () => {
+    script.failingPolls = 2;
+    const output = path.join(workDir, 'after-outage.webm');
+    const followed = await run(['remove', input, '-o', output]);
+    expect([followed.code, followed.stderr]).toEqual([0, expect.stringContaining('asking again in')]);
+    expect(readFileSync(output)).toEqual(OUTPUT_BYTES);
+  }, 30000);
+
+  it('a job refused for credit ends with 3, saying why, and is not called started (exit 1 after "started")', async () => {
+    script.refusedForCredit = true;
+    const refused = await run(['remove', input, '-o', path.join(workDir, 'refused.webm')]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('Job job_1 was not started: ');
+    expect(refused.stderr).toContain('(insufficient_credits)');
+    expect(refused.stderr).not.toContain('started\n');
+  });
+
+  it('keeps the path of a BACKDROP_URL under a prefix (it asked the root)', async () => {
+    const listed = await run(['jobs'], { BACKDROP_URL: `${base}/prefix/` });
+    expect(listed.code).toBe(0);
+    expect((await run(['jobs'], { BACKDROP_URL: `${base}/prefix` })).code).toBe(0);
+    expect(requests).toEqual(['GET /prefix/v1/jobs', 'GET /prefix/v1/jobs']);
+  });
+
+  it('the admin CLI answers --help without a database, and names an unknown command', () => {
+    const dataDir = path.join(workDir, 'admin-data');
+    const admin = (args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/admin.js'), ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8' });
+    const help = admin(['--help']);
+    expect([help.status, help.stdout]).toEqual([0, expect.stringContaining('Usage: npm run admin -- <command>')]);
+    const unknown = admin(['frobnicate']);
+    expect([unknown.status, unknown.stderr]).toEqual([1, expect.stringContaining('Unknown command "frobnicate"')]);
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { createWriteStream, openAsBlob } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -30,8 +31,9 @@ export class BackdropClient {
     private readonly key: string,
   ) {}
 
+  /** `route` under the base URL, its path kept (https://host/backdrop + /v1/jobs: https://host/backdrop/v1/jobs; the path was dropped) */
   private url(route: string): string {
-    return new URL(route, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`).toString();
+    return new URL(route.replace(/^\/+/, ''), this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`).toString();
   }
 
   /**
@@ -73,7 +75,7 @@ export class BackdropClient {
     return jsonOf<{ video_url: string; size: number }>(response);
   }
 
-  createJob(body: Record<string, unknown>): Promise<{ id: string; status: string }> {
+  createJob(body: Record<string, unknown>): Promise<{ id: string; status: string; job?: Job }> {
     return this.json('POST', '/v1/jobs', body);
   }
 
@@ -90,7 +92,10 @@ export class BackdropClient {
     return this.json('GET', `/v1/usage/summary${days ? `?days=${days}` : ''}`);
   }
 
-  /** Streams a (signed) output URL to a file; returns its size in bytes. */
+  /**
+   * Streams a (signed) output URL to a file beside `destination`, renamed onto it once whole: a
+   * download cut short left a partial file there, over what it held. Returns its size in bytes.
+   */
   async download(url: string, destination: string): Promise<number> {
     // the key goes only to this server, never to another host (an S3 presigned URL)
     const sameServer = new URL(url).origin === new URL(this.url('/')).origin;
@@ -99,7 +104,14 @@ export class BackdropClient {
     let bytes = 0;
     const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
     body.on('data', (chunk: Buffer) => (bytes += chunk.length));
-    await pipeline(body, createWriteStream(destination));
+    const partial = `${destination}.part`;
+    try {
+      await pipeline(body, createWriteStream(partial));
+      await rename(partial, destination);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
     return bytes;
   }
 }

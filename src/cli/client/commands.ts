@@ -1,7 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { BackdropClient, Job } from './api-client';
-import { CliError, EXIT, UsageError } from './errors';
+import { ApiError, CliError, EXIT, NetworkError, UsageError } from './errors';
 import { Background, EXTENSION_OF_FORMAT } from './job-options';
 import { ProgressReporter } from './progress';
 
@@ -17,6 +17,8 @@ export interface RemoveOptions {
   model?: string;
   background?: Background;
   preview?: number;
+  /** overwrite an existing output file (never the input) */
+  force?: boolean;
   /** first interval, then every `pollMs` (2 s then 5 s, as the API recommends) */
   firstPollMs?: number;
   pollMs?: number;
@@ -29,10 +31,53 @@ function defaultOutput(input: string, format: string): string {
   return path.join(parsed.dir, `${parsed.name}.nobg${EXTENSION_OF_FORMAT[format]}`);
 }
 
+/**
+ * Where the output may be written, checked before anything is uploaded or paid for: not the input,
+ * not a directory, not an existing file unless forced, in a directory that exists and takes files.
+ * Found at the download, a bad path failed the command after the job was charged.
+ */
+function assertWritableDestination(input: string, destination: string, force: boolean): void {
+  if (existsSync(destination)) {
+    if (realpathSync(destination) === realpathSync(input)) throw new UsageError(`The output ${destination} is the input: choose another -o`);
+    if (statSync(destination).isDirectory()) throw new UsageError(`The output ${destination} is a directory: name the file to write (-o ${path.join(destination, path.basename(defaultOutput(input, 'webm')))})`);
+    if (!force) throw new UsageError(`The output ${destination} exists: pass --force to overwrite it`);
+  }
+  const directory = path.dirname(path.resolve(destination));
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) throw new UsageError(`No such directory for the output: ${directory}`);
+  try {
+    accessSync(directory, constants.W_OK);
+  } catch {
+    throw new UsageError(`Cannot write the output in ${directory}`);
+  }
+}
+
+/** polls that fail for a moment (429, 5xx, the network) are asked again this many times, after 1 s, 2 s, 4 s... (about 2 minutes in all) */
+const POLL_RETRIES = 8;
+const FIRST_POLL_RETRY_MS = 1000;
+const MAX_POLL_RETRY_MS = 30_000;
+
+function isTransient(error: unknown): boolean {
+  return error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status >= 500));
+}
+
+/** GET the job; a moment's failure is retried: the job runs and is charged on, and gave up on, it was lost to the command */
+async function pollJob(client: BackdropClient, id: string, output: Output): Promise<Job> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await client.job(id);
+    } catch (error) {
+      if (!isTransient(error) || attempt >= POLL_RETRIES) throw error;
+      const waitMs = Math.min(MAX_POLL_RETRY_MS, FIRST_POLL_RETRY_MS * 2 ** attempt);
+      output.progress.message(`${(error as Error).message}; asking again in ${Math.round(waitMs / 1000)} s`);
+      await sleep(waitMs);
+    }
+  }
+}
+
 /** Polls until the job completes or fails, showing its progress. */
 async function follow(client: BackdropClient, id: string, options: RemoveOptions, output: Output): Promise<Job> {
   for (let round = 0; ; round += 1) {
-    const job = await client.job(id);
+    const job = await pollJob(client, id, output);
     output.progress.update(job.status, job.status === 'completed' ? 100 : job.progress);
     if (job.status === 'completed' || job.status === 'failed') return job;
     await sleep(round === 0 ? (options.firstPollMs ?? 2000) : (options.pollMs ?? 5000));
@@ -43,6 +88,7 @@ async function follow(client: BackdropClient, id: string, options: RemoveOptions
 export async function removeBackground(client: BackdropClient, options: RemoveOptions, output: Output): Promise<void> {
   if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`No such file: ${options.input}`);
   const destination = options.output ?? defaultOutput(options.input, options.format);
+  assertWritableDestination(options.input, destination, options.force ?? false);
 
   output.progress.message(`Uploading ${options.input}`);
   const upload = await client.upload(options.input);
@@ -53,12 +99,20 @@ export async function removeBackground(client: BackdropClient, options: RemoveOp
     ...(options.background ? { background: options.background } : {}),
     ...(options.preview !== undefined ? { preview_duration: options.preview } : {}),
   });
+  // auto_start refused for credit: the job is made, failed, and the API answers it (not an error)
+  if (created.status === 'failed') throw new CliError(`Job ${created.id} was not started: ${created.job?.error ?? 'no reason given'}${created.job?.error_code ? ` (${created.job.error_code})` : ''}`, EXIT.api);
   output.progress.message(`Job ${created.id} started`);
 
   const job = await follow(client, created.id, options, output);
   if (job.status === 'failed') throw new CliError(`Job ${job.id} failed: ${job.error ?? 'no reason given'}${job.error_code ? ` (${job.error_code})` : ''}`, EXIT.jobFailed);
 
-  const bytes = await client.download(job.output_url!, destination);
+  let bytes: number;
+  try {
+    bytes = await client.download(job.output_url!, destination);
+  } catch (error) {
+    const reason = error instanceof CliError ? error.message : error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new CliError(`Downloading job ${job.id}'s output failed: ${reason}; ${destination} was left as it was, and the output stays on the server until its retention ends`, error instanceof ApiError ? EXIT.api : EXIT.network);
+  }
   output.progress.message(`Saved ${destination} (${bytes} bytes, ${job.duration_seconds ?? '?'} s, ${job.output_format})`);
   output.out(`${destination}\n`);
 }
