@@ -163,6 +163,26 @@ describe('dashboard in a browser', () => {
     await page.getByText(/not found/i).first().waitFor();
   });
 
+  it('a draft waits for its Start, not polled (it was polled for good); Start starts it and follows it to its end', async () => {
+    const drafts = await api<{ items: Array<{ id: string }> }>('/v1/jobs?status=created&limit=1');
+    const draftId = drafts.body.items[0].id;
+    const polls: string[] = [];
+    const count = (request: { url(): string; method(): string }) => void (request.method() === 'GET' && request.url().endsWith(`/v1/jobs/${draftId}`) && polls.push(request.url()));
+    page.on('request', count);
+    try {
+      await page.goto(`${server.base}/#/jobs/${draftId}`);
+      await page.getByTestId('start-draft').waitFor();
+      await page.waitForTimeout(7500); // past the first two polls' 2 s and 5 s
+      expect(polls).toHaveLength(1);
+      await page.getByTestId('start-draft').click();
+      await page.getByTestId('status').filter({ hasText: /pending|processing|completed/ }).waitFor();
+      await page.getByTestId('status').filter({ hasText: 'completed' }).waitFor({ timeout: 120000 });
+      expect(polls.length).toBeGreaterThan(1);
+    } finally {
+      page.off('request', count);
+    }
+  }, 180000);
+
   it('shows usage as a chart and a table, or the API’s error in words', async () => {
     const summary = await api<{ daily: unknown[]; credits_used: number; error?: { message: string } }>('/v1/usage/summary?days=7');
     const events = await api<{ items: unknown[]; error?: { message: string } }>('/v1/usage/events?limit=20');

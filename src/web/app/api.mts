@@ -80,6 +80,7 @@ function query(params: Record<string, string | number | undefined>): string {
 export const api = {
   createJob: (body: Record<string, unknown>) => call<{ id: string; status: string; job: JobView }>('POST', '/v1/jobs', body),
   job: (id: string) => call<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`),
+  startJob: (id: string) => call<{ id: string; status: string; job: JobView }>('POST', `/v1/jobs/${encodeURIComponent(id)}/start`, {}),
   jobs: (params: { status?: string; limit: number; offset: number }) => call<JobsPage>('GET', `/v1/jobs${query(params)}`),
   usageSummary: (days: number) => call<UsageSummary>('GET', `/v1/usage/summary${query({ days })}`),
   usageEvents: (limit: number) => call<UsageEvents>('GET', `/v1/usage/events${query({ limit })}`),

@@ -1,4 +1,7 @@
-/** One job: status and progress, polled (after 2 s, then every 5 s) until it completes or fails. */
+/**
+ * One job: status and progress, polled (after 2 s, then every 5 s) until it completes or fails. A
+ * draft waits for its Start, not polled: it changes only when started (it was polled for good).
+ */
 import { api, ApiError, errorText } from './api.mjs';
 import { fill, formatDate, formatSeconds, h, notice } from './dom.mjs';
 import { resultView } from './result.mjs';
@@ -41,6 +44,26 @@ export function jobPage(context: PageContext): HTMLElement {
     fill(info, details(job));
     if (job.status === 'failed') fill(result, notice('error', `The job failed: ${job.error ?? 'no reason given'}${job.error_code ? ` (${job.error_code})` : ''}`));
     if (job.status === 'completed') fill(result, resultView(job, inputOf(job.id, job.video_url)));
+    if (job.status === 'created') fill(result, startButton());
+  }
+
+  function startButton(): HTMLElement {
+    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'start-draft' }, 'Start this draft');
+    button.addEventListener('click', () => {
+      button.setAttribute('disabled', '');
+      api.startJob(id).then(
+        ({ job }) => {
+          result.replaceChildren();
+          show(job);
+          void poll();
+        },
+        (error: unknown) => {
+          button.removeAttribute('disabled');
+          problems.replaceChildren(notice('error', `Could not start the job: ${errorText(error)}`));
+        },
+      );
+    });
+    return h('p', {}, button);
   }
 
   async function poll(): Promise<void> {
@@ -50,7 +73,7 @@ export function jobPage(context: PageContext): HTMLElement {
         if (context.signal.aborted) return;
         problems.replaceChildren();
         show(job);
-        if (TERMINAL_STATUSES.includes(job.status)) return;
+        if (TERMINAL_STATUSES.includes(job.status) || job.status === 'created') return;
       } catch (error) {
         if (context.signal.aborted) return;
         problems.replaceChildren(notice('error', errorText(error)));

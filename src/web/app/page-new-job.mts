@@ -38,6 +38,7 @@ export function newJobPage(context: PageContext): HTMLElement {
       messages.replaceChildren();
     },
     (result) => (startButton.disabled = result === null),
+    context.signal,
   );
 
   const model = select('model', MODELS.map((name) => [name, `${name} — ${MODEL_NOTES[name]}`]), 'human');

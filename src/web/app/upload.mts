@@ -26,8 +26,12 @@ export function progressBar(label: string): { element: HTMLElement; set(percent:
   };
 }
 
-/** Calls onFile with each chosen file and onUploaded once its upload finished (null when it failed). */
-export function uploadBox(onFile: (file: File) => void, onUploaded: (upload: UploadView | null) => void): UploadBox {
+/**
+ * Calls onFile with each chosen file and onUploaded once its upload finished (null when it failed).
+ * An upload still running when `pageSignal` aborts (the user left the page) is aborted with it: it
+ * went on unseen, up to the whole file, and left an upload nobody used.
+ */
+export function uploadBox(onFile: (file: File) => void, onUploaded: (upload: UploadView | null) => void, pageSignal?: AbortSignal): UploadBox {
   const input = h('input', { type: 'file', accept: ACCEPT, name: 'file', class: 'visually-hidden', 'data-testid': 'file-input' });
   const zone = h(
     'label',
@@ -39,6 +43,7 @@ export function uploadBox(onFile: (file: File) => void, onUploaded: (upload: Upl
   const status = h('div', { class: 'upload-status', 'aria-live': 'polite' });
   let current: UploadView | null = null;
   let inFlight: AbortController | null = null;
+  pageSignal?.addEventListener('abort', () => inFlight?.abort(), { once: true });
 
   async function start(file: File): Promise<void> {
     inFlight?.abort();
