@@ -45,7 +45,7 @@ export async function joinSegments(request: JoinRequest, signal?: AbortSignal): 
     const listPath = join(scratch, 'chunks.txt');
     await writeFile(listPath, concatList(request.chunkPaths, request.chunkDurations));
     const preview = request.previewDuration !== undefined && request.previewDuration < source.durationSeconds ? request.previewDuration : undefined;
-    const audio: SourceAudio | undefined = source.hasAudio && preset.audioArgs ? { path: request.sourcePath, pin: source.pin, durationLimit: preview, videoStart: source.videoStart, pictureSeconds: joinedSeconds(request, preview ?? source.durationSeconds) } : undefined;
+    const audio: SourceAudio | undefined = source.hasAudio && preset.audioArgs ? { path: request.sourcePath, pin: source.pin, durationLimit: preview, videoStart: source.videoStart, pictureSeconds: joinedSeconds(request, preview ?? source.packetSpanSeconds ?? source.durationSeconds) } : undefined;
     const run = (args: string[]) => runToCompletion(ffmpegPath(), args, signal);
     switch (request.outputFormat) {
       case 'gif': {
