@@ -67,8 +67,11 @@ describe('usage', () => {
     expect(upload.status).toBe(200);
     const processed = await t.http.post('/api/process').set('X-Api-Key', key).send({ video_url: upload.body.video_url, model: 'light', preview_duration: 1 });
     expect(processed.status).toBe(200);
+    const download = await t.http.get(`/api/download/${processed.body.id}`).set('X-Api-Key', key); // it authenticates apart from the guard: it went unrecorded
+    expect([200, 409]).toContain(download.status);
     const events = (await t.http.get('/v1/usage/events?limit=10').set('X-Api-Key', key)).body.items as Array<{ method: string; path: string; credits: number }>;
     expect(events.map((event) => [event.method, event.path, event.credits])).toEqual([
+      ['GET', `/api/download/${processed.body.id}`, 0],
       ['POST', '/api/process', 1],
       ['POST', '/api/upload', 0],
     ]);

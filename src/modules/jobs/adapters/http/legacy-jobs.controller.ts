@@ -3,7 +3,7 @@ import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { ApiKeyAuthenticator, ApiKeyGuard, AuthenticatedKey, CurrentKey } from '../../../../common/http/api-key-auth';
+import { ApiKeyGuard, AuthenticatedKey, CurrentKey } from '../../../../common/http/api-key-auth';
 import { CountsAsJobStart, markStartedNothing } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
@@ -18,7 +18,7 @@ import { refusedAtStart } from '../../domain/job';
 export class LegacyJobsController {
   constructor(
     private readonly jobs: JobsService,
-    private readonly keys: ApiKeyAuthenticator,
+    private readonly keys: ApiKeyGuard,
     private readonly presenter: JobPresenter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -49,7 +49,8 @@ export class LegacyJobsController {
     if (!presented && this.config.env.ALLOW_KEYLESS_DOWNLOAD) {
       return this.jobs.getWithoutOwner(id);
     }
-    const key = await this.keys.authenticate(presented);
+    // as the guard does: the key kept on the request, by which its usage is recorded (it was not)
+    const key = await this.keys.authenticate(req);
     return this.jobs.get(key.id, id);
   }
 }
