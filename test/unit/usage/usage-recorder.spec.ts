@@ -25,16 +25,32 @@ describe('UsageRecorder on the in-memory usage store', () => {
     expect(store.requests).toHaveLength(500);
   });
 
-  it('a store that is down loses that batch but never fails the caller; later batches are written', async () => {
+  it('a batch a store that is down refuses is kept and written with the next, in order (it was lost); the caller never fails', async () => {
     const store = new InMemoryUsageStore();
     const recorder = new UsageRecorder(store, loadConfig({}));
     store.failing = true;
     recorder.record(request(1));
     await expect(recorder.flush()).resolves.toBeUndefined();
-    store.failing = false;
     recorder.record(request(2));
+    await expect(recorder.flush()).resolves.toBeUndefined();
+    store.failing = false;
+    recorder.record(request(3));
     await recorder.flush();
-    expect(store.requests.map((r) => r.path)).toEqual(['/v1/jobs/2']);
+    expect(store.requests.map((r) => r.path)).toEqual(['/v1/jobs/1', '/v1/jobs/2', '/v1/jobs/3']);
+    await recorder.flush();
+    expect(store.requests).toHaveLength(3);
+  });
+
+  it('keeps the newest 10,000 of what a store that stays down refuses', async () => {
+    const store = new InMemoryUsageStore();
+    const recorder = new UsageRecorder(store, loadConfig({}));
+    store.failing = true;
+    for (let i = 0; i < 10_250; i++) recorder.record(request(i));
+    await recorder.flush();
+    store.failing = false;
+    await recorder.flush();
+    expect(store.requests).toHaveLength(10_000);
+    expect(store.requests[0].path).toBe('/v1/jobs/250');
   });
 
   it('what was recorded sums into the usage window, zero days included', async () => {
