@@ -28,14 +28,14 @@ export class MetricsService extends ServiceMetrics {
   });
   readonly jobDuration = new Histogram({
     name: 'backdrop_job_duration_seconds',
-    help: 'Time from pick-up to the end of a job, by model and outcome',
+    help: 'Time from the start of a job (its wait in the queue included) to its end, by model and outcome',
     labelNames: ['model', 'status'],
     buckets: [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
     registers: [this.registry],
   });
   readonly jobFps = new Histogram({
     name: 'backdrop_job_frames_per_second',
-    help: 'Frames processed per second of a completed job, by model',
+    help: 'Frames of a completed job per second from its start (its wait in the queue included), by model',
     labelNames: ['model'],
     buckets: [0.5, 1, 2, 5, 10, 20, 40, 80, 160],
     registers: [this.registry],
