@@ -1,3 +1,4 @@
+import { useProcessScratchRoot } from './config/scratch-root';
 import { Logger } from '@nestjs/common';
 import { loadConfig } from './config/app-config';
 import { useMediaBinaries } from './engine/media/binaries';
@@ -47,6 +48,7 @@ function cutShutdownShortAfterItsGraces(limitMs: number): void {
 }
 
 export async function bootstrap(): Promise<void> {
+  await useProcessScratchRoot();
   const config = loadConfig();
   useMediaBinaries(config.mediaBinaries);
   useEngineProcessEnv(config.engineProcessEnv);

@@ -3,12 +3,14 @@
  * serverless protocol to the API's RemoteHttpWorkerGateway (README: "Remote GPU workers").
  */
 import { processEnvironment } from '../config/environment';
+import { useProcessScratchRoot } from '../config/scratch-root';
 import { loadWorkerServerConfig } from '../config/worker-server-config';
 import { useMediaBinaries } from '../engine/media/binaries';
 import { useEngineProcessEnv } from '../engine/runner/engine-environment';
 import { startWorker } from './worker-app';
 
 async function main(): Promise<void> {
+  await useProcessScratchRoot();
   const config = loadWorkerServerConfig(processEnvironment());
   useMediaBinaries(config.mediaBinaries);
   useEngineProcessEnv(config.engineProcessEnv);

@@ -1,0 +1,45 @@
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+const ROOT_NAME = /^backdrop-(\d+)$/;
+
+/**
+ * Puts every temporary file of this process under one directory of its own, `<tmp>/backdrop-<pid>`
+ * (jobs, chunk joins, uploads and inputs in flight, ffmpeg's and the engine processes' files):
+ * TMPDIR names it for this process and every process it starts. A process killed with -9 left its
+ * job directories behind for good, gigabytes for a long video; each start now removes those of
+ * processes that are gone, and empties its own (a container restarted has the same pid). Call it
+ * first, before the configuration is read: the engine's processes take their environment from it.
+ */
+export async function useProcessScratchRoot(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const base = path.resolve(env.TMPDIR || tmpdir());
+  await removeRootsOfEndedProcesses(base);
+  const root = path.join(base, `backdrop-${process.pid}`);
+  await rm(root, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  // others may read what is made readable in it, as in the system's: the embedded Postgres, run as
+  // its own user under root, reads the password file its launcher writes there (each job's own
+  // directory, made by mkdtemp, is its owner's alone)
+  await chmod(root, 0o755);
+  env.TMPDIR = root;
+  return root;
+}
+
+async function removeRootsOfEndedProcesses(base: string): Promise<void> {
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(ROOT_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
