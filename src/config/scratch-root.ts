@@ -2,10 +2,10 @@ import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-const ROOT_NAME = /^backdrop-(\d+)$/;
+const ROOT_NAME = /^backdrop-process-(\d+)$/;
 
 /**
- * Puts every temporary file of this process under one directory of its own, `<tmp>/backdrop-<pid>`
+ * Puts every temporary file of this process under one directory of its own, `<tmp>/backdrop-process-<pid>`
  * (jobs, chunk joins, uploads and inputs in flight, ffmpeg's and the engine processes' files):
  * TMPDIR names it for this process and every process it starts. A process killed with -9 left its
  * job directories behind for good, gigabytes for a long video; each start now removes those of
@@ -15,7 +15,7 @@ const ROOT_NAME = /^backdrop-(\d+)$/;
 export async function useProcessScratchRoot(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const base = path.resolve(env.TMPDIR || tmpdir());
   await removeRootsOfEndedProcesses(base);
-  const root = path.join(base, `backdrop-${process.pid}`);
+  const root = path.join(base, `backdrop-process-${process.pid}`);
   await rm(root, { recursive: true, force: true });
   await mkdir(root, { recursive: true });
   // others may read what is made readable in it, as in the system's: the embedded Postgres, run as

@@ -61,7 +61,7 @@ describe('npm start with the embedded default', () => {
     expect(server.output()).toContain(`curl -s -H "X-Api-Key: $BACKDROP_KEY" -F file=@`);
     expect(readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim()).toMatch(/^adm_/);
     // every temporary file of the server under a directory of its own, which a later start removes once the server is gone
-    expect(existsSync(path.join(tmpdir(), `backdrop-${server.child.pid}`))).toBe(true);
+    expect(existsSync(path.join(tmpdir(), `backdrop-process-${server.child.pid}`))).toBe(true);
   });
 
   it('runs the README sequence: upload, create a draft, start it, poll to completion, list, download', async () => {
