@@ -149,6 +149,12 @@ describe('pro keeps only the subjects named in the prompt', () => {
     expect(pro.notes[0]).toMatch(/guitar, product.*main subject/);
   }, 2 * MINUTES);
 
+  it.each(['', '   \t\n ', '!!!...,,,'])('a prompt of no words (%j) is no prompt, and its note says so (it said the prompt named no subject it knew)', async (textPrompt) => {
+    const pro = await (await loadModel('pro', { cacheDir: CACHE_DIR })).createSession({ ...CLIP, textPrompt });
+    expect(pro.notes).toEqual([NO_PROMPT_NOTE]);
+    await pro.close();
+  });
+
   it('car-slide, "person": fully transparent, and ISNet never runs', async () => {
     const { max, session } = await largestAlpha('car-slide', 'the person');
     expect(max).toBe(0);

@@ -34,6 +34,21 @@ describe('pro prompt grammar', () => {
     expect(parsePrompt('the shiny red car, a unicorn')).toMatchObject({ subjects: ['car'], unknownWords: ['shiny', 'unicorn'] });
     expect(parsePrompt('red, sky')).toMatchObject({ subjects: [], unknownWords: ['red', 'sky'] });
   });
+
+  it('takes a count of 1 to 100 and reports any other as an unknown word ("0 people" kept none: a clip all transparent)', () => {
+    expect(parsePrompt('3 people').queries).toEqual([query({ cls: 'person', many: true, count: 3 })]);
+    for (const count of ['0', '101', '99999999999999999999999']) {
+      const parsed = parsePrompt(`${count} people`);
+      expect(parsed.queries).toEqual([query({ cls: 'person', many: true })]);
+      expect(parsed.unknownWords).toEqual([count]);
+    }
+  });
+
+  it('folds accents and compatibility forms, and reports words of other scripts rather than dropping them ("café" came out "caf", "人" vanished)', () => {
+    expect(parsePrompt('ｐｅｒｓｏｎ').queries).toEqual([query({ cls: 'person' })]);
+    expect(parsePrompt('Pérson').queries).toEqual([query({ cls: 'person' })]);
+    expect(parsePrompt('人 personne café ñ')).toMatchObject({ subjects: [], unknownWords: ['人', 'personne', 'cafe', 'n'] });
+  });
 });
 
 describe('CIELAB colour names', () => {

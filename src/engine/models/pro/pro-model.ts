@@ -21,7 +21,7 @@ import { NanodetDetector } from './nanodet-detector';
 import { PeopleMatter } from './people-matter';
 import { peopleRvmConfirms, PERSON } from './track-chooser';
 import { cropRgb, foregroundExtent, inPixelRect, othersApart, pastePlane, subjectRegion, toPixelRect } from './subject-crop';
-import { classIndex } from './vocabulary';
+import { classIndex, normalise } from './vocabulary';
 import { parsePrompt, promptSurveysWholeClip, SubjectQuery } from './prompt-grammar';
 import { ObservedTrack } from './track-evidence';
 import { withoutTheirColours } from './colour-apart';
@@ -631,10 +631,12 @@ export class ProModel implements SegmentationModel {
 
   /** a prompt with attributes ("the person in red") gets a session that surveys the clip first */
   async createSession(options: SessionOptions): Promise<ProSession | SurveyedProSession | OriginalSession> {
-    const resolved = options.textPrompt === undefined ? null : resolvePrompt(options.textPrompt);
-    if (options.textPrompt === undefined || resolved === null) {
+    // a prompt of no words (blank, punctuation) is no prompt: its note said it named no subject it knew
+    const prompt = options.textPrompt !== undefined && normalise(options.textPrompt) !== '' ? options.textPrompt : undefined;
+    const resolved = prompt === undefined ? null : resolvePrompt(prompt);
+    if (prompt === undefined || resolved === null) {
       const session = await this.mainSubject.createSession(options);
-      session.notes.push(options.textPrompt === undefined ? NO_PROMPT_NOTE : noKnownSubjectNote(options.textPrompt));
+      session.notes.push(prompt === undefined ? NO_PROMPT_NOTE : noKnownSubjectNote(prompt));
       return session;
     }
     const { requested, queries, notes } = resolved;
@@ -646,7 +648,7 @@ export class ProModel implements SegmentationModel {
     };
     const session = await open(true);
     session.notes.push(...notes);
-    if (!promptSurveysWholeClip(options.textPrompt)) return session;
+    if (!promptSurveysWholeClip(prompt)) return session;
     return new SurveyedProSession(await open(SURVEY_MIRRORED_PEOPLE), session, queries, aspect);
   }
 }

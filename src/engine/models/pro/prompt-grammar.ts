@@ -57,6 +57,8 @@ export const SIZE_WORDS: Record<Size, readonly string[]> = {
   largest: ['biggest', 'largest', 'big', 'large', 'bigger', 'larger', 'tallest'],
   smallest: ['smallest', 'small', 'smaller', 'little', 'tiny'],
 };
+/** the most a prompt's count keeps (far more subjects than a detector finds in a frame) */
+const MAX_COUNT = 100;
 export const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, single: 1, pair: 2, couple: 2 };
 /** words that link a subject to its attributes ("wearing", "dressed in") */
 const LINK_WORDS = new Set(['wearing', 'wears', 'dressed', 'who', 'is', 'are', 'standing', 'walking', 'sitting', 'side', 'hand', 'frame', 'picture', 'shot', 'most', 'colored', 'coloured', 'light', 'dark', 'bright']);
@@ -130,7 +132,10 @@ function parsePhrase(words: readonly string[]): PhraseParts {
       continue;
     }
     i++;
-    if (/^\d+$/.test(word) || NUMBER_WORDS[word] !== undefined) parts.count ??= /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word];
+    const count = /^\d+$/.test(word) ? Number(word) : NUMBER_WORDS[word];
+    // a count keeps that many: "0 people" kept none (a clip all transparent), "1e+23" was taken as one
+    if (count !== undefined && count >= 1 && count <= MAX_COUNT) parts.count ??= count;
+    else if (count !== undefined) parts.unknown.push(word);
     else if (POSITIONS.has(word)) parts.position ??= POSITIONS.get(word);
     else if (SIZES.has(word)) parts.size ??= SIZES.get(word);
     else if (!IGNORED_WORDS.has(word) && !LINK_WORDS.has(word)) parts.unknown.push(word);

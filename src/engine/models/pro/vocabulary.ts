@@ -75,11 +75,18 @@ export function pluralsOf(name: string): string[] {
   return [...forms].map((form) => (stem ? `${stem} ${form}` : form));
 }
 
+/**
+ * A prompt's words as the vocabulary spells them: lower case, accents and compatibility forms
+ * folded ("café" is "cafe", a full-width "ｐｅｒｓｏｎ" is "person"), letters and digits of any script
+ * kept (an unknown word is reported, not dropped: "café" came out "caf", and "人" vanished).
+ */
 export function normalise(text: string): string {
   return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[-_]+/g, ' ')
-    .replace(/[^a-z0-9 ]+/g, ' ')
+    .replace(/[^\p{L}\p{N} ]+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
