@@ -1,3 +1,4 @@
+import { isProcessAlive } from '../common/process-alive';
 import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -30,16 +31,8 @@ async function removeRootsOfEndedProcesses(base: string): Promise<void> {
   const names = await readdir(base).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(ROOT_NAME.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
     await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,3 +1,4 @@
+import { isProcessAlive } from '../../common/process-alive';
 import { existsSync, promises as fs } from 'node:fs';
 import { userInfo } from 'node:os';
 import * as path from 'node:path';
@@ -132,7 +133,7 @@ class OwnerFile {
   async livingOwner(): Promise<number | null> {
     const pid = Number((await fs.readFile(this.path, 'utf8').catch(() => '')).trim());
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return null;
-    return isAlive(pid) ? pid : null;
+    return isProcessAlive(pid) ? pid : null;
   }
 
   claim(): Promise<void> {
@@ -144,23 +145,14 @@ class OwnerFile {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const ORPHAN_STOP_TIMEOUT_MS = 30_000;
 
 /** Stops a Postgres this process did not start (its postmaster named in postmaster.pid): a fast shutdown, as pg_ctl's default. */
 async function stopOrphan(databaseDir: string): Promise<void> {
   const pid = Number((await fs.readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return;
   process.kill(pid, 'SIGINT');
-  for (const deadline = Date.now() + ORPHAN_STOP_TIMEOUT_MS; isAlive(pid) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const deadline = Date.now() + ORPHAN_STOP_TIMEOUT_MS; isProcessAlive(pid) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** the last `size` lines pushed */
