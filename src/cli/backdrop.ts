@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { BackdropClient } from './client/api-client';
-import { listJobs, Output, removeBackground, showUsage } from './client/commands';
+import { downloadJob, listJobs, Output, removeBackground, showUsage } from './client/commands';
 import { CliError, EXIT, UsageError } from './client/errors';
 import { MODELS, numberOption, oneOf, outputFormat, parseBackground, STATUSES } from './client/job-options';
 import { ProgressReporter } from './client/progress';
@@ -10,6 +10,7 @@ export const HELP = `backdrop: remove the background of videos with a Backdrop s
 
 Usage:
   backdrop remove <input> [-o <output>] [--force] [--model m] [--format f] [--bg b] [--preview seconds]
+  backdrop download <job-id> [-o <output>] [--force]
   backdrop jobs [--status s] [--limit n] [--offset n] [--json]
   backdrop usage [--days n] [--json]
 
@@ -20,6 +21,7 @@ remove   uploads <input>, starts a job, shows its progress (on stderr) and downl
          --format       webm | mov | mp4 | gif | webp | png_sequence (default: from -o's extension, else webm)
          --bg           transparent | #RRGGBB | https://image.url (default: transparent)
          --preview      process only the first N seconds (0.5 to 30)
+download saves a completed job's output again (default: <job-id>.<format> here); prints its path on stdout
 jobs     lists your jobs, newest first. --status ${STATUSES.join(' | ')}; --limit 1..100; --offset
 usage    credits, jobs and requests per day. --days 1..90 (default 7)
 
@@ -31,7 +33,7 @@ Exit codes:
   0  success
   1  the job failed (its error is printed)
   2  usage error: bad arguments, unreadable input file, an output that exists (without --force) or cannot be written
-  3  the API refused the request: bad or missing key, invalid settings, no credits (its message is printed)
+  3  the API refused the request: bad or missing key, invalid settings, no credits, a job not completed yet (its message is printed)
   4  network error: the server cannot be reached, or the download was cut short
 `;
 
@@ -86,6 +88,10 @@ async function dispatch(argv: string[], config: ClientCliConfig, output: Output)
       force: values.force ?? false,
     };
     return removeBackground(connect(values, config), options, output);
+  }
+  if (command === 'download') {
+    if (rest.length !== 1) throw new UsageError('download takes exactly one job id: backdrop download <job-id> -o <output>');
+    return downloadJob(connect(values, config), { id: rest[0], output: values.output, force: values.force ?? false }, output);
   }
   if (command === 'jobs') {
     const query = {

@@ -271,6 +271,18 @@ describe('backdrop CLI against a scripted server', () => {
     expect(existsSync(`${kept}.part`)).toBe(false);
   });
 
+  it('download: a completed job\'s output again, to -o, refusing an existing file without --force and naming a job of no such id (a cut download could not be fetched again)', async () => {
+    const output = path.join(workDir, 'again.webm');
+    const saved = await run(['download', 'job_1', '-o', output]);
+    expect([saved.code, saved.stdout]).toEqual([0, `${output}\n`]);
+    expect(readFileSync(output)).toEqual(OUTPUT_BYTES);
+    expect((await run(['download', 'job_1', '-o', output])).code).toBe(2);
+    expect((await run(['download', 'job_1', '-o', output, '--force'])).code).toBe(0);
+    const unknown = await run(['download', 'job_2', '-o', path.join(workDir, 'none.webm')]);
+    expect([unknown.code, unknown.stderr]).toEqual([3, expect.stringContaining('HTTP 404 not_found')]);
+    expect((await run(['download'])).code).toBe(2);
+  });
+
   it('a poll answered 503 is asked again and the job is followed to its end (the command gave up on a job still running)', async () => {
     script.failingPolls = 2;
     const output = path.join(workDir, 'after-outage.webm');

@@ -36,10 +36,10 @@ function defaultOutput(input: string, format: string): string {
  * not a directory, not an existing file unless forced, in a directory that exists and takes files.
  * Found at the download, a bad path failed the command after the job was charged.
  */
-function assertWritableDestination(input: string, destination: string, force: boolean): void {
+function assertWritableDestination(input: string | null, destination: string, force: boolean): void {
   if (existsSync(destination)) {
-    if (realpathSync(destination) === realpathSync(input)) throw new UsageError(`The output ${destination} is the input: choose another -o`);
-    if (statSync(destination).isDirectory()) throw new UsageError(`The output ${destination} is a directory: name the file to write (-o ${path.join(destination, path.basename(defaultOutput(input, 'webm')))})`);
+    if (input !== null && realpathSync(destination) === realpathSync(input)) throw new UsageError(`The output ${destination} is the input: choose another -o`);
+    if (statSync(destination).isDirectory()) throw new UsageError(`The output ${destination} is a directory: name the file to write`);
     if (!force) throw new UsageError(`The output ${destination} exists: pass --force to overwrite it`);
   }
   const directory = path.dirname(path.resolve(destination));
@@ -106,15 +106,30 @@ export async function removeBackground(client: BackdropClient, options: RemoveOp
   const job = await follow(client, created.id, options, output);
   if (job.status === 'failed') throw new CliError(`Job ${job.id} failed: ${job.error ?? 'no reason given'}${job.error_code ? ` (${job.error_code})` : ''}`, EXIT.jobFailed);
 
+  await save(client, job, destination, output);
+}
+
+/** Downloads a completed job's output to `destination`; prints its path on stdout. */
+async function save(client: BackdropClient, job: Job, destination: string, output: Output): Promise<void> {
   let bytes: number;
   try {
     bytes = await client.download(job.output_url!, destination);
   } catch (error) {
     const reason = error instanceof CliError ? error.message : error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    throw new CliError(`Downloading job ${job.id}'s output failed: ${reason}; ${destination} was left as it was, and the output stays on the server until its retention ends`, error instanceof ApiError ? EXIT.api : EXIT.network);
+    throw new CliError(`Downloading job ${job.id}'s output failed: ${reason}; ${destination} was left as it was, and \`backdrop download ${job.id}\` fetches it until its retention ends`, error instanceof ApiError ? EXIT.api : EXIT.network);
   }
   output.progress.message(`Saved ${destination} (${bytes} bytes, ${job.duration_seconds ?? '?'} s, ${job.output_format})`);
   output.out(`${destination}\n`);
+}
+
+/** backdrop download: a finished job's output, again (a download cut short, another machine). Default: <job id>.<format> here. */
+export async function downloadJob(client: BackdropClient, options: { id: string; output?: string; force?: boolean }, output: Output): Promise<void> {
+  const job = await client.job(options.id);
+  if (job.status === 'failed') throw new CliError(`Job ${job.id} failed: ${job.error ?? 'no reason given'}${job.error_code ? ` (${job.error_code})` : ''}`, EXIT.jobFailed);
+  if (job.status !== 'completed' || !job.output_url) throw new CliError(`Job ${job.id} is ${job.status}${job.status === 'processing' ? ` (${Math.round(job.progress)}%)` : ''}: its output can be downloaded once it is completed`, EXIT.api);
+  const destination = options.output ?? `${job.id}${EXTENSION_OF_FORMAT[job.output_format] ?? ''}`;
+  assertWritableDestination(null, destination, options.force ?? false);
+  await save(client, job, destination, output);
 }
 
 function table(rows: string[][]): string {
