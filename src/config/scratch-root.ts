@@ -1,7 +1,7 @@
-import { isProcessAlive } from '../common/process-alive';
 import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { isProcessAlive } from '../common/process-alive';
 
 const ROOT_NAME = /^backdrop-process-(\d+)$/;
 
@@ -35,4 +35,3 @@ async function removeRootsOfEndedProcesses(base: string): Promise<void> {
     await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }
-

@@ -1,8 +1,8 @@
-import { isProcessAlive } from '../../common/process-alive';
 import { existsSync, promises as fs } from 'node:fs';
 import { userInfo } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { isProcessAlive } from '../../common/process-alive';
 
 interface EmbeddedPostgresInstance {
   initialise(): Promise<void>;
