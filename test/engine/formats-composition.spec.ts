@@ -167,6 +167,25 @@ describe('frame alignment', () => {
     }
   });
 
+  it('reads a phone clip with dropped frames at its nominal rate: every stored frame is shown, none skipped (at its average rate motion juddered)', async () => {
+    const [steady, dropped] = [join(dir(), 'steady-nominal.mkv'), join(dir(), 'dropped-nominal.mp4')];
+    // a box that moves 3 px a frame on a 30 fps grid, one frame in seven missing: 30 fps nominal, 26 on average
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=black:s=160x96:r=30:d=1', '-f', 'lavfi', '-i', 'color=white:s=8x8:r=30:d=1', '-filter_complex', '[0:v][1:v]overlay=x=4+n*3:y=36:shortest=1', '-c:v', 'ffv1', '-y', steady]);
+    await ffmpeg(['-i', steady, '-vf', "select='not(eq(mod(n\\,7)\\,3))',setpts='floor(N*7/6)/30/TB'", '-vsync', 'vfr', '-video_track_timescale', '90000', '-c:v', 'libx264', '-qp', '0', '-pix_fmt', 'yuv444p', '-y', dropped]);
+    expect((await probeStreams(dropped)).streams[0]).toMatchObject({ r_frame_rate: '30/1', avg_frame_rate: '26/1' });
+    const { result, outputPath } = await run('png_sequence', { inputPath: dropped, previewDuration: undefined }, { kind: 'bright', input: { width: 160, height: 96 } });
+    expect(result.frames).toBe(30);
+    // where the box stands in each output frame: the stored frames' 26 places, each at least once
+    const boxAt = async (png: Buffer) => {
+      const { data, width, channels } = await decodePngRgba(png);
+      const row = 40 * width * channels;
+      for (let x = 0; x < width; x++) if (data[row + x * channels] > 128) return x;
+      return -1;
+    };
+    const places = await Promise.all([...(await readZipEntries(outputPath)).values()].map(boxAt));
+    expect(new Set(places).size).toBe(26);
+  });
+
   it('honours rotation metadata: output upright at the display size, mattes aligned', async () => {
     const upright = await movingBox('upright.mp4');
     const rotated = join(dir(), 'rotated.mp4');

@@ -198,7 +198,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   if (!video || !video.width || !video.height) {
     throw new EngineError('input_invalid', 'no video stream found in the input');
   }
-  const fps = parseFrameRate(video.avg_frame_rate) ?? parseFrameRate(video.r_frame_rate);
+  const fps = readingFrameRate(parseFrameRate(video.avg_frame_rate), parseFrameRate(video.r_frame_rate));
   if (!fps) throw new EngineError('input_invalid', 'the video stream has no frame rate');
   const durationSeconds = durationOf(json, video);
   if (!durationSeconds) throw new EngineError('input_invalid', 'the video has no duration');
@@ -208,7 +208,9 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   const pixelAspect = parsePixelAspect(video.sample_aspect_ratio);
   // the display size in square pixels: the coded width stretched by the pixels' aspect, then turned
   const displayWidth = Math.max(1, Math.round(video.width * pixelAspect));
-  const frameCount = parsePositive(video.nb_frames) ?? Math.max(1, Math.round(durationSeconds * fps));
+  // a variable-rate video read at its nominal rate gives more frames than it stores
+  const storedFrames = fps === parseFrameRate(video.avg_frame_rate) ? parsePositive(video.nb_frames) : undefined;
+  const frameCount = storedFrames ?? Math.max(1, Math.round(durationSeconds * fps));
   const hasAlpha = pixelFormatHasAlpha(video.pix_fmt) || tag(video.tags, 'alpha_mode') === '1';
   const videoCodec = video.codec_name ?? 'unknown';
   const hdr = hdrSignalOf(video);
@@ -330,6 +332,21 @@ function isStillCodec(stream: FfprobeStream): boolean {
 }
 
 /** "30000/1001" -> 29.97; "0/0" and nonsense -> undefined */
+/** how far above the average rate a nominal rate is believed (readingFrameRate) */
+const NOMINAL_RATE_MAX_OVER_AVERAGE = 1.5;
+
+/**
+ * The rate a video's frames are read at. A variable-rate video (a phone's that drops from 30 to 20
+ * fps in low light, a clip with a pause) has an average rate below its nominal one, and resampled
+ * to its average its moving parts lose frames and judder. It is read at its nominal rate, its
+ * pauses holding their picture as a player shows them, where that rate is believable: above the
+ * average by no more than half (a timebase's 1000 fps or a doubled field rate is not a frame rate).
+ */
+export function readingFrameRate(average: number | undefined, nominal: number | undefined): number | undefined {
+  if (average === undefined) return nominal;
+  return nominal !== undefined && nominal > average && nominal <= average * NOMINAL_RATE_MAX_OVER_AVERAGE ? nominal : average;
+}
+
 export function parseFrameRate(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const [numerator, denominator = '1'] = value.split('/');

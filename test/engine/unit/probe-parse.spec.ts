@@ -6,7 +6,7 @@ const stream = (overrides: Record<string, unknown> = {}) => ({
   width: 1920,
   height: 1080,
   pix_fmt: 'yuv420p',
-  r_frame_rate: '30/1',
+  r_frame_rate: '30000/1001',
   avg_frame_rate: '30000/1001',
   nb_frames: '300',
   ...overrides,
@@ -52,7 +52,7 @@ describe('parseProbeOutput', () => {
   });
 
   it("takes Matroska's durations, which say where the stream ends counted from 0, from the video's first timestamp", () => {
-    const startingLate = stream({ nb_frames: undefined, avg_frame_rate: '25/1', start_pts: 2500, time_base: '1/1000', tags: { DURATION: '00:00:14.500000000' } });
+    const startingLate = stream({ nb_frames: undefined, avg_frame_rate: '25/1', r_frame_rate: '25/1', start_pts: 2500, time_base: '1/1000', tags: { DURATION: '00:00:14.500000000' } });
     const webm = { streams: [startingLate], format: { format_name: 'matroska,webm', duration: '14.500000', start_time: '2.500000' } };
     expect(parseProbeOutput(webm)).toMatchObject({ durationSeconds: 12, frameCount: 300 });
     expect(parseProbeOutput({ ...webm, streams: [{ ...startingLate, tags: {} }] }).durationSeconds).toBe(12);
@@ -152,7 +152,7 @@ describe('parseProbeOutput', () => {
   });
 
   it('falls back to r_frame_rate when the average is unknown', () => {
-    expect(parseProbeOutput(output(stream({ avg_frame_rate: '0/0' }))).fps).toBe(30);
+    expect(parseProbeOutput(output(stream({ avg_frame_rate: '0/0', r_frame_rate: '30/1' }))).fps).toBe(30);
   });
 
   it.each([
@@ -162,6 +162,25 @@ describe('parseProbeOutput', () => {
     ['no frame rate', output(stream({ avg_frame_rate: '0/0', r_frame_rate: '0/0' }))],
   ])('refuses %s as input_invalid', (_name, json) => {
     expect(() => parseProbeOutput(json as FfprobeOutput)).toThrow(expect.objectContaining({ code: 'input_invalid' }));
+  });
+});
+
+describe('the rate frames are read at', () => {
+  const read = (rates: Record<string, unknown>) => parseProbeOutput(output(stream(rates)));
+
+  it('reads a variable-rate video at its nominal rate, not its average (its moving parts would judder)', () => {
+    // a phone's 30 fps clip that dropped to 20 fps in low light for a while: 26 fps on average
+    expect(read({ r_frame_rate: '30/1', avg_frame_rate: '26/1', nb_frames: '260' })).toMatchObject({ fps: 30, frameCount: 300 });
+    // a nominal rate half again the average is still believed
+    expect(read({ r_frame_rate: '30/1', avg_frame_rate: '20/1' })).toMatchObject({ fps: 30 });
+  });
+
+  it('keeps the average where the nominal rate is not believable as a frame rate', () => {
+    // a timebase's 1000 fps, a field rate twice the frame rate, a nominal rate below the average
+    expect(read({ r_frame_rate: '1000/1', avg_frame_rate: '30/1', nb_frames: '300' })).toMatchObject({ fps: 30, frameCount: 300 });
+    expect(read({ r_frame_rate: '50/1', avg_frame_rate: '25/1' })).toMatchObject({ fps: 25 });
+    expect(read({ r_frame_rate: '30.1/1', avg_frame_rate: '20/1' })).toMatchObject({ fps: 20 });
+    expect(read({ r_frame_rate: '24/1', avg_frame_rate: '30/1' })).toMatchObject({ fps: 30 });
   });
 });
 
