@@ -54,6 +54,11 @@ describe('in-memory adapters', () => {
       retention.addOutput(id, `outputs/${id}.webm`, completedAt);
       return { id, key: `outputs/${id}.webm` };
     },
+    addJob: async () => {
+      const id = `job_${randomUUID()}`;
+      const job = retention.addJob(id);
+      return { id, end: async () => job.end() };
+    },
   });
   const uploadRows = new InMemoryUploadRepository();
   describeUploadRepositoryContract(() => uploadRows, harness.newOwner);

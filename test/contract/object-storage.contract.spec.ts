@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, promises as fs, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { InMemoryObjectStorage } from '../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
@@ -19,6 +19,8 @@ interface Harness {
   misconfiguredReason: RegExp;
   /** Whether withLocalFile hands out a temporary copy (removed afterwards) rather than the object itself. */
   localFileIsCopy: boolean;
+  /** What a write cut short by a killed process leaves at `key`, where the adapter leaves anything (local disk's `.partial` file). */
+  plantInterruptedWrite?(key: string): void;
   close(): Promise<void>;
 }
 
@@ -28,12 +30,18 @@ async function localDisk(): Promise<Harness> {
   if (t.config.storage.kind !== 'local') throw new Error('the test app should run on local storage');
   const notADirectory = path.join(t.dataDir, 'a-file');
   writeFileSync(notADirectory, 'x');
+  const { root } = t.config.storage;
   return {
     // the app's own root and signer, with URLs at the address the test app really listens on
-    storage: new LocalDiskObjectStorage(t.config.storage.root, t.baseUrl, t.app.get(UrlSigner)),
+    storage: new LocalDiskObjectStorage(root, t.baseUrl, t.app.get(UrlSigner)),
     misconfigured: new LocalDiskObjectStorage(path.join(notADirectory, 'storage'), t.baseUrl, new UrlSigner('s'.repeat(48))),
     misconfiguredReason: /not writable/,
     localFileIsCopy: false,
+    plantInterruptedWrite: (key) => {
+      const file = path.join(root, `${key}.Ab12Cd34.partial`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, 'half');
+    },
     close: () => t.close(),
   };
 }
@@ -166,6 +174,47 @@ describe.each([
       const key = await stored(earlier);
       await expect(storage.put(key, failingAfter(randomBytes(100000)))).rejects.toThrow('client went away');
       expect((await readAll(await storage.openRead(key))).equals(earlier)).toBe(true);
+    });
+  });
+
+  describe('list', () => {
+    const folder = () => `chunks/list_${randomBytes(4).toString('hex')}`;
+
+    it('finds every object under a prefix, nested ones too, with its size and when it was written; none outside it, none deleted', async () => {
+      const [mine, other] = [folder(), folder()];
+      const started = Date.now();
+      const keys = [await stored(randomBytes(10), `${mine}/0.webm`), await stored(randomBytes(2000), `${mine}/1.webm`), await stored(randomBytes(5), `${mine}/deep/2.webm`)];
+      await stored(randomBytes(1), `${other}/0.webm`);
+      const gone = await stored(randomBytes(1), `${mine}/3.webm`);
+      await storage.delete(gone);
+      const listed = [];
+      for await (const object of storage.list(`${mine}/`)) listed.push(object);
+      expect(listed.map(({ key, size }) => ({ key, size })).sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+        { key: keys[0], size: 10 },
+        { key: keys[1], size: 2000 },
+        { key: keys[2], size: 5 },
+      ]);
+      // S3 keeps times to the second
+      for (const { modifiedAt } of listed) expect(Math.abs(modifiedAt.getTime() - started)).toBeLessThan(60_000);
+    });
+
+    it('finds nothing under a prefix that holds no object', async () => {
+      const listed = [];
+      for await (const object of storage.list(`${folder()}/`)) listed.push(object);
+      expect(listed).toEqual([]);
+    });
+
+    it('never shows what a write cut short left; removeInterruptedWrites removes it, and only it', async () => {
+      const mine = folder();
+      const whole = await stored(randomBytes(100), `${mine}/0.webm`);
+      h.plantInterruptedWrite?.(`${mine}/1.webm`);
+      await expect(storage.put(`${mine}/2.webm`, failingAfter(randomBytes(100000)))).rejects.toThrow('client went away');
+      const listed = [];
+      for await (const object of storage.list(`${mine}/`)) listed.push(object.key);
+      expect(listed).toEqual([whole]);
+      expect(await storage.removeInterruptedWrites(new Date(Date.now() - 3600_000))).toBe(0);
+      expect(await storage.removeInterruptedWrites(new Date(Date.now() + 60_000))).toBe(h.plantInterruptedWrite ? 1 : 0);
+      expect(await storage.stat(whole)).toEqual({ key: whole, size: 100 });
     });
   });
 

@@ -94,6 +94,11 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
       await jobs.insert({ ...job, outputKey: `outputs/${job.id}.webm` });
       return { id: job.id, key: `outputs/${job.id}.webm` };
     },
+    addJob: async (status) => {
+      const job = aJob(await harness.newOwner(), { status });
+      await jobs.insert(job);
+      return { id: job.id, end: async () => void (await db.query(`UPDATE jobs SET status = 'failed' WHERE id = $1`, [job.id])) };
+    },
   });
   describeUsageStoreContract({
     store: () => new TypeOrmUsageStore(db),

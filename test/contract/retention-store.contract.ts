@@ -8,6 +8,8 @@ export interface RetentionHarness {
   addReadingJob(uploadId: string, status: 'pending' | 'processing'): Promise<{ end(): Promise<void> }>;
   /** a job whose output was stored when it completed, at `completedAt` */
   addOutput(completedAt: Date): Promise<{ id: string; key: string }>;
+  /** a job in `status`; `end()` fails it */
+  addJob(status: 'created' | 'pending' | 'processing'): Promise<{ id: string; end(): Promise<void> }>;
 }
 
 /** What every RetentionStore must do (on Postgres in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
@@ -66,6 +68,24 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       const outputs = [await h.addOutput(new Date('1998-03-01T00:00:00Z')), await h.addOutput(new Date('1998-01-01T00:00:00Z'))];
       expect(await h.store().expiredUploads(new Date('1998-06-01T00:00:00Z'), 2)).toEqual([uploads[1], uploads[2]]);
       expect(await h.store().expiredOutputs(new Date('1998-06-01T00:00:00Z'), 1)).toEqual([outputs[1]]);
+    });
+  
+    it('says which uploads still need their files: not those marked deleted, nor those with no row', async () => {
+      const [kept, claimed] = [await h.addUpload(new Date('2000-01-01T00:00:00Z')), await h.addUpload(new Date('2000-01-01T00:00:00Z'))];
+      expect(await h.store().claimUpload(claimed.id)).toBe(true);
+      expect(await h.store().keptUploads([kept.id, claimed.id, 'vid_nosuchupload'])).toEqual(new Set([kept.id]));
+    });
+
+    it("gives each job's hold on its files: running until it ends, then its output until deleted; no row, no entry", async () => {
+      const running = await Promise.all((['created', 'pending', 'processing'] as const).map((status) => h.addJob(status)));
+      const ended = await h.addJob('processing');
+      await ended.end();
+      const done = await h.addOutput(new Date('2000-01-01T00:00:00Z'));
+      const ids = [...running.map((job) => job.id), ended.id, done.id, 'job_nosuchjob'];
+      const expected = new Map([...running.map((job) => [job.id, { running: true, outputKey: null }] as const), [ended.id, { running: false, outputKey: null }], [done.id, { running: false, outputKey: done.key }]]);
+      expect(await h.store().jobFiles(ids)).toEqual(expected);
+      await h.store().markOutputDeleted(done.id);
+      expect((await h.store().jobFiles([done.id])).get(done.id)).toEqual({ running: false, outputKey: null });
     });
   });
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/composition/data-source';
@@ -54,5 +54,26 @@ describe('retention', () => {
     expect((await t.http.get(`/v1/jobs/${draft.body.id}`).set('X-Api-Key', key)).body).toMatchObject({ status: 'created' });
 
     expect((await t.http.get(new URL(fresh.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
+  }, 60000);
+
+  it('sweeps the stored files no row needs on the same schedule: a body whose upload row was never written, a chunk of a job with no row, a write cut short', async () => {
+    const key = await t.createKey();
+    const upload = (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'))).body;
+    const storage = path.join(t.dataDir, 'storage');
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600_000);
+    const planted = (key: string) => {
+      const file = path.join(storage, key);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, 'left behind');
+      utimesSync(file, twoDaysAgo, twoDaysAgo);
+      return file;
+    };
+    const orphans = [planted('uploads/vid_neverrecorded'), planted('chunks/job_neverrecorded/0.webm'), planted(`outputs/job_neverrecorded.webm.Ab12Cd34.partial`)];
+    const foreign = planted('backups/keep.txt');
+    const needed = path.join(storage, 'uploads', upload.video_id);
+    utimesSync(needed, twoDaysAgo, twoDaysAgo);
+    await eventually(async () => (orphans.every((file) => !existsSync(file)) ? true : undefined), 15000);
+    expect([existsSync(needed), existsSync(foreign)]).toEqual([true, true]);
+    expect((await t.http.get(new URL(upload.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
   }, 60000);
 });

@@ -2,29 +2,30 @@ import { Readable } from 'node:stream';
 import { FixedClock } from '../../../src/common/clock';
 import { loadConfig } from '../../../src/config/app-config';
 import { InMemoryRetentionStore } from '../../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
+import { OrphanSweep } from '../../../src/modules/retention/application/orphan-sweep';
 import { RETENTION_BATCH, RetentionService } from '../../../src/modules/retention/application/retention.service';
 import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
 
 async function world(retentionHours: string) {
   const clock = FixedClock.at('2026-01-02T12:00:00Z');
   const store = new InMemoryRetentionStore(() => clock.now());
-  const storage = new InMemoryObjectStorage();
+  const storage = new InMemoryObjectStorage(() => clock.now());
   for (const key of ['uploads/vid_old', 'uploads/vid_new', 'outputs/job_old.webm']) await storage.put(key, Readable.from([Buffer.from(key)]));
   store.addUpload('vid_old', 'uploads/vid_old', new Date('2026-01-02T09:00:00Z'));
   store.addUpload('vid_new', 'uploads/vid_new', new Date('2026-01-02T11:30:00Z'));
   store.addOutput('job_old', 'outputs/job_old.webm', new Date('2026-01-01T12:00:00Z'));
-  return { store, storage, retention: new RetentionService(store, storage, clock, loadConfig({ RETENTION_HOURS: retentionHours })) };
+  return { store, storage, retention: new RetentionService(store, storage, clock, new OrphanSweep(store, storage, clock), loadConfig({ RETENTION_HOURS: retentionHours })) };
 }
 
 describe('RetentionService', () => {
   it('deletes the files older than RETENTION_HOURS and marks their rows, keeping younger ones', async () => {
     const { store, storage, retention } = await world('2');
-    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1 });
+    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1, orphans: 0 });
     expect(await storage.stat('uploads/vid_old')).toBeNull();
     expect(await storage.stat('outputs/job_old.webm')).toBeNull();
     expect(await storage.stat('uploads/vid_new')).not.toBeNull();
     expect([store.isDeleted('vid_old'), store.isDeleted('job_old'), store.isDeleted('vid_new')]).toEqual([true, true, false]);
-    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0, orphans: 0 });
   });
 
   it(`deletes every expired file in one run, batch after batch (${2 * RETENTION_BATCH + 1} uploads, ${RETENTION_BATCH} outputs)`, async () => {
@@ -32,9 +33,9 @@ describe('RetentionService', () => {
     const old = new Date('2026-01-01T00:00:00Z');
     for (let i = 0; i < 2 * RETENTION_BATCH; i += 1) store.addUpload(`vid_${i}`, `uploads/vid_${i}`, old);
     for (let i = 1; i < RETENTION_BATCH; i += 1) store.addOutput(`job_${i}`, `outputs/job_${i}.webm`, old);
-    expect(await retention.purge()).toEqual({ uploads: 2 * RETENTION_BATCH + 1, outputs: RETENTION_BATCH });
+    expect(await retention.purge()).toEqual({ uploads: 2 * RETENTION_BATCH + 1, outputs: RETENTION_BATCH, orphans: 0 });
     expect(await storage.stat('uploads/vid_new')).not.toBeNull();
-    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0, orphans: 0 });
   });
 
   it("leaves an upload that a job started reading while the batch's earlier files were deleted (its input went under it)", async () => {
@@ -46,7 +47,7 @@ describe('RetentionService', () => {
       if (key === 'uploads/vid_old') store.addReader('vid_b');
       return remove(key);
     });
-    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1 });
+    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1, orphans: 0 });
     expect(await storage.stat('uploads/vid_b')).not.toBeNull();
     expect(store.isDeleted('vid_b')).toBe(false);
   });
@@ -56,12 +57,12 @@ describe('RetentionService', () => {
     jest.spyOn(storage, 'delete').mockRejectedValueOnce(new Error('connect ECONNREFUSED 10.0.0.5:9000'));
     await expect(retention.purge()).rejects.toThrow(/ECONNREFUSED/);
     expect(store.isDeleted('vid_old')).toBe(false);
-    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1 });
+    expect(await retention.purge()).toEqual({ uploads: 1, outputs: 1, orphans: 0 });
   });
 
   it('keeps everything when RETENTION_HOURS is 0', async () => {
     const { storage, retention } = await world('0');
-    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0 });
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 0, orphans: 0 });
     expect(await storage.stat('uploads/vid_old')).not.toBeNull();
   });
 });

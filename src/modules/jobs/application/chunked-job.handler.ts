@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
+import { storageKeys } from '../../../common/storage-keys';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
@@ -52,7 +53,7 @@ export class ChunkedJobHandler {
   /** Queues the chunks and their join; the inputs now belong to the join, which deletes them. */
   async split(job: Job, inputKey: string, backgroundImageKey: string | null, ranges: ChunkRange[]): Promise<void> {
     const format = chunkFormatOf(job.settings.outputFormat);
-    const chunkKeys = ranges.map((_, index) => `chunks/${job.id}/${index}.${OUTPUT_EXTENSIONS[format]}`);
+    const chunkKeys = ranges.map((_, index) => storageKeys.chunk(job.id, index, OUTPUT_EXTENSIONS[format]));
     const chunks: ChunkTask[] = ranges.map(({ share, ...segment }, index) => ({
       jobId: job.id,
       index,

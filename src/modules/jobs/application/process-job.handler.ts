@@ -4,6 +4,7 @@ import { JobFailureCode } from '../../../common/errors/error-codes';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
 import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../../common/outbound-http';
+import { storageKeys } from '../../../common/storage-keys';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
@@ -26,7 +27,7 @@ class InputFailure extends WorkerFailure {}
 
 /** where a job's video and background image fetched from their URLs are kept while it runs */
 function fetchedInputKeys(jobId: string): { video: string; backgroundImage: string } {
-  return { video: `inputs/${jobId}`, backgroundImage: `inputs/${jobId}-background` };
+  return { video: storageKeys.fetchedVideo(jobId), backgroundImage: storageKeys.fetchedBackground(jobId) };
 }
 
 /**

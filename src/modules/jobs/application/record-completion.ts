@@ -1,6 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { isDependencyOutage } from '../../../common/errors/dependency-outage';
 import { untilWritten } from '../../../common/until-written';
+import { storageKeys } from '../../../common/storage-keys';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { Job } from '../domain/job';
@@ -9,7 +10,7 @@ import { CompletedWork, JobLifecycle } from './job-lifecycle';
 
 /** Where a job's output is stored. */
 export function outputKeyOf(job: Job): string {
-  return `outputs/${job.id}.${OUTPUT_EXTENSIONS[job.settings.outputFormat]}`;
+  return storageKeys.output(job.id, OUTPUT_EXTENSIONS[job.settings.outputFormat]);
 }
 
 export interface CompletionWriter {

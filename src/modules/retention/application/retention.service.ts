@@ -3,13 +3,23 @@ import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { ExpiredFile, RetentionStore } from '../ports/retention-store';
+import { OrphanSweep } from './orphan-sweep';
 
 /** files read and deleted at a time; a run goes on batch after batch until none is left */
 export const RETENTION_BATCH = 200;
 
+/** what a run of retention deleted */
+export interface RetentionRun {
+  uploads: number;
+  outputs: number;
+  /** files no row needed (orphan-sweep.ts), whatever RETENTION_HOURS says */
+  orphans: number;
+}
+
 /**
  * Deletes uploads and outputs older than RETENTION_HOURS. Rows are kept (marked deleted) so their
- * URLs answer 410 Gone rather than 404, and job history and billing stay intact.
+ * URLs answer 410 Gone rather than 404, and job history and billing stay intact. Then sweeps the
+ * files that no row needs.
  */
 @Injectable()
 export class RetentionService {
@@ -19,10 +29,18 @@ export class RetentionService {
     private readonly store: RetentionStore,
     private readonly storage: ObjectStorage,
     private readonly clock: Clock,
+    private readonly orphans: OrphanSweep,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async purge(): Promise<{ uploads: number; outputs: number }> {
+  async purge(): Promise<RetentionRun> {
+    const expired = await this.purgeExpired();
+    const orphans = await this.orphans.sweep();
+    if (orphans) this.logger.log(`retention deleted ${orphans} stored files that no upload or job needs`);
+    return { ...expired, orphans };
+  }
+
+  private async purgeExpired(): Promise<{ uploads: number; outputs: number }> {
     const hours = this.config.env.RETENTION_HOURS;
     if (hours <= 0) return { uploads: 0, outputs: 0 };
     const cutoff = new Date(this.clock.now().getTime() - hours * 3600_000);

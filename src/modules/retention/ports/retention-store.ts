@@ -4,6 +4,13 @@ export interface ExpiredFile {
   key: string;
 }
 
+/** A job's hold on its stored files: every file it works with while it runs, then its output until that is deleted. */
+export interface JobFiles {
+  running: boolean;
+  /** its output's key while the output is kept (completed, not yet deleted by retention) */
+  outputKey: string | null;
+}
+
 /**
  * Finds uploads and job outputs older than a cutoff that are not yet deleted, oldest first, at most
  * `limit` at a time, and marks them deleted (the rows stay, so their URLs answer 410 Gone and
@@ -22,4 +29,8 @@ export abstract class RetentionStore {
   abstract unclaimUpload(id: string): Promise<void>;
   abstract expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
   abstract markOutputDeleted(id: string): Promise<void>;
+  /** of these uploads, those whose rows still need their files (not deleted) */
+  abstract keptUploads(ids: readonly string[]): Promise<Set<string>>;
+  /** these jobs' holds on their files, by id; a job with no row is absent */
+  abstract jobFiles(ids: readonly string[]): Promise<Map<string, JobFiles>>;
 }

@@ -6,6 +6,11 @@ export interface StoredObject {
   size: number;
 }
 
+/** An object found by `list`, with when it was last written. */
+export interface ListedObject extends StoredObject {
+  modifiedAt: Date;
+}
+
 export class ObjectNotFoundError extends Error {
   constructor(readonly key: string) {
     super(`No stored object ${key}`);
@@ -44,6 +49,14 @@ export abstract class ObjectStorage {
   abstract stat(key: string): Promise<StoredObject | null>;
   /** Removes the object; deleting a missing key is not an error. */
   abstract delete(key: string): Promise<void>;
+  /** Every object whose key starts with `prefix` (a folder: `chunks/`), in no promised order, read a page at a time. */
+  abstract list(prefix: string): AsyncIterable<ListedObject>;
+  /**
+   * Removes what writes cut short (a process killed mid-write) left behind, begun before `before`:
+   * local disk's `.partial` files. S3 keeps no partial object (an unfinished multipart upload's parts
+   * are removed by the bucket's lifecycle rule, docs/configuration.md), nor does memory. Answers how many went.
+   */
+  abstract removeInterruptedWrites(before: Date): Promise<number>;
   /** A local file holding the object for the duration of `use` (the path itself for local disk; a temporary copy, removed afterwards, for S3). */
   abstract withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T>;
   /** A URL a client can GET without credentials until it expires; with `downloadName`, served as an attachment of that name. */

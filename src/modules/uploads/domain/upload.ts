@@ -1,3 +1,5 @@
+import { storageKeys } from '../../../common/storage-keys';
+
 export interface Upload {
   id: string;
   apiKeyId: string;
@@ -11,7 +13,7 @@ export interface Upload {
   deletedAt?: Date | null;
 }
 
-export const uploadStorageKey = (uploadId: string): string => `uploads/${uploadId}`;
+export const uploadStorageKey = storageKeys.upload;
 
 const MAX_FILENAME_CHARACTERS = 255;
 /** C0 and C1 controls and DEL: Postgres refuses a NUL in text (the upload was answered 500), and none of them belongs in a name shown back */

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { MAINTENANCE_QUEUE } from '../../../../infrastructure/queue/queue-connection';
 import { stalledJobDetection } from '../../../../infrastructure/queue/stalled-job-detection';
-import { RetentionService } from '../../application/retention.service';
+import { RetentionRun, RetentionService } from '../../application/retention.service';
 
 /** Runs retention on a BullMQ schedule: one scheduler for the whole deployment, whatever the number of workers. */
 @Processor(MAINTENANCE_QUEUE)
@@ -21,7 +21,7 @@ export class RetentionProcessor extends WorkerHost implements OnApplicationBoots
     await this.queue.upsertJobScheduler('retention', { every: this.config.env.RETENTION_INTERVAL_MS }, { name: 'retention' });
   }
 
-  async process(): Promise<{ uploads: number; outputs: number }> {
+  async process(): Promise<RetentionRun> {
     return this.retention.purge();
   }
 }

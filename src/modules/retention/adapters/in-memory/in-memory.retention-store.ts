@@ -1,4 +1,4 @@
-import { ExpiredFile, RetentionStore } from '../../ports/retention-store';
+import { ExpiredFile, JobFiles, RetentionStore } from '../../ports/retention-store';
 
 interface StoredFile {
   id: string;
@@ -14,6 +14,8 @@ export class InMemoryRetentionStore extends RetentionStore {
   private readonly outputs = new Map<string, StoredFile>();
   /** how many pending or processing jobs read each upload */
   private readonly readers = new Map<string, number>();
+  /** jobs added with addJob: whether each still runs */
+  private readonly jobs = new Map<string, boolean>();
 
   constructor(private readonly now: () => Date = () => new Date()) {
     super();
@@ -27,6 +29,12 @@ export class InMemoryRetentionStore extends RetentionStore {
   addReader(uploadId: string): { end(): void } {
     this.readers.set(uploadId, (this.readers.get(uploadId) ?? 0) + 1);
     return { end: () => this.readers.set(uploadId, (this.readers.get(uploadId) ?? 1) - 1) };
+  }
+
+  /** a job that runs (created, pending or processing) until `end()` (failed) */
+  addJob(jobId: string): { end(): void } {
+    this.jobs.set(jobId, true);
+    return { end: () => void this.jobs.set(jobId, false) };
   }
 
   addOutput(jobId: string, key: string, completedAt: Date): void {
@@ -60,6 +68,20 @@ export class InMemoryRetentionStore extends RetentionStore {
   async markOutputDeleted(id: string): Promise<void> {
     const file = this.outputs.get(id);
     if (file) file.deletedAt = this.now();
+  }
+
+  async keptUploads(ids: readonly string[]): Promise<Set<string>> {
+    return new Set(ids.filter((id) => this.uploads.has(id) && !this.uploads.get(id)!.deletedAt));
+  }
+
+  async jobFiles(ids: readonly string[]): Promise<Map<string, JobFiles>> {
+    const files = new Map<string, JobFiles>();
+    for (const id of ids) {
+      const output = this.outputs.get(id);
+      if (!this.jobs.has(id) && !output) continue;
+      files.set(id, { running: this.jobs.get(id) ?? false, outputKey: output && !output.deletedAt ? output.key : null });
+    }
+    return files;
   }
 }
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ExpiredFile, RetentionStore } from '../../ports/retention-store';
+import { TERMINAL_STATUSES } from '../../../../contract/job-status';
+import { ExpiredFile, JobFiles, RetentionStore } from '../../ports/retention-store';
 
 /** a job reads an upload by its URL, which ends in /v1/uploads/{id} (UploadsService.videoUrlOf) */
 const NOT_READ_BY_A_JOB = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status IN ('pending', 'processing') AND RIGHT(j.video_url, LENGTH(u.id) + 12) = '/v1/uploads/' || u.id)`;
@@ -38,5 +39,18 @@ export class TypeOrmRetentionStore extends RetentionStore {
 
   async markOutputDeleted(id: string): Promise<void> {
     await this.db.query(`UPDATE jobs SET output_deleted_at = now() WHERE id = $1`, [id]);
+  }
+
+  async keptUploads(ids: readonly string[]): Promise<Set<string>> {
+    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM uploads WHERE id = ANY($1) AND deleted_at IS NULL`, [ids]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async jobFiles(ids: readonly string[]): Promise<Map<string, JobFiles>> {
+    const rows: Array<{ id: string } & JobFiles> = await this.db.query(
+      `SELECT id, status <> ALL($2) AS running, CASE WHEN output_deleted_at IS NULL THEN output_key END AS "outputKey" FROM jobs WHERE id = ANY($1)`,
+      [ids, TERMINAL_STATUSES],
+    );
+    return new Map(rows.map(({ id, running, outputKey }) => [id, { running, outputKey }]));
   }
 }

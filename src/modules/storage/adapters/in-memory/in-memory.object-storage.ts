@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { FilesUrls, UrlSigner } from '../../application/url-signer';
-import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+import { assertSafeKey, ByteRange, ListedObject, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
 
 async function bytesOf(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -18,8 +18,13 @@ async function bytesOf(body: Readable): Promise<Buffer> {
  * URLs, as local disk's are; before that they are `memory://` names nothing serves, and check() says so.
  */
 export class InMemoryObjectStorage extends ObjectStorage {
-  private readonly objects = new Map<string, Buffer>();
+  private readonly objects = new Map<string, { bytes: Buffer; modifiedAt: Date }>();
   private urls?: FilesUrls;
+
+  /** `now`: when each object is written (a test's clock) */
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super();
+  }
 
   /** Signs URLs served by the API at `publicBaseUrl` (its FilesController, with the app's signer). */
   serveAt(publicBaseUrl: string, signer: UrlSigner): this {
@@ -29,16 +34,12 @@ export class InMemoryObjectStorage extends ObjectStorage {
 
   async put(key: string, body: Readable): Promise<StoredObject> {
     assertSafeKey(key);
-    const bytes = await bytesOf(body);
-    this.objects.set(key, bytes);
-    return { key, size: bytes.length };
+    return this.keep(key, await bytesOf(body));
   }
 
   async putFile(key: string, localPath: string): Promise<StoredObject> {
     assertSafeKey(key);
-    const bytes = await readFile(localPath);
-    this.objects.set(key, bytes);
-    return { key, size: bytes.length };
+    return this.keep(key, await readFile(localPath));
   }
 
   async openRead(key: string, range?: ByteRange): Promise<Readable> {
@@ -48,13 +49,22 @@ export class InMemoryObjectStorage extends ObjectStorage {
 
   async stat(key: string): Promise<StoredObject | null> {
     assertSafeKey(key);
-    const bytes = this.objects.get(key);
-    return bytes ? { key, size: bytes.length } : null;
+    const object = this.objects.get(key);
+    return object ? { key, size: object.bytes.length } : null;
   }
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
     this.objects.delete(key);
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    for (const [key, { bytes, modifiedAt }] of [...this.objects]) if (key.startsWith(prefix)) yield { key, size: bytes.length, modifiedAt };
+  }
+
+  /** a write here is whole or not at all: nothing is ever left behind */
+  async removeInterruptedWrites(): Promise<number> {
+    return 0;
   }
 
   async withLocalFile<T>(key: string, use: (localPath: string) => Promise<T>): Promise<T> {
@@ -85,10 +95,15 @@ export class InMemoryObjectStorage extends ObjectStorage {
     return this.urls ? 'ok' : 'signed URLs are memory:// names nothing serves (serveAt was not called)';
   }
 
+  private keep(key: string, bytes: Buffer): StoredObject {
+    this.objects.set(key, { bytes, modifiedAt: this.now() });
+    return { key, size: bytes.length };
+  }
+
   private bytes(key: string): Buffer {
     assertSafeKey(key);
-    const bytes = this.objects.get(key);
-    if (!bytes) throw new ObjectNotFoundError(key);
-    return bytes;
+    const object = this.objects.get(key);
+    if (!object) throw new ObjectNotFoundError(key);
+    return object.bytes;
   }
 }

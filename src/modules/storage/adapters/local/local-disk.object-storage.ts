@@ -4,7 +4,10 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBase62 } from '../../../../common/ids';
 import { FilesUrls, UrlSigner } from '../../application/url-signer';
-import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+import { assertSafeKey, ByteRange, ListedObject, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+
+/** a write in progress, beside the name it is renamed to when whole (writeWhole) */
+const PARTIAL_SUFFIX = '.partial';
 
 /** Objects as files under one root directory; signed downloads and uploads are HMAC-signed URLs served by the API (FilesController). */
 export class LocalDiskObjectStorage extends ObjectStorage {
@@ -39,7 +42,7 @@ export class LocalDiskObjectStorage extends ObjectStorage {
   private async writeWhole(key: string, write: (partial: string) => Promise<unknown>): Promise<StoredObject> {
     const target = this.pathOf(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    const partial = `${target}.${randomBase62(8)}.partial`;
+    const partial = `${target}.${randomBase62(8)}${PARTIAL_SUFFIX}`;
     try {
       await write(partial);
       await fs.rename(partial, target);
@@ -73,6 +76,36 @@ export class LocalDiskObjectStorage extends ObjectStorage {
 
   async delete(key: string): Promise<void> {
     await fs.rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    for await (const file of this.files(prefix)) if (!file.key.endsWith(PARTIAL_SUFFIX)) yield file;
+  }
+
+  async removeInterruptedWrites(before: Date): Promise<number> {
+    let removed = 0;
+    for await (const file of this.files('')) {
+      if (!file.key.endsWith(PARTIAL_SUFFIX) || file.modifiedAt >= before) continue;
+      await fs.rm(path.join(this.root, file.key), { force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
+  /** every file under the root whose key starts with `prefix`, walked a directory at a time */
+  private async *files(prefix: string): AsyncIterable<ListedObject> {
+    const pending = [''];
+    while (pending.length) {
+      const directory = pending.pop()!;
+      const entries = await fs.readdir(path.join(this.root, directory), { withFileTypes: true }).catch(whenMissing(() => []));
+      for (const entry of entries) {
+        const key = directory ? `${directory}/${entry.name}` : entry.name;
+        if (entry.isDirectory() && (prefix.startsWith(`${key}/`) || key.startsWith(prefix))) pending.push(key);
+        if (!entry.isFile() || !key.startsWith(prefix)) continue;
+        const info = await fs.stat(path.join(this.root, key)).catch(whenMissing(() => null));
+        if (info) yield { key, size: info.size, modifiedAt: info.mtime };
+      }
+    }
   }
 
   async withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T> {

@@ -3,6 +3,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -16,7 +17,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3StorageConfig } from '../../../../config/app-config';
 import { attachmentDisposition, contentTypeOf } from '../../application/content-types';
-import { assertSafeKey, ByteRange, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
+import { assertSafeKey, ByteRange, ListedObject, ObjectNotFoundError, ObjectStorage, StoredObject } from '../../ports/object-storage';
 
 /** Multipart part size: the uploader holds at most PART_BYTES × PARTS_IN_FLIGHT of a stream in memory. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -104,6 +105,22 @@ export class S3ObjectStorage extends ObjectStorage {
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken }));
+      for (const object of page.Contents ?? []) {
+        if (object.Key && object.LastModified) yield { key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  /** an upload cut short leaves no object here, only multipart parts, which the bucket's lifecycle rule removes */
+  async removeInterruptedWrites(): Promise<number> {
+    return 0;
   }
 
   /** Downloads the object into a private temporary directory, removed when `use` settles. */
