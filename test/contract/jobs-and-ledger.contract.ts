@@ -113,6 +113,16 @@ export function describeCreditLedgerContract(harness: Harness): void {
       expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(5);
     });
 
+    it('settles a charge above the reserve at the reserve (a job that ran longer than its estimate), and releases nothing more', async () => {
+      const owner = await harness.newOwner();
+      const job = await withJob(owner);
+      await harness.inTransaction((ledger) => ledger.grant(owner, 10, null));
+      expect(await harness.inTransaction((ledger) => ledger.reserve(owner, job, 8))).toBe(true);
+      expect(await harness.inTransaction((ledger) => ledger.settle(owner, job, 12))).toBe(8);
+      await harness.inTransaction((ledger) => ledger.release(owner, job));
+      expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(2);
+    });
+
     it('never goes negative: a deduction stops at zero', async () => {
       const owner = await harness.newOwner();
       await harness.inTransaction((ledger) => ledger.grant(owner, 4, null));

@@ -38,6 +38,9 @@ describe('OutboundHttpClient against real loopback servers', () => {
   let redirector: LoopbackServer;
   const strict = new OutboundHttpClient(new AddressPolicy());
   const dev = new OutboundHttpClient(new AddressPolicy(['localhost']));
+  /** the redirector's 503 answer to a POST: how much of it was written before the client hung up, and whether it was whole */
+  const BUSY_BODY_BYTES = 16 * 1024 * 1024;
+  const busyAnswers: Array<{ written: number; whole: boolean }> = [];
 
   beforeAll(async () => {
     target = await startLoopbackServer((req, res) => {
@@ -76,8 +79,19 @@ describe('OutboundHttpClient against real loopback servers', () => {
         return res.end();
       }
       if (req.method === 'POST' && !to) {
+        // far more than post() reads, written 64 KiB at a time for as long as the client reads on
         res.writeHead(503, { 'retry-after': '17' });
-        return res.end(Buffer.alloc(1024 * 1024)); // larger than post() reads
+        let written = 0;
+        const timer = setInterval(() => {
+          if (written >= BUSY_BODY_BYTES) return void res.end();
+          res.write(Buffer.alloc(64 * 1024));
+          written += 64 * 1024;
+        }, 2);
+        res.on('close', () => {
+          clearInterval(timer);
+          busyAnswers.push({ written, whole: res.writableFinished });
+        });
+        return;
       }
       res.writeHead(302, { location: to ?? '/' });
       res.end();
@@ -191,8 +205,13 @@ describe('OutboundHttpClient against real loopback servers', () => {
   });
 
   it('post() reports Retry-After and does not read a large answer to its end', async () => {
+    busyAnswers.length = 0;
     const answer = await dev.post(`http://localhost:${redirector.port}/busy`, '{}', {}, { timeoutMs: 2000 });
     expect(answer).toEqual({ status: 503, retryAfterSeconds: 17 });
+    // the client hung up long before the answer's end
+    while (!busyAnswers.length) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(busyAnswers[0].whole).toBe(false);
+    expect(busyAnswers[0].written).toBeLessThan(BUSY_BODY_BYTES / 2);
     expect(retryAfterSeconds(new Date(Date.now() + 30_000).toUTCString())).toBeGreaterThanOrEqual(29);
     expect(retryAfterSeconds('soon')).toBeNull();
   });

@@ -59,7 +59,7 @@ describe('UploadsService', () => {
     const body = await uploads.storeBody(Readable.from([Buffer.from('huge')]), 'video/mp4');
     const refused = await uploads.register('key_a', 'x.mp4', body).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DomainError);
-    expect((refused as DomainError).code).toBe('invalid_request');
+    expect(refused).toMatchObject({ code: 'invalid_request', details: [{ field: 'file', message: expect.stringContaining('8192x8192') }] });
     expect(await storage.stat(body.storageKey)).toBeNull();
   });
 

@@ -20,8 +20,13 @@ describe('UsageRecorder on the in-memory usage store', () => {
   it('writes a full buffer (500) without waiting for the interval', async () => {
     const store = new InMemoryUsageStore();
     const recorder = new UsageRecorder(store, loadConfig({}));
-    for (let i = 0; i < 500; i++) recorder.record(request(i));
-    await recorder.flush();
+    // no interval runs here (onModuleInit is not called): only a full buffer writes
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 499; i++) recorder.record(request(i));
+    await settled();
+    expect(store.requests).toHaveLength(0);
+    recorder.record(request(499));
+    await settled();
     expect(store.requests).toHaveLength(500);
   });
 

@@ -96,12 +96,22 @@ describe('DeliverWebhookHandler', () => {
   });
 
   it('a delivery already sent is not sent again; the sweep queues only due pending ones', async () => {
-    const { http, queue, handler, clock } = await deliverer();
+    const { http, queue, handler, clock, outbox, key } = await deliverer();
     await handler.handle('msg_1');
     await handler.handle('msg_1');
     expect(http.posts).toHaveLength(1);
+    const delivery = (id: string) => ({ id, apiKeyId: key.id, jobId: `job_of_${id}`, event: 'job.completed' as const, url: 'https://hooks.example.com/in', body: '{}' });
+    // msg_2 is due and was never queued (a crash between its commit and its enqueue); msg_3 failed once and waits 5 s for its retry
+    await outbox.add(delivery('msg_2'));
+    await outbox.add(delivery('msg_3'));
+    http.postStatus = 500;
+    await handler.handle('msg_3');
+    queue.enqueued.length = 0;
+    expect(await handler.sweep()).toBe(1);
+    expect(queue.enqueued.map(({ id, attempts }) => ({ id, attempts }))).toEqual([{ id: 'msg_2', attempts: 0 }]);
     clock.advance(60_000);
-    expect(await handler.sweep()).toBe(0);
-    expect(queue.enqueued).toEqual([]);
+    queue.enqueued.length = 0;
+    expect(await handler.sweep()).toBe(2);
+    expect(queue.enqueued.map(({ id }) => id).sort()).toEqual(['msg_2', 'msg_3']);
   });
 });
