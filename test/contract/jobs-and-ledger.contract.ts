@@ -53,17 +53,23 @@ export function describeJobRepositoryContract(harness: Harness): void {
       expect(await harness.jobs().updateProgress(job.id, 50)).toBe(false);
     });
 
-    it('adds chunks\' progress atomically, kept within 0..99, only while processing', async () => {
+    it("sums chunks' progress atomically, each chunk at its best, kept within 0..99, only while processing", async () => {
       const job = aJob(await harness.newOwner(), { status: 'processing' });
       await harness.jobs().insert(job);
-      await Promise.all([10, 20, 12.5].map((delta) => harness.jobs().addProgress(job.id, delta)));
-      expect((await harness.jobs().findById(job.id))?.progress).toBeCloseTo(42.5, 5);
-      expect(await harness.jobs().addProgress(job.id, -50)).toBe(true);
-      expect((await harness.jobs().findById(job.id))?.progress).toBe(0);
-      await harness.jobs().addProgress(job.id, 150);
-      expect((await harness.jobs().findById(job.id))?.progress).toBe(99);
+      const progress = async () => (await harness.jobs().findById(job.id))?.progress;
+      // three chunks reporting at once, from different workers
+      await Promise.all([10, 20, 12.5].map((done, chunk) => harness.jobs().recordChunkProgress(job.id, chunk, done)));
+      expect(await progress()).toBeCloseTo(42.5, 5);
+      // chunk 1 failed and runs again from its start: the job keeps its best (the bar does not go back)
+      expect(await harness.jobs().recordChunkProgress(job.id, 1, 5)).toBe(true);
+      expect(await progress()).toBeCloseTo(42.5, 5);
+      // and it counts once when it passes its best (a lost attempt's share is not added twice)
+      await harness.jobs().recordChunkProgress(job.id, 1, 25);
+      expect(await progress()).toBeCloseTo(47.5, 5);
+      await harness.jobs().recordChunkProgress(job.id, 2, 150);
+      expect(await progress()).toBe(99);
       await harness.jobs().transition(job.id, 'processing', { status: 'failed' });
-      expect(await harness.jobs().addProgress(job.id, 1)).toBe(false);
+      expect(await harness.jobs().recordChunkProgress(job.id, 0, 11)).toBe(false);
     });
 
     it('lists newest first with limit, offset, status and a total', async () => {

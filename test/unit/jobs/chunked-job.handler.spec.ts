@@ -173,12 +173,18 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
   });
 
-  it('a chunk failing otherwise is handed back for a retry, its progress taken back; giving up fails the job once', async () => {
+  it('a chunk failing otherwise is handed back for a retry, its progress kept (the bar never goes back) and counted once when retried; giving up fails the job once', async () => {
     const world = chunking();
     const { job, flow } = await world.split();
+    const share = flow!.chunks[0].share;
     world.gateway.failWith('worker_failed', 'engine crashed');
     await expect(world.chunked.runChunk(flow!.chunks[0])).rejects.toThrow('engine crashed');
-    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: 0 });
+    // the failed attempt got to 10% of its chunk
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: expect.closeTo(share / 10, 5) });
+    world.gateway.succeedWith(4);
+    await world.chunked.runChunk(flow!.chunks[0]);
+    expect((await world.jobs.findById(job.id))?.progress).toBeCloseTo(share, 5);
+    world.gateway.failWith('worker_failed', 'engine crashed');
     await world.chunked.chunkGaveUp(flow!.chunks[0], new Error('engine crashed'));
     await world.chunked.chunkGaveUp(flow!.chunks[0], new Error('engine crashed'));
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
@@ -204,7 +210,7 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     world.chunked.beginShutdown(0);
     await expect(running).rejects.toBeInstanceOf(HandedBack);
-    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: 0 });
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: expect.closeTo(flow!.chunks[0].share / 10, 5) });
   });
 
   it('a canceled job\'s chunks never reach a worker', async () => {

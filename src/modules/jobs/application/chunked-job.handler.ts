@@ -75,7 +75,7 @@ export class ChunkedJobHandler {
     const stop = new AbortController();
     const watcher = watchWhileProcessing(this.jobs, job.id, stop);
     this.running.add(stop);
-    const progress = this.progressShare(job.id, task.share);
+    const progress = this.progressShare(job.id, task.index, task.share);
     try {
       const outcome = await this.gateway.process(
         {
@@ -98,7 +98,6 @@ export class ChunkedJobHandler {
       }
       return { index: task.index, frames: outcome.frames, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
     } catch (error) {
-      await progress.undo();
       if (this.shuttingDown) throw new HandedBack(`chunk ${task.index} of job ${job.id} handed back: the worker is shutting down`);
       if (stop.signal.aborted) return null; // the job was canceled or ended elsewhere
       if (error instanceof WorkerFailure && FINAL_FAILURES.includes(error.code)) {
@@ -176,26 +175,20 @@ export class ChunkedJobHandler {
   }
 
   /**
-   * The chunk's share of the job's progress, added as it goes (throttled); what an attempt added is
-   * taken back when it fails, so a retried chunk is not counted twice.
+   * The chunk's share of the job's progress, recorded as it goes (throttled). The job keeps each
+   * chunk's best (recordChunkProgress): a retry of a failed chunk counts from where the best attempt got.
    */
-  private progressShare(jobId: string, share: number) {
-    let added = 0;
+  private progressShare(jobId: string, chunk: number, share: number) {
     let lastWrite = 0;
-    const addUpTo = (target: number): Promise<unknown> => {
-      const delta = target - added;
-      added = target;
-      return delta === 0 ? Promise.resolve() : this.jobs.addProgress(jobId, delta).catch(() => undefined);
-    };
+    const record = (done: number): Promise<unknown> => this.jobs.recordChunkProgress(jobId, chunk, done).catch(() => undefined);
     return {
       report: (percent: number): void => {
         const now = Date.now();
         if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
         lastWrite = now;
-        void addUpTo((Math.min(100, Math.max(0, percent)) / 100) * share);
+        void record((Math.min(100, Math.max(0, percent)) / 100) * share);
       },
-      finish: () => addUpTo(share),
-      undo: () => addUpTo(0),
+      finish: () => record(share),
     };
   }
 }

@@ -27,10 +27,12 @@ export abstract class JobRepository {
   /** Writes progress while the job is processing; false once it is not (canceled or ended elsewhere). */
   abstract updateProgress(id: string, progress: number): Promise<boolean>;
   /**
-   * Adds `delta` percent to the progress in one atomic step, kept within 0..99, while the job is
-   * processing: the chunks of a long job each add their share from whichever worker runs them.
+   * Records that chunk `chunk` of a long job has done `percent` of the whole job, from whichever
+   * worker runs it, in one atomic step while the job is processing. Each chunk keeps its best, and
+   * the job's progress is their sum, within 0..99: a chunk run again after a failure or a worker
+   * that died neither takes its share back nor counts it twice.
    */
-  abstract addProgress(id: string, delta: number): Promise<boolean>;
+  abstract recordChunkProgress(id: string, chunk: number, percent: number): Promise<boolean>;
   abstract markDispatched(id: string): Promise<void>;
   /** Started jobs the relay has not handed to the queue since before `startedBefore` (the outbox). */
   abstract undispatched(startedBefore: Date, limit: number): Promise<string[]>;

@@ -8,6 +8,8 @@ const copy = (job: Job): Job => structuredClone(job);
 /** Jobs in a Map, with the TypeORM adapter's semantics: owner-scoped reads, compare-and-set transitions. */
 export class InMemoryJobRepository extends JobRepository implements Snapshottable {
   private jobs = new Map<string, Job>();
+  /** each long job's chunks' best progress, by chunk index (the TypeORM adapter's chunk_progress) */
+  private readonly chunkProgress = new Map<string, Map<number, number>>();
 
   snapshot(): () => void {
     const saved = new Map([...this.jobs].map(([id, job]) => [id, copy(job)]));
@@ -53,10 +55,15 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
     return true;
   }
 
-  async addProgress(id: string, delta: number): Promise<boolean> {
+  async recordChunkProgress(id: string, chunk: number, percent: number): Promise<boolean> {
     const job = this.jobs.get(id);
     if (!job || job.status !== 'processing') return false;
-    job.progress = Math.min(99, Math.max(0, job.progress + delta));
+    const chunks = this.chunkProgress.get(id) ?? new Map<number, number>();
+    const before = chunks.get(chunk) ?? 0;
+    const best = Math.max(before, percent);
+    chunks.set(chunk, best);
+    this.chunkProgress.set(id, chunks);
+    job.progress = Math.min(99, Math.max(0, job.progress - before + best));
     return true;
   }
 

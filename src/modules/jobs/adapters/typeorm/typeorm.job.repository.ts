@@ -106,15 +106,16 @@ export class TypeOrmJobRepository extends JobRepository {
     return Boolean(result.affected);
   }
 
-  async addProgress(id: string, delta: number): Promise<boolean> {
-    const result = await this.records
-      .createQueryBuilder()
-      .update()
-      .set({ progress: () => 'LEAST(99, GREATEST(0, progress + :delta))' })
-      .where('id = :id AND status = :status', { id, status: 'processing' })
-      .setParameter('delta', delta)
-      .execute();
-    return Boolean(result.affected);
+  async recordChunkProgress(id: string, chunk: number, percent: number): Promise<boolean> {
+    // every column on the right is the row's value before the update: the chunk's best is swapped into the sum
+    const [, updated] = (await this.records.query(
+      `UPDATE jobs SET
+         chunk_progress = jsonb_set(COALESCE(chunk_progress, '{}'), ARRAY[$2::text], to_jsonb(GREATEST(COALESCE((chunk_progress->>($2::text))::float8, 0), $3))),
+         progress = LEAST(99, GREATEST(0, progress - COALESCE((chunk_progress->>($2::text))::float8, 0) + GREATEST(COALESCE((chunk_progress->>($2::text))::float8, 0), $3)))
+       WHERE id = $1 AND status = 'processing'`,
+      [id, chunk, Math.max(0, percent)],
+    )) as [unknown[], number];
+    return updated > 0;
   }
 
   async markDispatched(id: string): Promise<void> {
