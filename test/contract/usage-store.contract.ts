@@ -35,6 +35,23 @@ export function describeUsageStoreContract(h: UsageHarness): void {
       expect(dayTotals(rows, '2026-02-01')).toEqual({});
     });
 
+    it("prunes requests recorded before a time: they leave the recent list, their days' counts stay", async () => {
+      const { owner } = await h.newOwnerWithJob();
+      await h.store().insertRequests([request(owner, new Date('2025-01-10T10:00:00Z'), { path: '/old' }), request(owner, new Date('2025-01-10T11:00:00Z'), { path: '/old' }), request(owner, new Date('2025-03-01T10:00:00Z'), { path: '/new' })]);
+      expect(await h.store().pruneRequests(new Date('2025-02-01T00:00:00Z'))).toBeGreaterThanOrEqual(2);
+      expect((await h.store().recentRequests(owner, 10)).map((r) => r.path)).toEqual(['/new']);
+      const rows = await h.store().dailyCounters(owner, new Date('2025-01-01T00:00:00Z'));
+      expect([dayTotals(rows, '2025-01-10'), dayTotals(rows, '2025-03-01')]).toEqual([{ requests: 2 }, { requests: 1 }]);
+    });
+
+    it('counts the requests of batches written at once by several processes, each once', async () => {
+      const [{ owner }, { owner: other }] = [await h.newOwnerWithJob(), await h.newOwnerWithJob()];
+      const at = new Date('2025-05-05T05:00:00Z');
+      await Promise.all(Array.from({ length: 8 }, (_, i) => h.store().insertRequests([request(i % 2 ? owner : other, at), request(owner, at), request(other, at)])));
+      const counts = async (key: string) => dayTotals(await h.store().dailyCounters(key, new Date('2025-05-05T00:00:00Z')), '2025-05-05');
+      expect([await counts(owner), await counts(other)]).toEqual([{ requests: 12 }, { requests: 12 }]);
+    });
+
     it('counts the jobs created, completed (with their seconds) and failed, and the credits charged, today', async () => {
       const { owner, jobId } = await h.newOwnerWithJob();
       await h.events().record({ apiKeyId: owner, jobId, kind: 'created' });

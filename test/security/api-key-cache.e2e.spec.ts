@@ -32,12 +32,13 @@ describe('API-key cache across two API processes', () => {
   }
 
   /**
-   * Deletes the key's row by SQL, with the usage rows its requests left: those are written a batch
+   * Deletes the key's row by SQL, with the usage rows and day counts its requests left: those are written a batch
    * per second (USAGE_FLUSH_INTERVAL_MS), so on a slow machine they are there by now.
    */
   async function deleteBySql(key: string): Promise<void> {
     await db.query(
-      `WITH usage AS (DELETE FROM usage_events WHERE api_key_id IN (SELECT id FROM api_keys WHERE key_hash = $1))
+      `WITH usage AS (DELETE FROM usage_events WHERE api_key_id IN (SELECT id FROM api_keys WHERE key_hash = $1)),
+            days AS (DELETE FROM usage_daily WHERE api_key_id IN (SELECT id FROM api_keys WHERE key_hash = $1))
        DELETE FROM api_keys WHERE key_hash = $1`,
       [hashApiKey(key)],
     );

@@ -21,7 +21,10 @@ const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
  * as the TypeORM store reads job_events and credit_ledger.
  */
 export class InMemoryUsageStore extends UsageStore {
-  readonly requests: Array<RequestRecord & { id: number }> = [];
+  requests: Array<RequestRecord & { id: number }> = [];
+  /** requests per key and UTC day, kept when the requests are pruned */
+  private readonly counted = new Map<string, Map<string, number>>();
+  private nextId = 1;
   /** when set, inserts fail (a database that is down) */
   failing = false;
 
@@ -34,7 +37,19 @@ export class InMemoryUsageStore extends UsageStore {
 
   async insertRequests(records: readonly RequestRecord[]): Promise<void> {
     if (this.failing) throw new Error('the database is down');
-    for (const record of records) this.requests.push({ ...record, id: this.requests.length + 1 });
+    for (const record of records) {
+      this.requests.push({ ...record, id: this.nextId++ });
+      const days = this.counted.get(record.apiKeyId) ?? new Map<string, number>();
+      days.set(dayOf(record.at), (days.get(dayOf(record.at)) ?? 0) + 1);
+      this.counted.set(record.apiKeyId, days);
+    }
+  }
+
+  async pruneRequests(before: Date): Promise<number> {
+    const kept = this.requests.filter((request) => request.at >= before);
+    const pruned = this.requests.length - kept.length;
+    this.requests = kept;
+    return pruned;
   }
 
   async dailyCounters(apiKeyId: string, from: Date): Promise<Day[]> {
@@ -45,7 +60,7 @@ export class InMemoryUsageStore extends UsageStore {
       day[counter] = (day[counter] ?? 0) + amount;
       days.set(day.date, day);
     };
-    for (const request of this.requests.filter((r) => r.apiKeyId === apiKeyId)) add(request.at, 'requests', 1);
+    for (const [date, requests] of this.counted.get(apiKeyId) ?? []) if (date >= dayOf(from)) days.set(date, { ...days.get(date), date, requests });
     for (const event of this.events.events.filter((e) => e.apiKeyId === apiKeyId && e.at)) {
       const at = event.at as Date;
       if (event.kind === 'created') add(at, 'total_jobs', 1);

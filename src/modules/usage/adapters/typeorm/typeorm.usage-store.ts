@@ -5,6 +5,8 @@ import { UsageCounters } from '../../domain/usage-summary';
 import { RequestRecord, UsageEventView, UsageStore } from '../../ports/usage-store';
 
 const DAY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+/** requests deleted by one statement of pruneRequests */
+const PRUNE_BATCH = 10_000;
 
 @Injectable()
 export class TypeOrmUsageStore extends UsageStore {
@@ -15,13 +17,22 @@ export class TypeOrmUsageStore extends UsageStore {
   /**
    * One statement for the whole batch, the same text every time: a column of values per parameter
    * (unnest), rather than a VALUES list of 8 parameters a row that Postgres parses anew per batch.
+   * The days' counts are added in key and day order, so that flushes of several processes at once
+   * lock them in one order (no deadlock).
    */
   async insertRequests(records: readonly RequestRecord[]): Promise<void> {
     if (!records.length) return;
     const column = <T>(of: (record: RequestRecord) => T): T[] => records.map(of);
     await this.db.query(
-      `INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::float8[], $6::text[], $7::bigint[], $8::timestamptz[])`,
+      `WITH batch AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::float8[], $6::text[], $7::bigint[], $8::timestamptz[])
+           AS b (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at)
+       ), requests AS (
+         INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at) SELECT * FROM batch
+       )
+       INSERT INTO usage_daily AS d (api_key_id, day, requests)
+       SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM batch GROUP BY 1, 2 ORDER BY 1, 2
+       ON CONFLICT (api_key_id, day) DO UPDATE SET requests = d.requests + EXCLUDED.requests`,
       [
         column((record) => record.apiKeyId),
         column((record) => record.method),
@@ -50,7 +61,7 @@ export class TypeOrmUsageStore extends UsageStore {
       [apiKeyId, from],
     );
     const requests: Array<{ date: string; requests: string }> = await this.db.query(
-      `SELECT ${DAY} AS date, COUNT(*) AS requests FROM usage_events WHERE api_key_id = $1 AND created_at >= $2 GROUP BY 1`,
+      `SELECT to_char(day, 'YYYY-MM-DD') AS date, requests FROM usage_daily WHERE api_key_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date`,
       [apiKeyId, from],
     );
     return [
@@ -58,6 +69,16 @@ export class TypeOrmUsageStore extends UsageStore {
       ...credits.map((row) => ({ date: row.date, credits_used: Number(row.credits_used) })),
       ...requests.map((row) => ({ date: row.date, requests: Number(row.requests) })),
     ];
+  }
+
+  /** a batch at a time, so that a first prune of a large table holds no long lock */
+  async pruneRequests(before: Date): Promise<number> {
+    let pruned = 0;
+    for (;;) {
+      const [, deleted] = (await this.db.query(`DELETE FROM usage_events WHERE id IN (SELECT id FROM usage_events WHERE created_at < $1 LIMIT ${PRUNE_BATCH})`, [before])) as [unknown[], number];
+      pruned += deleted;
+      if (deleted < PRUNE_BATCH) return pruned;
+    }
   }
 
   async recentRequests(apiKeyId: string, limit: number): Promise<UsageEventView[]> {
