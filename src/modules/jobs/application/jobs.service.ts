@@ -103,9 +103,8 @@ export class JobsService {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     // an upload past its retention is 410 here as at create, and the draft stays a draft
     const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(whenNotFound(() => null)) : null;
-    const started = await this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null, options);
-    // the start is committed: a read failing now (the database gone) must not answer it as failed, which a client would retry
-    return (await this.jobs.findById(started.id).catch(() => null)) ?? started;
+    // the job as its start committed it (a worker's pick-up since then shows at the next poll)
+    return this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null, options);
   }
 
   /**

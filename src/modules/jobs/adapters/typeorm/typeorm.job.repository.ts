@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { IsNull, LessThan, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { JobFailureCode } from '../../../../common/errors/error-codes';
 import { Job } from '../../domain/job';
 import { JobRequest } from '../../domain/job-settings';
@@ -95,10 +96,17 @@ export class TypeOrmJobRepository extends JobRepository {
     return { items: records.map(toDomain), total };
   }
 
+  /** one statement: the row as it now stands comes back with the update (RETURNING), not read again */
   async transition(id: string, expectedStatus: JobStatus, changes: Partial<Job>): Promise<Job | null> {
-    const result = await this.records.update({ id, status: expectedStatus }, toRecordChanges(changes));
-    if (!result.affected) return null;
-    return this.findById(id);
+    const result = await this.records
+      .createQueryBuilder()
+      .update()
+      .set(toRecordChanges(changes) as QueryDeepPartialEntity<JobRecord>)
+      .where('id = :id AND status = :expectedStatus', { id, expectedStatus })
+      .returning('*')
+      .execute();
+    const [row] = result.raw as Array<Record<string, unknown>>;
+    return row ? toDomain(this.hydrated(row)) : null;
   }
 
   async updateProgress(id: string, progress: number): Promise<boolean> {
