@@ -19,7 +19,7 @@ import { PinoNestLogger } from './common/logging/pino-nest-logger';
 import { requestIdMiddleware } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
 import { newRequestId } from './common/ids';
-import { APP_CONFIG, AppConfig } from './config/app-config';
+import { APP_CONFIG, AppConfig, secretsInConfig } from './config/app-config';
 import { UsageRecorder } from './modules/usage/application/usage-recorder';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { httpMetricsMiddleware } from './modules/metrics/http-metrics.middleware';
@@ -326,13 +326,14 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   if (config.role === 'worker') return;
   const document = buildOpenApi(app);
   app.getHttpAdapter().getInstance().get('/openapi.json', (_req: Request, res: Response) => res.json(document));
-  SwaggerModule.setup('docs', app, document, { swaggerOptions: { persistAuthorization: true } });
+  // the keys and the admin token typed into /docs are not kept in the browser's storage, which the dashboard and /files share
+  SwaggerModule.setup('docs', app, document, { swaggerOptions: { persistAuthorization: false } });
 }
 
 /** Unknown routes answer 404 in the envelope (Nest's own 404 goes through the global filter). */
 export async function createApp(options: AppModuleOptions, logging: { destination?: DestinationStream } = {}): Promise<NestExpressApplication> {
   const logger = createLogger(options.config.env.LOG_LEVEL, logging.destination);
-  const secrets = [options.config.env.ADMIN_TOKEN, options.secrets.generatedAdminToken, options.secrets.urlSigningSecret].filter((secret): secret is string => Boolean(secret));
+  const secrets = [...secretsInConfig(options.config.env), options.secrets.generatedAdminToken, options.secrets.urlSigningSecret].filter((secret): secret is string => Boolean(secret));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), backdropHttpAdapter(), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
   configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger });
   // With the embedded database the bootstrap owns the signals: the app closes first, then the database.

@@ -27,7 +27,8 @@ usage    credits, jobs and requests per day. --days 1..90 (default 7)
 
 Connection:
   --url <base>   or BACKDROP_URL (default http://localhost:3000)
-  --key <key>    or BACKDROP_KEY (the X-Api-Key; npm start prints a development key)
+  --key <key>    or BACKDROP_KEY (the X-Api-Key; npm start prints a development key). Prefer
+                 BACKDROP_KEY: a key on the command line shows in ps and in shell history
 
 Exit codes:
   0  success

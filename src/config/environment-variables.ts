@@ -29,7 +29,8 @@ export class EnvironmentVariables {
   @IsString()
   HOST = '0.0.0.0';
 
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  /** no user or password: the base URL is shown in every signed URL and log line */
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], disallow_auth: true })
   PUBLIC_BASE_URL?: string;
 
   @IsOptional() @IsString() @MinLength(1)
@@ -124,8 +125,12 @@ export class EnvironmentVariables {
   @IsIn(['local', 'remote', 'none'])
   WORKER_GATEWAY: 'local' | 'remote' | 'none' = 'local';
 
-  /** remote workers' base URLs, comma-separated (WORKER_GATEWAY=remote); their hosts are trusted by the outbound client */
-  @Transform(toList) @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { each: true })
+  /**
+   * remote workers' base URLs, comma-separated (WORKER_GATEWAY=remote); their hosts are trusted by the
+   * outbound client. No user or password (WORKER_API_KEY authenticates): the outbound client refuses
+   * such URLs, and they are named in log lines.
+   */
+  @Transform(toList) @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'], disallow_auth: true }, { each: true })
   WORKER_URLS: string[] = [];
 
   /** sent as `authorization` to remote workers; required when WORKER_GATEWAY=remote */

@@ -236,6 +236,13 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
       expect(job).toMatchObject({ status: 'failed', error_code: expected, error: 'scripted failure' });
     });
 
+    it("keeps a run's signed URLs out of the job's error when the worker's trace names them (they were shown to the client and sent in its webhook)", async () => {
+      const trace = 'HTTPError: 403 Forbidden for url: http://127.0.0.1:3917/files/uploads/vid_x?expires=1796612830&signature=1238cf19; output to https://user:pw@bucket.s3.example.com/outputs/job_y.webm?X-Amz-Credential=AKIA%2F&X-Amz-Signature=abc';
+      worker.script = { kind: 'fail', afterPolls: 1, error: trace };
+      const job = await api.runJob();
+      expect(job.error).toBe('HTTPError: 403 Forbidden for url: http://127.0.0.1:3917/files/uploads/vid_x?[redacted] output to https://bucket.s3.example.com/outputs/job_y.webm?[redacted]');
+    });
+
     it('fails a job whose run the worker reports CANCELLED unasked with worker_failed, which a chunk retries; it was `canceled`, which nobody had asked for and a chunk never retries', async () => {
       worker.script = { kind: 'cancelled', afterPolls: 1 };
       const job = await api.runJob();

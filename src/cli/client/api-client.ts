@@ -100,7 +100,8 @@ export class BackdropClient {
     // the key goes only to this server, never to another host (an S3 presigned URL)
     const sameServer = new URL(url).origin === new URL(this.url('/')).origin;
     const response = await this.send(url, { headers: sameServer ? { 'X-Api-Key': this.key } : {} });
-    if (!response.body) throw new NetworkError(url, new Error('empty response'));
+    // the origin alone: the rest of a signed URL is its signature
+    if (!response.body) throw new NetworkError(new URL(url).origin, new Error('empty response'));
     let bytes = 0;
     const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
     body.on('data', (chunk: Buffer) => (bytes += chunk.length));

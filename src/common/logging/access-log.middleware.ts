@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { redactSecrets } from './redact';
 
 /**
  * One JSON line per HTTP request, written when the response is finished or the client went away:
@@ -22,7 +23,8 @@ export function accessLogMiddleware(parent: Logger) {
         req_id: req.requestId,
         method: req.method,
         route: (req.route as { path?: string } | undefined)?.path ?? null,
-        path: req.originalUrl.split('?')[0].slice(0, 512),
+        // an API key sent in the path by mistake is logged by its fingerprint
+        path: redactSecrets(req.originalUrl.split('?')[0].slice(0, 512)),
         status,
         duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
         key_fingerprint: req.apiKey?.fingerprint ?? null,

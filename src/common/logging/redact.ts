@@ -1,13 +1,32 @@
 import { API_KEY_IN_TEXT, fingerprintOf, hashApiKey } from '../api-key-format';
 const URL_SIGNATURE = /([?&](?:signature|X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&\s"']+/gi;
+/** the user and password of a URL (`postgres://user:pass@host`) */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]+@/gi;
+const WEBHOOK_SECRET = /\bwhsec_[A-Za-z0-9+/=]+/g;
+/** an http(s) URL in text: its user and password, where and what it is, and its query string */
+const HTTP_URL = /\b(https?:\/\/)(?:[^\s/@"'<>]+@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)?/gi;
 
 /**
- * Makes a log line safe: API keys become their fingerprint, URL signatures and the given secrets
- * (admin token, signing secret) disappear. Applied to every message; the access log never reads
- * headers or query strings in the first place.
+ * Makes a log line safe: API keys become their fingerprint, URL signatures, passwords in URLs,
+ * webhook secrets and the given secrets (admin token, signing secret, the services' passwords)
+ * disappear. Applied to every message; the access log never reads headers or query strings in the
+ * first place.
  */
 export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let safe = text.replace(API_KEY_IN_TEXT, (key) => `bd_live_<key ${fingerprintOf(hashApiKey(key))}>`).replace(URL_SIGNATURE, '$1[redacted]');
+  let safe = text
+    .replace(API_KEY_IN_TEXT, (key) => `bd_live_<key ${fingerprintOf(hashApiKey(key))}>`)
+    .replace(URL_SIGNATURE, '$1[redacted]')
+    .replace(URL_USERINFO, '$1[redacted]@')
+    .replace(WEBHOOK_SECRET, 'whsec_[redacted]');
   for (const secret of secrets) if (secret.length >= 8) safe = safe.split(secret).join('[redacted]');
   return safe;
+}
+
+/**
+ * Text from outside (a remote worker's error, its notes) made fit to show a client: every http(s)
+ * URL loses its user, password and query string, where a signed or credentialed URL keeps its
+ * secret, and the rest of redactSecrets applies.
+ */
+export function withoutUrlSecrets(text: string): string {
+  return redactSecrets(text.replace(HTTP_URL, (_url, scheme: string, rest: string, query?: string) => `${scheme}${rest}${query ? '?[redacted]' : ''}`));
 }

@@ -28,11 +28,26 @@ export const ENGINE_MALLOC_SETTINGS: Readonly<Record<string, string>> = {
  */
 export const ENGINE_TELEMETRY_SETTINGS: Readonly<Record<string, string>> = { ORT_DISABLE_TELEMETRY: '1' };
 
-/** `parent`: the environment the process would otherwise inherit (src/config computes it from the process's) */
+/** what of the parent's environment the engine's processes see: the system's own, Node's, and the runtimes' knobs */
+const INHERITED_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TMP', 'TEMP', 'LD_LIBRARY_PATH', 'SYSTEMROOT', 'SystemRoot']);
+const INHERITED_PREFIXES = ['LC_', 'NODE_', 'ORT_', 'MALLOC_', 'OMP_', 'MKL_', 'OPENBLAS_', 'GOMP_', 'KMP_'];
+
+/** whether the engine's processes see `name` of the parent's environment */
+export function engineInherits(name: string): boolean {
+  return INHERITED_NAMES.has(name) || INHERITED_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
+/**
+ * `parent`: the environment the process would otherwise inherit (src/config computes it from the
+ * process's). Only what engineInherits names goes on: ffmpeg parses untrusted video, and with the
+ * whole environment an exploit there read DATABASE_URL's password, ADMIN_TOKEN, S3_SECRET_ACCESS_KEY
+ * and WORKER_API_KEY from /proc/<pid>/environ. The engine reads no variable of its own (its
+ * settings come with each request).
+ */
 export function engineProcessEnv(parent: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const operatorSet = (settings: Readonly<Record<string, string>>) => Object.keys(settings).some((name) => parent[name] !== undefined);
   return {
-    ...parent,
+    ...Object.fromEntries(Object.entries(parent).filter(([name]) => engineInherits(name))),
     ...(operatorSet(ENGINE_TELEMETRY_SETTINGS) ? {} : ENGINE_TELEMETRY_SETTINGS),
     ...(operatorSet(ENGINE_MALLOC_SETTINGS) ? {} : ENGINE_MALLOC_SETTINGS),
   };

@@ -40,7 +40,7 @@ describe('EngineProcessPool', () => {
   });
 
   it("an engine child and the ffmpeg spawner it starts run with the environment the entry point configured: ONNX Runtime's telemetry off, the engine's malloc settings (engine-environment.ts)", async () => {
-    const expected = engineProcessEnv(process.env);
+    const expected = engineProcessEnv({ ...process.env, ADMIN_TOKEN: 'a'.repeat(32), DATABASE_URL: 'postgres://backdrop:pw@db/x' });
     useEngineProcessEnv(expected); // as src/bootstrap.ts and src/worker/main.ts do from their configuration
     const child = launchEngineChild({ cacheDir: dir, modelModule: join(__dirname, '..', 'support', 'fake-model-module.ts') });
     try {
@@ -49,6 +49,7 @@ describe('EngineProcessPool', () => {
       for (const pid of [child.pid!, spawner]) {
         const environ = new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
         for (const name of Object.keys({ ...ENGINE_TELEMETRY_SETTINGS, ...ENGINE_MALLOC_SETTINGS })) expect([name, environ.get(name)]).toEqual([name, expected[name]]);
+        expect([environ.has('ADMIN_TOKEN'), environ.has('DATABASE_URL')]).toEqual([false, false]);
       }
     } finally {
       child.disconnect();

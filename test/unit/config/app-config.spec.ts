@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { AppConfig, ConfigError, loadConfig } from '../../../src/config/app-config';
+import { AppConfig, ConfigError, loadConfig, secretsInConfig } from '../../../src/config/app-config';
 
 const TOKEN = 'a-long-admin-token-0123456789';
 
@@ -164,8 +164,13 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     expectNames({ PRICING_PACKAGES: value }, 'PRICING_PACKAGES');
   });
 
-  it.each(['not a url', 'ftp://bd.example.com'])('PUBLIC_BASE_URL=%s', (value) => {
+  it.each(['not a url', 'ftp://bd.example.com', 'https://user:secret@bd.example.com'])('PUBLIC_BASE_URL=%s', (value) => {
     expectNames({ PUBLIC_BASE_URL: value }, 'PUBLIC_BASE_URL');
+  });
+
+  it('WORKER_URLS with a user and password (they were logged on every call, which the outbound client refused)', () => {
+    expectNames({ WORKER_GATEWAY: 'remote', WORKER_API_KEY: 'k'.repeat(16), WORKER_URLS: 'http://worker-1:8000,http://wuser:WorkerUrlPass123@worker-2:8000' }, 'WORKER_URLS');
+    expect(loadConfig({ WORKER_GATEWAY: 'remote', WORKER_API_KEY: 'k'.repeat(16), WORKER_URLS: 'http://worker-1:8000' }).env.WORKER_URLS).toEqual(['http://worker-1:8000']);
   });
 
   it.each(['1MiB', 'abc', '0mb', '1024', '1.5mb'])('JSON_BODY_LIMIT=%s (the parser read 1MiB as 1 byte)', (value) => {
@@ -194,5 +199,13 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('ConfigError');
     expect(error.message).toMatch(/^Invalid configuration: PORT: /);
+  });
+});
+
+describe('secretsInConfig (what the logs leave out)', () => {
+  it('holds the tokens and keys set, and the passwords of the service URLs', () => {
+    const env = loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), DATABASE_URL: 'postgres://backdrop:Db%20Pass%2Fword@db:5432/x', REDIS_URL: 'redis://:RedisPw123@cache:6379', S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'AKIA0000', S3_SECRET_ACCESS_KEY: 'S3cretAccessKey000' }).env;
+    expect(secretsInConfig(env).sort()).toEqual(['Db Pass/word', 'RedisPw123', 'S3cretAccessKey000', 'a'.repeat(32)].sort());
+    expect(secretsInConfig(loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).env)).toEqual(['a'.repeat(32)]);
   });
 });

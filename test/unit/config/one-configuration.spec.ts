@@ -33,9 +33,9 @@ describe('one configuration for the API and the worker server', () => {
     expect([api.env.WORKER_CONCURRENCY, api.maxUploadBytes, api.modelCacheDir, api.mediaBinaries.ffmpeg]).toEqual([3, 1234, '/var/cache/backdrop', '/opt/ffmpeg']);
   });
 
-  it("both give the engine's processes the environment they were read from, with ONNX Runtime's telemetry off and the engine's malloc settings (engine-environment.ts)", () => {
+  it("both give the engine's processes the environment they were read from, without its secrets, with ONNX Runtime's telemetry off and the engine's malloc settings (engine-environment.ts)", () => {
     const env = { WORKER_API_KEY: WORKER_KEY, PATH: '/usr/bin' };
-    const expected = { ...env, ORT_DISABLE_TELEMETRY: '1', MALLOC_MMAP_THRESHOLD_: '33554432', MALLOC_TRIM_THRESHOLD_: '268435456' };
+    const expected = { PATH: '/usr/bin', ORT_DISABLE_TELEMETRY: '1', MALLOC_MMAP_THRESHOLD_: '33554432', MALLOC_TRIM_THRESHOLD_: '268435456' };
     expect(loadWorkerServerConfig(env).engineProcessEnv).toEqual(expected);
     expect(loadConfig(env).engineProcessEnv).toEqual(expected);
   });

@@ -35,9 +35,8 @@ function isNotFound(error: unknown): boolean {
   return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
 }
 
-/** Why a HeadBucket failed, in words for /health. */
-function bucketProblem(bucket: string, error: unknown): string {
-  if (!(error instanceof S3ServiceException)) return `bucket ${bucket} unreachable: ${(error as Error).message}`;
+/** Why S3 refused a HeadBucket, in words for /health. */
+function bucketProblem(bucket: string, error: S3ServiceException): string {
   const status = error.$metadata.httpStatusCode;
   if (status === 404) return `bucket ${bucket} does not exist`;
   if (status === 403) return `access to bucket ${bucket} denied`;
@@ -183,6 +182,8 @@ export class S3ObjectStorage extends ObjectStorage {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
       return 'ok';
     } catch (error) {
+      // a network error names the endpoint's host and address: thrown, it goes to the log, not to the public /health
+      if (!(error instanceof S3ServiceException)) throw error;
       return bucketProblem(this.bucket, error);
     }
   }

@@ -8,6 +8,7 @@ import { abortableSleep, WorkerApiClient, WorkerCallFailed } from './worker-api.
 import { WorkerCallbackHub } from './worker-callback-hub';
 import { WorkerEndpoints } from './worker-endpoints';
 import { Wakeup } from './wakeup';
+import { withoutUrlSecrets } from '../../../../common/logging/redact';
 
 export interface RemoteGatewayOptions {
   pollIntervalMs: number;
@@ -205,7 +206,8 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
         return this.completed(task, status);
       case 'FAILED': {
         const code = isJobFailureCode(status.errorCode) ? status.errorCode : 'worker_failed';
-        throw new WorkerFailure(code, shorten(typeof status.error === 'string' && status.error ? status.error : 'The remote worker failed'));
+        // shown to the client and sent in its webhook: a worker's trace may name the run's signed URLs
+        throw new WorkerFailure(code, shorten(typeof status.error === 'string' && status.error ? withoutUrlSecrets(status.error) : 'The remote worker failed'));
       }
       case 'TIMED_OUT':
         throw new WorkerFailure('worker_timeout', 'The remote worker timed the job out');
@@ -222,7 +224,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     const stored = await this.storage.stat(task.outputKey);
     if (!stored) throw new WorkerFailure('output_failed', 'The remote worker finished but its output was not stored');
     if (stored.size === 0) throw new WorkerFailure('output_failed', 'The remote worker finished but stored an empty output');
-    return { durationSeconds: output.duration_seconds, frames: output.frames, notes: output.notes };
+    return { durationSeconds: output.duration_seconds, frames: output.frames, notes: output.notes.map(withoutUrlSecrets) };
   }
 
   /** Asks the worker to run a failed run again; false when it would not (the failure then stands). */
