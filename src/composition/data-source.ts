@@ -1,17 +1,8 @@
 /** The composition root's data source: the infrastructure's migrations with every module's entities. */
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../infrastructure/database/migrations';
+import { listenForErrors } from '../infrastructure/database/pooled-connection-errors';
 import { ENTITIES } from './typeorm.transaction-scope';
-
-/**
- * Every pooled connection listens for its own errors. pg-pool stops listening while a connection is
- * taken out, and one the server ended between two queries (a Postgres restart, 57P01) emitted
- * `error` with no listener, which ended the process: a worker died. Its next query fails instead,
- * and the pool drops it.
- */
-function listenForErrors(client: { on(event: 'error', listener: () => void): unknown }): void {
-  client.on('error', () => undefined);
-}
 
 export function dataSourceOptions(url: string): DataSourceOptions {
   return { type: 'postgres', url, entities: ENTITIES, migrations: MIGRATIONS, migrationsTableName: 'migrations', synchronize: false, logging: false, extra: { max: 10, onConnect: listenForErrors } };

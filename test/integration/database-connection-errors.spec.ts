@@ -5,20 +5,31 @@ import { ensureBuilt, ROOT } from '../support/processes';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
- * A process holding a connection taken from the app's pool between queries, as the app's data
- * source makes it (dist): it prints the connection's backend pid, then lives 1.5 s more.
+ * A process holding a connection taken from a pool between queries, the pool made from the app's
+ * own options (dist): it prints the connection's backend pid, then lives 1.5 s more.
  */
 const HOLDER = `
 const { DataSource } = require('typeorm');
+const { Pool } = require('pg');
 const { dataSourceOptions } = require(${JSON.stringify(path.join(ROOT, 'dist/src/composition/data-source'))});
+const { bullConnectionOptions } = require(${JSON.stringify(path.join(ROOT, 'dist/src/infrastructure/queue/queue-connection'))});
+const [url, which] = process.argv.slice(1);
+/** the app's pool, or a pool as BullMQ's Postgres backend builds it from the options the app gives it (with its pool-level listener) */
+async function pool() {
+  if (which === 'app') return (await new DataSource(dataSourceOptions(url)).initialize()).driver.master;
+  const { schema, migrate, ...poolConfig } = bullConnectionOptions({ databaseUrl: url, namespace: 'holder' }).connection;
+  const queuePool = new Pool(poolConfig);
+  queuePool.on('error', () => undefined);
+  return queuePool;
+}
 (async () => {
-  const dataSource = await new DataSource(dataSourceOptions(process.argv[1])).initialize();
-  const taken = await dataSource.driver.master.connect();
+  const connections = await pool();
+  const taken = await connections.connect();
   const { rows } = await taken.query('SELECT pg_backend_pid() AS pid');
   console.log(rows[0].pid);
   setTimeout(async () => {
     taken.release(true);
-    console.log('served after:', JSON.stringify(await dataSource.query('SELECT 1 AS one')));
+    console.log('served after:', JSON.stringify((await connections.query('SELECT 1 AS one')).rows));
     process.exit(0);
   }, 1500);
 })();
@@ -38,8 +49,8 @@ describe('database connections the server ends', () => {
   });
   afterAll(() => database.drop());
 
-  it('an error on a connection taken out of the pool between queries does not end the process; the pool serves on', async () => {
-    const holder = execFile(process.execPath, ['-e', HOLDER, database.url], { cwd: ROOT });
+  it.each(['app', 'queue'])("an error on a connection taken out of the %s's pool between queries does not end the process; the pool serves on", async (which) => {
+    const holder = execFile(process.execPath, ['-e', HOLDER, database.url, which], { cwd: ROOT });
     let output = '';
     holder.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     holder.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createPostgresBackend, QueueOptions, setDefaultBackendFactory } from 'bullmq';
 import { AppConfig } from '../../config/app-config';
+import { listenForErrors } from '../database/pooled-connection-errors';
 
 export const JOBS_QUEUE = 'jobs';
 export const WEBHOOKS_QUEUE = 'webhooks';
@@ -50,7 +51,7 @@ export function bullConnectionOptions(backend: { redisUrl?: string; databaseUrl?
     return { connection: redisConnection(backend.redisUrl), prefix: backend.namespace } as QueueOptions;
   }
   setDefaultBackendFactory(createPostgresBackend);
-  return { connection: { connectionString: backend.databaseUrl, schema: backend.namespace, migrate: true, max: 5 } } as unknown as QueueOptions;
+  return { connection: { connectionString: backend.databaseUrl, schema: backend.namespace, migrate: true, max: 5, onConnect: listenForErrors } } as unknown as QueueOptions;
 }
 
 /** The API's queues: REDIS_URL, or the application database; QUEUE_NAMESPACE either way. */
