@@ -172,17 +172,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
 /** Nest injection token for AppConfig. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-/** the password of a service URL (postgres://user:password@host), if it names one */
-function passwordOf(url: string | undefined): string | undefined {
-  try {
-    return url ? decodeURIComponent(new URL(url).password) || undefined : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every secret the configuration holds, for the logs to leave out (redactSecrets). */
+/**
+ * The tokens and keys the configuration holds, for the logs to leave out wherever they appear
+ * (redactSecrets). Not the services' passwords: a short one (docker-compose's `backdrop`) took
+ * ordinary words out of every line and showed where it stood; redactSecrets drops a URL's password
+ * where the URL is written.
+ */
 export function secretsInConfig(env: EnvironmentVariables): string[] {
-  const secrets = [env.ADMIN_TOKEN, env.WORKER_API_KEY, env.S3_SECRET_ACCESS_KEY, passwordOf(env.DATABASE_URL), passwordOf(env.REDIS_URL), passwordOf(env.WORKER_REDIS_URL)];
-  return secrets.filter((secret): secret is string => Boolean(secret));
+  return [env.ADMIN_TOKEN, env.WORKER_API_KEY, env.S3_SECRET_ACCESS_KEY].filter((secret): secret is string => Boolean(secret));
 }

@@ -6,6 +6,16 @@ describe('redactSecrets (every log line)', () => {
     expect(redactSecrets(line, ['T0ken-of-the-admin'])).toBe('GET https://b.s3.example.com/o?X-Amz-Signature=[redacted]&x=1 via postgres://[redacted]@db:5432/x, secret whsec_[redacted] token [redacted]');
   });
 
+  it('drops the signature of a signed URL written percent-encoded inside another (a worker trace)', () => {
+    expect(redactSecrets('url=https%3A%2F%2Fbucket%2Fo%3FX-Amz-Security-Token%3DFQoG%26X-Amz-Signature%3Dabc123%26x%3D1')).toBe('url=https%3A%2F%2Fbucket%2Fo%3FX-Amz-Security-Token%3D[redacted]%26X-Amz-Signature%3D[redacted]%26x%3D1');
+  });
+
+  it('takes time in proportion to the text on a long run of scheme characters (it was quadratic: 9 s over 100 kB)', () => {
+    const started = process.hrtime.bigint();
+    expect(redactSecrets('x-'.repeat(50_000))).toHaveLength(100_000);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(500);
+  });
+
   it('shows an API key by its fingerprint only', () => {
     expect(redactSecrets('key bd_live_jBLUMpgQwHYCEybo1KXnhRRwa44ce4bY')).toMatch(/^key bd_live_<key [0-9a-f]+>$/);
   });

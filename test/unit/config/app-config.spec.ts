@@ -203,9 +203,9 @@ describe('loadConfig refuses bad values, naming the variable', () => {
 });
 
 describe('secretsInConfig (what the logs leave out)', () => {
-  it('holds the tokens and keys set, and the passwords of the service URLs', () => {
-    const env = loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), DATABASE_URL: 'postgres://backdrop:Db%20Pass%2Fword@db:5432/x', REDIS_URL: 'redis://:RedisPw123@cache:6379', S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'AKIA0000', S3_SECRET_ACCESS_KEY: 'S3cretAccessKey000' }).env;
-    expect(secretsInConfig(env).sort()).toEqual(['Db Pass/word', 'RedisPw123', 'S3cretAccessKey000', 'a'.repeat(32)].sort());
+  it("holds the tokens and keys set, not the services' passwords (docker-compose's `backdrop` took the word out of every line)", () => {
+    const env = loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), DATABASE_URL: 'postgres://backdrop:backdrop@db:5432/backdrop', REDIS_URL: 'redis://:RedisPw123@cache:6379', S3_BUCKET: 'bucket', S3_ACCESS_KEY_ID: 'AKIA0000', S3_SECRET_ACCESS_KEY: 'S3cretAccessKey000' }).env;
+    expect(secretsInConfig(env).sort()).toEqual(['S3cretAccessKey000', 'a'.repeat(32)].sort());
     expect(secretsInConfig(loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).env)).toEqual(['a'.repeat(32)]);
   });
 });

@@ -207,7 +207,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
       case 'FAILED': {
         const code = isJobFailureCode(status.errorCode) ? status.errorCode : 'worker_failed';
         // shown to the client and sent in its webhook: a worker's trace may name the run's signed URLs
-        throw new WorkerFailure(code, shorten(typeof status.error === 'string' && status.error ? withoutUrlSecrets(status.error) : 'The remote worker failed'));
+        throw new WorkerFailure(code, typeof status.error === 'string' && status.error ? withoutUrlSecrets(shorten(status.error)) : 'The remote worker failed');
       }
       case 'TIMED_OUT':
         throw new WorkerFailure('worker_timeout', 'The remote worker timed the job out');
