@@ -46,7 +46,7 @@ describe('the jobs queue giving up on a message', () => {
 
   it("fails the job once the database is back (the same outage failed the message and, tried once, the job's failure: it stayed processing)", async () => {
     const abandon = flakyWrite(3);
-    const message = { name: 'process', data: { jobId: 'job_1' }, attemptsMade: 3, opts: { attempts: 3 } } as unknown as QueueJob;
+    const message = { name: 'process', data: { jobId: 'job_1' }, attemptsMade: 3, opts: { attempts: 3 }, getState: async () => 'failed' } as unknown as QueueJob;
     await processorWith(abandon).onFailed(message, Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
     expect(abandon).toHaveBeenCalledTimes(4);
     // the job's error, which the client reads, does not name the service's own addresses
@@ -55,9 +55,39 @@ describe('the jobs queue giving up on a message', () => {
 
   it("gives the job the queue's reason where it was not an outage", async () => {
     const abandon = jest.fn(async () => undefined);
-    const message = { name: 'process', data: { jobId: 'job_3' }, attemptsMade: 3, opts: { attempts: 3 } } as unknown as QueueJob;
+    const message = { name: 'process', data: { jobId: 'job_3' }, attemptsMade: 3, opts: { attempts: 3 }, getState: async () => 'failed' } as unknown as QueueJob;
     await processorWith(abandon).onFailed(message, new Error('job stalled more than allowable limit'));
     expect(abandon).toHaveBeenLastCalledWith('job_3', 'job stalled more than allowable limit');
+  });
+
+  it.each(['process', 'join'])("ends the job of a %s message failed for stalling too often with attempts left (it was taken for a retry: the job stayed processing, its credits held)", async (name) => {
+    const abandon = jest.fn(async () => undefined);
+    const joinGaveUp = jest.fn(async () => undefined);
+    const processor = new ProcessJobProcessor({ abandon } as unknown as ProcessJobHandler, { joinGaveUp } as unknown as ChunkedJobHandler, {} as AppConfig);
+    const stalled = Object.assign(new Error('job stalled more than allowable limit'), { name: 'UnrecoverableError' });
+    const message = { name, data: { jobId: 'job_4', chunkKeys: [] }, attemptsMade: 1, opts: { attempts: 5 }, getState: async () => 'failed' } as unknown as QueueJob;
+    await processor.onFailed(message, stalled);
+    expect([abandon.mock.calls.length, joinGaveUp.mock.calls.length]).toEqual(name === 'process' ? [1, 0] : [0, 1]);
+  });
+
+  it('leaves a message the queue will try again (delayed or waiting) to its next attempt', async () => {
+    const abandon = jest.fn(async () => undefined);
+    for (const state of ['delayed', 'waiting']) {
+      const message = { name: 'process', data: { jobId: 'job_5' }, attemptsMade: 1, opts: { attempts: 5 }, getState: async () => state } as unknown as QueueJob;
+      await processorWith(abandon).onFailed(message, new Error('engine crashed'));
+    }
+    expect(abandon).not.toHaveBeenCalled();
+  });
+
+  it('decides by the attempts where the queue cannot be asked, and ends an unrecoverable failure', async () => {
+    const abandon = jest.fn(async () => undefined);
+    const unreachable = async () => Promise.reject(new Error('Connection is closed.'));
+    const message = (attemptsMade: number) => ({ name: 'process', data: { jobId: 'job_6' }, attemptsMade, opts: { attempts: 5 }, getState: unreachable }) as unknown as QueueJob;
+    await processorWith(abandon).onFailed(message(1), new Error('engine crashed'));
+    expect(abandon).not.toHaveBeenCalled();
+    await processorWith(abandon).onFailed(message(5), new Error('engine crashed'));
+    await processorWith(abandon).onFailed(message(1), Object.assign(new Error('job stalled more than allowable limit'), { name: 'UnrecoverableError' }));
+    expect(abandon).toHaveBeenCalledTimes(2);
   });
 
   it('fails the job of a chunk the queue left failed, as many times as it takes', async () => {

@@ -67,15 +67,12 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
    */
   @OnWorkerEvent('failed')
   async onFailed(message: JobsQueueMessage | undefined, error: Error): Promise<void> {
-    if (!message) return;
-    // a chunk is over when the queue left it failed (out of attempts, or stalled too often), not retrying
+    if (!message || !(await isFinal(message, error))) return;
     if (message.name === CHUNK_MESSAGE) {
-      if ((await message.getState().catch(() => 'unknown')) !== 'failed') return;
       const chunk = (message as QueueJob<ChunkTask>).data;
       await this.endJob(chunk.jobId, () => this.chunked.chunkGaveUp(chunk, error));
       return;
     }
-    if (message.attemptsMade < (message.opts.attempts ?? 1)) return;
     if (message.name === JOIN_MESSAGE) {
       const join = (message as QueueJob<JoinTask>).data;
       await this.endJob(join.jobId, () => this.chunked.joinGaveUp(join, error));
@@ -92,6 +89,19 @@ export class ProcessJobProcessor extends WorkerHost implements BeforeApplication
     const ended = await untilWritten(end, (error) => this.logger.warn(`could not fail job ${jobId} yet (${error instanceof Error ? error.message : String(error)}); trying again`), this.endRetryDelaysMs);
     if (!ended) this.logger.error(`gave up failing job ${jobId}: it stays open`);
   }
+}
+
+/**
+ * Whether the queue is done with a message that failed: it left it failed, not waiting for another
+ * attempt. A message that stalled more than maxStalledCount times is failed at once with attempts
+ * left (an UnrecoverableError, attemptsMade 1 of 5), and counting attempts took it for one to be
+ * retried: its job stayed processing for good, its credits held. Where the queue cannot be asked,
+ * the attempts decide.
+ */
+async function isFinal(message: JobsQueueMessage, error: Error): Promise<boolean> {
+  const state = await message.getState().catch(() => undefined);
+  if (state !== undefined) return state === 'failed';
+  return error.name === 'UnrecoverableError' || message.attemptsMade >= (message.opts.attempts ?? 1);
 }
 
 /** Worker options come from validated configuration, applied when the module is built. */
