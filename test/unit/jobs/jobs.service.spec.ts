@@ -150,6 +150,21 @@ describe('JobsService on in-memory adapters', () => {
     expect((await rejection(world.service.cancel(KEY, job.id))).code).toBe('invalid_state');
   });
 
+  it('a cancel that a completion beat is refused as for a completed job (it answered 200 with the job completed and charged)', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    await world.jobs.transition(job.id, 'pending', { status: 'processing' });
+    // the worker completes the job after the cancel read it as processing, before the cancel's own transaction
+    const fail = world.lifecycle.fail.bind(world.lifecycle);
+    jest.spyOn(world.lifecycle, 'fail').mockImplementationOnce(async (...args) => {
+      await world.jobs.transition(job.id, 'processing', { status: 'completed', progress: 100, completedAt: world.clock.now() });
+      return fail(...args);
+    });
+    expect(await rejection(world.service.cancel(KEY, job.id))).toMatchObject({ code: 'invalid_state', message: expect.stringContaining("'completed'") });
+    expect((await world.service.get(KEY, job.id)).status).toBe('completed');
+  });
+
   it('another key’s job and upload are not found', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: false });

@@ -24,6 +24,11 @@ export type CompletedWork = { outputKey: string; durationSeconds: number; frames
 /** thrown inside a transaction to undo it: the balance does not cover a fetched input's reserve */
 class BalanceShort extends Error {}
 
+/** the refusal of a cancel of a job that has ended */
+export function uncancelable(job: Pick<Job, 'status'>): DomainError {
+  return new DomainError('invalid_state', `Only pending or processing jobs can be canceled; this job is '${job.status}'`);
+}
+
 /** thrown inside a transaction to undo it: the job ended (a cancel) before a fetched input's reserve moved it */
 class EndedMeanwhile extends Error {}
 
@@ -216,7 +221,7 @@ export class JobLifecycle {
   /** The client's cancel: a pending or processing job ends failed with `canceled`, its reserve released. */
   async cancel(job: Job): Promise<void> {
     if (job.status !== 'pending' && job.status !== 'processing') {
-      throw new DomainError('invalid_state', `Only pending or processing jobs can be canceled; this job is '${job.status}'`);
+      throw uncancelable(job);
     }
     await this.fail(job, 'canceled', 'Canceled by the client');
   }

@@ -6,7 +6,7 @@ import { Ids } from '../../../common/ids';
 import { OutboundHttp, OutboundRequestRefused } from '../../../common/outbound-http';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { draftJob, Job } from '../domain/job';
-import { JobLifecycle } from './job-lifecycle';
+import { JobLifecycle, uncancelable } from './job-lifecycle';
 import { DraftSettings, JobRequest, JobSettings, mergeRequest, resolveDraftSettings, resolveJobSettings } from '../domain/job-settings';
 import { JobStatus } from '../domain/job-status';
 import { JobPage, JobRepository } from '../ports/job.repository';
@@ -90,9 +90,12 @@ export class JobsService {
     return job;
   }
 
+  /** A job that completed after it was read here, before its cancel took it, stays completed: refused as a cancel after it would be. */
   async cancel(apiKeyId: string, id: string): Promise<Job> {
     await this.lifecycle.cancel(await this.get(apiKeyId, id));
-    return this.get(apiKeyId, id);
+    const after = await this.get(apiKeyId, id);
+    if (after.status === 'completed') throw uncancelable(after);
+    return after;
   }
 
   list(apiKeyId: string, query: { status?: JobStatus; limit: number; offset: number }): Promise<JobPage> {
