@@ -1,3 +1,5 @@
+import { ID_LENGTH, ID_PREFIX } from '../contract/ids';
+
 /**
  * Where each kind of file lives in object storage: the one place the key layout is written.
  * Retention's sweep reads a key back to the row that needs it (storageKeyOwner); a key of any
@@ -20,12 +22,14 @@ export const STORAGE_FOLDERS = ['uploads/', 'inputs/', 'outputs/', 'chunks/'] as
 /** the row a stored file belongs to: an upload, or a job (`output`: the job's output, not a file it works with) */
 export type StorageKeyOwner = { upload: string } | { job: string; output: boolean };
 
-const ID = '([A-Za-z0-9_]+)';
+/** an id of the contract's shape only: a key with another name in these folders is not this service's */
+const JOB = `(${ID_PREFIX.job}[0-9A-Za-z]{${ID_LENGTH.job}})`;
+const UPLOAD = `(${ID_PREFIX.upload}[0-9A-Za-z]{${ID_LENGTH.upload}})`;
 const OWNERS: ReadonlyArray<[RegExp, (id: string) => StorageKeyOwner]> = [
-  [new RegExp(`^uploads/${ID}$`), (id) => ({ upload: id })],
-  [new RegExp(`^inputs/${ID}(?:-background)?$`), (id) => ({ job: id, output: false })],
-  [new RegExp(`^outputs/${ID}\\.[a-z0-9]+$`), (id) => ({ job: id, output: true })],
-  [new RegExp(`^chunks/${ID}/\\d+\\.[a-z0-9]+$`), (id) => ({ job: id, output: false })],
+  [new RegExp(`^uploads/${UPLOAD}$`), (id) => ({ upload: id })],
+  [new RegExp(`^inputs/${JOB}(?:-background)?$`), (id) => ({ job: id, output: false })],
+  [new RegExp(`^outputs/${JOB}\\.[a-z0-9]+$`), (id) => ({ job: id, output: true })],
+  [new RegExp(`^chunks/${JOB}/\\d+\\.[a-z0-9]+$`), (id) => ({ job: id, output: false })],
 ];
 
 /** the row that `key` belongs to, or undefined for a key this layout does not make */

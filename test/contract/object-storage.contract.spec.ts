@@ -212,8 +212,9 @@ describe.each([
       const listed = [];
       for await (const object of storage.list(`${mine}/`)) listed.push(object.key);
       expect(listed).toEqual([whole]);
-      expect(await storage.removeInterruptedWrites(new Date(Date.now() - 3600_000))).toBe(0);
-      expect(await storage.removeInterruptedWrites(new Date(Date.now() + 60_000))).toBe(h.plantInterruptedWrite ? 1 : 0);
+      expect(await storage.removeInterruptedWrites(`${mine}/`, new Date(Date.now() - 3600_000))).toBe(0);
+      expect(await storage.removeInterruptedWrites(`${folder()}/`, new Date(Date.now() + 60_000))).toBe(0);
+      expect(await storage.removeInterruptedWrites(`${mine}/`, new Date(Date.now() + 60_000))).toBe(h.plantInterruptedWrite ? 1 : 0);
       expect(await storage.stat(whole)).toEqual({ key: whole, size: 100 });
     });
   });

@@ -70,10 +70,10 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       expect(await h.store().expiredOutputs(new Date('1998-06-01T00:00:00Z'), 1)).toEqual([outputs[1]]);
     });
   
-    it('says which uploads still need their files: not those marked deleted, nor those with no row', async () => {
+    it('gives the uploads\' rows: marked deleted or not; no row, no entry', async () => {
       const [kept, claimed] = [await h.addUpload(new Date('2000-01-01T00:00:00Z')), await h.addUpload(new Date('2000-01-01T00:00:00Z'))];
       expect(await h.store().claimUpload(claimed.id)).toBe(true);
-      expect(await h.store().keptUploads([kept.id, claimed.id, 'vid_nosuchupload'])).toEqual(new Set([kept.id]));
+      expect(await h.store().uploadRows([kept.id, claimed.id, 'vid_nosuchupload'])).toEqual(new Map([[kept.id, { deleted: false }], [claimed.id, { deleted: true }]]));
     });
 
     it("gives each job's hold on its files: running until it ends, then its output until deleted; no row, no entry", async () => {

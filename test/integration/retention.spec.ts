@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
+import { newJobId, newUploadId } from '../../src/common/ids';
 import { migrate } from '../../src/composition/data-source';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
@@ -68,7 +69,7 @@ describe('retention', () => {
       utimesSync(file, twoDaysAgo, twoDaysAgo);
       return file;
     };
-    const orphans = [planted('uploads/vid_neverrecorded'), planted('chunks/job_neverrecorded/0.webm'), planted(`outputs/job_neverrecorded.webm.Ab12Cd34.partial`)];
+    const orphans = [planted(`uploads/${newUploadId()}`), planted(`chunks/${newJobId()}/0.webm`), planted(`outputs/${newJobId()}.webm.Ab12Cd34.partial`)];
     const foreign = planted('backups/keep.txt');
     const needed = path.join(storage, 'uploads', upload.video_id);
     utimesSync(needed, twoDaysAgo, twoDaysAgo);

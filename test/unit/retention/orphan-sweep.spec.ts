@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { FixedClock } from '../../../src/common/clock';
+import { newJobId, newUploadId } from '../../../src/common/ids';
 import { storageKeys } from '../../../src/common/storage-keys';
 import { InMemoryRetentionStore } from '../../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
 import { ORPHAN_MIN_AGE_HOURS, OrphanSweep } from '../../../src/modules/retention/application/orphan-sweep';
@@ -27,18 +28,17 @@ describe('OrphanSweep', () => {
 
   it('removes the files of jobs that ended: chunks, fetched inputs, an output the job does not name', async () => {
     const { store, stored, present, sweep } = world();
-    store.addJob('job_failed').end();
-    store.addOutput('job_done', storageKeys.output('job_done', 'webm'), new Date('2026-01-01T00:00:00Z'));
+    const [failed, done] = [newJobId(), newJobId()];
+    store.addJob(failed).end();
+    store.addOutput(done, storageKeys.output(done, 'webm'), new Date('2026-01-01T00:00:00Z'));
     const orphans = [
-      await stored(storageKeys.chunk('job_failed', 0, 'webm'), old),
-      await stored(storageKeys.fetchedVideo('job_failed'), old),
-      await stored(storageKeys.fetchedBackground('job_done'), old),
-      await stored(storageKeys.output('job_failed', 'webm'), old),
-      await stored(storageKeys.output('job_done', 'gif'), old),
-      // no row at all
-      await stored(storageKeys.chunk('job_gone', 3, 'mov'), old),
+      await stored(storageKeys.chunk(failed, 0, 'webm'), old),
+      await stored(storageKeys.fetchedVideo(failed), old),
+      await stored(storageKeys.fetchedBackground(done), old),
+      await stored(storageKeys.output(failed, 'webm'), old),
+      await stored(storageKeys.output(done, 'gif'), old),
     ];
-    const kept = await stored(storageKeys.output('job_done', 'webm'), old);
+    const kept = await stored(storageKeys.output(done, 'webm'), old);
     expect(await sweep.sweep()).toBe(orphans.length);
     expect(await present(...orphans)).toEqual(orphans.map(() => false));
     expect(await present(kept)).toEqual([true]);
@@ -46,45 +46,59 @@ describe('OrphanSweep', () => {
 
   it('keeps every file of a job that runs, and its output once completed until retention deletes it', async () => {
     const { store, stored, present, sweep } = world();
-    store.addJob('job_running');
-    const running = [await stored(storageKeys.chunk('job_running', 0, 'webm'), old), await stored(storageKeys.fetchedVideo('job_running'), old), await stored(storageKeys.output('job_running', 'webm'), old)];
-    const output = await stored(storageKeys.output('job_done', 'webm'), old);
-    store.addOutput('job_done', output, new Date('2026-01-01T00:00:00Z'));
+    const [running, done] = [newJobId(), newJobId()];
+    store.addJob(running);
+    const files = [await stored(storageKeys.chunk(running, 0, 'webm'), old), await stored(storageKeys.fetchedVideo(running), old), await stored(storageKeys.output(running, 'webm'), old)];
+    const output = await stored(storageKeys.output(done, 'webm'), old);
+    store.addOutput(done, output, new Date('2026-01-01T00:00:00Z'));
     expect(await sweep.sweep()).toBe(0);
-    expect(await present(...running, output)).toEqual([true, true, true, true]);
+    expect(await present(...files, output)).toEqual([true, true, true, true]);
     // retention marked the output deleted but its file stayed (the process died before the delete)
-    await store.markOutputDeleted('job_done');
+    await store.markOutputDeleted(done);
     expect(await sweep.sweep()).toBe(1);
     expect(await present(output)).toEqual([false]);
   });
 
-  it("removes an upload's body that no row names, or whose row is marked deleted; keeps the others", async () => {
+  it("removes an upload's body whose row is marked deleted, or that no row names (a few: the row was never written); keeps the others", async () => {
     const { store, stored, present, sweep } = world();
-    const kept = await stored(storageKeys.upload('vid_kept'), old);
-    store.addUpload('vid_kept', kept, new Date('2026-01-01T00:00:00Z'));
-    const claimed = await stored(storageKeys.upload('vid_claimed'), old);
-    store.addUpload('vid_claimed', claimed, new Date('2026-01-01T00:00:00Z'));
-    expect(await store.claimUpload('vid_claimed')).toBe(true);
-    const rowless = await stored(storageKeys.upload('vid_rowless'), old);
+    const [kept, claimed, rowless] = [newUploadId(), newUploadId(), newUploadId()];
+    store.addUpload(kept, await stored(storageKeys.upload(kept), old), new Date('2026-01-01T00:00:00Z'));
+    store.addUpload(claimed, await stored(storageKeys.upload(claimed), old), new Date('2026-01-01T00:00:00Z'));
+    expect(await store.claimUpload(claimed)).toBe(true);
+    await stored(storageKeys.upload(rowless), old);
     expect(await sweep.sweep()).toBe(2);
-    expect(await present(kept, claimed, rowless)).toEqual([true, false, false]);
+    expect(await present(storageKeys.upload(kept), storageKeys.upload(claimed), storageKeys.upload(rowless))).toEqual([true, false, false]);
   });
 
-  it(`never looks at a file younger than ${ORPHAN_MIN_AGE_HOURS} h (an upload's row is written after its body), nor at a key the layout does not make`, async () => {
+  it(`never looks at a file younger than ${ORPHAN_MIN_AGE_HOURS} h (an upload's row is written after its body), nor at a key not of this service's shape (a bucket shared with other data)`, async () => {
     const { stored, present, sweep } = world();
-    const young = await stored(storageKeys.upload('vid_rowless'), ORPHAN_MIN_AGE_HOURS - 0.01);
-    const foreign = [await stored('uploads/notes/readme.txt', old), await stored('outputs/job_x', old), await stored('backups/db.sql', old)];
+    const young = await stored(storageKeys.upload(newUploadId()), ORPHAN_MIN_AGE_HOURS - 0.01);
+    const foreign = ['uploads/logo', 'uploads/avatar_123', 'outputs/report_2024.pdf', 'outputs/invoice.csv', 'inputs/data', 'chunks/backup/1.tar', 'uploads/notes/readme.txt', 'backups/db.sql', `outputs/${newJobId()}`];
+    for (const key of foreign) await stored(key, old);
     expect(await sweep.sweep()).toBe(0);
-    expect(await present(young, ...foreign)).toEqual([true, true, true, true]);
+    expect(await present(young, ...foreign)).toEqual([young, ...foreign].map(() => true));
+  });
+
+  it("keeps files whose jobs and uploads this database has no row for when they are many (another deployment's in the same bucket, or the wrong DATABASE_URL)", async () => {
+    const { store, stored, present, sweep } = world();
+    const ended = newJobId();
+    store.addJob(ended).end();
+    const theirs = [];
+    for (let i = 0; i < 20; i++) theirs.push(await stored(i % 2 ? storageKeys.upload(newUploadId()) : storageKeys.output(newJobId(), 'webm'), old));
+    const ours = await stored(storageKeys.chunk(ended, 0, 'webm'), old);
+    expect(await sweep.sweep()).toBe(1);
+    expect(await present(ours, ...theirs)).toEqual([false, ...theirs.map(() => true)]);
   });
 
   it('checks the rows of hundreds of files a batch at a time and removes every orphan', async () => {
     const { store, stored, present, sweep } = world();
-    store.addJob('job_running');
-    for (let i = 0; i < 450; i++) await stored(storageKeys.chunk(i % 2 ? 'job_running' : 'job_ended', i, 'webm'), old);
+    const [running, ended] = [newJobId(), newJobId()];
+    store.addJob(running);
+    store.addJob(ended).end();
+    for (let i = 0; i < 450; i++) await stored(storageKeys.chunk(i % 2 ? running : ended, i, 'webm'), old);
     const jobFiles = jest.spyOn(store, 'jobFiles');
     expect(await sweep.sweep()).toBe(225);
     expect(jobFiles).toHaveBeenCalledTimes(3);
-    expect(await present(storageKeys.chunk('job_ended', 0, 'webm'), storageKeys.chunk('job_running', 449, 'webm'))).toEqual([false, true]);
+    expect(await present(storageKeys.chunk(ended, 0, 'webm'), storageKeys.chunk(running, 449, 'webm'))).toEqual([false, true]);
   });
 });

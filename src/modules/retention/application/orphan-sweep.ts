@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/clock';
 import { STORAGE_FOLDERS, storageKeyOwner, StorageKeyOwner } from '../../../common/storage-keys';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { RetentionStore } from '../ports/retention-store';
+import { JobFiles, RetentionStore } from '../ports/retention-store';
 
 /**
  * A stored file is looked at only once it is this old: an upload's body is stored just before its
@@ -13,6 +13,13 @@ export const ORPHAN_MIN_AGE_HOURS = 24;
 
 /** files checked against their rows at a time */
 const SWEEP_BATCH = 200;
+/**
+ * Files whose job or upload this database has no row for are removed only while they are few in a
+ * batch (an upload's body whose row was never written): many such files are not orphans but
+ * another deployment's in a shared bucket, or the files of the right database while DATABASE_URL
+ * names the wrong one, and all of them are kept.
+ */
+const ROWLESS_TOLERATED = { atLeast: 5, share: 0.1 };
 
 interface Candidate {
   key: string;
@@ -29,6 +36,8 @@ interface Candidate {
  */
 @Injectable()
 export class OrphanSweep {
+  private readonly logger = new Logger(OrphanSweep.name);
+
   constructor(
     private readonly store: RetentionStore,
     private readonly storage: ObjectStorage,
@@ -38,8 +47,9 @@ export class OrphanSweep {
   /** how many files went */
   async sweep(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - ORPHAN_MIN_AGE_HOURS * 3600_000);
-    let removed = await this.storage.removeInterruptedWrites(before);
+    let removed = 0;
     for (const folder of STORAGE_FOLDERS) {
+      removed += await this.storage.removeInterruptedWrites(folder, before);
       let batch: Candidate[] = [];
       for await (const object of this.storage.list(folder)) {
         const owner = storageKeyOwner(object.key);
@@ -58,13 +68,17 @@ export class OrphanSweep {
     if (!batch.length) return 0;
     const uploadIds = batch.flatMap(({ owner }) => ('upload' in owner ? [owner.upload] : []));
     const jobIds = [...new Set(batch.flatMap(({ owner }) => ('job' in owner ? [owner.job] : [])))];
-    const [keptUploads, jobs] = await Promise.all([uploadIds.length ? this.store.keptUploads(uploadIds) : new Set<string>(), jobIds.length ? this.store.jobFiles(jobIds) : new Map()]);
+    const [uploadRows, jobs] = await Promise.all([uploadIds.length ? this.store.uploadRows(uploadIds) : new Map<string, { deleted: boolean }>(), jobIds.length ? this.store.jobFiles(jobIds) : new Map<string, JobFiles>()]);
+    const known = ({ owner }: Candidate): boolean => ('upload' in owner ? uploadRows.has(owner.upload) : jobs.has(owner.job));
     const needed = ({ key, owner }: Candidate): boolean => {
-      if ('upload' in owner) return keptUploads.has(owner.upload);
-      const job = jobs.get(owner.job);
-      return job !== undefined && (job.running || (owner.output && job.outputKey === key));
+      if ('upload' in owner) return !uploadRows.get(owner.upload)!.deleted;
+      const job = jobs.get(owner.job)!;
+      return job.running || (owner.output && job.outputKey === key);
     };
-    const orphans = batch.filter((candidate) => !needed(candidate));
+    const rowless = batch.filter((candidate) => !known(candidate));
+    const rowlessRemoved = rowless.length <= Math.max(ROWLESS_TOLERATED.atLeast, batch.length * ROWLESS_TOLERATED.share);
+    if (!rowlessRemoved) this.logger.warn(`${rowless.length} of ${batch.length} stored files name jobs or uploads this database has no row for (${rowless[0].key}, ...): kept (another deployment's files in the same storage, or the wrong DATABASE_URL?)`);
+    const orphans = batch.filter((candidate) => (known(candidate) ? !needed(candidate) : rowlessRemoved));
     for (const { key } of orphans) await this.storage.delete(key);
     return orphans.length;
   }

@@ -29,8 +29,8 @@ export abstract class RetentionStore {
   abstract unclaimUpload(id: string): Promise<void>;
   abstract expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
   abstract markOutputDeleted(id: string): Promise<void>;
-  /** of these uploads, those whose rows still need their files (not deleted) */
-  abstract keptUploads(ids: readonly string[]): Promise<Set<string>>;
+  /** these uploads' rows by id: whether each is marked deleted (its file no longer needed); no row, no entry */
+  abstract uploadRows(ids: readonly string[]): Promise<Map<string, { deleted: boolean }>>;
   /** these jobs' holds on their files, by id; a job with no row is absent */
   abstract jobFiles(ids: readonly string[]): Promise<Map<string, JobFiles>>;
 }

@@ -52,11 +52,12 @@ export abstract class ObjectStorage {
   /** Every object whose key starts with `prefix` (a folder: `chunks/`), in no promised order, read a page at a time. */
   abstract list(prefix: string): AsyncIterable<ListedObject>;
   /**
-   * Removes what writes cut short (a process killed mid-write) left behind, begun before `before`:
-   * local disk's `.partial` files. S3 keeps no partial object (an unfinished multipart upload's parts
-   * are removed by the bucket's lifecycle rule, docs/configuration.md), nor does memory. Answers how many went.
+   * Removes what writes under `prefix` cut short (a process killed mid-write) left behind, begun
+   * before `before`: local disk's `.partial` files. S3 keeps no partial object (an unfinished
+   * multipart upload's parts are removed by the bucket's lifecycle rule, docs/configuration.md), nor
+   * does memory. Answers how many went.
    */
-  abstract removeInterruptedWrites(before: Date): Promise<number>;
+  abstract removeInterruptedWrites(prefix: string, before: Date): Promise<number>;
   /** A local file holding the object for the duration of `use` (the path itself for local disk; a temporary copy, removed afterwards, for S3). */
   abstract withLocalFile<T>(key: string, use: (path: string) => Promise<T>): Promise<T>;
   /** A URL a client can GET without credentials until it expires; with `downloadName`, served as an attachment of that name. */

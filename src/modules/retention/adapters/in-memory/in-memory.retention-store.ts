@@ -70,8 +70,8 @@ export class InMemoryRetentionStore extends RetentionStore {
     if (file) file.deletedAt = this.now();
   }
 
-  async keptUploads(ids: readonly string[]): Promise<Set<string>> {
-    return new Set(ids.filter((id) => this.uploads.has(id) && !this.uploads.get(id)!.deletedAt));
+  async uploadRows(ids: readonly string[]): Promise<Map<string, { deleted: boolean }>> {
+    return new Map(ids.filter((id) => this.uploads.has(id)).map((id) => [id, { deleted: Boolean(this.uploads.get(id)!.deletedAt) }]));
   }
 
   async jobFiles(ids: readonly string[]): Promise<Map<string, JobFiles>> {

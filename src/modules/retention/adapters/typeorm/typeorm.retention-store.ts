@@ -41,9 +41,9 @@ export class TypeOrmRetentionStore extends RetentionStore {
     await this.db.query(`UPDATE jobs SET output_deleted_at = now() WHERE id = $1`, [id]);
   }
 
-  async keptUploads(ids: readonly string[]): Promise<Set<string>> {
-    const rows: Array<{ id: string }> = await this.db.query(`SELECT id FROM uploads WHERE id = ANY($1) AND deleted_at IS NULL`, [ids]);
-    return new Set(rows.map((row) => row.id));
+  async uploadRows(ids: readonly string[]): Promise<Map<string, { deleted: boolean }>> {
+    const rows: Array<{ id: string; deleted: boolean }> = await this.db.query(`SELECT id, deleted_at IS NOT NULL AS deleted FROM uploads WHERE id = ANY($1)`, [ids]);
+    return new Map(rows.map(({ id, deleted }) => [id, { deleted }]));
   }
 
   async jobFiles(ids: readonly string[]): Promise<Map<string, JobFiles>> {

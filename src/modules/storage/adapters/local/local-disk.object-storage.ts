@@ -82,9 +82,9 @@ export class LocalDiskObjectStorage extends ObjectStorage {
     for await (const file of this.files(prefix)) if (!file.key.endsWith(PARTIAL_SUFFIX)) yield file;
   }
 
-  async removeInterruptedWrites(before: Date): Promise<number> {
+  async removeInterruptedWrites(prefix: string, before: Date): Promise<number> {
     let removed = 0;
-    for await (const file of this.files('')) {
+    for await (const file of this.files(prefix)) {
       if (!file.key.endsWith(PARTIAL_SUFFIX) || file.modifiedAt >= before) continue;
       await fs.rm(path.join(this.root, file.key), { force: true });
       removed += 1;
