@@ -31,4 +31,23 @@ describe('S3 presigned download URLs', () => {
     expect(new Set([renewed, ...others]).size).toBe(4);
     expect(await (await fetch(others[0])).text()).toBe('outputs/job_b.webm');
   });
+
+  it("signs anew each time with the SDK's credential chain (a role's session ends its URLs, whatever their expiry says)", async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    const { credentials } = server.storageConfig();
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: credentials!.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials!.secretAccessKey });
+    const chained = new S3ObjectStorage({ ...server.storageConfig(), credentials: undefined }, () => now);
+    try {
+      const first = await chained.signedDownloadUrl('outputs/job_a.webm', 1000);
+      expect((await fetch(first)).status).toBe(200);
+      now += 1000;
+      expect(await chained.signedDownloadUrl('outputs/job_a.webm', 1000)).not.toBe(first);
+    } finally {
+      chained.onApplicationShutdown();
+      for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
 });

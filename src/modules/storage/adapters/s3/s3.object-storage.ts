@@ -52,6 +52,11 @@ export class S3ObjectStorage extends ObjectStorage {
   private readonly bucket: string;
   /** presigned download URLs by TTL, download name and key, with when they expire (ms) */
   private readonly downloadUrls = new Map<string, { url: string; expiresAt: number }>();
+  /**
+   * URLs are reused only when signed with static keys: with the SDK's credential chain (an IAM
+   * role's session) a URL dies with the session that signed it, whatever its own expiry says.
+   */
+  private readonly reusesDownloadUrls: boolean;
 
   /** `now`: the signing clock (a test's) */
   constructor(
@@ -60,6 +65,7 @@ export class S3ObjectStorage extends ObjectStorage {
   ) {
     super();
     this.bucket = config.bucket;
+    this.reusesDownloadUrls = config.credentials !== undefined;
     this.client = new S3Client({
       region: config.region,
       endpoint: config.endpoint,
@@ -150,14 +156,14 @@ export class S3ObjectStorage extends ObjectStorage {
 
   /**
    * Served with the type its extension implies, whatever an uploader sent. The same URL is handed
-   * out again while most of its life is left (REUSE_WHILE_LIFE_LEFT): it names one key, so a reuse
-   * grants nothing a new one would not.
+   * out again while most of its life is left (REUSE_WHILE_LIFE_LEFT; static keys only): it names
+   * one key, so a reuse grants nothing a new one would not.
    */
   async signedDownloadUrl(key: string, ttlSeconds: number, downloadName?: string): Promise<string> {
     assertSafeKey(key);
     const reuseKey = `${ttlSeconds}\n${downloadName ?? ''}\n${key}`;
     const now = this.now();
-    const kept = this.downloadUrls.get(reuseKey);
+    const kept = this.reusesDownloadUrls ? this.downloadUrls.get(reuseKey) : undefined;
     if (kept && kept.expiresAt - now >= ttlSeconds * 1000 * REUSE_WHILE_LIFE_LEFT) return kept.url;
     const command = new GetObjectCommand({
       Bucket: this.bucket,
@@ -166,6 +172,7 @@ export class S3ObjectStorage extends ObjectStorage {
       ResponseContentDisposition: downloadName ? attachmentDisposition(downloadName) : undefined,
     });
     const url = await getSignedUrl(this.client, command, { expiresIn: ttlSeconds, signingDate: new Date(now) });
+    if (!this.reusesDownloadUrls) return url;
     this.downloadUrls.delete(reuseKey);
     if (this.downloadUrls.size >= MAX_REUSED_URLS) this.downloadUrls.delete(this.downloadUrls.keys().next().value!);
     this.downloadUrls.set(reuseKey, { url, expiresAt: now + ttlSeconds * 1000 });
