@@ -1,9 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Each key's API requests counted per UTC day, written by the same statement as the requests
- * themselves: the usage summary read them by counting every request of its window (half a second
- * for a key with a million requests a week), and the requests themselves are now kept 90 days.
+ * Each key's API requests counted per UTC day: the usage summary read them by counting every
+ * request of its window (half a second for a key with a million requests a week), and the requests
+ * themselves are now kept 90 days. A trigger on usage_events keeps the counts, so that processes of
+ * the release before, still writing during a rolling deploy, are counted too. It is created before
+ * the counts are taken from the requests already stored, in one transaction: its lock holds every
+ * writer until the commit, so each request is counted once.
  */
 export class UsageDaily1764500000000 implements MigrationInterface {
   name = 'UsageDaily1764500000000';
@@ -16,12 +19,24 @@ export class UsageDaily1764500000000 implements MigrationInterface {
         requests bigint NOT NULL,
         PRIMARY KEY (api_key_id, day)
       )`);
+    // the days in key and day order, so that inserts of several processes at once lock them in one order (no deadlock)
+    await queryRunner.query(`
+      CREATE FUNCTION usage_daily_count() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO usage_daily AS d (api_key_id, day, requests)
+          SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM recorded GROUP BY 1, 2 ORDER BY 1, 2
+          ON CONFLICT (api_key_id, day) DO UPDATE SET requests = d.requests + EXCLUDED.requests;
+        RETURN NULL;
+      END $$`);
+    await queryRunner.query(`CREATE TRIGGER usage_daily_count AFTER INSERT ON usage_events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION usage_daily_count()`);
     await queryRunner.query(`INSERT INTO usage_daily (api_key_id, day, requests) SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM usage_events GROUP BY 1, 2`);
     await queryRunner.query(`CREATE INDEX usage_events_by_time ON usage_events (created_at)`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX usage_events_by_time`);
+    await queryRunner.query(`DROP TRIGGER usage_daily_count ON usage_events`);
+    await queryRunner.query(`DROP FUNCTION usage_daily_count()`);
     await queryRunner.query(`DROP TABLE usage_daily`);
   }
 }

@@ -17,22 +17,14 @@ export class TypeOrmUsageStore extends UsageStore {
   /**
    * One statement for the whole batch, the same text every time: a column of values per parameter
    * (unnest), rather than a VALUES list of 8 parameters a row that Postgres parses anew per batch.
-   * The days' counts are added in key and day order, so that flushes of several processes at once
-   * lock them in one order (no deadlock).
+   * The days' counts follow by the table's trigger (migration UsageDaily1764500000000).
    */
   async insertRequests(records: readonly RequestRecord[]): Promise<void> {
     if (!records.length) return;
     const column = <T>(of: (record: RequestRecord) => T): T[] => records.map(of);
     await this.db.query(
-      `WITH batch AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::float8[], $6::text[], $7::bigint[], $8::timestamptz[])
-           AS b (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at)
-       ), requests AS (
-         INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at) SELECT * FROM batch
-       )
-       INSERT INTO usage_daily AS d (api_key_id, day, requests)
-       SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM batch GROUP BY 1, 2 ORDER BY 1, 2
-       ON CONFLICT (api_key_id, day) DO UPDATE SET requests = d.requests + EXCLUDED.requests`,
+      `INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms, job_id, credits, created_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::float8[], $6::text[], $7::bigint[], $8::timestamptz[])`,
       [
         column((record) => record.apiKeyId),
         column((record) => record.method),
