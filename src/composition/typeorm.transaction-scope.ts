@@ -10,7 +10,9 @@ import { TypeOrmJobEventLog } from '../modules/jobs/adapters/typeorm/typeorm.job
 import { TypeOrmJobRepository } from '../modules/jobs/adapters/typeorm/typeorm.job.repository';
 import { JobEventLog } from '../modules/jobs/ports/job-event-log';
 import { JobRepository } from '../modules/jobs/ports/job.repository';
+import { TypeOrmUploadRepository } from '../modules/uploads/adapters/typeorm/typeorm.upload.repository';
 import { UploadRecord } from '../modules/uploads/adapters/typeorm/upload.record';
+import { UploadRepository } from '../modules/uploads/ports/upload.repository';
 import { TypeOrmWebhookOutbox } from '../modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
 import { WebhookOutbox } from '../modules/webhooks/ports/webhook-outbox';
 
@@ -25,6 +27,7 @@ export function typeOrmScopeOf(manager: EntityManager): TransactionScope {
     [CreditLedger, new TypeOrmCreditLedger(manager)],
     [JobEventLog, new TypeOrmJobEventLog(manager)],
     [WebhookOutbox, new TypeOrmWebhookOutbox(manager)],
+    [UploadRepository, new TypeOrmUploadRepository(manager.getRepository(UploadRecord))],
   ];
   return new PortScope(new Map(adapters));
 }

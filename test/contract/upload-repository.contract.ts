@@ -25,5 +25,13 @@ export function describeUploadRepositoryContract(uploads: () => UploadRepository
       await expect(uploads().insert({ ...upload, filename: 'b.mp4' })).rejects.toThrow();
       expect((await uploads().findOwned(upload.id, upload.apiKeyId))?.filename).toBe('a.mp4');
     });
+
+    it("says, held for a job's start, whether an upload is still there (one deleted or never stored is not)", async () => {
+      const upload = anUpload(await newOwner());
+      await uploads().insert(upload);
+      const deleted = { ...anUpload(upload.apiKeyId), deletedAt: new Date('2026-02-04T00:00:00Z') };
+      await uploads().insert(deleted);
+      expect([await uploads().holdForStart(upload.id), await uploads().holdForStart(deleted.id), await uploads().holdForStart(newUploadId())]).toEqual(['kept', 'deleted', 'deleted']);
+    });
   });
 }

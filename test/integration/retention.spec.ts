@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { TypeOrmRetentionStore } from '../../src/modules/retention/adapters/typeorm/typeorm.retention-store';
 import { newJobId, newUploadId } from '../../src/common/ids';
 import { migrate } from '../../src/composition/data-source';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
@@ -77,4 +79,26 @@ describe('retention', () => {
     expect([existsSync(needed), existsSync(foreign)]).toEqual([true, true]);
     expect((await t.http.get(new URL(upload.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
   }, 60000);
+
+  it("does not claim an upload while a job's start on it is committing (the check missed the start, and the file was deleted under a job then accepted)", async () => {
+    const key = await t.createKey();
+    const upload = (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'))).body;
+    const draft = (await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: upload.video_url, auto_start: false })).body;
+    // a start as the lifecycle makes it: the upload held, the draft moved, not yet committed
+    const start = new Client({ connectionString: t.config.databaseUrl });
+    await start.connect();
+    try {
+      await start.query('BEGIN');
+      await start.query('SELECT deleted_at FROM uploads WHERE id = $1 FOR SHARE', [upload.video_id]);
+      await start.query(`UPDATE jobs SET status = 'pending' WHERE id = $1`, [draft.id]);
+      const claim = new TypeOrmRetentionStore(db).claimUpload(upload.video_id);
+      const settled = await Promise.race([claim.then(() => 'settled'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+      expect(settled).toBe('waiting');
+      await start.query('COMMIT');
+      expect(await claim).toBe(false);
+    } finally {
+      await start.end();
+    }
+    expect(existsSync(path.join(t.dataDir, 'storage', 'uploads', upload.video_id))).toBe(true);
+  });
 });

@@ -124,13 +124,14 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   const ledger = new InMemoryCreditLedger();
   const events = new InMemoryJobEventLog();
   const outbox = new InMemoryWebhookOutbox();
+  const uploads = new InMemoryUploadRepository();
   const adapters: InMemoryAdapters = {
     keys,
     jobs,
     ledger,
     events,
     outbox,
-    uploads: new InMemoryUploadRepository(),
+    uploads,
     storage: new InMemoryObjectStorage(),
     idempotency: new InMemoryIdempotencyStore(),
     usage: new InMemoryUsageStore(events, ledger),
@@ -138,13 +139,12 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     deliveries: new InMemoryWebhookDeliveryQueue(),
     retention: new InMemoryRetentionStore(),
   };
-  const transactional: Array<[PortToken<unknown>, unknown]> = [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox]];
+  const transactional: Array<[PortToken<unknown>, unknown]> = [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox], [UploadRepository, uploads]];
   const fake = new FakeWorkerGateway(adapters.storage);
   const chunkFlows = new InMemoryChunkDispatcher(config.chunking.attempts);
   const swaps: Array<readonly [unknown, unknown]> = [
     ...transactional,
     [UnitOfWork, new InMemoryUnitOfWork(new Map(transactional))],
-    [UploadRepository, adapters.uploads],
     [ObjectStorage, adapters.storage],
     [IdempotencyStore, adapters.idempotency],
     [UsageStore, adapters.usage],

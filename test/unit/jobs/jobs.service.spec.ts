@@ -165,6 +165,17 @@ describe('JobsService on in-memory adapters', () => {
     expect((await world.service.get(KEY, job.id)).status).toBe('completed');
   });
 
+  it('a start whose upload retention took meanwhile is refused 410 in its own transaction, the draft left a draft and nothing reserved', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null);
+    const draft = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: false });
+    // the upload's row as the start's transaction finds it once held: retention claimed it after the start read it
+    jest.spyOn(world.uploadRows, 'holdForStart').mockResolvedValueOnce('deleted');
+    expect(await rejection(world.service.start(KEY, draft.id, { request: {} }))).toMatchObject({ code: 'gone' });
+    expect((await world.service.get(KEY, draft.id)).status).toBe('created');
+    expect(await world.ledger.balance(KEY)).toBe(100);
+  });
+
   it('another key’s job and upload are not found', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: false });

@@ -18,6 +18,7 @@ import { JobRepository } from '../../../src/modules/jobs/ports/job.repository';
 import { InMemoryServiceMetrics } from '../../../src/modules/metrics/adapters/in-memory.service-metrics';
 import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-memory/in-memory.object-storage';
 import { InMemoryUploadRepository } from '../../../src/modules/uploads/adapters/in-memory/in-memory.upload.repository';
+import { UploadRepository } from '../../../src/modules/uploads/ports/upload.repository';
 import { UploadsService } from '../../../src/modules/uploads/application/uploads.service';
 import { VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
 import { InMemoryWebhookDeliveryQueue, InMemoryWebhookOutbox } from '../../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
@@ -46,11 +47,13 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const ledger = new InMemoryCreditLedger();
   const events = new InMemoryJobEventLog();
   const outbox = new InMemoryWebhookOutbox(() => clock.now());
+  const uploadRows = new InMemoryUploadRepository();
   const ports: Array<[PortToken<unknown>, unknown]> = [
     [JobRepository, jobs],
     [CreditLedger, ledger],
     [JobEventLog, events],
     [WebhookOutbox, outbox],
+    [UploadRepository, uploadRows],
   ];
   const unitOfWork = new InMemoryUnitOfWork(new Map(ports));
   const storage = new InMemoryObjectStorage();
@@ -58,7 +61,6 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const dispatcher = new InMemoryJobDispatcher();
   const metrics = new InMemoryServiceMetrics();
   const outbound = new InMemoryOutboundHttp();
-  const uploadRows = new InMemoryUploadRepository();
   const uploads = new UploadsService(storage, uploadRows, new TenSecondProbe(), config, ids);
   const presenter = new JobPresenter(storage, config);
   const dispatchRelay = new JobDispatchRelay(jobs, dispatcher, clock, config);

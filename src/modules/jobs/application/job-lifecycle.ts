@@ -15,6 +15,7 @@ import { JobRepository } from '../ports/job.repository';
 import { JobDispatchRelay } from './job-dispatch-relay';
 import { JobPresenter } from './job.presenter';
 import { ServiceMetrics } from '../../metrics/ports/service-metrics';
+import { UploadRepository } from '../../uploads/ports/upload.repository';
 
 type Deliveries = QueuedDelivery[];
 
@@ -78,11 +79,12 @@ export class JobLifecycle {
    * stored yet (auto_start) and is inserted in the same transaction, so a start refused (the database
    * gone, a 503) leaves no draft behind the error: a client retrying it found an extra job in `created`.
    */
-  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null, { unsaved = false } = {}): Promise<Job> {
+  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null, { unsaved = false, uploadId }: { unsaved?: boolean; uploadId?: string } = {}): Promise<Job> {
     const settings = resolveJobSettings(request);
     if (knownDurationSeconds !== null) this.assertWithinLengthLimit(settings, knownDurationSeconds);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
+      if (uploadId && (await tx.get(UploadRepository).holdForStart(uploadId)) === 'deleted') throw new DomainError('gone', 'This upload was deleted after its retention period');
       if (unsaved) await this.insertDraft(tx, job);
       // The draft is moved first: of two starts at once, the second waits on the row and finds it
       // started (409), where reserving first had it meet the first one's reserve (a 500).

@@ -107,7 +107,7 @@ export class JobsService {
     // an upload past its retention is 410 here as at create, and the draft stays a draft
     const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(whenNotFound(() => null)) : null;
     // the job as its start committed it (a worker's pick-up since then shows at the next poll)
-    return this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null, options);
+    return this.lifecycle.start(job, request, webhookUrl ?? null, upload?.durationSeconds ?? null, { ...options, uploadId: upload?.id });
   }
 
   /**

@@ -23,10 +23,19 @@ export class TypeOrmRetentionStore extends RetentionStore {
     );
   }
 
+  /**
+   * The upload's row is locked first (a start holds it FOR SHARE until its commit), and the jobs
+   * reading it are looked for by the next statement, which sees a start that committed meanwhile:
+   * in one statement the check ran on a snapshot without the start, and the file was deleted under
+   * a job accepted a moment later.
+   */
   async claimUpload(id: string): Promise<boolean> {
-    // an UPDATE answers [rows, how many it changed]
-    const [, claimed] = (await this.db.query(`UPDATE uploads u SET deleted_at = now() WHERE u.id = $1 AND u.deleted_at IS NULL AND ${NOT_READ_BY_A_JOB}`, [id])) as [unknown[], number];
-    return claimed > 0;
+    return this.db.transaction(async (manager) => {
+      await manager.query(`SELECT id FROM uploads WHERE id = $1 FOR UPDATE`, [id]);
+      // an UPDATE answers [rows, how many it changed]
+      const [, claimed] = (await manager.query(`UPDATE uploads u SET deleted_at = now() WHERE u.id = $1 AND u.deleted_at IS NULL AND ${NOT_READ_BY_A_JOB}`, [id])) as [unknown[], number];
+      return claimed > 0;
+    });
   }
 
   async unclaimUpload(id: string): Promise<void> {

@@ -12,6 +12,12 @@ export class InMemoryUploadRepository extends UploadRepository {
     this.uploads.set(upload.id, { ...upload, deletedAt: upload.deletedAt ?? null });
   }
 
+  /** the in-memory unit of work runs one transaction at a time: nothing to hold */
+  async holdForStart(id: string): Promise<'kept' | 'deleted'> {
+    const upload = this.uploads.get(id);
+    return upload && !upload.deletedAt ? 'kept' : 'deleted';
+  }
+
   async findOwned(id: string, apiKeyId: string): Promise<Upload | null> {
     if (this.failing) throw new Error('the database is down');
     const upload = this.uploads.get(id);

@@ -19,4 +19,10 @@ export class TypeOrmUploadRepository extends UploadRepository {
     const record = await this.records.findOneBy({ id, apiKeyId });
     return record ? { ...record } : null;
   }
+
+  /** FOR SHARE: starts on one upload go on side by side; retention's FOR UPDATE waits for them */
+  async holdForStart(id: string): Promise<'kept' | 'deleted'> {
+    const rows: Array<{ deleted: boolean }> = await this.records.query(`SELECT deleted_at IS NOT NULL AS deleted FROM uploads WHERE id = $1 FOR SHARE`, [id]);
+    return rows.length && !rows[0].deleted ? 'kept' : 'deleted';
+  }
 }
