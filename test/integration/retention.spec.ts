@@ -59,7 +59,7 @@ describe('retention', () => {
     expect((await t.http.get(new URL(fresh.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
   }, 60000);
 
-  it('sweeps the stored files no row needs on the same schedule: a body whose upload row was never written, a chunk of a job with no row, a write cut short', async () => {
+  it("sweeps the stored files no row needs on the same schedule: a body whose upload row was never written, a write cut short; keeps a job's file no row names and files of other shapes", async () => {
     const key = await t.createKey();
     const upload = (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'))).body;
     const storage = path.join(t.dataDir, 'storage');
@@ -71,12 +71,12 @@ describe('retention', () => {
       utimesSync(file, twoDaysAgo, twoDaysAgo);
       return file;
     };
-    const orphans = [planted(`uploads/${newUploadId()}`), planted(`chunks/${newJobId()}/0.webm`), planted(`outputs/${newJobId()}.webm.Ab12Cd34.partial`)];
-    const foreign = planted('backups/keep.txt');
+    const orphans = [planted(`uploads/${newUploadId()}`), planted(`outputs/${newJobId()}.webm.Ab12Cd34.partial`)];
+    const foreign = [planted('backups/keep.txt'), planted(`chunks/${newJobId()}/0.webm`)];
     const needed = path.join(storage, 'uploads', upload.video_id);
     utimesSync(needed, twoDaysAgo, twoDaysAgo);
     await eventually(async () => (orphans.every((file) => !existsSync(file)) ? true : undefined), 15000);
-    expect([existsSync(needed), existsSync(foreign)]).toEqual([true, true]);
+    expect([needed, ...foreign].map((file) => existsSync(file))).toEqual([true, true, true]);
     expect((await t.http.get(new URL(upload.video_url).pathname).set('X-Api-Key', key)).status).toBe(200);
   }, 60000);
 

@@ -26,6 +26,13 @@ function world() {
 describe('OrphanSweep', () => {
   const old = ORPHAN_MIN_AGE_HOURS + 1;
 
+  it("keeps a job's files that no row names, however few (a job's row is written before its files: they are another deployment's)", async () => {
+    const { stored, present, sweep } = world();
+    const files = [await stored(storageKeys.chunk(newJobId(), 0, 'webm'), old), await stored(storageKeys.output(newJobId(), 'mov'), old)];
+    expect(await sweep.sweep()).toBe(0);
+    expect(await present(...files)).toEqual([true, true]);
+  });
+
   it('removes the files of jobs that ended: chunks, fetched inputs, an output the job does not name', async () => {
     const { store, stored, present, sweep } = world();
     const [failed, done] = [newJobId(), newJobId()];

@@ -14,10 +14,10 @@ export const ORPHAN_MIN_AGE_HOURS = 24;
 /** files checked against their rows at a time */
 const SWEEP_BATCH = 200;
 /**
- * Files whose job or upload this database has no row for are removed only while they are few in a
- * batch (an upload's body whose row was never written): many such files are not orphans but
- * another deployment's in a shared bucket, or the files of the right database while DATABASE_URL
- * names the wrong one, and all of them are kept.
+ * An upload's body that no row names is removed only while such files are few in a batch (its row
+ * was never written): many are not orphans but another deployment's in a shared bucket, or the
+ * files of the right database while DATABASE_URL names the wrong one, and all of them are kept. A
+ * job's file that no row names is always kept: a job's row is written before any of its files.
  */
 const ROWLESS_TOLERATED = { atLeast: 5, share: 0.1 };
 
@@ -29,7 +29,8 @@ interface Candidate {
 /**
  * Removes stored files that no row needs: a chunk or a fetched input of a job that ended (its worker
  * died before cleaning up), an output of a job that failed after storing it, an upload's body whose
- * row was never written or was marked deleted before the file went, and what writes cut short left.
+ * row was never written (a few) or was marked deleted before the file went, and what writes cut
+ * short left.
  * A file is needed while its upload's row is not deleted, while its job runs, and, for a job's
  * output, while the job names it and retention has not deleted it. A key the layout does not make
  * (common/storage-keys.ts) is never touched.
@@ -78,7 +79,7 @@ export class OrphanSweep {
     const rowless = batch.filter((candidate) => !known(candidate));
     const rowlessRemoved = rowless.length <= Math.max(ROWLESS_TOLERATED.atLeast, batch.length * ROWLESS_TOLERATED.share);
     if (!rowlessRemoved) this.logger.warn(`${rowless.length} of ${batch.length} stored files name jobs or uploads this database has no row for (${rowless[0].key}, ...): kept (another deployment's files in the same storage, or the wrong DATABASE_URL?)`);
-    const orphans = batch.filter((candidate) => (known(candidate) ? !needed(candidate) : rowlessRemoved));
+    const orphans = batch.filter((candidate) => (known(candidate) ? !needed(candidate) : rowlessRemoved && 'upload' in candidate.owner));
     for (const { key } of orphans) await this.storage.delete(key);
     return orphans.length;
   }
