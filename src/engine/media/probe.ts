@@ -331,7 +331,6 @@ function isStillCodec(stream: FfprobeStream): boolean {
   return STILL_CODECS.includes(stream.codec_name ?? '');
 }
 
-/** "30000/1001" -> 29.97; "0/0" and nonsense -> undefined */
 /** how far above the average rate a nominal rate is believed (readingFrameRate) */
 const NOMINAL_RATE_MAX_OVER_AVERAGE = 1.5;
 
@@ -347,6 +346,7 @@ export function readingFrameRate(average: number | undefined, nominal: number | 
   return nominal !== undefined && nominal > average && nominal <= average * NOMINAL_RATE_MAX_OVER_AVERAGE ? nominal : average;
 }
 
+/** "30000/1001" -> 29.97; "0/0" and nonsense -> undefined */
 export function parseFrameRate(value: string | undefined): number | undefined {
   if (!value) return undefined;
   const [numerator, denominator = '1'] = value.split('/');
