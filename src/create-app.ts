@@ -251,7 +251,7 @@ function jobStatusLane(app: NestExpressApplication, exceptions: AllExceptionsFil
   const express = app.getHttpAdapter().getInstance() as Express;
   return jobStatusRoute(app.get(JobsService, { strict: false }), app.get(JobPresenter, { strict: false }), {
     middleware,
-    limit: (req, res) => limiter.limitRequest(req, res),
+    limit: (req, res) => limiter.limitRequest(withClientAddress(express, req), res),
     authenticate: (req) => keys.authenticate(req),
     fail: (error, req, res) => {
       asExpress(express, req, res);
@@ -259,6 +259,16 @@ function jobStatusLane(app: NestExpressApplication, exceptions: AllExceptionsFil
     },
     declines: cors ? (req) => req.headers.origin !== undefined : undefined,
   });
+}
+
+/**
+ * The lane's request, not yet Express's, given Express's `ip` (the rate limits' client address): the
+ * socket's, or with TRUST_PROXY the one the trusted proxies forwarded. Worked out when read.
+ */
+function withClientAddress(express: Express, req: Request): Request {
+  const dressed = 'ip' in (req as object);
+  if (!dressed) Object.defineProperty(req, 'ip', { get: () => (Object.create(express.request, { headers: { value: req.headers }, socket: { value: req.socket } }) as Request).ip, configurable: true });
+  return req;
 }
 
 /** What Express's app.handle does to a request and its response before its router sees them. */
@@ -288,6 +298,7 @@ function serveFirst(server: Server, handler: RequestHandler): void {
 export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string, options: { accessLog?: Logger } = {}): void {
   if (!app.getHttpAdapter().getRouteMatchingOptions?.().caseSensitive) throw new Error('configureHttp: build the app on backdropHttpAdapter()');
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
+  app.set('trust proxy', config.trustProxy);
   const accessLog = options.accessLog ? accessLogMiddleware(options.accessLog) : null;
   const security = securityHeaders();
   const metrics = httpMetricsMiddleware(app.get(MetricsService));

@@ -36,6 +36,14 @@ export interface AppConfig {
   mediaBinaries: MediaBinaries;
   /** the environment the engine's processes start with (engine-environment.ts) */
   engineProcessEnv: NodeJS.ProcessEnv;
+  /** Express's `trust proxy` (TRUST_PROXY): false trusts none */
+  trustProxy: boolean | number | string;
+}
+
+function trustProxyOf(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 export interface S3StorageConfig {
@@ -166,6 +174,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     chunking: { chunkSeconds: env.CHUNK_SECONDS, prerollSeconds: env.CHUNK_PREROLL_SECONDS, attempts: env.CHUNK_ATTEMPTS },
     mediaBinaries: mediaBinariesOf(env),
     engineProcessEnv: engineProcessEnv(source),
+    trustProxy: trustProxyOf(env.TRUST_PROXY),
   };
 }
 

@@ -319,6 +319,14 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(60)
   IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
+  /**
+   * which proxies in front are trusted to say the client's address (X-Forwarded-For), as Express's
+   * `trust proxy`: `true` (any), a number of hops, or addresses and CIDR ranges (and `loopback`,
+   * `linklocal`, `uniquelocal`), comma-separated; unset: none, the socket's address is the client's
+   */
+  @IsOptional() @Matches(/^(true|false|\d+|(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:]+(\/\d+)?)(\s*,\s*(loopback|linklocal|uniquelocal|[0-9A-Fa-f.:]+(\/\d+)?))*)$/, { message: 'is true, a number of hops, or addresses and CIDR ranges, comma-separated' })
+  TRUST_PROXY?: string;
+
   /** origins allowed by CORS, comma-separated; `*` for any; empty: no CORS headers */
   @Transform(toList) @IsString({ each: true })
   CORS_ORIGINS: string[] = [];

@@ -168,6 +168,19 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     expectNames({ PUBLIC_BASE_URL: value }, 'PUBLIC_BASE_URL');
   });
 
+  it.each([
+    [undefined, false],
+    ['true', true],
+    ['2', 2],
+    ['loopback, 10.0.0.0/8', 'loopback, 10.0.0.0/8'],
+  ])('TRUST_PROXY=%s is trust proxy %p', (value, expected) => {
+    expect(loadConfig(value === undefined ? {} : { TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['yes', 'proxy.example.com', '10.0.0.0/8; rm'])('TRUST_PROXY=%s is refused', (value) => {
+    expectNames({ TRUST_PROXY: value }, 'TRUST_PROXY');
+  });
+
   it('WORKER_URLS with a user and password (they were logged on every call, which the outbound client refused)', () => {
     expectNames({ WORKER_GATEWAY: 'remote', WORKER_API_KEY: 'k'.repeat(16), WORKER_URLS: 'http://worker-1:8000,http://wuser:WorkerUrlPass123@worker-2:8000' }, 'WORKER_URLS');
     expect(loadConfig({ WORKER_GATEWAY: 'remote', WORKER_API_KEY: 'k'.repeat(16), WORKER_URLS: 'http://worker-1:8000' }).env.WORKER_URLS).toEqual(['http://worker-1:8000']);

@@ -18,9 +18,9 @@ describe('docker-compose.yml', () => {
   it('installs and builds once, in a setup service every Backdrop service waits for: they share /app, and an `npm ci` of each removed node_modules under the ones running', () => {
     expect(commands.every((command) => !command.join(' ').includes('npm'))).toBe(true);
     const setup = /\n {2}setup:\n([\s\S]*?)\n\n/.exec(compose)?.[1] ?? '';
-    expect(setup).toContain('npm ci && npm run build');
+    expect(setup).toContain('npm ci && uname -sm > node_modules/.installed-for && npm run build');
     // Compose runs it again on every `up`: with the install and the build current it does nothing
-    expect(setup).toMatch(/if \[ node_modules\/\.package-lock\.json -nt package-lock\.json \] && \[ -f dist\/src\/main\.js \] && .*find src -newer dist\/src\/main\.js.*then echo 'installed and built'; else npm ci && npm run build; fi/);
+    expect(setup).toMatch(/if \[ node_modules\/\.package-lock\.json -nt package-lock\.json \] && .*uname -sm.* && \[ -f dist\/src\/main\.js \] && .*find src -newer dist\/src\/main\.js.*then echo 'installed and built'; else npm ci && uname -sm > node_modules\/\.installed-for && npm run build; fi/);
     expect(setup).not.toMatch(/[^$]\$\(/); // Compose reads a lone $ as its own variable: $$ passes one to the shell
     for (const service of ['api', 'worker']) {
       const block = new RegExp(`\\n  ${service}:\\n([\\s\\S]*?)(\\n\\n|$)`).exec(compose)?.[1] ?? '';
