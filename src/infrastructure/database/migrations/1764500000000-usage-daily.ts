@@ -30,11 +30,9 @@ export class UsageDaily1764500000000 implements MigrationInterface {
       END $$`);
     await queryRunner.query(`CREATE TRIGGER usage_daily_count AFTER INSERT ON usage_events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION usage_daily_count()`);
     await queryRunner.query(`INSERT INTO usage_daily (api_key_id, day, requests) SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM usage_events GROUP BY 1, 2`);
-    await queryRunner.query(`CREATE INDEX usage_events_by_time ON usage_events (created_at)`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX usage_events_by_time`);
     await queryRunner.query(`DROP TRIGGER usage_daily_count ON usage_events`);
     await queryRunner.query(`DROP FUNCTION usage_daily_count()`);
     await queryRunner.query(`DROP TABLE usage_daily`);
