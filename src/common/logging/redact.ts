@@ -13,7 +13,7 @@ const HTTP_URL = /\b(https?:\/\/)(?:[^\s/@"'<>]+@)?([^\s?#"'<>]*)(\?[^\s#"'<>]*)
 
 /**
  * Makes a log line safe: API keys become their fingerprint, URL signatures, passwords in URLs,
- * webhook secrets and the given secrets (admin token, signing secret, the services' passwords)
+ * webhook secrets and the given secrets (admin token, signing secret, worker and S3 keys)
  * disappear. Applied to every message; the access log never reads headers or query strings in the
  * first place.
  */

@@ -198,7 +198,8 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   if (!video || !video.width || !video.height) {
     throw new EngineError('input_invalid', 'no video stream found in the input');
   }
-  const fps = readingFrameRate(parseFrameRate(video.avg_frame_rate), parseFrameRate(video.r_frame_rate));
+  const averageFps = parseFrameRate(video.avg_frame_rate);
+  const fps = readingFrameRate(averageFps, parseFrameRate(video.r_frame_rate));
   if (!fps) throw new EngineError('input_invalid', 'the video stream has no frame rate');
   const durationSeconds = durationOf(json, video);
   if (!durationSeconds) throw new EngineError('input_invalid', 'the video has no duration');
@@ -209,7 +210,7 @@ export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
   // the display size in square pixels: the coded width stretched by the pixels' aspect, then turned
   const displayWidth = Math.max(1, Math.round(video.width * pixelAspect));
   // a variable-rate video read at its nominal rate gives more frames than it stores
-  const storedFrames = fps === parseFrameRate(video.avg_frame_rate) ? parsePositive(video.nb_frames) : undefined;
+  const storedFrames = fps === averageFps ? parsePositive(video.nb_frames) : undefined;
   const frameCount = storedFrames ?? Math.max(1, Math.round(durationSeconds * fps));
   const hasAlpha = pixelFormatHasAlpha(video.pix_fmt) || tag(video.tags, 'alpha_mode') === '1';
   const videoCodec = video.codec_name ?? 'unknown';
