@@ -19,6 +19,8 @@ import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
+import { describeRemoteRunRegistryContract } from './remote-run-registry.contract';
+import { InMemoryRemoteRunRegistry } from '../../src/modules/worker-gateway/adapters/in-memory/in-memory.remote-run-registry';
 
 /** The in-memory adapters against the same contracts as the TypeORM ones (repositories.contract.spec.ts). */
 describe('in-memory adapters', () => {
@@ -37,6 +39,8 @@ describe('in-memory adapters', () => {
   describeApiKeyRepositoryContract(() => keys);
   const outbox = new InMemoryWebhookOutbox();
   describeWebhookOutboxContract(() => outbox, harness.newOwner);
+  const remoteRuns = new InMemoryRemoteRunRegistry();
+  describeRemoteRunRegistryContract(() => remoteRuns);
   const retention = new InMemoryRetentionStore();
   describeRetentionStoreContract({
     store: () => retention,

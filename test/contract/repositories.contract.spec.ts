@@ -29,6 +29,8 @@ import { describeWebhookOutboxContract } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { createTestDatabase } from '../support/test-database';
+import { describeRemoteRunRegistryContract } from './remote-run-registry.contract';
+import { TypeOrmRemoteRunRegistry } from '../../src/modules/worker-gateway/adapters/typeorm/typeorm.remote-run-registry';
 
 interface Target {
   url: string;
@@ -77,6 +79,7 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
   describeIdempotencyStoreContract(() => new PostgresIdempotencyStore(db), harness.newOwner);
   describeUploadRepositoryContract(() => uploads, harness.newOwner);
+  describeRemoteRunRegistryContract(() => new TypeOrmRemoteRunRegistry(db));
   describeRetentionStoreContract({
     store: () => new TypeOrmRetentionStore(db),
     addUpload: async (createdAt) => {

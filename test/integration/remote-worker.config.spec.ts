@@ -11,6 +11,7 @@ import { RemoteHttpWorkerGateway } from '../../src/modules/worker-gateway/adapte
 import { retryDelayMs } from '../../src/modules/worker-gateway/adapters/remote-http/worker-api.client';
 import { WorkerCallbackHub } from '../../src/modules/worker-gateway/adapters/remote-http/worker-callback-hub';
 import { WorkerEndpoints } from '../../src/modules/worker-gateway/adapters/remote-http/worker-endpoints';
+import { InMemoryRemoteRunRegistry } from '../../src/modules/worker-gateway/adapters/in-memory/in-memory.remote-run-registry';
 import { createWorkerGateway } from '../../src/modules/worker-gateway/worker-gateway.module';
 import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
 
@@ -47,7 +48,7 @@ describe('remote worker configuration', () => {
 
   it('builds the adapter WORKER_GATEWAY names', async () => {
     const storage = {} as ObjectStorage;
-    const build = (env: Record<string, string>) => createWorkerGateway(loadConfig(env), storage, new CallbackSigner('s'.repeat(32)), new WorkerCallbackHub());
+    const build = (env: Record<string, string>) => createWorkerGateway(loadConfig(env), storage, new CallbackSigner('s'.repeat(32)), new WorkerCallbackHub(), new InMemoryRemoteRunRegistry());
     expect(build(remote)).toBeInstanceOf(RemoteHttpWorkerGateway);
     expect(build({})).toBeInstanceOf(LocalWorkerGateway);
     const none = build({ WORKER_GATEWAY: 'none' });

@@ -6,6 +6,8 @@
 import * as path from 'node:path';
 import { CallbackSigner } from '../../src/modules/worker-gateway/adapters/remote-http/callback-signer';
 import { FakeRunpodServer, refusedUrl } from '../support/fake-runpod-server';
+import { storageKeys } from '../../src/common/storage-keys';
+import { RemoteRunRegistry } from '../../src/modules/worker-gateway/ports/remote-run-registry';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 const CLIP = path.join(MEDIA_DIR, 'portrait-pan.mp4');
@@ -24,8 +26,11 @@ const tally = { completed: 0, failed: 0, codes: {} as Record<string, number> };
 interface Api {
   t: TestApp;
   key: string;
+  videoUrl: string;
   /** creates and starts a job; resolves with its final state */
   runJob(onStarted?: (id: string) => Promise<void>): Promise<JobView & { elapsedMs: number }>;
+  /** the job's state once completed or failed */
+  waitForEnd(id: string): Promise<JobView>;
 }
 
 async function startApi(workerUrls: string[], env: Record<string, string> = {}): Promise<Api> {
@@ -49,15 +54,17 @@ async function startApi(workerUrls: string[], env: Record<string, string> = {}):
   const key = await t.createKey(100_000);
   const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
   expect(upload.status).toBe(200);
+  const waitForEnd = (id: string): Promise<JobView> =>
+    eventually(async () => {
+      const res = await t.http.get(`/v1/jobs/${id}`).set('X-Api-Key', key);
+      return ['completed', 'failed'].includes(res.body.status) ? (res.body as JobView) : undefined;
+    }, 30_000);
   const runJob = async (onStarted?: (id: string) => Promise<void>): Promise<JobView & { elapsedMs: number }> => {
     const started = Date.now();
     const created = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: upload.body.video_url, model: 'light', preview_duration: 1 });
     expect(created.status).toBe(200);
     await onStarted?.(created.body.id);
-    const job = await eventually(async () => {
-      const res = await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key);
-      return ['completed', 'failed'].includes(res.body.status) ? (res.body as JobView) : undefined;
-    }, 30_000);
+    const job = await waitForEnd(created.body.id);
     if (job.status === 'completed') tally.completed += 1;
     else {
       tally.failed += 1;
@@ -65,7 +72,7 @@ async function startApi(workerUrls: string[], env: Record<string, string> = {}):
     }
     return { ...job, elapsedMs: Date.now() - started };
   };
-  return { t, key, runJob };
+  return { t, key, videoUrl: upload.body.video_url, runJob, waitForEnd };
 }
 
 const gaps = (times: number[]): number[] => times.slice(1).map((time, index) => time - times[index]);
@@ -258,6 +265,35 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
       worker.script = { kind: 'complete', afterPolls: 1, ...script };
       const job = await api.runJob();
       expect(job).toMatchObject({ status: 'failed', error_code: code, error: message, billing_status: 'refunded', credits_charged: null });
+    });
+
+    describe("a run an earlier attempt at the job remembered (its process died), which cannot be followed", () => {
+      const registry = (): RemoteRunRegistry => api.t.app.get(RemoteRunRegistry);
+      const minutes = (n: number) => new Date(Date.now() + n * 60_000);
+      let elsewhere: FakeRunpodServer;
+      beforeAll(async () => {
+        elsewhere = await FakeRunpodServer.start(WORKER_KEY);
+      });
+      afterAll(async () => {
+        await elsewhere.stop();
+      });
+
+      it.each([
+        ['that its worker no longer knows', () => ({ endpoint: worker.url, deadline: minutes(10) }), { statusPolls: 1, cancels: 0 }],
+        ['past its deadline', () => ({ endpoint: worker.url, deadline: minutes(-1) }), { statusPolls: 0, cancels: 1 }],
+        ['on a worker no longer in WORKER_URLS (never called)', () => ({ endpoint: elsewhere.url, deadline: minutes(10) }), { statusPolls: 0, cancels: 0 }],
+      ])('%s: the job is submitted anew, completes, and the run is forgotten', async (_case, earlier, calls) => {
+        const draft = await api.t.http.post('/v1/jobs').set('X-Api-Key', api.key).send({ video_url: api.videoUrl, model: 'light', output_format: 'webm', preview_duration: 1, auto_start: false });
+        expect(draft.status).toBe(200);
+        const taskKey = storageKeys.output(draft.body.id, 'webm');
+        await registry().remember(taskKey, { id: 'earlier-run', ...earlier() }, new Date());
+        expect((await api.t.http.post(`/v1/jobs/${draft.body.id}/start`).set('X-Api-Key', api.key).send({})).status).toBe(200);
+        const job = await api.waitForEnd(draft.body.id);
+        expect(job.status).toBe('completed');
+        expect({ runs: worker.to('POST /run').length, statusPolls: worker.to('GET /status/earlier-run').length, cancels: worker.to('POST /cancel/earlier-run').length }).toEqual({ runs: 1, ...calls });
+        expect(elsewhere.requests).toEqual([]);
+        expect(await registry().find(taskKey)).toBeNull();
+      });
     });
 
     it('completes as soon as the authenticated callback arrives, not at the next poll', async () => {

@@ -54,6 +54,8 @@ import { DeliverWebhookHandler } from '../../src/modules/webhooks/application/de
 import { WebhookDeliveryQueue } from '../../src/modules/webhooks/ports/webhook-announcements';
 import { WebhookOutbox } from '../../src/modules/webhooks/ports/webhook-outbox';
 import { WorkerGateway } from '../../src/modules/worker-gateway/ports/worker-gateway';
+import { RemoteRunRegistry } from '../../src/modules/worker-gateway/ports/remote-run-registry';
+import { InMemoryRemoteRunRegistry } from '../../src/modules/worker-gateway/adapters/in-memory/in-memory.remote-run-registry';
 import { FakeWorkerGateway } from './fake-worker-gateway';
 import { randomPort } from './processes';
 import { AdapterSwap, ADMIN_TOKEN } from './test-app';
@@ -157,6 +159,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     [RateLimitStore, new InMemoryRateLimitStore()],
     [ApiKeyChanges, keys.changes],
     [WorkerGateway, fake],
+    [RemoteRunRegistry, new InMemoryRemoteRunRegistry()],
     // The TypeORM repositories of the entities are never used: every adapter that would read them is swapped above.
     ...ENTITIES.map((entity): [unknown, unknown] => [getRepositoryToken(entity), null]),
     // The queue consumers: the in-memory queues hand their messages to the handlers themselves.

@@ -14,13 +14,15 @@ import { WorkerApiClient } from './adapters/remote-http/worker-api.client';
 import { WorkerCallbackHub } from './adapters/remote-http/worker-callback-hub';
 import { WorkerEndpoints } from './adapters/remote-http/worker-endpoints';
 import { WorkerGateway } from './ports/worker-gateway';
+import { RemoteRunRegistry } from './ports/remote-run-registry';
+import { TypeOrmRemoteRunRegistry } from './adapters/typeorm/typeorm.remote-run-registry';
 
 /**
  * Remote workers are the operator's own machines, often on private addresses: the gateway gets its own
  * SSRF-guarded client whose allow-list is exactly the hosts of WORKER_URLS. The shared client that
  * fetches users' URLs is not widened, so a video_url can never reach a worker.
  */
-function remoteGateway(config: AppConfig, storage: ObjectStorage, signer: CallbackSigner, hub: WorkerCallbackHub): RemoteHttpWorkerGateway {
+function remoteGateway(config: AppConfig, storage: ObjectStorage, signer: CallbackSigner, hub: WorkerCallbackHub, runs: RemoteRunRegistry): RemoteHttpWorkerGateway {
   const env = config.env;
   const hosts = env.WORKER_URLS.map((url) => new URL(url).hostname.replace(/^\[|\]$/g, ''));
   const client = new OutboundHttpClient(new AddressPolicy(hosts), { connectTimeoutMs: env.WORKER_REQUEST_TIMEOUT_MS });
@@ -31,7 +33,7 @@ function remoteGateway(config: AppConfig, storage: ObjectStorage, signer: Callba
     baseDelayMs: env.WORKER_RETRY_BASE_DELAY_MS,
   });
   const endpoints = new WorkerEndpoints(env.WORKER_URLS, env.WORKER_HEALTH_COOLDOWN_SECONDS * 1000);
-  return new RemoteHttpWorkerGateway(api, endpoints, storage, signer, hub, {
+  return new RemoteHttpWorkerGateway(api, endpoints, storage, signer, hub, runs, {
     pollIntervalMs: env.WORKER_POLL_INTERVAL_MS,
     jobTimeoutMs: env.WORKER_JOB_TIMEOUT_SECONDS * 1000,
     publicBaseUrl: config.publicBaseUrl,
@@ -41,10 +43,10 @@ function remoteGateway(config: AppConfig, storage: ObjectStorage, signer: Callba
 }
 
 /** The adapter WORKER_GATEWAY names: the local engine (default), remote RunPod-protocol workers, or none. */
-export function createWorkerGateway(config: AppConfig, storage: ObjectStorage, signer: CallbackSigner, hub: WorkerCallbackHub): WorkerGateway {
+export function createWorkerGateway(config: AppConfig, storage: ObjectStorage, signer: CallbackSigner, hub: WorkerCallbackHub, runs: RemoteRunRegistry): WorkerGateway {
   switch (config.env.WORKER_GATEWAY) {
     case 'remote':
-      return remoteGateway(config, storage, signer, hub);
+      return remoteGateway(config, storage, signer, hub, runs);
     case 'none':
       return new NoWorkerGateway();
     case 'local':
@@ -56,10 +58,11 @@ export function createWorkerGateway(config: AppConfig, storage: ObjectStorage, s
 @Module({
   providers: [
     { provide: WorkerCallbackHub, useFactory: () => new WorkerCallbackHub() },
+    { provide: RemoteRunRegistry, useClass: TypeOrmRemoteRunRegistry },
     { provide: CallbackSigner, inject: [INSTANCE_SECRETS], useFactory: (secrets: InstanceSecrets) => new CallbackSigner(secrets.urlSigningSecret) },
     {
       provide: WorkerGateway,
-      inject: [APP_CONFIG, ObjectStorage, CallbackSigner, WorkerCallbackHub],
+      inject: [APP_CONFIG, ObjectStorage, CallbackSigner, WorkerCallbackHub, RemoteRunRegistry],
       useFactory: createWorkerGateway,
     },
   ],

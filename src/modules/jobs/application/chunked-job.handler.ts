@@ -5,7 +5,7 @@ import { UNTIL_WRITTEN_DELAYS_MS } from '../../../common/until-written';
 import { storageKeys } from '../../../common/storage-keys';
 import { OUTPUT_EXTENSIONS } from '../../../contract/job-settings';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
+import { HandingOver, WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { ChunkRange, chunkFormatOf } from '../domain/chunk-plan';
 import { Job, settingsToRun } from '../domain/job';
 import { ChunkDispatcher, ChunkOutcome, ChunkTask, JoinTask } from '../ports/chunk-dispatcher';
@@ -160,7 +160,7 @@ export class ChunkedJobHandler {
 
   beginShutdown(graceMs: number): void {
     this.shuttingDown = true;
-    setTimeout(() => this.running.forEach((stop) => stop.abort()), graceMs).unref();
+    setTimeout(() => this.running.forEach((stop) => stop.abort(new HandingOver('the worker is shutting down'))), graceMs).unref();
   }
 
   private async failJob(jobId: string, code: JobFailureCode, message: string): Promise<void> {

@@ -7,7 +7,7 @@ import { OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../
 import { storageKeys } from '../../../common/storage-keys';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
-import { WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
+import { HandingOver, WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
 import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
 import { Job, settingsToRun } from '../domain/job';
 import { HandedBack } from './handed-back';
@@ -72,7 +72,7 @@ export class ProcessJobHandler {
     if (!running || running.status !== 'processing') return;
     let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
     const stop = new AbortController();
-    signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    signal?.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
     const watcher = watchWhileProcessing(this.jobs, running.id, stop);
     this.running.add(stop);
     try {
@@ -99,7 +99,7 @@ export class ProcessJobHandler {
    */
   beginShutdown(graceMs: number): void {
     this.shuttingDown = true;
-    setTimeout(() => this.running.forEach((stop) => stop.abort()), graceMs).unref();
+    setTimeout(() => this.running.forEach((stop) => stop.abort(new HandingOver('the worker is shutting down'))), graceMs).unref();
   }
 
   /**

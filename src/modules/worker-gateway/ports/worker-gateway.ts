@@ -35,6 +35,14 @@ export class WorkerFailure extends Error {
   }
 }
 
+/**
+ * The abort reason of a task stopped because its process is shutting down: the task runs again
+ * elsewhere, so a run already on a remote worker is left going for that attempt to follow.
+ */
+export class HandingOver extends Error {
+  override readonly name = 'HandingOver';
+}
+
 /** Runs the processing of one job somewhere (this process's engine, or a remote worker). */
 export abstract class WorkerGateway {
   abstract process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome>;

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ObjectStorage } from '../../../storage/ports/object-storage';
-import { WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../../ports/worker-gateway';
+import { HandingOver, WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../../ports/worker-gateway';
+import { RemoteRun, RemoteRunRegistry } from '../../ports/remote-run-registry';
 import { CallbackSigner } from './callback-signer';
 import { remoteTaskInput } from './remote-task';
 import { isJobFailureCode, parseRemoteOutput, RemoteStatus, RunRequest } from '../../../../common/worker-protocol/runpod-protocol';
@@ -24,11 +25,6 @@ export interface RemoteGatewayOptions {
 /** Failures that another attempt on the same worker may cure; input and settings problems never are. */
 const RETRYABLE_FAILURES: readonly string[] = ['worker_failed', 'output_failed'];
 
-interface AcceptedRun {
-  endpoint: string;
-  id: string;
-}
-
 /** Signed URLs outlive the job's own timeout by this much (queueing, upload, clock skew). */
 const URL_TTL_MARGIN_SECONDS = 15 * 60;
 /** Status polls that failed (after their retries) in a row before the worker may count as gone (and the grace has passed). */
@@ -37,6 +33,10 @@ const MAX_FAILED_POLLS = 3;
 const MAX_MESSAGE_LENGTH = 500;
 
 const canceled = (): WorkerFailure => new WorkerFailure('canceled', 'processing was canceled');
+/** A stop for the process's shutdown leaves the run to the task's next attempt; any other stop cancels it. */
+const handingOver = (signal?: AbortSignal): boolean => signal?.aborted === true && signal.reason instanceof HandingOver;
+/** A remembered run in these states is followed by the task's next attempt; in any other it is replaced. */
+const FOLLOWABLE: readonly string[] = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED'];
 
 /**
  * Runs jobs on RunPod-protocol workers over HTTP. A job is POSTed to /run on the first endpoint that
@@ -45,7 +45,10 @@ const canceled = (): WorkerFailure => new WorkerFailure('canceled', 'processing 
  * Past WORKER_JOB_TIMEOUT_SECONDS, or when the job is canceled, the run is canceled on the worker
  * (POST /cancel). A run that FAILED for a reason another attempt may cure is retried there (POST
  * /retry, WORKER_RUN_RETRIES times). A worker that stops answering is given WORKER_UNREACHABLE_GRACE_SECONDS
- * to come back (a worker server with a durable queue keeps its jobs across a restart).
+ * to come back (a worker server with a durable queue keeps its jobs across a restart). Each run is
+ * remembered by task (RemoteRunRegistry) until it ends: the task's next attempt, after its process
+ * died or was shut down, follows that run while it is queued, running or done, and submits anew only
+ * when it is not (the earlier run is then canceled).
  */
 export class RemoteHttpWorkerGateway extends WorkerGateway {
   private readonly logger = new Logger(RemoteHttpWorkerGateway.name);
@@ -56,6 +59,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     private readonly storage: ObjectStorage,
     private readonly signer: CallbackSigner,
     private readonly hub: WorkerCallbackHub,
+    private readonly runs: RemoteRunRegistry,
     private readonly options: RemoteGatewayOptions,
   ) {
     super();
@@ -63,16 +67,12 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
 
   async process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
     if (signal?.aborted) throw canceled();
-    const deadline = Date.now() + this.options.jobTimeoutMs;
-    const ttlSeconds = Math.ceil(this.options.jobTimeoutMs / 1000) + URL_TTL_MARGIN_SECONDS;
-    const request: RunRequest = {
-      input: await remoteTaskInput(task, this.storage, ttlSeconds),
-      webhook: this.signer.url(this.options.publicBaseUrl, task.jobId, ttlSeconds),
-      policy: { executionTimeout: this.options.jobTimeoutMs, ttl: ttlSeconds * 1000 },
-    };
-    const run = await this.submit(request, deadline, signal);
-    this.logger.log(`job ${task.jobId} runs as ${run.id} on ${run.endpoint}`);
-    return this.follow(task, run, deadline, onProgress, signal);
+    const run = (await this.earlierRun(task, signal)) ?? (await this.submitNew(task, signal));
+    try {
+      return await this.follow(task, run, onProgress, signal);
+    } finally {
+      if (!handingOver(signal)) await this.runs.forget(task.outputKey, run.id).catch((error: Error) => this.logger.warn(`run ${run.id} of job ${task.jobId} not forgotten: ${error.message}`));
+    }
   }
 
   /** 'ok' when at least one worker answers /health; otherwise how many do not (details in the log). */
@@ -93,12 +93,48 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     return down < answers.length ? 'ok' : `none of the ${answers.length} remote workers answers /health`;
   }
 
+  private async submitNew(task: WorkerTask, signal?: AbortSignal): Promise<RemoteRun> {
+    const deadline = new Date(Date.now() + this.options.jobTimeoutMs);
+    const ttlSeconds = Math.ceil(this.options.jobTimeoutMs / 1000) + URL_TTL_MARGIN_SECONDS;
+    const request: RunRequest = {
+      input: await remoteTaskInput(task, this.storage, ttlSeconds),
+      webhook: this.signer.url(this.options.publicBaseUrl, task.jobId, ttlSeconds),
+      policy: { executionTimeout: this.options.jobTimeoutMs, ttl: ttlSeconds * 1000 },
+    };
+    const run = { ...(await this.submit(request, deadline.getTime(), signal)), deadline };
+    this.logger.log(`job ${task.jobId} runs as ${run.id} on ${run.endpoint}`);
+    // not remembered, the run is still followed: only a later attempt would submit another
+    await this.runs.remember(task.outputKey, run, new Date()).catch((error: Error) => this.logger.warn(`run ${run.id} of job ${task.jobId} not remembered: ${error.message}`));
+    return run;
+  }
+
+  /**
+   * The run an earlier attempt at this task left on a worker, when it is still queued, running or
+   * done there (and its endpoint is still one of WORKER_URLS). Otherwise the task is submitted anew,
+   * and a run past its deadline or on a worker that does not answer is canceled, as far as it can be.
+   */
+  private async earlierRun(task: WorkerTask, signal?: AbortSignal): Promise<RemoteRun | null> {
+    const earlier = await this.runs.find(task.outputKey).catch((error: Error) => {
+      this.logger.warn(`earlier runs of job ${task.jobId} could not be looked up: ${error.message}`);
+      return null;
+    });
+    if (!earlier || !this.endpoints.urls.includes(earlier.endpoint)) return null;
+    const status = earlier.deadline.getTime() > Date.now() ? await this.poll(earlier, signal) : null;
+    if (status !== null && status !== 'gone' && FOLLOWABLE.includes(status.status)) {
+      this.logger.log(`job ${task.jobId} follows its earlier run ${earlier.id} on ${earlier.endpoint} (${status.status})`);
+      return earlier;
+    }
+    // one that ended, or that its worker no longer knows, has nothing left to cancel
+    if (status === null) await this.cancelQuietly(earlier);
+    return null;
+  }
+
   /**
    * Tries the endpoints in turn (healthy ones first). When at least one of them is only busy (429),
    * waits what it asked (Retry-After, else one poll interval) and goes round again until the job's
    * deadline; when every one failed otherwise, the job ends with worker_failed.
    */
-  private async submit(request: RunRequest, deadline: number, signal?: AbortSignal): Promise<AcceptedRun> {
+  private async submit(request: RunRequest, deadline: number, signal?: AbortSignal): Promise<Omit<RemoteRun, 'deadline'>> {
     for (;;) {
       let busyWaitMs: number | null = null;
       for (const endpoint of this.endpoints.candidates()) {
@@ -125,8 +161,12 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     }
   }
 
-  /** Polls the endpoint that accepted the run until it ends, is canceled, or outlives the deadline. */
-  private async follow(task: WorkerTask, run: AcceptedRun, deadline: number, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
+  /**
+   * Polls the endpoint that accepted the run until it ends, is canceled, or outlives its deadline. A
+   * stop for the process's shutdown leaves the run going, for the task's next attempt to follow.
+   */
+  private async follow(task: WorkerTask, run: RemoteRun, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome> {
+    const deadline = run.deadline.getTime();
     const wakeup = new Wakeup();
     let pushed: RemoteStatus | null = null;
     const unsubscribe = this.hub.subscribe(task.jobId, (status) => {
@@ -143,7 +183,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     try {
       for (;;) {
         if (signal?.aborted) {
-          await this.cancelQuietly(run);
+          if (!handingOver(signal)) await this.cancelQuietly(run);
           throw canceled();
         }
         if (Date.now() >= deadline) {
@@ -180,7 +220,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
   }
 
   /** The run's status; null when the worker could not be asked (the endpoint is marked as failing). */
-  private async poll(run: AcceptedRun, signal?: AbortSignal): Promise<RemoteStatus | 'gone' | null> {
+  private async poll(run: RemoteRun, signal?: AbortSignal): Promise<RemoteStatus | 'gone' | null> {
     try {
       const status = await this.api.status(run.endpoint, run.id, signal);
       this.endpoints.markHealthy(run.endpoint);
@@ -228,7 +268,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
   }
 
   /** Asks the worker to run a failed run again; false when it would not (the failure then stands). */
-  private async retried(run: AcceptedRun, status: RemoteStatus, signal?: AbortSignal): Promise<boolean> {
+  private async retried(run: RemoteRun, status: RemoteStatus, signal?: AbortSignal): Promise<boolean> {
     try {
       await this.api.retry(run.endpoint, run.id, signal);
       this.logger.warn(`run ${run.id} on ${run.endpoint} failed (${status.errorCode ?? 'no code'}: ${shorten(status.error ?? '')}); retried there`);
@@ -240,7 +280,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     }
   }
 
-  private async cancelQuietly(run: AcceptedRun): Promise<void> {
+  private async cancelQuietly(run: RemoteRun): Promise<void> {
     await this.api.cancel(run.endpoint, run.id).catch((error: Error) => this.logger.warn(`worker ${run.endpoint} cancel of ${run.id}: ${error.message}`));
   }
 }
