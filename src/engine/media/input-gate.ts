@@ -45,11 +45,30 @@ export class InputTooLarge extends EngineError {
 
 const refuse = (message: string) => new EngineError('input_invalid', message);
 
+/**
+ * The bytes a fetch must read before it can tell a video (or an image) from anything else: the
+ * gate's own sniff and its description of what the bytes are instead.
+ */
+export const HEAD_BYTES = 4096;
+
+const notAVideo = (head: Uint8Array): string => `the file is ${describeContent(head)}, not ${ACCEPTED_VIDEOS}`;
+const notAnImage = (head: Uint8Array): string => `the background image is ${describeContent(head)}, not ${ACCEPTED_IMAGES}`;
+
+/** Pure: why a video whose file begins with `head` is refused by its bytes alone (the gate's words), or null. */
+export function videoHeadRefusal(head: Uint8Array): string | null {
+  return sniffVideoType(head) ? null : notAVideo(head);
+}
+
+/** Pure: why a background image whose file begins with `head` is refused by its bytes alone (the gate's words), or null. */
+export function imageHeadRefusal(head: Uint8Array): string | null {
+  return sniffImageType(head) ? null : notAnImage(head);
+}
+
 /** Sniff, polyglot check, pinned ffprobe and size limits: a video ffmpeg may open with `pin`. */
 export async function admitVideo(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedVideo> {
-  const head = await readHead(path, 4096);
+  const head = await readHead(path, HEAD_BYTES);
   const type = sniffVideoType(head);
-  if (!type) throw refuse(`the file is ${describeContent(head)}, not ${ACCEPTED_VIDEOS}`);
+  if (!type) throw refuse(notAVideo(head));
   if (await endsWithZipArchive(path)) throw refuse(`the file is ${TYPE_LABELS[type]} and a ZIP archive at once (a polyglot); such files are refused`);
   const pin = pinFor(type, decoderPixelCap(limits.maxVideoPixels));
   const oversized = ({ width, height }: { width: number; height: number }) =>
@@ -84,7 +103,7 @@ export async function probe(path: string, limits: MediaLimits = DEFAULT_MEDIA_LI
 export async function admitImage(path: string, limits: MediaLimits = DEFAULT_MEDIA_LIMITS, signal?: AbortSignal): Promise<AdmittedImage> {
   const head = await readHead(path, IMAGE_HEAD_BYTES);
   const type = sniffImageType(head);
-  if (!type) throw refuse(`the background image is ${describeContent(head)}, not ${ACCEPTED_IMAGES}`);
+  if (!type) throw refuse(notAnImage(head));
   if (await endsWithZipArchive(path)) throw refuse(`the background image is ${TYPE_LABELS[type]} and a ZIP archive at once (a polyglot); such files are refused`);
   const size = imageDimensions(type, head);
   if (!size) throw refuse(`the background image's size could not be read from its header (${TYPE_LABELS[type]})`);

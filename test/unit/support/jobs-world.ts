@@ -30,6 +30,10 @@ export class TenSecondProbe extends VideoProbe {
   async probe(): Promise<{ durationSeconds: number; width: number; height: number }> {
     return { durationSeconds: 10, width: 640, height: 360 };
   }
+  readonly headBytes = 1;
+  refusalOfHead(): null {
+    return null;
+  }
   async probeImage(): Promise<{ width: number; height: number }> {
     return { width: 640, height: 360 };
   }

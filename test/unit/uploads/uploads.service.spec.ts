@@ -15,6 +15,10 @@ class ScriptedProbe extends VideoProbe {
     if (this.answer instanceof Error) throw this.answer;
     return this.answer;
   }
+  readonly headBytes = 1;
+  refusalOfHead(): null {
+    return null;
+  }
   async probeImage(): Promise<MediaRefusal> {
     return { refused: 'unsupported', reason: 'no images in this test' };
   }

@@ -20,6 +20,8 @@ import { overLengthLimit } from '../domain/job-cost';
 import { decidesFromWholeClip } from '../domain/pro-prompt';
 import { ChunkedJobHandler } from './chunked-job.handler';
 import { watchWhileProcessing } from './job-watch';
+import { peek } from '../../../common/streams/peek';
+import { PassThrough } from 'node:stream';
 
 const PROGRESS_WRITE_INTERVAL_MS = 500;
 
@@ -237,12 +239,23 @@ export class ProcessJobHandler {
     return key;
   }
 
-  /** `url` into storage at `key`, whole within INPUT_FETCH_TIMEOUT_SECONDS; `signal` (the job canceled, the worker stopping) stops it */
-  private async download(url: string, key: string, what: string, signal?: AbortSignal): Promise<string> {
+  /**
+   * `url` into storage at `key`, whole within INPUT_FETCH_TIMEOUT_SECONDS; `signal` (the job canceled,
+   * the worker stopping) stops it. Bytes that cannot be what is asked for are refused as the gate
+   * would refuse them, from their first few KB: the whole body was fetched first (up to the upload
+   * limit, for as long as the fetch was allowed) to be refused for its first bytes.
+   */
+  private async download(url: string, key: string, what: 'video' | 'background image', signal?: AbortSignal): Promise<string> {
     try {
       const deadlineMs = this.config.env.INPUT_FETCH_TIMEOUT_SECONDS * 1000;
       const { body } = await this.outbound.fetchStream(url, { maxBytes: this.config.maxUploadBytes, timeoutMs: 30_000, deadlineMs, signal });
-      await this.storage.put(key, body);
+      const { head, replay } = await peek(body, this.probe.headBytes, new PassThrough());
+      const refusal = this.probe.refusalOfHead(head, what === 'video' ? 'video' : 'image');
+      if (refusal) {
+        body.destroy();
+        throw new InputFailure('input_invalid', `The ${what} was refused: ${refusal}`);
+      }
+      await this.storage.put(key, replay);
       return key;
     } catch (error) {
       if (error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed) {

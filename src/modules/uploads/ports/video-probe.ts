@@ -24,4 +24,8 @@ export abstract class VideoProbe {
   abstract probe(localPath: string): Promise<ProbedVideo | MediaRefusal>;
   /** an accepted, decodable background image within the limit; otherwise the refusal */
   abstract probeImage(localPath: string): Promise<{ width: number; height: number } | MediaRefusal>;
+  /** how many first bytes of a file `refusalOfHead` reads */
+  abstract readonly headBytes: number;
+  /** why a video (or background image) whose file begins with `head` is refused by those bytes alone, in the words of `probe`; null when they may be one */
+  abstract refusalOfHead(head: Uint8Array, kind: 'video' | 'image'): string | null;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
-import { admitImage, InputTooLarge, probe } from '../../../../engine/media/input-gate';
+import { admitImage, HEAD_BYTES, imageHeadRefusal, InputTooLarge, probe, videoHeadRefusal } from '../../../../engine/media/input-gate';
 import { EngineError } from '../../../../engine/types';
 import { MediaRefusal, ProbedVideo, VideoProbe } from '../../ports/video-probe';
 
@@ -27,6 +27,12 @@ export class EngineVideoProbe extends VideoProbe {
     } catch (error) {
       return refusalOf(error);
     }
+  }
+
+  readonly headBytes = HEAD_BYTES;
+
+  refusalOfHead(head: Uint8Array, kind: 'video' | 'image'): string | null {
+    return kind === 'video' ? videoHeadRefusal(head) : imageHeadRefusal(head);
   }
 }
 

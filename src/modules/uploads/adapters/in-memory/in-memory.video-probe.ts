@@ -29,4 +29,11 @@ export class InMemoryVideoProbe extends VideoProbe {
   async probeImage(localPath: string): Promise<{ width: number; height: number } | MediaRefusal> {
     return this.images.get(digestOf(await readFile(localPath))) ?? { refused: 'unsupported', reason: 'not an image this probe knows' };
   }
+
+  /** files are known by all their bytes: any head may begin one, and the probe refuses the rest */
+  readonly headBytes = 1;
+
+  refusalOfHead(): string | null {
+    return null;
+  }
 }
