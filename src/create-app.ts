@@ -13,6 +13,7 @@ import { DomainError } from './common/errors/domain-error';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { errorEnvelope } from './common/http/error-envelope';
 import { withErrorResponses } from './common/http/openapi-errors';
+import { withAnswerSchemas } from './common/http/openapi-schemas';
 import { accessLogMiddleware } from './common/logging/access-log.middleware';
 import { createLogger } from './common/logging/pino-logger';
 import { PinoNestLogger } from './common/logging/pino-nest-logger';
@@ -38,7 +39,7 @@ export function buildOpenApi(app: INestApplication) {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'apiKey')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-Token' }, 'adminToken')
     .build();
-  return withErrorResponses(SwaggerModule.createDocument(app, document));
+  return withAnswerSchemas(withErrorResponses(SwaggerModule.createDocument(app, document)));
 }
 
 /**

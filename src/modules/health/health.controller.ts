@@ -1,3 +1,4 @@
+import { Answers } from '../../common/http/openapi-schemas';
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
@@ -15,6 +16,7 @@ export class HealthController {
   ) {}
 
   @Get()
+  @Answers('Health')
   @ApiOperation({ summary: '200 healthy when every check is ok, else 503 degraded (public)' })
   async status(@Res({ passthrough: true }) res: Response) {
     const checks = await this.health.checks();
@@ -24,6 +26,7 @@ export class HealthController {
   }
 
   @Get('live')
+  @Answers('Liveness')
   @ApiOperation({ summary: 'The process is up' })
   live() {
     return { status: 'ok' };

@@ -1,3 +1,4 @@
+import { Answers } from '../../common/http/openapi-schemas';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
@@ -9,6 +10,7 @@ export class PricingController {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   @Get()
+  @Answers('Pricing')
   @ApiOperation({ summary: 'Credits per minute of video for each model, and the credit packages (public)' })
   pricing(): Pricing & { success: true } {
     return {

@@ -1,3 +1,4 @@
+import { Answers } from '../../../../common/http/openapi-schemas';
 import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
@@ -22,6 +23,7 @@ export class AdminController {
   ) {}
 
   @Get('config')
+  @Answers('AdminConfig')
   @ApiOperation({ summary: 'The running configuration, without secrets' })
   configuration() {
     const env = this.config.env;
@@ -43,12 +45,14 @@ export class AdminController {
   }
 
   @Get('keys')
+  @Answers('AdminKeys')
   @ApiOperation({ summary: 'Every API key (fingerprints only)' })
   async list() {
     return { success: true, items: (await this.keys.list()).map(keyView) };
   }
 
   @Post('keys')
+  @Answers('AdminKeyCreated')
   @HttpCode(200)
   @ApiOperation({ summary: 'Issue a key; the only time its plaintext is shown' })
   async create(@Body() dto: CreateKeyDto) {
@@ -57,18 +61,21 @@ export class AdminController {
   }
 
   @Post('keys/disable')
+  @Answers('AdminKey')
   @HttpCode(200)
   async disable(@Body() dto: KeyFingerprintDto) {
     return { success: true, ...keyView(await this.keys.setEnabled(dto.key_fingerprint, false)) };
   }
 
   @Post('keys/enable')
+  @Answers('AdminKey')
   @HttpCode(200)
   async enable(@Body() dto: KeyFingerprintDto) {
     return { success: true, ...keyView(await this.keys.setEnabled(dto.key_fingerprint, true)) };
   }
 
   @Post('keys/credits')
+  @Answers('AdminKey')
   @HttpCode(200)
   @ApiOperation({ summary: 'Grant credits (negative deducts, never below zero)' })
   async credits(@Body() dto: GrantCreditsDto) {

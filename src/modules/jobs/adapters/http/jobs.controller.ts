@@ -1,3 +1,4 @@
+import { Answers } from '../../../../common/http/openapi-schemas';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -38,6 +39,7 @@ export class JobsController {
   ) {}
 
   @Post('v1/jobs')
+  @Answers('JobSubmission')
   @HttpCode(200)
   @Idempotent()
   @CountsAsJobStart(startsUnlessDraft)
@@ -56,6 +58,7 @@ export class JobsController {
   }
 
   @Post('v1/jobs/:id/start')
+  @Answers('JobSubmission')
   @HttpCode(200)
   @Idempotent()
   @CountsAsJobStart()
@@ -66,6 +69,7 @@ export class JobsController {
   }
 
   @Post('v1/jobs/:id/cancel')
+  @Answers('JobSubmission')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a pending or processing job: it ends failed with error_code canceled and its credits are released' })
   async cancel(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string) {
@@ -73,12 +77,14 @@ export class JobsController {
   }
 
   @Get('v1/jobs/:id')
+  @Answers('JobStatus')
   @ApiOperation({ summary: 'A job of the calling key' })
   async get(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string): Promise<{ success: true } & JobView> {
     return this.presenter.status(await this.jobs.get(key.id, id));
   }
 
   @Get('v1/jobs')
+  @Answers('JobsPage')
   @ApiOperation({ summary: "The calling key's jobs, newest first" })
   async list(@CurrentKey() key: AuthenticatedKey, @Query() query: ListJobsQueryDto) {
     const limit = integerParam(query.limit, 'limit', { min: 1, max: 100, default: 20 });

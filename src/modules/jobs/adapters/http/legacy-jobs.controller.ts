@@ -1,3 +1,4 @@
+import { Answers } from '../../../../common/http/openapi-schemas';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -24,6 +25,7 @@ export class LegacyJobsController {
   ) {}
 
   @Post('process')
+  @Answers('JobSubmission')
   @HttpCode(200)
   @CountsAsJobStart()
   @UseGuards(ApiKeyGuard)
@@ -35,6 +37,7 @@ export class LegacyJobsController {
   }
 
   @Get('download/:id')
+  @Answers('LegacyDownload')
   @ApiOperation({ summary: "A completed job's download URL (X-Api-Key required unless keyless download is enabled)" })
   async download(@Param('id') id: string, @Req() req: Request) {
     const job = await this.findForDownload(id, req);

@@ -1,3 +1,4 @@
+import { Answers, AnswersFile } from '../../../../common/http/openapi-schemas';
 import { Controller, Get, HttpCode, Param, Post, Res, UploadedFile, UseGuards, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -9,6 +10,7 @@ import { Idempotent } from '../../../../common/http/route-markers';
 import { UploadsService, UploadView } from '../../application/uploads.service';
 import { UploadedVideoFile } from './video-upload.storage-engine';
 import { sendStream } from '../../../../common/http/send-stream';
+import { SUPPORTED_VIDEO_TYPES } from '../../../../engine/media/sniff';
 
 const uploadBody = {
   schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'mp4, mov, webm or avi; 500 MB at most' } } },
@@ -25,6 +27,7 @@ export class UploadsController {
   ) {}
 
   @Post('v1/uploads')
+  @Answers('Upload')
   @HttpCode(200)
   @Idempotent()
   @ApiOperation({ summary: 'Upload a video (multipart field `file`); returns a video_url to create jobs with' })
@@ -36,6 +39,7 @@ export class UploadsController {
   }
 
   @Post('api/upload')
+  @Answers('Upload')
   @HttpCode(200)
   @ApiOperation({ summary: 'Legacy alias of POST /v1/uploads' })
   @ApiConsumes('multipart/form-data')
@@ -46,6 +50,7 @@ export class UploadsController {
   }
 
   @Get('v1/uploads/:id')
+  @AnswersFile(SUPPORTED_VIDEO_TYPES, "the uploaded file's bytes, with the type its bytes were recognised as")
   @ApiOperation({ summary: "The uploaded video's bytes (to its owner); this URL is also accepted as a job's video_url" })
   async download(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Res() res: Response): Promise<void> {
     const upload = await this.uploads.findOwned(id, key.id);

@@ -1,3 +1,4 @@
+import { Answers } from '../../../../common/http/openapi-schemas';
 import type { UsageEvents, UsageSummary } from '../../../../contract/api-types';
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -20,6 +21,7 @@ export class UsageController {
   ) {}
 
   @Get('summary')
+  @Answers('UsageSummary')
   @ApiOperation({ summary: 'Totals and one row per UTC day (zeros included) of the last `days` days' })
   @ApiQuery({ name: 'days', required: false, schema: { type: 'integer', minimum: 1, maximum: 90, default: 7 } })
   async summary(@CurrentKey() key: AuthenticatedKey, @Query('days') daysParam?: string): Promise<UsageSummary & { success: true }> {
@@ -31,6 +33,7 @@ export class UsageController {
   }
 
   @Get('events')
+  @Answers('UsageEvents')
   @ApiOperation({ summary: 'Recent API calls of this key, newest first' })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   async events(@CurrentKey() key: AuthenticatedKey, @Query('limit') limitParam?: string): Promise<UsageEvents & { success: true }> {
