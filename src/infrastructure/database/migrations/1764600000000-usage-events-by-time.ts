@@ -15,7 +15,8 @@ export class UsageEventsByTime1764600000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS usage_events_by_time ON usage_events (created_at)`);
   }
 
+  // not CONCURRENTLY: TypeORM reverts in a transaction whatever `transaction` says, and dropping takes a moment
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS usage_events_by_time`);
+    await queryRunner.query(`DROP INDEX IF EXISTS usage_events_by_time`);
   }
 }
