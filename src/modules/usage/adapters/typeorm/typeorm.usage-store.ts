@@ -63,11 +63,15 @@ export class TypeOrmUsageStore extends UsageStore {
     ];
   }
 
-  /** a batch at a time, so that a first prune of a large table holds no long lock */
+  /**
+   * A batch at a time, so that a first prune of a large table holds no long lock. Oldest first, which
+   * keeps the batch on usage_events_by_time: without an order, statistics gone stale made the planner
+   * scan the whole table for the last, short batch (1.3-1.5 s an hour in every API process at 6M rows).
+   */
   async pruneRequests(before: Date): Promise<number> {
     let pruned = 0;
     for (;;) {
-      const [, deleted] = (await this.db.query(`DELETE FROM usage_events WHERE id IN (SELECT id FROM usage_events WHERE created_at < $1 LIMIT ${PRUNE_BATCH})`, [before])) as [unknown[], number];
+      const [, deleted] = (await this.db.query(`DELETE FROM usage_events WHERE id IN (SELECT id FROM usage_events WHERE created_at < $1 ORDER BY created_at LIMIT ${PRUNE_BATCH})`, [before])) as [unknown[], number];
       pruned += deleted;
       if (deleted < PRUNE_BATCH) return pruned;
     }
