@@ -82,6 +82,20 @@ export function describeJobRepositoryContract(harness: Harness): void {
       expect(page.items.map((job) => job.id)).toEqual([made[2].id, made[1].id]);
       const completed = await harness.jobs().list({ apiKeyId: owner, status: 'completed', limit: 10, offset: 0 });
       expect(completed.items.map((job) => job.id)).toEqual([made[3].id, made[1].id]);
+      expect(completed.total).toBe(2);
+      // every field as a read by id gives it
+      expect(page.items[0]).toEqual(await harness.jobs().findOwned(made[2].id, owner));
+      expect((await harness.jobs().list({ apiKeyId: owner, limit: 10, offset: 4 })).items).toEqual([]);
+    });
+
+    it('lists jobs created in the same instant by id, newest id first, the same on every page', async () => {
+      const owner = await harness.newOwner();
+      const at = new Date();
+      const made = [0, 1, 2].map(() => aJob(owner, { createdAt: at }));
+      for (const job of made) await harness.jobs().insert(job);
+      const byIdDescending = made.map((job) => job.id).sort().reverse();
+      const pages = await Promise.all([0, 1, 2].map((offset) => harness.jobs().list({ apiKeyId: owner, limit: 1, offset })));
+      expect(pages.map((page) => page.items[0].id)).toEqual(byIdDescending);
     });
 
     it('finds pending jobs not yet handed to the queue, oldest start first, until marked dispatched', async () => {

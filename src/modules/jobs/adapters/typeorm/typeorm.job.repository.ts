@@ -86,14 +86,25 @@ export class TypeOrmJobRepository extends JobRepository {
     return record ? toDomain(record) : null;
   }
 
+  /**
+   * The page's ids are found first, on the key's index alone (an index-only scan skips `offset`
+   * entries), and only its rows are read: an offset of 150,000 read and sorted every row before it
+   * (1.1-1.2 s on a key of 200,000 jobs, measured in review). The count runs beside it.
+   */
   async list(query: JobListQuery): Promise<JobPage> {
-    const [records, total] = await this.records.findAndCount({
-      where: { apiKeyId: query.apiKeyId, ...(query.status ? { status: query.status } : {}) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: query.limit,
-      skip: query.offset,
-    });
-    return { items: records.map(toDomain), total };
+    const filter = query.status ? `api_key_id = $1 AND status = $2` : `api_key_id = $1`;
+    const filterValues = query.status ? [query.apiKeyId, query.status] : [query.apiKeyId];
+    const table = this.records.metadata.tableName;
+    const [rows, [{ total }]] = await Promise.all([
+      this.records.query(
+        `SELECT job.* FROM "${table}" job
+           JOIN (SELECT id, created_at FROM "${table}" WHERE ${filter} ORDER BY created_at DESC, id DESC LIMIT $${filterValues.length + 1} OFFSET $${filterValues.length + 2}) page ON page.id = job.id
+          ORDER BY page.created_at DESC, page.id DESC`,
+        [...filterValues, query.limit, query.offset],
+      ) as Promise<Array<Record<string, unknown>>>,
+      this.records.query(`SELECT count(*)::int AS total FROM "${table}" WHERE ${filter}`, filterValues) as Promise<Array<{ total: number }>>,
+    ]);
+    return { items: rows.map((row) => toDomain(this.hydrated(row))), total };
   }
 
   /** one statement: the row as it now stands comes back with the update (RETURNING), not read again */

@@ -4,8 +4,13 @@ import { DataSource } from 'typeorm';
 import { TERMINAL_STATUSES } from '../../../../contract/job-status';
 import { ExpiredFile, JobFiles, RetentionStore } from '../../ports/retention-store';
 
-/** a job reads an upload by its URL, which ends in /v1/uploads/{id} (UploadsService.videoUrlOf) */
-const NOT_READ_BY_A_JOB = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status IN ('pending', 'processing') AND RIGHT(j.video_url, LENGTH(u.id) + 12) = '/v1/uploads/' || u.id)`;
+/**
+ * A job reads an upload by its URL, which ends in /v1/uploads/{id} (UploadsService.videoUrlOf). The
+ * upload's id is taken from the job's URL alone, by the expression of the index jobs_reading_upload
+ * (migration IndexesAtScale1764800000000), so each upload's check is one index lookup: comparing an
+ * expression of both tables read the whole of a jobs index for every upload.
+ */
+const NOT_READ_BY_A_JOB = `NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status IN ('pending', 'processing') AND substring(j.video_url from '/v1/uploads/(vid_[0-9A-Za-z]{26})$') = u.id)`;
 
 /** The retention queries on Postgres: uploads by created_at, outputs by their job's completed_at. */
 @Injectable()
