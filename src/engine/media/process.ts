@@ -55,6 +55,8 @@ export class MediaProcess {
   private killed = false;
   private readonly stdoutPipe: PassThrough | undefined;
   private readonly inputPipes: LateWritable[];
+  /** the child's pipes as the spawner handed them over, closed by kill() */
+  private readonly sockets = new Set<Socket>();
   /** the spawner that started the child, which kills it too */
   private readonly launcher = spawner();
   private readonly id: number;
@@ -88,6 +90,9 @@ export class MediaProcess {
         },
         pipe: (fd, socket) => {
           socket.on('error', () => undefined);
+          if (this.killed) return void socket.destroy();
+          this.sockets.add(socket);
+          socket.once('close', () => this.sockets.delete(socket));
           if (fd === 1) this.readStdout(socket);
           else if (fd === 2) this.collectStderr(socket, outputsRead);
           else this.inputPipes[fd - 3]?.attach(socket);
@@ -118,10 +123,19 @@ export class MediaProcess {
     }
   }
 
+  /**
+   * Kills the child and closes its pipes here. A stdout nobody read any more (its reader paused with
+   * frames buffered, then given up on a cancel or an encoder's failure) never saw its end: each such
+   * kill kept a socket, the kernel's unread bytes and the buffered frames in the engine process for
+   * good (about 2 MB a kill at 640x360, measured in review). Stdout ends with an error, which wakes a
+   * reader still waiting on it.
+   */
   kill(): void {
     if (this.killed) return;
     this.killed = true;
     this.launcher.kill(this.id);
+    for (const socket of this.sockets) socket.destroy();
+    this.stdoutPipe?.destroy(new MediaProcessError(this.binary.split('/').pop() ?? this.binary, null, null, 'killed'));
   }
 
   get pid(): number | undefined {

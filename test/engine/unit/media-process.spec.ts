@@ -1,11 +1,20 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { parentOf } from '../../../bench/engine/process-tree';
 import { MediaProcess, MediaProcessError, runToCompletion } from '../../../src/engine/media/process';
 import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
+import { FrameReader } from '../../../src/engine/pipeline/frame-reader';
+
+function readlinkSafe(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}
 
 const SH = '/bin/sh';
 
@@ -110,5 +119,19 @@ describe('MediaProcess', () => {
     const spawnerPid = parentOf(sleep)!;
     host.kill('SIGKILL');
     expect(await until(() => !isRunning(sleep) && !isRunning(spawnerPid), 5000)).toBe(true);
+  });
+  it('a kill while its stdout is paused (the reader full, then given up) closes the pipe here: the socket, its unread bytes and the buffered frames were kept for good, and `exited` never settled', async () => {
+    const openSockets = (): number => readdirSync('/proc/self/fd').filter((fd) => readlinkSafe(`/proc/self/fd/${fd}`).startsWith('socket:')).length;
+    const before = openSockets();
+    for (let run = 0; run < 10; run++) {
+      const child = new MediaProcess(SH, ['-c', 'cat /dev/zero'], { readStdout: true });
+      const frames = new FrameReader(child.stdout, 64 * 1024, 3);
+      expect(await frames.next()).toHaveLength(64 * 1024);
+      await until(() => child.stdout.isPaused(), 2000);
+      child.kill();
+      await expect(child.exited).rejects.toBeInstanceOf(MediaProcessError);
+      await expect(frames.next()).rejects.toThrow(/killed/);
+    }
+    expect(await until(() => openSockets() <= before, 2000)).toBe(true);
   });
 });
