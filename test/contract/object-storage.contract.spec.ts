@@ -21,6 +21,8 @@ interface Harness {
   localFileIsCopy: boolean;
   /** What a write cut short by a killed process leaves at `key`, where the adapter leaves anything (local disk's `.partial` file). */
   plantInterruptedWrite?(key: string): void;
+  /** Whether a folder of that key prefix exists, where the adapter has folders (local disk). */
+  folderExists?(prefix: string): boolean;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ async function localDisk(): Promise<Harness> {
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, 'half');
     },
+    folderExists: (prefix) => existsSync(path.join(root, prefix)),
     close: () => t.close(),
   };
 }
@@ -216,6 +219,31 @@ describe.each([
       expect(await storage.removeInterruptedWrites(`${folder()}/`, new Date(Date.now() + 60_000))).toBe(0);
       expect(await storage.removeInterruptedWrites(`${mine}/`, new Date(Date.now() + 60_000))).toBe(h.plantInterruptedWrite ? 1 : 0);
       expect(await storage.stat(whole)).toEqual({ key: whole, size: 100 });
+    });
+  });
+
+  describe('folders (where the adapter has any)', () => {
+    const folder = () => `chunks/folders_${randomBytes(4).toString('hex')}`;
+
+    it("deleting a folder's last object removes the folders it leaves empty, up to the top-level one", async () => {
+      const mine = folder();
+      const [first, second] = [await stored(randomBytes(10), `${mine}/a/0.webm`), await stored(randomBytes(10), `${mine}/a/1.webm`)];
+      await storage.delete(first);
+      expect(h.folderExists?.(`${mine}/a`) ?? true).toBe(true);
+      await storage.delete(second);
+      expect(h.folderExists?.(`${mine}/a`) ?? false).toBe(false);
+      expect(h.folderExists?.(mine) ?? false).toBe(false);
+      expect(h.folderExists?.('chunks') ?? true).toBe(true);
+    });
+
+    it('removeInterruptedWrites also removes the empty folders under its prefix that are older than its cutoff', async () => {
+      const mine = folder();
+      const kept = await stored(randomBytes(10), `${mine}/kept/0.webm`);
+      h.plantInterruptedWrite?.(`${mine}/cut/0.webm`);
+      expect(await storage.removeInterruptedWrites(`${mine}/`, new Date(Date.now() + 60_000))).toBe(h.plantInterruptedWrite ? 1 : 0);
+      expect(h.folderExists?.(`${mine}/cut`) ?? false).toBe(false);
+      expect(h.folderExists?.(`${mine}/kept`) ?? true).toBe(true);
+      expect(await storage.stat(kept)).toEqual({ key: kept, size: 10 });
     });
   });
 

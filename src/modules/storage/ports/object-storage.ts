@@ -55,7 +55,8 @@ export abstract class ObjectStorage {
    * Removes what writes under `prefix` cut short (a process killed mid-write) left behind, begun
    * before `before`: local disk's `.partial` files. S3 keeps no partial object (an unfinished
    * multipart upload's parts are removed by the bucket's lifecycle rule, docs/configuration.md), nor
-   * does memory. Answers how many went.
+   * does memory. Answers how many went. Empty folders under `prefix` unchanged since `before` go
+   * too, where there are folders (local disk).
    */
   abstract removeInterruptedWrites(prefix: string, before: Date): Promise<number>;
   /** A local file holding the object for the duration of `use` (the path itself for local disk; a temporary copy, removed afterwards, for S3). */

@@ -76,12 +76,26 @@ export class LocalDiskObjectStorage extends ObjectStorage {
 
   async delete(key: string): Promise<void> {
     await fs.rm(this.pathOf(key), { force: true });
+    await this.removeEmptyFoldersAbove(key);
+  }
+
+  /**
+   * The folders of a deleted object, deepest first, while they are empty; its top-level folder
+   * (chunks/, outputs/...) stays. A long job's chunks/{job}/ folder was left empty for good: 50,000 of
+   * them took 199 MB and 3 s of every hourly sweep (measured in review).
+   */
+  private async removeEmptyFoldersAbove(key: string): Promise<void> {
+    for (let folder = path.posix.dirname(key); folder.includes('/'); folder = path.posix.dirname(folder)) {
+      // refused while anything is in it (ENOTEMPTY), which ends the climb
+      if (!(await fs.rmdir(path.join(this.root, folder)).then(() => true, () => false))) return;
+    }
   }
 
   async *list(prefix: string): AsyncIterable<ListedObject> {
     for await (const file of this.files(prefix)) if (!file.key.endsWith(PARTIAL_SUFFIX)) yield file;
   }
 
+  /** the `.partial` files written before `before`, then the empty folders under `prefix` left since then */
   async removeInterruptedWrites(prefix: string, before: Date): Promise<number> {
     let removed = 0;
     for await (const file of this.files(prefix)) {
@@ -89,7 +103,20 @@ export class LocalDiskObjectStorage extends ObjectStorage {
       await fs.rm(path.join(this.root, file.key), { force: true });
       removed += 1;
     }
+    if (prefix.endsWith('/')) await this.removeEmptyFoldersUnder(prefix.slice(0, -1), before);
     return removed;
+  }
+
+  /** the folders under `folder`, deepest first, that are empty and unchanged since `before` (those earlier versions left) */
+  private async removeEmptyFoldersUnder(folder: string, before: Date): Promise<void> {
+    const entries = await fs.readdir(path.join(this.root, folder), { withFileTypes: true }).catch(whenMissing(() => []));
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const child = path.join(this.root, folder, entry.name);
+      await this.removeEmptyFoldersUnder(`${folder}/${entry.name}`, before);
+      const info = await fs.stat(child).catch(whenMissing(() => null));
+      if (info && info.mtime < before) await fs.rmdir(child).catch(() => undefined);
+    }
   }
 
   /** every file under the root whose key starts with `prefix`, walked a directory at a time */
