@@ -4,6 +4,7 @@ import { TypeOrmJobRepository } from '../../src/modules/jobs/adapters/typeorm/ty
 import { JobRecord } from '../../src/modules/jobs/adapters/typeorm/job.record';
 import { TypeOrmRetentionStore } from '../../src/modules/retention/adapters/typeorm/typeorm.retention-store';
 import { TypeOrmUsageStore } from '../../src/modules/usage/adapters/typeorm/typeorm.usage-store';
+import { TypeOrmWebhookOutbox } from '../../src/modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /** every statement the data source runs, with its parameters */
@@ -83,6 +84,11 @@ describe('the hot queries use their indexes (Postgres)', () => {
 
   it("the usage summary's sums read the ledger's charges and the job events from their indexes", async () => {
     expect(await indexesRead(() => new TypeOrmUsageStore(db).dailyCounters(owner, new Date(0)))).toEqual(expect.arrayContaining(['credit_ledger_charges_by_key', 'job_events_counts_by_key']));
+  });
+
+  it('the hourly prunes take their oldest rows from the indexes by age', async () => {
+    expect(await indexesRead(() => new TypeOrmUsageStore(db).pruneRequests(new Date(0)))).toContain('usage_events_by_time');
+    expect(await indexesRead(() => new TypeOrmWebhookOutbox(db.manager).pruneFinished(new Date(0)))).toContain('webhook_deliveries_finished');
   });
 
   it.each([

@@ -46,5 +46,19 @@ export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOw
       expect(await outbox().find(id)).toMatchObject({ status: 'sent', attempts: 2 });
       expect((await outbox().due(new Date(next.getTime() + 1), 1000)).map((delivery) => delivery.id)).not.toContain(id);
     });
+
+    it('pruneFinished removes the deliveries sent or failed before its cutoff, never a pending one', async () => {
+      const owner = await newOwner();
+      const [sent, failed, retried, pending] = [await add(owner), await add(owner), await add(owner), await add(owner)];
+      await outbox().recordAttempt(sent.id, { statusCode: 200, error: null, outcome: 'sent', nextAttemptAt: null });
+      await outbox().recordAttempt(failed.id, { statusCode: 410, error: 'HTTP 410', outcome: 'failed', nextAttemptAt: null });
+      await outbox().recordAttempt(retried.id, { statusCode: 500, error: 'HTTP 500', outcome: 'retry', nextAttemptAt: later() });
+      const ids = [sent, failed, retried, pending].map((delivery) => delivery.id);
+      const left = async () => (await Promise.all(ids.map((id) => outbox().find(id)))).filter((delivery) => delivery !== null).map((delivery) => delivery.id);
+      await outbox().pruneFinished(new Date(Date.now() - 60_000));
+      expect(await left()).toEqual(ids);
+      expect(await outbox().pruneFinished(later())).toBeGreaterThanOrEqual(2);
+      expect(await left()).toEqual([retried.id, pending.id]);
+    });
   });
 }

@@ -5,6 +5,7 @@ import { AuthModule } from '../auth/auth.module';
 import { BullMqWebhookDeliveryQueue } from './adapters/bullmq/bullmq.webhook-delivery-queue';
 import { TypeOrmWebhookOutbox } from './adapters/typeorm/typeorm.webhook-outbox';
 import { WebhookAnnouncer } from './application/webhook-announcer';
+import { WebhookDeliveryPruner } from './application/webhook-delivery-pruner';
 import { WebhookAnnouncements, WebhookDeliveryQueue } from './ports/webhook-announcements';
 import { WebhookOutbox } from './ports/webhook-outbox';
 
@@ -16,6 +17,7 @@ import { WebhookOutbox } from './ports/webhook-outbox';
     { provide: WebhookDeliveryQueue, useClass: BullMqWebhookDeliveryQueue },
     // The outbox outside any transaction (the deliverer reads and records attempts one statement at a time).
     { provide: WebhookOutbox, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => new TypeOrmWebhookOutbox(dataSource.manager) },
+    WebhookDeliveryPruner,
   ],
   exports: [WebhookAnnouncements, WebhookDeliveryQueue, WebhookOutbox],
 })

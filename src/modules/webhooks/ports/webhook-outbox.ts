@@ -22,4 +22,6 @@ export abstract class WebhookOutbox {
   abstract recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void>;
   /** whether `url` answered an attempt of another of this job's deliveries with 410 Gone (the receiver asked to be left alone) */
   abstract goneFor(jobId: string, url: string): Promise<boolean>;
+  /** Removes the deliveries sent or failed before `before` (pending ones stay); answers how many went. */
+  abstract pruneFinished(before: Date): Promise<number>;
 }

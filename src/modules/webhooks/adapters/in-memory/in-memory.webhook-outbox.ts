@@ -9,6 +9,8 @@ import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
  */
 export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottable {
   private deliveries = new Map<string, WebhookDelivery>();
+  /** when each delivery was sent or failed */
+  private readonly finishedAt = new Map<string, Date>();
   readonly attempts: Array<{ id: string; statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry' }> = [];
 
   constructor(private readonly now: () => Date = () => new Date()) {
@@ -43,6 +45,15 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
       .slice(0, limit);
   }
 
+  async pruneFinished(before: Date): Promise<number> {
+    const finished = [...this.finishedAt].filter(([, at]) => at < before).map(([id]) => id);
+    for (const id of finished) {
+      this.deliveries.delete(id);
+      this.finishedAt.delete(id);
+    }
+    return finished.length;
+  }
+
   async goneFor(jobId: string, url: string): Promise<boolean> {
     return this.attempts.some((attempt) => attempt.statusCode === 410 && this.deliveries.get(attempt.id)?.jobId === jobId && this.deliveries.get(attempt.id)?.url === url);
   }
@@ -54,6 +65,7 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
     delivery.attempts += 1;
     delivery.status = result.outcome === 'retry' ? 'pending' : result.outcome;
     if (result.nextAttemptAt) delivery.nextAttemptAt = result.nextAttemptAt;
+    if (delivery.status !== 'pending') this.finishedAt.set(id, this.now());
   }
 }
 

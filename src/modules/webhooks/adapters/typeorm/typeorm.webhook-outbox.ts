@@ -2,6 +2,9 @@ import { EntityManager } from 'typeorm';
 import { WebhookEventName } from '../../../../contract/webhook-events';
 import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
 
+/** deliveries deleted by one statement of pruneFinished */
+const PRUNE_BATCH = 5_000;
+
 interface DeliveryRow {
   id: string;
   api_key_id: string;
@@ -54,6 +57,19 @@ export class TypeOrmWebhookOutbox extends WebhookOutbox {
   async goneFor(jobId: string, url: string): Promise<boolean> {
     const rows: unknown[] = await this.manager.query(`SELECT 1 FROM webhook_deliveries WHERE job_id = $1 AND url = $2 AND last_status_code = 410 LIMIT 1`, [jobId, url]);
     return rows.length > 0;
+  }
+
+  /** a batch at a time, oldest first on the index of finished deliveries, so that a first prune of a large table holds no long lock */
+  async pruneFinished(before: Date): Promise<number> {
+    let pruned = 0;
+    for (;;) {
+      const [, deleted] = (await this.manager.query(
+        `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT ${PRUNE_BATCH})`,
+        [before],
+      )) as [unknown[], number];
+      pruned += deleted;
+      if (deleted < PRUNE_BATCH) return pruned;
+    }
   }
 
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
