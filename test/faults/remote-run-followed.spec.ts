@@ -38,11 +38,8 @@ describe('a remote run outlives the worker process that followed it', () => {
     await database.drop();
   });
 
-  it.each([
-    ['kill -9', 'SIGKILL'],
-    ['SIGTERM past its grace', 'SIGTERM'],
-  ] as const)('%s of the worker process mid-run: the next worker process follows the same run, which is neither canceled nor run twice', async (_label, signal) => {
-    const cluster = new Cluster({
+  const deployment = () =>
+    new Cluster({
       DATABASE_URL: database.url,
       REDIS_URL: 'redis://127.0.0.1:6379',
       QUEUE_NAMESPACE: `followed_${Math.random().toString(36).slice(2, 10)}`,
@@ -52,6 +49,12 @@ describe('a remote run outlives the worker process that followed it', () => {
       WORKER_POLL_INTERVAL_MS: '200',
       WORKER_SHUTDOWN_GRACE_MS: '500',
     });
+
+  it.each([
+    ['kill -9', 'SIGKILL'],
+    ['SIGTERM past its grace', 'SIGTERM'],
+  ] as const)('%s of the worker process mid-run: the next worker process follows the same run, which is neither canceled nor run twice', async (_label, signal) => {
+    const cluster = deployment();
     try {
       const api = await cluster.start('api');
       const first = await cluster.start('worker');
@@ -69,6 +72,27 @@ describe('a remote run outlives the worker process that followed it', () => {
         cancels: 0,
       });
       expect(await rememberedRuns(database.url)).toBe(0);
+    } catch (error) {
+      throw withProcessOutput(error, cluster.processes);
+    } finally {
+      await cluster.stopAll();
+    }
+  }, 180_000);
+  it('a job canceled while handed over, when no process follows its run: the worker process that takes it next cancels the run on the remote worker', async () => {
+    const cluster = deployment();
+    try {
+      const api = await cluster.start('api');
+      const first = await cluster.start('worker');
+      const key = await createKey(api, 1000);
+      const id = await createJob(api, key, { video_url: await uploadClip(api, key), model: 'light', preview_duration: 1 });
+      await eventually(async () => (remote.to('GET /status').length > 0 ? true : undefined), 60_000, 50);
+      await first.stop('SIGTERM');
+      const canceled = await fetch(`${api.url}/v1/jobs/${id}/cancel`, { method: 'POST', headers: { 'X-Api-Key': key } });
+      expect(canceled.status).toBe(200);
+      await cluster.start('worker');
+      await eventually(async () => (remote.to('POST /cancel').length > 0 ? true : undefined), 60_000, 100);
+      expect({ runs: remote.to('POST /run').length, cancels: remote.to('POST /cancel').map((request) => request.path.split('/').at(-1)) }).toEqual({ runs: 1, cancels: [...remote.jobs.keys()] });
+      await eventually(async () => ((await rememberedRuns(database.url)) === 0 ? true : undefined), 10_000, 100);
     } catch (error) {
       throw withProcessOutput(error, cluster.processes);
     } finally {

@@ -267,7 +267,7 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
       expect(job).toMatchObject({ status: 'failed', error_code: code, error: message, billing_status: 'refunded', credits_charged: null });
     });
 
-    describe("a run an earlier attempt at the job remembered (its process died), which cannot be followed", () => {
+    describe('a run an earlier attempt at the job remembered (its process died)', () => {
       const registry = (): RemoteRunRegistry => api.t.app.get(RemoteRunRegistry);
       const minutes = (n: number) => new Date(Date.now() + n * 60_000);
       let elsewhere: FakeRunpodServer;
@@ -282,7 +282,7 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
         ['that its worker no longer knows', () => ({ endpoint: worker.url, deadline: minutes(10) }), { statusPolls: 1, cancels: 0 }],
         ['past its deadline', () => ({ endpoint: worker.url, deadline: minutes(-1) }), { statusPolls: 0, cancels: 1 }],
         ['on a worker no longer in WORKER_URLS (never called)', () => ({ endpoint: elsewhere.url, deadline: minutes(10) }), { statusPolls: 0, cancels: 0 }],
-      ])('%s: the job is submitted anew, completes, and the run is forgotten', async (_case, earlier, calls) => {
+      ])('%s: not followed; the job is submitted anew, completes, and the run is forgotten', async (_case, earlier, calls) => {
         const draft = await api.t.http.post('/v1/jobs').set('X-Api-Key', api.key).send({ video_url: api.videoUrl, model: 'light', output_format: 'webm', preview_duration: 1, auto_start: false });
         expect(draft.status).toBe(200);
         const taskKey = storageKeys.output(draft.body.id, 'webm');
@@ -292,6 +292,17 @@ describe('remote workers: faults (fake RunPod-protocol servers over loopback HTT
         expect(job.status).toBe('completed');
         expect({ runs: worker.to('POST /run').length, statusPolls: worker.to('GET /status/earlier-run').length, cancels: worker.to('POST /cancel/earlier-run').length }).toEqual({ runs: 1, ...calls });
         expect(elsewhere.requests).toEqual([]);
+        expect(await registry().find(taskKey)).toBeNull();
+      });
+
+      it('on a worker that does not answer now: followed with its grace, not submitted anew to race it once it is back (here it comes back without the run)', async () => {
+        const draft = await api.t.http.post('/v1/jobs').set('X-Api-Key', api.key).send({ video_url: api.videoUrl, model: 'light', output_format: 'webm', preview_duration: 1, auto_start: false });
+        const taskKey = storageKeys.output(draft.body.id, 'webm');
+        await registry().remember(taskKey, { id: 'earlier-run', endpoint: worker.url, deadline: minutes(10) }, new Date());
+        worker.answerNext('GET /status', { status: 503 }, 3);
+        expect((await api.t.http.post(`/v1/jobs/${draft.body.id}/start`).set('X-Api-Key', api.key).send({})).status).toBe(200);
+        expect(await api.waitForEnd(draft.body.id)).toMatchObject({ status: 'failed', error_code: 'worker_failed', error: 'The remote worker lost the job' });
+        expect({ runs: worker.to('POST /run').length, cancels: worker.to('POST /cancel').length }).toEqual({ runs: 0, cancels: 0 });
         expect(await registry().find(taskKey)).toBeNull();
       });
     });

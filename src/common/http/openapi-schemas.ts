@@ -23,7 +23,8 @@ const number: Schema = { type: 'number' };
 const boolean: Schema = { type: 'boolean' };
 const dateTime: Schema = { type: 'string', format: 'date-time' };
 const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
-const integerMap: Schema = { type: 'object', additionalProperties: { type: 'integer' } };
+/** a model's price: CREDITS_PER_MINUTE_* may be fractional */
+const numberMap: Schema = { type: 'object', additionalProperties: { type: 'number' } };
 const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
 
 const rgb: Schema = { type: 'array', items: number, minItems: 3, maxItems: 3, description: 'red, green, blue' };
@@ -89,9 +90,9 @@ const ANSWERS = {
     items: arrayOf(object({ id: integer, created_at: dateTime, method: string, path: string, status_code: integer, job_id: nullable(string), credits: integer, duration_ms: number })),
   }),
   Pricing: withSuccess({
-    model_pricing_credits_per_minute: integerMap,
+    model_pricing_credits_per_minute: numberMap,
     price_per_second_cents: number,
-    packages: arrayOf(object({ name: string, credits: integer, price_cents: integer, currency: string })),
+    packages: arrayOf(object({ name: string, credits: number, price_cents: number, currency: string })),
   }),
   Models: withSuccess({
     models: arrayOf({
@@ -100,7 +101,7 @@ const ANSWERS = {
       properties: {
         name: { type: 'string', enum: [...MODELS] },
         description: string,
-        credits_per_minute: integer,
+        credits_per_minute: number,
         vocabulary: { ...arrayOf(object({ subject: string, synonyms: arrayOf(string) })), description: 'pro: the subjects text_prompt may name' },
         prompt_attributes: { type: 'object', description: 'pro: the words that describe a subject (colours, garments, positions, sizes, counts)' },
       },
@@ -118,7 +119,7 @@ const ANSWERS = {
     max_video_seconds: number,
     signed_url_ttl_seconds: integer,
     allow_keyless_download: boolean,
-    model_pricing_credits_per_minute: integerMap,
+    model_pricing_credits_per_minute: numberMap,
   }),
   AdminKeys: withSuccess({ items: arrayOf(object(KEY_PROPERTIES)) }),
   AdminKey: withSuccess(KEY_PROPERTIES),

@@ -5,6 +5,7 @@ import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-m
 import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
 import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
 import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
+import { eventually } from '../../support/test-app';
 
 const KEY = 'key_a';
 const VIDEO = 'https://videos.example.com/clip.mp4';
@@ -18,7 +19,7 @@ function processing(env: Record<string, string> = {}) {
   const handler = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), gateway, world.storage, world.uploads, world.outbound, chunked, world.config);
   world.outbound.serve(VIDEO, 'the bytes of a video');
   const queued = (request = {}) => world.service.create({ apiKeyId: KEY, videoUrl: VIDEO, request: { model: 'light', ...request }, autoStart: true });
-  return { ...world, gateway, flows, handler, queued };
+  return { ...world, gateway, flows, chunked, handler, queued };
 }
 
 describe('ProcessJobHandler on in-memory adapters', () => {
@@ -139,6 +140,35 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     world.gateway.succeedWith(4);
     await world.handler.handle(job.id);
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('a job handed over at shutdown keeps its fetched input, which its next attempt reads without fetching it again (a remote run left going may still read it)', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    const fetches = jest.spyOn(world.outbound, 'fetchStream');
+    world.gateway.hold();
+    const first = world.handler.handle(job.id);
+    await eventually(async () => (world.gateway.tasks.length === 1 ? true : undefined));
+    world.handler.beginShutdown(0);
+    await expect(first).rejects.toThrow(/handed back/);
+    expect(await world.storage.stat(`inputs/${job.id}`)).not.toBeNull();
+    world.gateway.succeedWith(4);
+    const next = new ProcessJobHandler(world.jobs, world.lifecycle, new TenSecondProbe(), world.gateway, world.storage, world.uploads, world.outbound, world.chunked, world.config);
+    await next.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
+    expect(fetches).toHaveBeenCalledTimes(1);
+    expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
+  });
+
+  it('a job canceled while it was handed over gives up what its earlier attempt left running (a remote run)', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    await world.service.cancel(KEY, job.id);
+    const givenUp = jest.spyOn(world.gateway, 'giveUp');
+    await world.handler.handle(job.id);
+    expect(givenUp).toHaveBeenCalledWith({ jobId: job.id, outputKey: `outputs/${job.id}.webm` });
   });
 
   it('a job already ended is left alone', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, promises as fs, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { LocalDiskObjectStorage } from '../../../src/modules/storage/adapters/local/local-disk.object-storage';
@@ -43,4 +43,29 @@ describe('LocalDiskObjectStorage: missing objects against failing reads', () => 
     expect(Buffer.concat(chunks).equals(older)).toBe(true);
     expect(readdirSync(path.join(dir, 'outputs'))).toEqual(['job_a.webm']);
   });
+  it("a write whose folder a delete of the folder's last object removes before its file is created still lands (the folder is made again)", async () => {
+    const store = storeAt(dir);
+    await store.putFile('chunks/job_a/0.webm', await bytesAt('zero.bin', 10));
+    const open = fs.open.bind(fs);
+    let raced = false;
+    const opens = jest.spyOn(fs, 'open').mockImplementation(async (...args: Parameters<typeof fs.open>) => {
+      if (!raced && String(args[0]).includes('1.webm')) {
+        raced = true;
+        await store.delete('chunks/job_a/0.webm');
+      }
+      return open(...args);
+    });
+    try {
+      await store.putFile('chunks/job_a/1.webm', await bytesAt('one.bin', 20));
+    } finally {
+      opens.mockRestore();
+    }
+    expect(raced).toBe(true);
+    expect(await store.stat('chunks/job_a/1.webm')).toEqual({ key: 'chunks/job_a/1.webm', size: 20 });
+  });
+
+  const bytesAt = async (name: string, size: number): Promise<string> => {
+    writeFileSync(path.join(dir, name), Buffer.alloc(size, 7));
+    return path.join(dir, name);
+  };
 });

@@ -71,7 +71,11 @@ export class ChunkedJobHandler {
   /** Runs one chunk; null when the job had ended (nothing to do). Throws for the queue to retry it. */
   async runChunk(task: ChunkTask): Promise<ChunkOutcome | null> {
     const job = await this.jobs.findById(task.jobId);
-    if (!job || job.status !== 'processing') return null;
+    if (!job || job.status !== 'processing') {
+      // canceled while the chunk was handed over: a run an earlier attempt left going is stopped
+      if (job) await this.gateway.giveUp({ jobId: job.id, outputKey: task.chunkKey });
+      return null;
+    }
     const stop = new AbortController();
     const watcher = watchWhileProcessing(this.jobs, job.id, stop);
     this.running.add(stop);

@@ -69,7 +69,9 @@ export class ProcessJobHandler {
 
   async handle(jobId: string, signal?: AbortSignal): Promise<void> {
     const job = await this.jobs.findById(jobId);
-    if (!job || isTerminal(job.status)) return;
+    if (!job) return;
+    // canceled while it was handed over: a run an earlier attempt left going is stopped
+    if (isTerminal(job.status)) return this.gateway.giveUp({ jobId: job.id, outputKey: outputKeyOf(job) });
     const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
     let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
@@ -138,7 +140,8 @@ export class ProcessJobHandler {
       const outcome = await this.gateway.process(task, reportProgress, signal);
       return { outputKey, durationSeconds: outcome.durationSeconds, frames: outcome.frames, notes: outcome.notes };
     } finally {
-      for (const fetched of [inputKey, backgroundImageKey]) if (fetched?.startsWith('inputs/')) await this.storage.delete(fetched);
+      // handed over, the inputs stay for the job's next attempt, and for a remote run left going that may not have read them yet
+      if (!(signal?.reason instanceof HandingOver)) for (const fetched of [inputKey, backgroundImageKey]) if (fetched?.startsWith('inputs/')) await this.storage.delete(fetched);
     }
   }
 
@@ -224,13 +227,18 @@ export class ProcessJobHandler {
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
       return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
     }
-    return { inputKey: await this.download(job.videoUrl, fetchedInputKeys(job.id).video, 'video', signal) };
+    return { inputKey: await this.fetched(job.videoUrl, fetchedInputKeys(job.id).video, 'video', signal) };
+  }
+
+  /** `url` at `key`: fetched, unless an attempt handed over kept it there whole (written whole or not at all) */
+  private async fetched(url: string, key: string, what: 'video' | 'background image', signal?: AbortSignal): Promise<string> {
+    return (await this.storage.stat(key)) ? key : this.download(url, key, what, signal);
   }
 
   private async fetchBackgroundImage(job: Job, signal?: AbortSignal): Promise<string | null> {
     const { background } = settingsToRun(job);
     if (background.type !== 'image') return null;
-    const key = await this.download(background.image_url, fetchedInputKeys(job.id).backgroundImage, 'background image', signal);
+    const key = await this.fetched(background.image_url, fetchedInputKeys(job.id).backgroundImage, 'background image', signal);
     const image = await this.storage.withLocalFile(key, (path) => this.probe.probeImage(path));
     if (isRefusal(image)) {
       await this.storage.delete(key);

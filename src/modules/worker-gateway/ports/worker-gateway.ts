@@ -48,4 +48,6 @@ export abstract class WorkerGateway {
   abstract process(task: WorkerTask, onProgress: (percent: number) => void, signal?: AbortSignal): Promise<WorkerOutcome>;
   /** 'ok' when configured and healthy, else a reason. */
   abstract check(): Promise<string>;
+  /** The task will not run (its job ended): stops what an earlier attempt left running for it elsewhere, if anything. */
+  async giveUp(_task: Pick<WorkerTask, 'jobId' | 'outputKey'>): Promise<void> {}
 }

@@ -1,4 +1,5 @@
-import { createWriteStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -25,13 +26,14 @@ export class LocalDiskObjectStorage extends ObjectStorage {
   }
 
   async put(key: string, body: Readable): Promise<StoredObject> {
-    return this.writeWhole(key, (partial) => pipeline(body, createWriteStream(partial, { flags: 'wx' })));
+    return this.writeWhole(key, (partial) => pipeline(body, partial.handle.createWriteStream()));
   }
 
   async putFile(key: string, localPath: string): Promise<StoredObject> {
     const target = this.pathOf(key);
     if (path.resolve(localPath) === target) return { key, size: (await fs.stat(target)).size };
-    return this.writeWhole(key, (partial) => fs.copyFile(localPath, partial, fs.constants.COPYFILE_EXCL));
+    // the kernel's copy onto the file just created (copy_file_range), not a stream through this process
+    return this.writeWhole(key, (partial) => fs.copyFile(localPath, partial.path));
   }
 
   /**
@@ -39,18 +41,36 @@ export class LocalDiskObjectStorage extends ObjectStorage {
    * the whole new one. Copied straight onto its name, a process killed mid-copy left a truncated
    * file that was served, and a job run twice rewrote an output while it was being downloaded.
    */
-  private async writeWhole(key: string, write: (partial: string) => Promise<unknown>): Promise<StoredObject> {
+  private async writeWhole(key: string, write: (partial: { path: string; handle: FileHandle }) => Promise<unknown>): Promise<StoredObject> {
     const target = this.pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const partial = `${target}.${randomBase62(8)}${PARTIAL_SUFFIX}`;
+    const { partial, handle } = await this.createPartial(target);
     try {
-      await write(partial);
+      await write({ path: partial, handle });
       await fs.rename(partial, target);
     } catch (error) {
       await fs.rm(partial, { force: true });
       throw error;
+    } finally {
+      await handle.close().catch(() => undefined);
     }
     return { key, size: (await fs.stat(target)).size };
+  }
+
+  /**
+   * The object's `.partial` file, created in its folder. A delete of the folder's last object (or
+   * the sweep) may remove the folder between its mkdir and the file's creation: it is made again.
+   * Once the file exists the folder is not empty, and stays.
+   */
+  private async createPartial(target: string): Promise<{ partial: string; handle: FileHandle }> {
+    for (let attempt = 1; ; attempt++) {
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      const partial = `${target}.${randomBase62(8)}${PARTIAL_SUFFIX}`;
+      try {
+        return { partial, handle: await fs.open(partial, 'wx') };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw error;
+      }
+    }
   }
 
   /**

@@ -110,23 +110,45 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
 
   /**
    * The run an earlier attempt at this task left on a worker, when it is still queued, running or
-   * done there (and its endpoint is still one of WORKER_URLS). Otherwise the task is submitted anew,
-   * and a run past its deadline or on a worker that does not answer is canceled, as far as it can be.
+   * done there, or its worker does not answer now (following it gives the worker its
+   * WORKER_UNREACHABLE_GRACE_SECONDS, as for any run: a second run raced the first once it was back).
+   * A run past its deadline is canceled, and the task is submitted anew, as it is when the earlier run
+   * failed, its worker no longer knows it, or its endpoint is no longer one of WORKER_URLS.
    */
   private async earlierRun(task: WorkerTask, signal?: AbortSignal): Promise<RemoteRun | null> {
+    const earlier = await this.remembered(task);
+    if (!earlier) return null;
+    if (earlier.deadline.getTime() <= Date.now()) {
+      await this.cancelQuietly(earlier);
+      return null;
+    }
+    const status = await this.poll(earlier, signal);
+    if (status === null || (status !== 'gone' && FOLLOWABLE.includes(status.status))) {
+      this.logger.log(`job ${task.jobId} follows its earlier run ${earlier.id} on ${earlier.endpoint} (${status === null ? 'its worker does not answer now' : status.status})`);
+      return earlier;
+    }
+    return null;
+  }
+
+  /** the run remembered for the task, on an endpoint still configured */
+  private async remembered(task: WorkerTask): Promise<RemoteRun | null> {
     const earlier = await this.runs.find(task.outputKey).catch((error: Error) => {
       this.logger.warn(`earlier runs of job ${task.jobId} could not be looked up: ${error.message}`);
       return null;
     });
-    if (!earlier || !this.endpoints.urls.includes(earlier.endpoint)) return null;
-    const status = earlier.deadline.getTime() > Date.now() ? await this.poll(earlier, signal) : null;
-    if (status !== null && status !== 'gone' && FOLLOWABLE.includes(status.status)) {
-      this.logger.log(`job ${task.jobId} follows its earlier run ${earlier.id} on ${earlier.endpoint} (${status.status})`);
-      return earlier;
-    }
-    // one that ended, or that its worker no longer knows, has nothing left to cancel
-    if (status === null) await this.cancelQuietly(earlier);
-    return null;
+    return earlier && this.endpoints.urls.includes(earlier.endpoint) ? earlier : null;
+  }
+
+  /**
+   * A task that will not run (its job ended while no process followed its run: canceled while
+   * handed over): the run an earlier attempt left going is canceled on its worker and forgotten.
+   */
+  override async giveUp(task: Pick<WorkerTask, 'jobId' | 'outputKey'>): Promise<void> {
+    const earlier = await this.runs.find(task.outputKey).catch(() => null);
+    if (!earlier) return;
+    if (this.endpoints.urls.includes(earlier.endpoint)) await this.cancelQuietly(earlier);
+    await this.runs.forget(task.outputKey, earlier.id).catch((error: Error) => this.logger.warn(`run ${earlier.id} of job ${task.jobId} not forgotten: ${error.message}`));
+    this.logger.log(`job ${task.jobId} ended while handed over: its run ${earlier.id} was canceled`);
   }
 
   /**
