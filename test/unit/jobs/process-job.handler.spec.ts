@@ -6,6 +6,7 @@ import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memor
 import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
 import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
 import { eventually } from '../../support/test-app';
+import { InMemoryUnitOfWork } from '../../../src/common/in-memory.unit-of-work';
 
 const KEY = 'key_a';
 const VIDEO = 'https://videos.example.com/clip.mp4';
@@ -169,6 +170,32 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     const givenUp = jest.spyOn(world.gateway, 'giveUp');
     await world.handler.handle(job.id);
     expect(givenUp).toHaveBeenCalledWith({ jobId: job.id, outputKey: `outputs/${job.id}.webm` });
+  });
+
+  it("signs the output's URL for the completion's webhook before the completion's transaction, which holds the key's ledger (signing may go over the network)", async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    let open = 0;
+    const signings: Array<'outside' | 'inside a transaction'> = [];
+    const sign = world.storage.signedDownloadUrl.bind(world.storage);
+    jest.spyOn(world.storage, 'signedDownloadUrl').mockImplementation((...args) => (signings.push(open > 0 ? 'inside a transaction' : 'outside'), sign(...args)));
+    const run = InMemoryUnitOfWork.prototype.run;
+    const transactions = jest.spyOn(InMemoryUnitOfWork.prototype, 'run').mockImplementation(async function (this: InMemoryUnitOfWork, ...args: Parameters<typeof run>) {
+      open += 1;
+      try {
+        return await run.apply(this, args);
+      } finally {
+        open -= 1;
+      }
+    });
+    try {
+      await world.handler.handle(job.id);
+    } finally {
+      transactions.mockRestore();
+    }
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
+    expect(signings).toEqual(['outside']);
   });
 
   it('a job already ended is left alone', async () => {

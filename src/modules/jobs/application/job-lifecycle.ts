@@ -179,13 +179,20 @@ export class JobLifecycle {
     }
   }
 
+  /**
+   * The output's URL (for the webhook's body) is signed before the transaction: signing with S3
+   * credentials that need a refresh (an instance role, no static keys) goes over the network, and the
+   * transaction holds the key's ledger from its settle on.
+   */
   private async completeProcessing(job: Job, outcome: CompletedWork): Promise<void> {
+    const completion = JobTransitions.complete(job, outcome, this.clock.now());
+    const outputUrl = await this.presenter.outputUrl({ ...job, ...completion });
     const deliveries = await this.unitOfWork.run(async (tx) => {
       const charged = job.reservedCredits === null ? 0 : await tx.get(CreditLedger).settle(job.apiKeyId, job.id, this.costOf({ ...job.settings, previewDuration: null }, outcome.durationSeconds));
-      const changes = { ...JobTransitions.complete(job, outcome, this.clock.now()), billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };
+      const changes = { ...completion, billingStatus: job.reservedCredits === null ? job.billingStatus : ('charged' as const), chargedCredits: charged };
       const moved = await this.move(tx, job, 'processing', changes);
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'completed', seconds: outcome.durationSeconds, credits: charged });
-      return this.announce(tx, moved, 'job.completed');
+      return this.announce(tx, moved, 'job.completed', outputUrl);
     });
     this.metrics.observeJob(job.settings.model, 'completed', this.secondsSinceStart(job), outcome.frames);
     await this.relay.enqueue(deliveries);
@@ -234,7 +241,7 @@ export class JobLifecycle {
     return moved;
   }
 
-  private async announce(tx: TransactionScope, job: Job, event: WebhookEventName): Promise<Deliveries> {
-    return this.announcer.announce(tx, { apiKeyId: job.apiKeyId, jobId: job.id, webhookUrl: job.webhookUrl, event, data: await this.presenter.present(job) });
+  private async announce(tx: TransactionScope, job: Job, event: WebhookEventName, signedOutputUrl?: string | null): Promise<Deliveries> {
+    return this.announcer.announce(tx, { apiKeyId: job.apiKeyId, jobId: job.id, webhookUrl: job.webhookUrl, event, data: await this.presenter.present(job, signedOutputUrl) });
   }
 }

@@ -22,13 +22,14 @@ export class JobPresenter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async present(job: Job): Promise<JobView> {
+  /** `signedOutputUrl`: the output's URL signed already (before a transaction, which signing must not hold) */
+  async present(job: Job, signedOutputUrl?: string | null): Promise<JobView> {
     return {
       id: job.id,
       job_id: job.id,
       status: job.status,
       progress: job.progress,
-      output_url: await this.outputUrl(job),
+      output_url: signedOutputUrl !== undefined ? signedOutputUrl : await this.outputUrl(job),
       output_format: job.settings.outputFormat,
       error: job.error,
       error_code: job.errorCode,
