@@ -14,7 +14,7 @@ export class UsageDaily1764500000000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE usage_daily (
-        api_key_id uuid NOT NULL REFERENCES api_keys(id),
+        api_key_id uuid NOT NULL,
         day date NOT NULL,
         requests bigint NOT NULL,
         PRIMARY KEY (api_key_id, day)
@@ -30,6 +30,9 @@ export class UsageDaily1764500000000 implements MigrationInterface {
       END $$`);
     await queryRunner.query(`CREATE TRIGGER usage_daily_count AFTER INSERT ON usage_events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION usage_daily_count()`);
     await queryRunner.query(`INSERT INTO usage_daily (api_key_id, day, requests) SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM usage_events GROUP BY 1, 2`);
+    // last, after the count: the key lock on api_keys it takes lasts until the commit, and held from
+    // the table's creation it kept every credit operation (each moves api_keys.credits) waiting for the count
+    await queryRunner.query(`ALTER TABLE usage_daily ADD CONSTRAINT usage_daily_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id)`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
