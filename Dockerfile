@@ -1,0 +1,20 @@
+# Backdrop's image: one image for the API and the workers (ROLE=api|worker|all), as
+# deploy/kubernetes/backdrop.yaml runs it. Built as docker-compose.yml's setup builds the tree:
+# `npm ci` on a glibc Node 20 (onnxruntime-node ships glibc binaries only: not Alpine), then
+# `npm run build`. Build and tag: docker build -t backdrop:1.0.0 .
+FROM node:20-bookworm
+
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci && npm cache clean --force
+COPY . .
+RUN npm run build \
+  && mkdir -p /data \
+  && chown node:node /data
+
+# The embedded database, local storage and the converted models live under DATA_DIR: mount a volume
+# there. Postgres refuses to run as root, so the image runs as the unprivileged `node` user.
+ENV DATA_DIR=/data
+USER node
+EXPOSE 3000
+CMD ["node", "dist/src/main.js"]
