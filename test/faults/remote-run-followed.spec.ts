@@ -50,17 +50,23 @@ describe('a remote run outlives the worker process that followed it', () => {
       WORKER_SHUTDOWN_GRACE_MS: '500',
     });
 
+  /** an API, a worker process, and a job whose remote run that worker follows */
+  async function runFollowed(cluster: Cluster) {
+    const api = await cluster.start('api');
+    const first = await cluster.start('worker');
+    const key = await createKey(api, 1000);
+    const id = await createJob(api, key, { video_url: await uploadClip(api, key), model: 'light', preview_duration: 1 });
+    await eventually(async () => (remote.to('GET /status').length > 0 ? true : undefined), 60_000, 50);
+    return { api, first, key, id };
+  }
+
   it.each([
     ['kill -9', 'SIGKILL'],
     ['SIGTERM past its grace', 'SIGTERM'],
   ] as const)('%s of the worker process mid-run: the next worker process follows the same run, which is neither canceled nor run twice', async (_label, signal) => {
     const cluster = deployment();
     try {
-      const api = await cluster.start('api');
-      const first = await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const id = await createJob(api, key, { video_url: await uploadClip(api, key), model: 'light', preview_duration: 1 });
-      await eventually(async () => (remote.to('GET /status').length > 0 ? true : undefined), 60_000, 50);
+      const { first, id } = await runFollowed(cluster);
       await cluster.start('worker');
       if (signal === 'SIGKILL') killHard(first);
       else await first.stop('SIGTERM');
@@ -78,14 +84,11 @@ describe('a remote run outlives the worker process that followed it', () => {
       await cluster.stopAll();
     }
   }, 180_000);
+
   it('a job canceled while handed over, when no process follows its run: the worker process that takes it next cancels the run on the remote worker', async () => {
     const cluster = deployment();
     try {
-      const api = await cluster.start('api');
-      const first = await cluster.start('worker');
-      const key = await createKey(api, 1000);
-      const id = await createJob(api, key, { video_url: await uploadClip(api, key), model: 'light', preview_duration: 1 });
-      await eventually(async () => (remote.to('GET /status').length > 0 ? true : undefined), 60_000, 50);
+      const { api, first, key, id } = await runFollowed(cluster);
       await first.stop('SIGTERM');
       const canceled = await fetch(`${api.url}/v1/jobs/${id}/cancel`, { method: 'POST', headers: { 'X-Api-Key': key } });
       expect(canceled.status).toBe(200);
