@@ -47,8 +47,8 @@ const FOLLOWABLE: readonly string[] = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED'];
  * /retry, WORKER_RUN_RETRIES times). A worker that stops answering is given WORKER_UNREACHABLE_GRACE_SECONDS
  * to come back (a worker server with a durable queue keeps its jobs across a restart). Each run is
  * remembered by task (RemoteRunRegistry) until it ends: the task's next attempt, after its process
- * died or was shut down, follows that run while it is queued, running or done, and submits anew only
- * when it is not (the earlier run is then canceled).
+ * died or was shut down, follows that run while it is queued, running or done (or its worker is away
+ * for a moment), and submits anew only when it is not; a job that ended meanwhile has it canceled.
  */
 export class RemoteHttpWorkerGateway extends WorkerGateway {
   private readonly logger = new Logger(RemoteHttpWorkerGateway.name);
