@@ -33,17 +33,24 @@ describe.each([
     await database?.drop();
   });
 
-  /** A worker whose first run of each message ends with `firstRun`, the next ones succeed. */
-  const work = (firstRun: () => Error) => {
+  /** A worker whose first runs of each message end with what `failRun` gives (undefined: the run succeeds). */
+  const work = (failRun: (run: number) => Error | undefined, outage = { patienceMs: 60_000, retryDelayMs: 100 }) => {
     const runs = new Map<string, number>();
     worker = new Worker(
       'hand-back',
       (message: QueueJob, token?: string) =>
-        handingBack(message, token, async () => {
-          runs.set(String(message.id), (runs.get(String(message.id)) ?? 0) + 1);
-          if (runs.get(String(message.id)) === 1) throw firstRun();
-          return 'done';
-        }),
+        handingBack(
+          message,
+          token,
+          async () => {
+            const run = (runs.get(String(message.id)) ?? 0) + 1;
+            runs.set(String(message.id), run);
+            const failure = failRun(run);
+            if (failure) throw failure;
+            return 'done';
+          },
+          outage,
+        ),
       { ...queue.opts, concurrency: 1 } as never,
     );
     worker.on('failed', (message) => failures.push(String(message?.id)));
@@ -55,7 +62,7 @@ describe.each([
   }, 20_000, 50);
 
   it('runs again and completes with its one attempt; a failure still spends it', async () => {
-    const runs = work(() => (runs.size === 1 ? new HandedBack('the worker is shutting down') : new Error('engine crashed')));
+    const runs = work((run) => (run > 1 ? undefined : runs.size === 1 ? new HandedBack('the worker is shutting down') : new Error('engine crashed')));
     await queue.add('chunk', {}, { jobId: 'handed-back', attempts: 1 });
     expect(await settled('handed-back')).toBe('completed');
     expect(runs.get('handed-back')).toBe(2);
@@ -65,5 +72,18 @@ describe.each([
     expect(runs.get('crashed')).toBe(1);
     // the worker's 'failed' event follows the state it stored: a poll can see the state first
     expect(await eventually(async () => (failures.length ? failures : undefined), 5_000, 20)).toEqual(['crashed']);
+  });
+  it('a database or storage that cannot be reached sends the message back without spending its attempt, until the outage outlasts its patience', async () => {
+    await worker?.close();
+    const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const runs = work((run) => (run <= 3 ? refused() : undefined));
+    await queue.add('chunk', {}, { jobId: 'outage', attempts: 1 });
+    expect(await settled('outage')).toBe('completed');
+    expect(runs.get('outage')).toBe(4);
+    await worker?.close();
+    const forever = work(() => refused(), { patienceMs: 300, retryDelayMs: 100 });
+    await queue.add('chunk', {}, { jobId: 'outage-past-patience', attempts: 1 });
+    expect(await settled('outage-past-patience')).toBe('failed');
+    expect(forever.get('outage-past-patience')).toBeGreaterThan(1);
   });
 });

@@ -6,6 +6,9 @@ import { TypeOrmRetentionStore } from '../../src/modules/retention/adapters/type
 import { newJobId, newUploadId } from '../../src/common/ids';
 import { migrate } from '../../src/composition/data-source';
 import { eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
+import { getQueueToken } from '@nestjs/bullmq';
+import { Queue } from 'bullmq';
+import { MAINTENANCE_QUEUE } from '../../src/infrastructure/queue/queue-connection';
 
 describe('retention', () => {
   let t: TestApp;
@@ -18,6 +21,12 @@ describe('retention', () => {
   afterAll(async () => {
     await db.destroy();
     await t.close();
+  });
+
+  it("keeps the schedule's run records a hundred deep (five hundred failed): one an interval piled up for good", async () => {
+    const maintenance = t.app.get<Queue>(getQueueToken(MAINTENANCE_QUEUE));
+    const scheduler = await maintenance.getJobScheduler('retention');
+    expect(scheduler?.template?.opts).toMatchObject({ removeOnComplete: { count: 100 }, removeOnFail: { count: 500 } });
   });
 
   it('deletes uploads and outputs past their age on a schedule; their URLs, and a draft of the upload started, then answer 410', async () => {

@@ -1,18 +1,35 @@
 import { DelayedError, Job as QueueJob } from 'bullmq';
+import { isDependencyOutage } from '../../../../common/errors/dependency-outage';
 import { HandedBack } from '../../application/handed-back';
+
+/** how long a message waits out a service it needs (its database, storage) without spending attempts */
+export const OUTAGE_PATIENCE_MS = 30 * 60_000;
+/** how soon a message stopped by such an outage runs again */
+export const OUTAGE_RETRY_DELAY_MS = 10_000;
 
 /**
  * Runs a message's work. Work a shutting-down worker hands back goes back to the queue at once as a
  * delayed message (BullMQ's moveToDelayed skips the attempt count), so a job or chunk caught by
- * deployments does not run out of attempts that are meant for failures. Anything else is thrown
- * as it was: a retry, counted.
+ * deployments does not run out of attempts that are meant for failures. Work stopped because a
+ * service it needs cannot be reached goes back the same way, every OUTAGE_RETRY_DELAY_MS for up to
+ * OUTAGE_PATIENCE_MS from the first such stop: counted, a database failover of a minute or two
+ * failed the whole backlog (5 attempts, 30 s) and every long job (a chunk's 3 attempts, 3 s). Anything
+ * else, and an outage past its patience, is thrown as it was: a retry, counted.
  */
-export async function handingBack<T>(message: QueueJob, token: string | undefined, work: () => Promise<T>): Promise<T> {
+export async function handingBack<T>(message: QueueJob, token: string | undefined, work: () => Promise<T>, outage = { patienceMs: OUTAGE_PATIENCE_MS, retryDelayMs: OUTAGE_RETRY_DELAY_MS }): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof HandedBack) || !token) throw error;
-    await message.moveToDelayed(Date.now(), token);
-    throw new DelayedError(error.message);
+    if (!token) throw error;
+    if (error instanceof HandedBack) {
+      await message.moveToDelayed(Date.now(), token);
+      throw new DelayedError(error.message);
+    }
+    if (!isDependencyOutage(error)) throw error;
+    const outageSince = typeof message.data?.outageSince === 'number' ? (message.data.outageSince as number) : Date.now();
+    if (Date.now() - outageSince >= outage.patienceMs) throw error;
+    await message.updateData({ ...message.data, outageSince });
+    await message.moveToDelayed(Date.now() + outage.retryDelayMs, token);
+    throw new DelayedError(`a service it needs could not be reached (${(error as Error).message}): runs again in ${outage.retryDelayMs / 1000} s`);
   }
 }

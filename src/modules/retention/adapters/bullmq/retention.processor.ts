@@ -18,7 +18,8 @@ export class RetentionProcessor extends WorkerHost implements OnApplicationBoots
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.upsertJobScheduler('retention', { every: this.config.env.RETENTION_INTERVAL_MS }, { name: 'retention' });
+    // the runs' records are kept a hundred deep (failed ones five hundred): they piled up for good, one an interval
+    await this.queue.upsertJobScheduler('retention', { every: this.config.env.RETENTION_INTERVAL_MS }, { name: 'retention', opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 500 } } });
   }
 
   async process(): Promise<RetentionRun> {
