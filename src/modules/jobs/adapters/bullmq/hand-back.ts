@@ -26,9 +26,10 @@ export async function handingBack<T>(message: QueueJob, token: string | undefine
       throw new DelayedError(error.message);
     }
     if (!isDependencyOutage(error)) throw error;
-    const outageSince = typeof message.data?.outageSince === 'number' ? (message.data.outageSince as number) : Date.now();
+    const stored = message.data?.outageSince;
+    const outageSince = typeof stored === 'number' ? stored : Date.now();
     if (Date.now() - outageSince >= outage.patienceMs) throw error;
-    await message.updateData({ ...message.data, outageSince });
+    if (stored !== outageSince) await message.updateData({ ...message.data, outageSince });
     await message.moveToDelayed(Date.now() + outage.retryDelayMs, token);
     throw new DelayedError(`a service it needs could not be reached (${(error as Error).message}): runs again in ${outage.retryDelayMs / 1000} s`);
   }

@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { WebhookEventName } from '../../../../contract/webhook-events';
 import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
+import { deleteInBatches } from '../../../../infrastructure/database/delete-in-batches';
 
 /** deliveries deleted by one statement of pruneFinished */
 const PRUNE_BATCH = 5_000;
@@ -60,16 +61,9 @@ export class TypeOrmWebhookOutbox extends WebhookOutbox {
   }
 
   /** a batch at a time, oldest first on the index of finished deliveries, so that a first prune of a large table holds no long lock */
-  async pruneFinished(before: Date): Promise<number> {
-    let pruned = 0;
-    for (;;) {
-      const [, deleted] = (await this.manager.query(
-        `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT ${PRUNE_BATCH})`,
-        [before],
-      )) as [unknown[], number];
-      pruned += deleted;
-      if (deleted < PRUNE_BATCH) return pruned;
-    }
+  pruneFinished(before: Date): Promise<number> {
+    const oldestFinished = `SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2`;
+    return deleteInBatches((sql, parameters) => this.manager.query(sql, parameters), 'webhook_deliveries', oldestFinished, [before], PRUNE_BATCH);
   }
 
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
