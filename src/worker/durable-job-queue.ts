@@ -73,7 +73,9 @@ export class DurableWorkerJobQueue implements WorkerQueue {
     this.worker = new Worker<RunData, RemoteOutput>(QUEUE_NAME, (job, token) => this.run(job, token), workerOptions);
     this.worker.on('completed', (job) => this.announce(job));
     this.worker.on('failed', (job) => job && this.announce(job));
-    this.worker.on('error', () => undefined); // connection trouble: BullMQ reconnects by itself
+    // connection trouble: BullMQ reconnects by itself (an 'error' event nobody listens to would end the process)
+    this.worker.on('error', () => undefined);
+    this.queue.on('error', () => undefined);
     this.cancelChecker = setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS);
     this.cancelChecker.unref();
   }

@@ -1,0 +1,72 @@
+/**
+ * The standalone worker server (a real process, dist/src/worker/main.js) with its durable queue on a
+ * Redis reached through a TCP proxy that the test cuts: the process stays up, its endpoints answer
+ * 503 at once while the queue is away (the API's gateway treats that as a worker it may try again
+ * or elsewhere), and answer as before once Redis is back.
+ */
+import { ensureBuilt, freshEnv, randomPort, RunningProcess, startProcess } from '../support/processes';
+import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
+import { eventually } from '../support/test-app';
+
+const WORKER_KEY = 'outage-worker-key-0123456789abcdef';
+
+async function call(url: string, path: string, method = 'GET'): Promise<{ status: number; ms: number; body: unknown } | 'no answer'> {
+  const started = Date.now();
+  try {
+    const res = await fetch(`${url}${path}`, { method, headers: { authorization: WORKER_KEY, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined, signal: AbortSignal.timeout(15_000) });
+    return { status: res.status, ms: Date.now() - started, body: await res.json() };
+  } catch {
+    return 'no answer';
+  }
+}
+
+describe('worker server: its Redis away', () => {
+  let proxy: TcpProxy;
+  let server: RunningProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
+    const port = randomPort();
+    url = `http://127.0.0.1:${port}`;
+    server = startProcess(
+      ['dist/src/worker/main.js'],
+      freshEnv({
+        WORKER_API_KEY: WORKER_KEY,
+        WORKER_HOST: '127.0.0.1',
+        WORKER_PORT: String(port),
+        WORKER_REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        WORKER_QUEUE_NAMESPACE: `outage_${Math.random().toString(36).slice(2, 10)}`,
+      }),
+    );
+    await server.waitFor(/listening on .*durable on Redis/, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await proxy?.close();
+  });
+
+  it('stays up and answers 503 with Retry-After at once while Redis is away (it hung until Redis came back), then answers as before', async () => {
+    expect(await call(url, '/health')).toMatchObject({ status: 200 });
+    await proxy.cut();
+    try {
+      for (const [path, method] of [['/health', 'GET'], ['/status/run_missing', 'GET'], ['/cancel/run_missing', 'POST']] as const) {
+        const answer = await call(url, path, method);
+        expect(answer).toMatchObject({ status: 503, body: { error: expect.stringMatching(/queue/) } });
+        expect(answer !== 'no answer' && answer.ms).toBeLessThan(8_000);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000)); // reconnect attempts against a closed port
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      await proxy.restore();
+    }
+    await eventually(async () => {
+      const answer = await call(url, '/health');
+      return answer !== 'no answer' && answer.status === 200 ? true : undefined;
+    }, 30_000);
+    expect(await call(url, '/status/run_missing')).toMatchObject({ status: 404 });
+    expect(server.child.exitCode).toBeNull();
+  }, 90_000);
+});
