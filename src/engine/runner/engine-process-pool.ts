@@ -3,7 +3,8 @@
  * Up to `concurrency` children, each running one job at a time and kept warm afterwards (models
  * load once per child). Cancel: the child is asked to abort (it kills its ffmpeg processes and
  * removes partial output); if it has not answered within `cancelGraceMs`, its whole process group
- * is killed and the pool removes the partial output itself.
+ * is killed and the pool removes the partial output itself. A job whose child dies under it runs
+ * once more on a fresh child (RESTARTS_AFTER_DEATH).
  */
 import { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -33,13 +34,31 @@ interface Job {
   signal?: AbortSignal;
   resolve: (result: EngineResult) => void;
   reject: (error: Error) => void;
+  /** runs on a fresh child left to a job whose child died under it */
+  restartsLeft: number;
+  /** frames reported done so far: a run started again reports nothing until it passes them */
+  framesReported: number;
 }
+
+/** how a run on a child ended */
+type RunEnd = { result: EngineResult } | { error: Error } | { died: string };
 
 interface Worker {
   child: ChildProcess;
   ready: Promise<void>;
   job?: Job;
+  /** ends the run of `job`; set while the child runs it */
+  end?: (end: RunEnd) => void;
+  /** why the child exited, once it has */
+  exited?: string;
 }
+
+/**
+ * A job whose engine child dies under it (the kernel's OOM killer, a crash in a native library) is
+ * run once more on a fresh child: such a death often belongs to the moment (another job's memory)
+ * rather than to the video. A second death fails it.
+ */
+const RESTARTS_AFTER_DEATH = 1;
 
 export class EngineProcessPool {
   private readonly workers = new Set<Worker>();
@@ -56,7 +75,7 @@ export class EngineProcessPool {
     if (this.closed) return Promise.reject(new Error('the engine pool is closed'));
     if (signal?.aborted) return Promise.reject(new EngineError('canceled', 'processing was canceled'));
     return new Promise<EngineResult>((resolve, reject) => {
-      const job: Job = { id: this.nextJobId++, request, onProgress, signal, resolve, reject };
+      const job: Job = { id: this.nextJobId++, request, onProgress, signal, resolve, reject, restartsLeft: RESTARTS_AFTER_DEATH, framesReported: 0 };
       this.queue.push(job);
       signal?.addEventListener('abort', () => this.cancel(job), { once: true });
       this.dispatch();
@@ -102,30 +121,47 @@ export class EngineProcessPool {
   private async start(worker: Worker, job: Job): Promise<void> {
     worker.job = job;
     let workDir: string | undefined;
+    let end: RunEnd;
     try {
-      workDir = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'backdrop-job-'));
+      const runIn = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'backdrop-job-'));
+      workDir = runIn;
       await worker.ready;
       if (job.signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
-      const settled = new Promise<void>((resolve) => {
-        const { resolve: done, reject: failed } = job;
-        job.resolve = (result) => (resolve(), done(result));
-        job.reject = (error) => (resolve(), failed(error));
+      end = await new Promise<RunEnd>((resolve) => {
+        if (worker.exited) return resolve({ died: worker.exited });
+        worker.end = resolve;
+        this.send(worker, { type: 'run', jobId: job.id, request: job.request, workDir: runIn });
       });
-      this.send(worker, { type: 'run', jobId: job.id, request: job.request, workDir });
-      await settled;
     } catch (error) {
-      job.reject(error as Error);
+      end = { error: error as Error };
     } finally {
+      worker.end = undefined;
       if (workDir) await rm(workDir, { recursive: true, force: true });
       if (worker.job === job) worker.job = undefined;
-      if (!this.closed) this.dispatch();
     }
+    if ('died' in end) await removePartialOutputs(job.request.outputPath);
+    this.settle(job, end);
+    if (!this.closed) this.dispatch();
+  }
+
+  private settle(job: Job, end: RunEnd): void {
+    if ('result' in end) return job.resolve(end.result);
+    if ('error' in end) return job.reject(end.error);
+    if (job.signal?.aborted) return job.reject(new EngineError('canceled', 'processing was canceled'));
+    if (job.restartsLeft > 0 && !this.closed) {
+      job.restartsLeft -= 1;
+      this.queue.unshift(job);
+      return;
+    }
+    job.reject(new Error(`engine process died (${end.died}), on a fresh process too`));
   }
 
   private onMessage(worker: Worker, message: ChildMessage): void {
     const job = worker.job;
     if (message.type === 'ready' || !job || message.jobId !== job.id) return;
     if (message.type === 'progress') {
+      if (message.progress.framesDone < job.framesReported) return;
+      job.framesReported = message.progress.framesDone;
       job.onProgress?.(message.progress);
       return;
     }
@@ -133,18 +169,13 @@ export class EngineProcessPool {
     // worker only after removing the work directory, and a close() or the child's exit in between
     // would otherwise take the finished output for a partial one and delete it.
     worker.job = undefined;
-    if (message.type === 'result') job.resolve(message.result);
-    else job.reject(deserializeError(message.error));
+    worker.end?.(message.type === 'result' ? { result: message.result } : { error: deserializeError(message.error) });
   }
 
   private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
     this.workers.delete(worker);
-    const job = worker.job;
-    if (!job) return;
-    void removePartialOutputs(job.request.outputPath).finally(() => {
-      if (job.signal?.aborted) job.reject(new EngineError('canceled', 'processing was canceled'));
-      else job.reject(new Error(`engine process died (${signal ?? `exit ${code}`})`));
-    });
+    worker.exited = signal ?? `exit ${code}`;
+    if (worker.job) worker.end?.({ died: worker.exited });
   }
 
   private cancel(job: Job): void {

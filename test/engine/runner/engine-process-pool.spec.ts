@@ -109,6 +109,40 @@ describe('EngineProcessPool', () => {
     }
   });
 
+  it('runs a job again on a fresh child when its child dies under it (an OOM kill failed the job), reporting progress only forward; a second death fails it', async () => {
+    const solo = new EngineProcessPool({ cacheDir: dir, concurrency: 1, modelModule: pool['options'].modelModule });
+    const killed = new Set<number>();
+    const killRunningChild = (): void => {
+      for (const worker of solo['workers']) {
+        if (worker.job && worker.child.pid && !killed.has(worker.child.pid)) {
+          killed.add(worker.child.pid);
+          process.kill(-worker.child.pid, 'SIGKILL');
+        }
+      }
+    };
+    try {
+      const progress: number[] = [];
+      const survived = await solo.run(request('restarted.webm', { model: 'pro', previewDuration: 1 }), (p) => {
+        progress.push(p.framesDone);
+        if (killed.size === 0 && p.framesDone >= 3) killRunningChild();
+      });
+      expect(killed.size).toBe(1);
+      expect(survived.frames).toBe(25);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      expect(progress.at(-1)).toBe(25);
+      expect(existsSync(join(dir, 'restarted.webm'))).toBe(true);
+
+      const outputPath = join(dir, 'died-twice.webm');
+      const dying = solo.run(request('died-twice.webm', { model: 'pro', previewDuration: 1 }), (p) => p.framesDone >= 1 && killRunningChild());
+      await expect(dying).rejects.toThrow(/engine process died \(SIGKILL\), on a fresh process too/);
+      expect(killed.size).toBe(3);
+      expect(existsSync(outputPath)).toBe(false);
+      await expect(solo.run(request('after-deaths.webm'))).resolves.toMatchObject({ frames: 13 });
+    } finally {
+      await solo.close();
+    }
+  });
+
   it('passes engine errors through with their code', async () => {
     const notVideo = join(dir, 'not-a-video.mp4');
     await writeFile(notVideo, 'hello');
