@@ -6,6 +6,7 @@ import { VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
 import { startInMemoryApp } from '../../support/in-memory-app';
 import { eventually, swap } from '../../support/test-app';
 import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
+import { ChunkTask } from '../../../src/modules/jobs/ports/chunk-dispatcher';
 import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
 import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
 import { HandedBack } from '../../../src/modules/jobs/application/handed-back';
@@ -189,6 +190,20 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     await world.chunked.chunkGaveUp(flow!.chunks[0], new Error('engine crashed'));
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
     expect(world.events.events.filter((event) => event.jobId === job.id && event.kind === 'failed')).toHaveLength(1);
+  });
+
+  it.each([
+    ['as each chunk now names them (their count)', (chunk: ChunkTask): ChunkTask => chunk],
+    ['as a chunk queued before a deploy names them (every key)', (chunk: ChunkTask): ChunkTask => ({ ...chunk, chunksInFlow: undefined as unknown as number, flowChunkKeys: [0, 1, 2].map((index) => chunk.chunkKey.replace(/\/\d+\.webm$/, `/${index}.webm`)) })],
+  ])("a chunk giving up removes every chunk's output of its job, %s; a chunk's message does not list the others' keys", async (_, asQueued) => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    const keys = flow!.join.chunkKeys;
+    for (const key of keys) await world.storage.put(key, Readable.from(Buffer.from('chunk')));
+    expect(JSON.stringify(flow!.chunks[1])).not.toContain(keys[0]);
+    await world.chunked.chunkGaveUp(asQueued(flow!.chunks[1]), new Error('engine crashed'));
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
+    for (const key of keys) expect([key, await world.storage.stat(key)]).toEqual([key, null]);
   });
 
   it('splits an upload by the duration stored when it was uploaded, without probing the file again', async () => {

@@ -62,7 +62,7 @@ export class ChunkedJobHandler {
       chunkKey: chunkKeys[index],
       segment,
       share,
-      flowChunkKeys: chunkKeys,
+      chunksInFlow: chunkKeys.length,
     }));
     await this.dispatcher.dispatch({ jobId: job.id, inputKey, backgroundImageKey, chunkKeys }, chunks);
     this.logger.log(`job ${job.id} split into ${chunks.length} chunks`);
@@ -147,7 +147,7 @@ export class ChunkedJobHandler {
     const message = error instanceof WorkerFailure ? error.message : `Processing failed: chunk ${task.index + 1} kept failing`;
     this.logger.error(`chunk ${task.index} of job ${task.jobId} gave up: ${error.message}`);
     await this.failJob(task.jobId, code, message);
-    await this.cleanUp({ jobId: task.jobId, inputKey: task.inputKey, backgroundImageKey: task.backgroundImageKey, chunkKeys: task.flowChunkKeys });
+    await this.cleanUp({ jobId: task.jobId, inputKey: task.inputKey, backgroundImageKey: task.backgroundImageKey, chunkKeys: flowChunkKeys(task) });
   }
 
   /**
@@ -195,4 +195,11 @@ export class ChunkedJobHandler {
       finish: () => record(share),
     };
   }
+}
+
+/** the keys of every chunk output in `task`'s flow: its own key with each index */
+function flowChunkKeys(task: ChunkTask): string[] {
+  if (task.flowChunkKeys) return task.flowChunkKeys;
+  const extension = task.chunkKey.slice(task.chunkKey.lastIndexOf('.') + 1);
+  return Array.from({ length: task.chunksInFlow }, (_, index) => storageKeys.chunk(task.jobId, index, extension));
 }

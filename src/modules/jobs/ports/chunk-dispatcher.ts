@@ -11,8 +11,13 @@ export interface ChunkTask {
   segment: SegmentRange;
   /** this chunk's share of the job's progress, percent */
   share: number;
-  /** every chunk's key in the flow: the chunk that fails the job removes them all */
-  flowChunkKeys: string[];
+  /**
+   * the chunks in the flow: the chunk that fails the job removes all their outputs, whose keys differ
+   * from `chunkKey` in their index alone (each chunk carried every key: a 40-chunk job kept 40 x 40)
+   */
+  chunksInFlow: number;
+  /** every chunk's key, as messages queued before `chunksInFlow` carry them (a rolling deploy) */
+  flowChunkKeys?: string[];
 }
 
 /** What a chunk hands to the join: null when it found the job ended (canceled or failed) and did nothing. */
