@@ -111,12 +111,14 @@ export function fixedHeaders(middleware: RequestHandler): RequestHandler {
  * Requests Node's HTTP parser refuses before Express sees them (URL or headers over 16 KB, malformed
  * request lines) are answered in the contract's envelope too, instead of Node's bare status line.
  */
-function answerUnparsableRequests(server: Server): void {
+function answerUnparsableRequests(server: Server, accessLog?: Logger): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const requestId = newRequestId();
     const message = status === 431 ? 'The URL or the headers are too large' : status === 408 ? 'The request took too long to arrive' : 'Malformed HTTP request';
+    // the request's line and headers never arrived whole: its id, status and why are all there is to log
+    accessLog?.info({ req_id: requestId, method: null, route: null, path: null, status, refused: error.code ?? 'parse error' }, 'request');
     const body = JSON.stringify(errorEnvelope('invalid_request', message, requestId));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
@@ -296,11 +298,11 @@ function serveFirst(server: Server, handler: RequestHandler): void {
  * Applies everything an HTTP app of Backdrop needs: request ids, the access log (when given a logger),
  * security headers and CORS, body limits, the error envelope, validation, docs.
  */
-export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string, options: { accessLog?: Logger } = {}): void {
+export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string, options: { accessLog?: Logger; secrets?: readonly string[] } = {}): void {
   if (!app.getHttpAdapter().getRouteMatchingOptions?.().caseSensitive) throw new Error('configureHttp: build the app on backdropHttpAdapter()');
   const config = app.get<AppConfig>(APP_CONFIG, { strict: false });
   app.set('trust proxy', config.trustProxy);
-  const accessLog = options.accessLog ? accessLogMiddleware(options.accessLog) : null;
+  const accessLog = options.accessLog ? accessLogMiddleware(options.accessLog, options.secrets) : null;
   const security = securityHeaders();
   const metrics = httpMetricsMiddleware(app.get(MetricsService));
   const exceptions = new AllExceptionsFilter();
@@ -316,7 +318,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.disable('x-powered-by');
   // JSON answers are not cached by clients (job state changes); Express would hash every body for an ETag.
   app.set('etag', false);
-  answerUnparsableRequests(app.getHttpServer() as Server);
+  answerUnparsableRequests(app.getHttpServer() as Server, options.accessLog);
   applyServerTimeouts(app.getHttpServer() as Server, config.http);
   cutConnectionsAfterGrace(app, config.http.shutdownGraceMs);
   app.use(security);
@@ -347,7 +349,7 @@ export async function createApp(options: AppModuleOptions, logging: { destinatio
   const logger = createLogger(options.config.env.LOG_LEVEL, logging.destination);
   const secrets = [...secretsInConfig(options.config.env), options.secrets.generatedAdminToken, options.secrets.urlSigningSecret].filter((secret): secret is string => Boolean(secret));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), backdropHttpAdapter(), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
-  configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger });
+  configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger, secrets });
   // With the embedded database the bootstrap owns the signals: the app closes first, then the database.
   if (!options.config.embeddedDatabase) app.enableShutdownHooks();
   return app;

@@ -168,18 +168,21 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field, message: expect.stringMatching(/surrogate/) }] });
     });
 
-    it('a URL longer than Node accepts is 431 in the envelope, not a bare status line', async () => {
+    it('a URL longer than Node accepts is 431 in the envelope, not a bare status line, and logged under the id it was given (it was logged nowhere)', async () => {
+      lines.length = 0;
       const res = await http.get(`/v1/jobs/${'j'.repeat(20_000)}`).set('X-Api-Key', apiKey);
       expect(res.status).toBe(431);
       expect(res.body).toEqual({ success: false, error: { code: 'invalid_request', message: expect.any(String), request_id: res.headers['x-request-id'] } });
+      expect(accessLines().find((line) => line.req_id === res.headers['x-request-id'])).toMatchObject({ status: 431, refused: 'HPE_HEADER_OVERFLOW' });
     });
   });
 
   describe('structured logs', () => {
     it('writes one JSON access line per request: request id, method, route, status, duration, key fingerprint', async () => {
       lines.length = 0;
-      const res = await http.get('/v1/jobs/job_00000000000000000000000000').set('X-Api-Key', apiKey);
+      const res = await http.get('/v1/jobs/job_00000000000000000000000000').set('X-Api-Key', apiKey).set('X-Request-Id', 'lb-trace-12345');
       expect(res.status).toBe(404);
+      expect(res.headers['x-request-id']).toMatch(/^req_/);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const entry = accessLines().find((line) => line.req_id === res.headers['x-request-id']);
       expect(entry).toMatchObject({
@@ -190,12 +193,13 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
         path: '/v1/jobs/job_00000000000000000000000000',
         status: 404,
         key_fingerprint: fingerprintOf(hashApiKey(apiKey)),
+        upstream_req_id: 'lb-trace-12345',
       });
       expect(typeof entry?.duration_ms).toBe('number');
       expect(new Date(entry?.time as string).toISOString()).toBe(entry?.time);
     });
 
-    it('never logs keys, the admin token or URL signatures, from headers, query strings, bodies or messages', async () => {
+    it('never logs keys, the admin token or URL signatures, from headers, query strings, paths, bodies or messages (the access line kept an admin token in its path)', async () => {
       lines.length = 0;
       const created = await http.post('/v1/admin/keys').set('X-Admin-Token', ADMIN_TOKEN).send({ client_id: 'logged' });
       expect(created.status).toBeLessThan(300);
@@ -203,6 +207,7 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       await http.get('/v1/jobs').set('X-Api-Key', newKey);
       await http.get('/v1/jobs').set('X-Api-Key', 'bd_live_' + 'Z'.repeat(32)); // an unknown key
       await http.get('/files/outputs/x.webm?expires=1&signature=SIGNATUREVALUE1234567890');
+      await http.get(`/v1/admin/${ADMIN_TOKEN}`); // pasted into the path by mistake
       new Logger('Test').warn(`a careless message with ${newKey} and ${ADMIN_TOKEN} and https://x/files/a?signature=SIGNATUREVALUE1234567890`);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const all = lines.join('\n');

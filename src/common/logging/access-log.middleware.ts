@@ -2,13 +2,17 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { redactSecrets } from './redact';
 
+/** an id a proxy or load balancer in front gave the request, when it is one (not text to forge lines with) */
+const UPSTREAM_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
 /**
  * One JSON line per HTTP request, written when the response is finished or the client went away:
- * request id, method, route pattern (`/v1/jobs/:id`), path without its query string, status,
- * duration, and the API key by fingerprint. Headers (X-Api-Key, X-Admin-Token) and query strings
- * (signed URLs) are never read, so they cannot be logged.
+ * request id (and the id a proxy in front sent as X-Request-Id, as `upstream_req_id`), method, route
+ * pattern (`/v1/jobs/:id`), path without its query string, status, duration, and the API key by
+ * fingerprint. No other header (X-Api-Key, X-Admin-Token) and no query string (signed URLs) is
+ * read; `secrets` (the admin token, worker keys) are taken out of the path as from every line.
  */
-export function accessLogMiddleware(parent: Logger) {
+export function accessLogMiddleware(parent: Logger, secrets: readonly string[] = []) {
   // The entry is built here from the fields above, never from headers: the logger's redaction paths
   // (request headers) cannot match it, and walking them cost more than the rest of the line.
   const logger = parent.child({}, { redact: [] });
@@ -19,12 +23,14 @@ export function accessLogMiddleware(parent: Logger) {
       if (done) return;
       done = true;
       const status = res.writableFinished ? res.statusCode : 499; // 499: the client closed the connection first
+      const upstream = req.headers['x-request-id'];
       const entry = {
         req_id: req.requestId,
+        upstream_req_id: typeof upstream === 'string' && UPSTREAM_REQUEST_ID.test(upstream) ? upstream : undefined,
         method: req.method,
         route: (req.route as { path?: string } | undefined)?.path ?? null,
         // an API key sent in the path by mistake is logged by its fingerprint
-        path: redactSecrets(req.originalUrl.split('?')[0].slice(0, 512)),
+        path: redactSecrets(req.originalUrl.split('?')[0].slice(0, 512), secrets),
         status,
         duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
         key_fingerprint: req.apiKey?.fingerprint ?? null,
