@@ -7,7 +7,9 @@ import { HealthService } from './health.service';
 import { QueueProbe } from './queue-probe';
 
 @Module({
-  imports: [TerminusModule, WorkerGatewayModule],
+  // Terminus wrote an error line for every failing probe (every 5 s from every pod); the health
+  // service logs each cause once every 30 s, and the 503 gets its warning and access line.
+  imports: [TerminusModule.forRoot({ logger: false }), WorkerGatewayModule],
   controllers: [HealthController],
   providers: [HealthService, QueueProbe, { provide: DatabaseProbe, useClass: PostgresDatabaseProbe }],
 })

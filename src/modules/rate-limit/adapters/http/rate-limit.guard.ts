@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nest
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { Clock } from '../../../../common/clock';
+import { RepeatedWarning } from '../../../../common/logging/repeated-warning';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { hashApiKey } from '../../../../common/api-key-format';
 import { ApiKeyAuthenticator } from '../../../../common/http/api-key-auth';
@@ -57,7 +58,8 @@ const MAX_REFUSED_ADDRESSES = 10_000;
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly log = new Logger('RateLimit');
+  /** the store away: one line at most every 30 s, not one a request (RepeatedWarning) */
+  private readonly storeTrouble = new RepeatedWarning(new Logger('RateLimit'));
   private readonly requests: Limit;
   private readonly starts: Limit;
   /** each handler's job-start predicate, read once (metadata does not change) */
@@ -118,7 +120,7 @@ export class RateLimitGuard implements CanActivate {
     try {
       await this.store.release(`${limit.name}:${tracker}`, this.limits.windowMs, admittedAt);
     } catch (error) {
-      this.log.warn(`rate-limit store unavailable, a refused ${limit.name} slot not given back: ${(error as Error).message}`);
+      this.storeTrouble.warn(`rate-limit store unavailable, a refused ${limit.name} slot not given back: ${(error as Error).message}`);
     }
   }
 
@@ -175,7 +177,7 @@ export class RateLimitGuard implements CanActivate {
       if (this.refusedUntil.size >= MAX_REFUSED_ADDRESSES) this.refusedUntil.delete(this.refusedUntil.keys().next().value as string);
       this.refusedUntil.set(address, now + outcome.retryAfterMs);
     } catch (error) {
-      this.log.warn(`rate-limit store unavailable, a refused key not counted: ${(error as Error).message}`);
+      this.storeTrouble.warn(`rate-limit store unavailable, a refused key not counted: ${(error as Error).message}`);
     }
   }
 
@@ -201,8 +203,9 @@ export class RateLimitGuard implements CanActivate {
       const counts = await this.store.consume(`${limit.name}:${tracker}`, limit.limit, this.limits.windowMs, now);
       countedAt = counts.windowStart + counts.elapsedMs;
       outcome = outcomeOf(counts, this.limits.windowMs, limit.limit);
+      this.storeTrouble.recovered('the rate-limit store answers again');
     } catch (error) {
-      this.log.warn(`rate-limit store unavailable, request let through: ${(error as Error).message}`);
+      this.storeTrouble.warn(`rate-limit store unavailable, request let through: ${(error as Error).message}`);
       return undefined;
     }
     res.setHeader(`${limit.header}-Limit`, String(limit.limit));
