@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../infrastructure/queue/queue-connection';
-import { ServiceMetrics } from './ports/service-metrics';
+import { EndedJob, ServiceMetrics } from './ports/service-metrics';
 import { withTimeout } from '../../common/with-timeout';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children'] as const;
@@ -31,6 +31,12 @@ export class MetricsService extends ServiceMetrics {
     help: 'Time from the start of a job (its wait in the queue included) to its end, by model and outcome',
     labelNames: ['model', 'status'],
     buckets: [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
+    registers: [this.registry],
+  });
+  readonly jobsEnded = new Counter({
+    name: 'backdrop_jobs_ended_total',
+    help: 'Jobs ended, by model, outcome and error code (empty when completed; canceled is the client\'s cancel)',
+    labelNames: ['model', 'status', 'error_code'],
     registers: [this.registry],
   });
   readonly jobFps = new Histogram({
@@ -79,8 +85,9 @@ export class MetricsService extends ServiceMetrics {
     });
   }
 
-  observeJob(model: string, status: 'completed' | 'failed', seconds: number, frames?: number): void {
+  observeJob({ model, status, errorCode, seconds, frames }: EndedJob): void {
     this.jobDuration.observe({ model, status }, seconds);
+    this.jobsEnded.inc({ model, status, error_code: errorCode ?? '' });
     if (status === 'completed' && frames && seconds > 0) this.jobFps.observe({ model }, frames / seconds);
   }
 

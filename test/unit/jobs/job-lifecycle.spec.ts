@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { jobsWorld } from '../support/jobs-world';
 
@@ -56,6 +57,26 @@ describe('JobLifecycle on in-memory adapters: billing, events and webhooks move 
     expect(await world.ledger.balance(KEY)).toBe(100);
     expect(events(world)).toEqual(['job.started', 'job.failed']);
     expect(world.metrics.jobs.map((observed) => observed.status)).toEqual(['failed']);
+  });
+
+  it('a job that ends is logged with its id and, when failed, its code and reason: a warning where the service is at fault, not where the input or the client is (a failure left no line but worker_failed)', async () => {
+    const world = jobsWorld();
+    const info = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const [broken, faulty, done] = [await processingJob(world), await processingJob(world), await processingJob(world)];
+      await world.lifecycle.fail(broken, 'input_invalid', 'no video stream');
+      await world.lifecycle.fail(faulty, 'model_unavailable', 'inference failed');
+      await world.lifecycle.complete(done, { outputKey: `outputs/${done.id}.webm`, durationSeconds: 4, frames: 100, notes: [] });
+      expect(warn.mock.calls.map(([line]) => line)).toEqual([`job ${faulty.id} failed (model_unavailable): inference failed`]);
+      const lines = info.mock.calls.map(([line]) => String(line));
+      expect(lines).toContain(`job ${broken.id} failed (input_invalid): no video stream`);
+      expect(lines.find((line) => line.startsWith(`job ${done.id} completed: light, 100 frames, 4.00 s of video`))).toBeDefined();
+      expect(world.metrics.jobs.map(({ status, errorCode }) => [status, errorCode])).toEqual([['failed', 'input_invalid'], ['failed', 'model_unavailable'], ['completed', undefined]]);
+    } finally {
+      info.mockRestore();
+      warn.mockRestore();
+    }
   });
 
   it('a second completion of the same job loses the compare-and-set and charges nothing more', async () => {

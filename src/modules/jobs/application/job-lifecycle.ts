@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
 import { DomainError } from '../../../common/errors/domain-error';
@@ -33,12 +33,17 @@ export function uncancelable(job: Pick<Job, 'status'>): DomainError {
 /** thrown inside a transaction to undo it: the job ended (a cancel) before a fetched input's reserve moved it */
 class EndedMeanwhile extends Error {}
 
+/** the failures that are the service's to look into (warnings), not the client's input, credits or cancel */
+const SERVICE_FAULTS: ReadonlySet<JobFailureCode> = new Set(['worker_failed', 'worker_timeout', 'output_failed', 'model_unavailable']);
+
 /**
  * Every change of a job's state with what must follow it (credit ledger, job event, webhook outbox),
  * in one transaction; the queue hand-offs happen after the commit.
  */
 @Injectable()
 export class JobLifecycle {
+  private readonly logger = new Logger('Jobs');
+
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly presenter: JobPresenter,
@@ -194,7 +199,9 @@ export class JobLifecycle {
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'completed', seconds: outcome.durationSeconds, credits: charged });
       return this.announce(tx, moved, 'job.completed', outputUrl);
     });
-    this.metrics.observeJob(job.settings.model, 'completed', this.secondsSinceStart(job), outcome.frames);
+    const seconds = this.secondsSinceStart(job);
+    this.metrics.observeJob({ model: job.settings.model, status: 'completed', seconds, frames: outcome.frames });
+    this.logger.log(`job ${job.id} completed: ${job.settings.model}, ${outcome.frames ?? 'unknown'} frames, ${outcome.durationSeconds.toFixed(2)} s of video in ${seconds.toFixed(1)} s`);
     await this.relay.enqueue(deliveries);
   }
 
@@ -223,7 +230,10 @@ export class JobLifecycle {
       return this.announce(tx, moved, 'job.failed');
     });
     if (deliveries === null) return;
-    this.metrics.observeJob(job.settings.model, 'failed', this.secondsSinceStart(job));
+    this.metrics.observeJob({ model: job.settings.model, status: 'failed', errorCode: code, seconds: this.secondsSinceStart(job) });
+    const line = `job ${job.id} failed (${code}): ${message}`;
+    if (SERVICE_FAULTS.has(code)) this.logger.warn(line);
+    else this.logger.log(line);
     await this.relay.enqueue(deliveries);
   }
 
