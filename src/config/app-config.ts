@@ -188,5 +188,5 @@ export const APP_CONFIG = Symbol('APP_CONFIG');
  * where the URL is written.
  */
 export function secretsInConfig(env: EnvironmentVariables): string[] {
-  return [env.ADMIN_TOKEN, env.WORKER_API_KEY, env.S3_SECRET_ACCESS_KEY].filter((secret): secret is string => Boolean(secret));
+  return [env.ADMIN_TOKEN, env.WORKER_API_KEY, env.S3_SECRET_ACCESS_KEY, env.METRICS_TOKEN].filter((secret): secret is string => Boolean(secret));
 }

@@ -285,6 +285,10 @@ export class EnvironmentVariables {
   @Transform(toBool) @IsBoolean()
   METRICS_ENABLED = true;
 
+  /** when set, /metrics answers only a scrape that sends `Authorization: Bearer <token>` (the API's port is public) */
+  @IsOptional() @IsString() @MinLength(16)
+  METRICS_TOKEN?: string;
+
   @Type(() => Number) @IsNumber() @Min(0)
   CREDITS_PER_MINUTE_ORIGINAL = 60;
   @Type(() => Number) @IsNumber() @Min(0)
