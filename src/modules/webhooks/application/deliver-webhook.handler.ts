@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
 import { oneAtATime } from '../../../common/one-at-a-time';
+import { withoutUrlSecrets } from '../../../common/logging/redact';
 import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
 import { signingSecrets } from '../../../common/webhook-secret';
@@ -62,7 +63,13 @@ export class DeliverWebhookHandler {
     const nextAttemptAt = delay === null ? null : new Date(this.clock.now().getTime() + delay);
     await this.outbox.recordAttempt(delivery.id, { statusCode, error: error ?? (statusCode && outcome !== 'sent' ? `HTTP ${statusCode}` : null), outcome, nextAttemptAt });
     this.metrics.countWebhookAttempt(delivery.event, outcome);
-    if (outcome === 'failed') this.logger.warn(`webhook ${delivery.event} of ${delivery.jobId} failed after ${attemptsMade} attempts`);
+    if (outcome !== 'sent') {
+      // where and why, without the URL's query (receivers put tokens there); the job keeps only "failed"
+      const attempt = `webhook ${delivery.event} of ${delivery.jobId} (delivery ${delivery.id}) to ${withoutUrlSecrets(delivery.url)}: attempt ${attemptsMade}`;
+      const reason = error ?? `HTTP ${statusCode}`;
+      if (outcome === 'failed') this.logger.warn(`${attempt} failed (${reason}), the last one`);
+      else this.logger.log(`${attempt} failed (${reason}), next in ${Math.round((delay ?? 0) / 1000)} s`);
+    }
     if (outcome === 'retry') await this.relay.enqueue([{ id: delivery.id, attempts: attemptsMade }], delay ?? 0);
   }
 
