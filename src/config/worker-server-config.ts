@@ -29,6 +29,8 @@ export interface WorkerServerConfig {
   engineProcessEnv: NodeJS.ProcessEnv;
   /** where the jobs are kept (durable queue); absent: in memory, lost on restart */
   durableQueue?: DurableQueueConfig;
+  /** LOG_LEVEL: the JSON lines of each run's start and end, and of webhooks not sent */
+  logLevel: string;
 }
 
 /** BullMQ on Redis (WORKER_REDIS_URL) or on Postgres (WORKER_DATABASE_URL), as the API's queue. */
@@ -64,6 +66,7 @@ export function loadWorkerServerConfig(source: NodeJS.ProcessEnv): WorkerServerC
     transferTimeoutMs: env.WORKER_TRANSFER_TIMEOUT_MS,
     mediaBinaries: mediaBinariesOf(env),
     engineProcessEnv: engineProcessEnv(source),
+    logLevel: env.LOG_LEVEL,
     durableQueue:
       env.WORKER_REDIS_URL || env.WORKER_DATABASE_URL
         ? {

@@ -7,6 +7,7 @@ import { useProcessScratchRoot } from '../config/scratch-root';
 import { loadWorkerServerConfig } from '../config/worker-server-config';
 import { useMediaBinaries } from '../engine/media/binaries';
 import { useEngineProcessEnv } from '../engine/runner/engine-environment';
+import { createLogger } from '../common/logging/pino-logger';
 import { startWorker } from './worker-app';
 
 async function main(): Promise<void> {
@@ -14,8 +15,8 @@ async function main(): Promise<void> {
   const config = loadWorkerServerConfig(processEnvironment());
   useMediaBinaries(config.mediaBinaries);
   useEngineProcessEnv(config.engineProcessEnv);
-  const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
-  const worker = await startWorker(config, undefined, log);
+  const logger = createLogger(config.logLevel);
+  const worker = await startWorker(config, undefined, logger);
   process.stdout.write(`Backdrop worker server listening on ${config.host}:${new URL(worker.url).port} (concurrency ${config.concurrency}, queue ${config.queueSize}, ${config.durableQueue ? `durable on ${config.durableQueue.redisUrl ? 'Redis' : 'Postgres'}` : 'in memory: a restart loses its jobs'})\n`);
   let stopping = false;
   const stop = (): void => {

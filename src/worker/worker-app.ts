@@ -1,4 +1,7 @@
 import { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createLogger } from '../common/logging/pino-logger';
+import { withoutUrlSecrets } from '../common/logging/redact';
 import { EngineProcessPool } from '../engine/runner/engine-process-pool';
 import { EnginePool } from '../common/worker-protocol/engine-request';
 import { engineProcessor } from './engine-processor';
@@ -7,6 +10,7 @@ import { JobProcessor, JobQueueOptions, WorkerJobQueue, WorkerQueue } from './jo
 import { WorkerServerConfig } from '../config/worker-server-config';
 import { createWorkerServer } from './worker-server';
 import { webhookSender } from './webhook-sender';
+import { loggedRuns } from './run-log';
 
 export interface RunningWorker {
   url: string;
@@ -17,8 +21,9 @@ export interface RunningWorker {
 /**
  * Starts the worker server: the engine's process pool (or `processor`, for tests), the job queue and
  * the HTTP server. close() stops taking requests, cancels what runs and stops the engine children.
+ * Each run's start and end, and each webhook that could not be sent, is a JSON line of `logger`.
  */
-export async function startWorker(config: WorkerServerConfig, processor?: JobProcessor, log: (line: string) => void = () => undefined): Promise<RunningWorker> {
+export async function startWorker(config: WorkerServerConfig, processor?: JobProcessor, logger: Logger = createLogger('silent')): Promise<RunningWorker> {
   let pool: EnginePool | null = null;
   if (!processor) {
     pool = new EngineProcessPool({ concurrency: config.concurrency, cacheDir: config.modelCacheDir, workDir: config.workDir });
@@ -28,10 +33,11 @@ export async function startWorker(config: WorkerServerConfig, processor?: JobPro
     concurrency: config.concurrency,
     queueSize: config.queueSize,
     resultTtlMs: config.resultTtlMs,
-    onFinished: webhookSender({ timeoutMs: config.transferTimeoutMs, log }),
+    onFinished: webhookSender({ timeoutMs: config.transferTimeoutMs, log: (line) => logger.warn(withoutUrlSecrets(line)) }),
   };
+  const runs = loggedRuns(processor, logger);
   // Durable when WORKER_REDIS_URL or WORKER_DATABASE_URL is set; in memory (a restart loses its jobs) otherwise.
-  const queue: WorkerQueue = config.durableQueue ? await DurableWorkerJobQueue.open(processor, queueOptions, config.durableQueue) : new WorkerJobQueue(processor, queueOptions);
+  const queue: WorkerQueue = config.durableQueue ? await DurableWorkerJobQueue.open(runs, queueOptions, config.durableQueue) : new WorkerJobQueue(runs, queueOptions);
   const server = createWorkerServer(queue, config.apiKey);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -15,6 +15,7 @@ import { RemoteStatus, RunRequest } from '../../src/common/worker-protocol/runpo
 import { engineProcessor } from '../../src/worker/engine-processor';
 import { RunningWorker, startWorker } from '../../src/worker/worker-app';
 import { loadWorkerServerConfig } from '../../src/config/worker-server-config';
+import { createLogger } from '../../src/common/logging/pino-logger';
 import { eventually, MEDIA_DIR } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -92,6 +93,7 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
   let worker: RunningWorker;
   let jobCounter = 0;
 
+  const logLines: Array<Record<string, unknown>> = [];
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'worker-server-'));
     await mkdir(path.join(dir, 'work'));
@@ -111,7 +113,7 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
       WORKER_TRANSFER_TIMEOUT_MS: '5000',
       ...durable,
     });
-    worker = await startWorker(config, engineProcessor(pool, config));
+    worker = await startWorker(config, engineProcessor(pool, config), createLogger('info', { write: (line: string) => void logLines.push(JSON.parse(line)) }));
   });
   afterAll(async () => {
     await worker.close();
@@ -299,10 +301,20 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     expect(await workFiles()).toEqual([]);
   });
 
-  it('reports the engine error code of a failed run', async () => {
+  it('reports the engine error code of a failed run, and logs its start and end as JSON lines naming the job, never its signed URLs (a failed run left no line)', async () => {
     pool.mode = { fail: new EngineError('input_too_long', 'the video is longer than 600 s') };
-    const id = await submit(runRequest());
+    const request = runRequest();
+    const id = await submit(request);
     expect(await finalStatus(id)).toMatchObject({ status: 'FAILED', errorCode: 'input_too_long', error: 'the video is longer than 600 s' });
+    const lines = await eventually(async () => {
+      const found = logLines.filter((line) => line.job_id === request.input.job_id);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', msg: 'run started', model: request.input.settings.model }),
+      expect.objectContaining({ level: 'warn', msg: 'run failed', error_code: 'input_too_long', error: 'the video is longer than 600 s', duration_ms: expect.any(Number) }),
+    ]);
+    expect(JSON.stringify(logLines)).not.toContain(request.input.input_url);
   });
 
   it('hands the API\'s media size limits to the engine (an API before max_video_fps: the engine\'s rate limit); without them, the engine\'s defaults apply', async () => {
