@@ -10,8 +10,11 @@ const SOCKET_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH',
 const STORAGE_CODES = ['EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EMFILE', 'ENFILE'];
 const OUTAGE_CODES = new Set([...SOCKET_CODES, ...STORAGE_CODES]);
 
-/** SQLSTATE class 08 (connection exception), a server shutting down or starting (57P01-57P03), too many connections (53300) */
-const POSTGRES_OUTAGE_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
+/**
+ * SQLSTATE class 08 (connection exception), a server shutting down or starting (57P01-57P03), its
+ * disk full (53100), out of memory (53200), too many connections (53300)
+ */
+const POSTGRES_OUTAGE_STATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53[123]00)$/;
 
 /** node-postgres's words for a connection lost or never made, and ioredis's for a closed connection */
 const OUTAGE_MESSAGES = [/^Connection terminated/, /^timeout exceeded when trying to connect/, /^Connection is closed\.?$/, /is not queryable/];

@@ -33,6 +33,13 @@ export class MediaProcessError extends Error {
   }
 }
 
+/**
+ * ffmpeg's words for an output it could not write whole. The bundled 2018 build exits 0 after them
+ * (an IVF or MP4 whose trailer met a full disk): the output is truncated all the same. A pipe the
+ * engine closed early is not such a failure.
+ */
+const OUTPUT_NOT_WRITTEN = /No space left on device|Disk quota exceeded|Input\/output error|(?:Error writing trailer|Could not write header)(?![^\n]*Broken pipe)/;
+
 export interface MediaProcessOptions {
   /** stdout is a pipe the caller reads (true) or discarded (false, the default) */
   readStdout?: boolean;
@@ -112,7 +119,9 @@ export class MediaProcess {
         throw failure;
       }
       await Promise.all(outputsRead);
-      if (outcome.code !== 0) throw new MediaProcessError(name, outcome.code, outcome.signal, this.killed ? 'killed' : this.stderrTail);
+      if (outcome.code !== 0 || (!this.killed && OUTPUT_NOT_WRITTEN.test(this.stderrTail))) {
+        throw new MediaProcessError(name, outcome.code, outcome.signal, this.killed ? 'killed' : this.stderrTail);
+      }
     });
     this.exited.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
 

@@ -7,6 +7,8 @@ import { parentOf } from '../../../bench/engine/process-tree';
 import { MediaProcess, MediaProcessError, runToCompletion } from '../../../src/engine/media/process';
 import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
 import { FrameReader } from '../../../src/engine/pipeline/frame-reader';
+import { ffmpegPath } from '../../../src/engine/media/binaries';
+import { MEDIA } from '../support/media';
 
 function readlinkSafe(path: string): string {
   try {
@@ -88,6 +90,15 @@ describe('MediaProcess', () => {
     expect(error).toBeInstanceOf(MediaProcessError);
     expect(error).toMatchObject({ command: 'sh', exitCode: 3, signal: null });
     expect((error as MediaProcessError).stderrTail).toContain('no such stream');
+  });
+
+  it("rejects when ffmpeg exits 0 but could not write its output whole (the 2018 build on a full disk: a job completed and was charged with a truncated file)", async () => {
+    const full = new MediaProcess(ffmpegPath(), ['-v', 'error', '-nostdin', '-y', '-i', MEDIA.portraitPan, '-t', '0.5', '-f', 'ivf', '/dev/full']);
+    const error = await full.exited.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(MediaProcessError);
+    expect((error as MediaProcessError).message).toMatch(/No space left on device/);
+    // its other complaints (a damaged frame it decoded past) are no failure
+    await expect(new MediaProcess(SH, ['-c', 'echo "[h264 @ 0x1] error while decoding MB 3 4" >&2; exit 0']).exited).resolves.toBeUndefined();
   });
 
   it('rejects when the binary cannot be started', async () => {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { ObjectStorage } from '../../storage/ports/object-storage';
-import { EngineError } from '../../../engine/types';
+import { EngineError, withoutFilePaths } from '../../../engine/types';
 import { EnginePool, engineRequestOf } from '../../../common/worker-protocol/engine-request';
 import { ffmpegPath, ffprobePath } from '../../../engine/media/binaries';
 import { WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../ports/worker-gateway';
@@ -33,7 +33,7 @@ export class LocalWorkerGateway extends WorkerGateway {
             signal,
           );
           await this.storage.putFile(task.outputKey, outputPath).catch((error: Error) => {
-            throw new WorkerFailure('output_failed', `The output could not be stored: ${error.message}`);
+            throw new WorkerFailure('output_failed', `The output could not be stored: ${withoutFilePaths(error.message)}`);
           });
           return { durationSeconds: result.durationSeconds, frames: result.frames, notes: result.notes };
         }),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { OUTPUT_EXTENSIONS } from '../../../../contract/job-settings';
 import { joinSegments } from '../../../../engine/chunks/join-segments';
-import { EngineError } from '../../../../engine/types';
+import { EngineError, withoutFilePaths } from '../../../../engine/types';
 import { ObjectStorage } from '../../../storage/ports/object-storage';
 import { WorkerFailure } from '../../../worker-gateway/ports/worker-gateway';
 import { ChunkJoiner, JoinChunksRequest } from '../../ports/chunk-joiner';
@@ -38,7 +38,7 @@ export class EngineChunkJoiner extends ChunkJoiner {
         ),
       );
       await this.storage.putFile(request.outputKey, outputPath).catch((error: Error) => {
-        throw new WorkerFailure('output_failed', `The output could not be stored: ${error.message}`);
+        throw new WorkerFailure('output_failed', `The output could not be stored: ${withoutFilePaths(error.message)}`);
       });
     } catch (error) {
       if (error instanceof EngineError) throw new WorkerFailure(error.code, error.message);
