@@ -1,5 +1,5 @@
 import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { isProcessAlive } from '../common/process-alive';
 
@@ -34,4 +34,25 @@ async function removeRootsOfEndedProcesses(base: string): Promise<void> {
     if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
     await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * A directory of this process's own under `base` (the worker server's WORKER_WORK_DIR, where each
+ * run's input, output and engine files go), after removing those of this host's processes that are
+ * gone: a worker server killed with -9 left a whole input there for good. Named by host and pid, so
+ * a directory shared by several machines or containers is swept only of this one's.
+ */
+export async function scratchRootUnder(base: string): Promise<string> {
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+  const ownName = new RegExp(`^backdrop-process-${host.replace(/\./g, '\\.')}-(\\d+)$`);
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(ownName.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
+    await rm(path.join(base, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+  const root = path.join(base, `backdrop-process-${host}-${process.pid}`);
+  await rm(root, { recursive: true, force: true });
+  await mkdir(root, { recursive: true });
+  return root;
 }

@@ -3,7 +3,9 @@
  * serverless protocol to the API's RemoteHttpWorkerGateway (README: "Remote GPU workers").
  */
 import { processEnvironment } from '../config/environment';
-import { useProcessScratchRoot } from '../config/scratch-root';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { scratchRootUnder, useProcessScratchRoot } from '../config/scratch-root';
 import { loadWorkerServerConfig } from '../config/worker-server-config';
 import { useMediaBinaries } from '../engine/media/binaries';
 import { useEngineProcessEnv } from '../engine/runner/engine-environment';
@@ -12,7 +14,10 @@ import { startWorker } from './worker-app';
 
 async function main(): Promise<void> {
   await useProcessScratchRoot();
-  const config = loadWorkerServerConfig(processEnvironment());
+  const configured = loadWorkerServerConfig(processEnvironment());
+  // a WORKER_WORK_DIR of its own is swept as TMPDIR is (the process's scratch root, already swept)
+  const ownWorkDir = path.resolve(configured.workDir) !== path.resolve(tmpdir());
+  const config = ownWorkDir ? { ...configured, workDir: await scratchRootUnder(configured.workDir) } : configured;
   useMediaBinaries(config.mediaBinaries);
   useEngineProcessEnv(config.engineProcessEnv);
   const logger = createLogger(config.logLevel);

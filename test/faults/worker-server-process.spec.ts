@@ -2,8 +2,12 @@
  * The standalone worker server (a real process, dist/src/worker/main.js) with its durable queue on a
  * Redis reached through a TCP proxy that the test cuts: the process stays up, its endpoints answer
  * 503 at once while the queue is away (the API's gateway treats that as a worker it may try again
- * or elsewhere), and answer as before once Redis is back.
+ * or elsewhere), and answer as before once Redis is back. It starts on a WORKER_WORK_DIR that a
+ * worker server killed with -9 left files in.
  */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { ensureBuilt, freshEnv, randomPort, RunningProcess, startProcess } from '../support/processes';
 import { startTcpProxy, TcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/test-app';
@@ -20,13 +24,32 @@ async function call(url: string, path: string, method = 'GET'): Promise<{ status
   }
 }
 
-describe('worker server: its Redis away', () => {
+/** a pid no process has here */
+function deadPid(): number {
+  for (let pid = 4_000_000; ; pid += 1) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return pid;
+    }
+  }
+}
+
+describe('worker server process', () => {
   let proxy: TcpProxy;
   let server: RunningProcess;
   let url: string;
+  const workDir = mkdtempSync(path.join(tmpdir(), 'backdrop-worker-workdir-'));
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+  const killedHere = `backdrop-process-${host}-${deadPid()}`;
+  const otherMachines = `backdrop-process-another-host-${deadPid()}`;
 
   beforeAll(async () => {
     ensureBuilt();
+    for (const left of [killedHere, otherMachines]) {
+      mkdirSync(path.join(workDir, left, 'backdrop-worker-x'), { recursive: true });
+      writeFileSync(path.join(workDir, left, 'backdrop-worker-x', 'input'), 'a whole input');
+    }
     proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
     const port = randomPort();
     url = `http://127.0.0.1:${port}`;
@@ -38,6 +61,7 @@ describe('worker server: its Redis away', () => {
         WORKER_PORT: String(port),
         WORKER_REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
         WORKER_QUEUE_NAMESPACE: `outage_${Math.random().toString(36).slice(2, 10)}`,
+        WORKER_WORK_DIR: workDir,
       }),
     );
     await server.waitFor(/listening on .*durable on Redis/, 60_000);
@@ -46,9 +70,16 @@ describe('worker server: its Redis away', () => {
   afterAll(async () => {
     await server?.stop();
     await proxy?.close();
+    rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('stays up and answers 503 with Retry-After at once while Redis is away (it hung until Redis came back), then answers as before', async () => {
+  it("removes from its WORKER_WORK_DIR what this machine's worker servers killed with -9 left there (a whole input, for good), not what other machines' left", async () => {
+    expect(existsSync(path.join(workDir, killedHere))).toBe(false);
+    expect(existsSync(path.join(workDir, otherMachines, 'backdrop-worker-x', 'input'))).toBe(true);
+    expect(readdirSync(workDir).sort()).toEqual([otherMachines, `backdrop-process-${host}-${server.child.pid}`].sort());
+  });
+
+  it('with its Redis away: stays up and answers 503 with Retry-After at once while Redis is away (it hung until Redis came back), then answers as before', async () => {
     expect(await call(url, '/health')).toMatchObject({ status: 200 });
     await proxy.cut();
     try {
