@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { EngineError } from '../../types';
 
@@ -48,6 +48,11 @@ export function assembleIsnet(variant: IsnetVariant, cacheDir: string): string {
 export function writeAtomically(target: string, bytes: Uint8Array): void {
   mkdirSync(dirname(target), { recursive: true });
   const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temporary, bytes);
-  renameSync(temporary, target);
+  try {
+    writeFileSync(temporary, bytes);
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true }); // a full disk left the part written for good
+    throw error;
+  }
 }

@@ -3,6 +3,7 @@ import { EngineError } from '../../types';
 import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
 import { RunAnswer, RunsInFlight } from '../runtime/runs-in-flight';
 import { startWorkerThread, whenThreadReady } from '../runtime/worker-thread';
+import { keepRecentGeometries } from './rvm-cache';
 import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
 
@@ -89,6 +90,7 @@ export class RvmMatter {
     if (geometry.stages) {
       // one thread per stage and one onnxruntime thread each: the stages are the parallelism
       const stages = prepareRvmStages(geometry, cacheDir);
+      keepRecentGeometries(cacheDir, stages);
       const channels = stages.slice(1).map(() => new MessageChannel());
       workers = stages.map((modelPath, stage) => {
         const from = channels[stage - 1]?.port2;
@@ -96,7 +98,9 @@ export class RvmMatter {
         return startRvmThread({ ...size, modelPath, threads: 1, from, to }, [from, to].filter((port) => port !== undefined));
       });
     } else {
-      workers = [startRvmThread({ ...size, modelPath: prepareRvmModel(geometry, cacheDir), threads })];
+      const modelPath = prepareRvmModel(geometry, cacheDir);
+      keepRecentGeometries(cacheDir, [modelPath]);
+      workers = [startRvmThread({ ...size, modelPath, threads })];
     }
     try {
       await Promise.all(workers.map((worker) => whenThreadReady(worker, 'RVM')));
