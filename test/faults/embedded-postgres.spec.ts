@@ -1,0 +1,40 @@
+/**
+ * The embedded default's Postgres (the app's own launcher, in a child process) killed under the
+ * process that started it, as a full disk's PANIC or the OOM killer would: it is started again.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedDatabase } from '../support/embedded-database';
+import { eventually } from '../support/test-app';
+
+async function answers(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+describe('the embedded Postgres', () => {
+  it('is started again when it dies under its server (it stayed down for good, every request 503 while liveness said all was well), and stops with the server afterwards', async () => {
+    const pg = await startEmbeddedDatabase();
+    try {
+      expect(await answers(pg.url)).toBe(true);
+      const postmasterOf = () => Number(readFileSync(path.join(pg.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const killed = postmasterOf();
+      process.kill(killed, 'SIGKILL');
+      await eventually(async () => ((await answers(pg.url)) && postmasterOf() !== killed ? true : undefined), 60_000, 250);
+    } finally {
+      const stopping = Date.now();
+      await pg.stop();
+      expect(Date.now() - stopping).toBeLessThan(10_000); // its stop waited for good on the Postgres that had died
+    }
+  }, 120_000);
+});
