@@ -1,10 +1,14 @@
+import { statfs } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../infrastructure/queue/queue-connection';
 import { EndedJob, ServiceMetrics } from './ports/service-metrics';
 import { withTimeout } from '../../common/with-timeout';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children'] as const;
 
@@ -62,9 +66,26 @@ export class MetricsService extends ServiceMetrics {
   constructor(
     @InjectQueue(JOBS_QUEUE) jobsQueue: Queue,
     @InjectQueue(WEBHOOKS_QUEUE) webhooksQueue: Queue,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
     collectDefaultMetrics({ register: this.registry, prefix: 'backdrop_' });
+    // DATA_DIR (local storage, the embedded Postgres, the model cache) and the scratch space of jobs:
+    // a full disk made jobs fail or complete truncated while /health said all was well
+    const places = { data: config.dataDir, scratch: tmpdir() };
+    new Gauge({
+      name: 'backdrop_disk_free_bytes',
+      help: 'Free space for this process on the disk of DATA_DIR (data) and of its scratch directory (scratch)',
+      labelNames: ['place'],
+      registers: [this.registry],
+      async collect() {
+        for (const [place, dir] of Object.entries(places)) {
+          const disk = await diskOf(dir);
+          if (disk) this.set({ place }, disk.bavail * disk.bsize);
+          else this.remove({ place });
+        }
+      },
+    });
     new Gauge({
       name: 'backdrop_queue_jobs',
       help: 'Queue depth by queue and state',
@@ -94,5 +115,13 @@ export class MetricsService extends ServiceMetrics {
   countWebhookAttempt(event: string, result: 'sent' | 'retry' | 'failed'): void {
     this.webhookDeliveries.inc({ event, result });
     if (result === 'failed') this.webhookFailures.inc({ event });
+  }
+}
+
+/** the disk a directory is (or will be) on: that of its nearest ancestor that exists */
+async function diskOf(dir: string): Promise<{ bavail: number; bsize: number } | null> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const disk = await statfs(at).catch(() => null);
+    if (disk || at === path.dirname(at)) return disk;
   }
 }
