@@ -194,9 +194,18 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
         status: 404,
         key_fingerprint: fingerprintOf(hashApiKey(apiKey)),
         upstream_req_id: 'lb-trace-12345',
+        resource_id: 'job_00000000000000000000000000',
       });
       expect(typeof entry?.duration_ms).toBe('number');
       expect(new Date(entry?.time as string).toISOString()).toBe(entry?.time);
+    });
+
+    it('names the job a request made in its access line, as the job routes name theirs (nothing tied a job to the request that made it)', async () => {
+      lines.length = 0;
+      const res = await http.post('/v1/jobs').set('X-Api-Key', apiKey).send({ video_url: 'http://93.184.216.34/v.mp4', auto_start: false });
+      expect(res.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(accessLines().find((line) => line.req_id === res.headers['x-request-id'])).toMatchObject({ route: '/v1/jobs', resource_id: res.body.id });
     });
 
     it('never logs keys, the admin token or URL signatures, from headers, query strings, paths, bodies or messages (the access line kept an admin token in its path)', async () => {

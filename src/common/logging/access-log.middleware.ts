@@ -2,14 +2,21 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { redactSecrets } from './redact';
 
+const RESOURCE_ID = 'accessLogResourceId';
+
+/** names the job a request made in its access line (a job's own routes name it by their `:id`) */
+export function noteResource(res: Response, id: string): void {
+  res.locals[RESOURCE_ID] = id;
+}
+
 /** an id a proxy or load balancer in front gave the request, when it is one (not text to forge lines with) */
 const UPSTREAM_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /**
  * One JSON line per HTTP request, written when the response is finished or the client went away:
  * request id (and the id a proxy in front sent as X-Request-Id, as `upstream_req_id`), method, route
- * pattern (`/v1/jobs/:id`), path without its query string, status, duration, and the API key by
- * fingerprint. No other header (X-Api-Key, X-Admin-Token) and no query string (signed URLs) is
+ * pattern (`/v1/jobs/:id`), path without its query string, status, duration, the API key by
+ * fingerprint, and the job the request made or named (`resource_id`). No other header (X-Api-Key, X-Admin-Token) and no query string (signed URLs) is
  * read; `secrets` (the admin token, worker keys) are taken out of the path as from every line.
  */
 export function accessLogMiddleware(parent: Logger, secrets: readonly string[] = []) {
@@ -34,6 +41,8 @@ export function accessLogMiddleware(parent: Logger, secrets: readonly string[] =
         status,
         duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
         key_fingerprint: req.apiKey?.fingerprint ?? null,
+        // the job (or upload) the request made or read: its worker's lines name it too
+        resource_id: (res.locals?.[RESOURCE_ID] as string | undefined) ?? (req.params as { id?: string } | undefined)?.id,
         bytes_out: Number(res.getHeader('content-length') ?? 0) || undefined,
       };
       if (status === 503) logger.warn(entry, 'request'); // a dependency away: the outage, not a fault of the request (logged once by the exception filter)

@@ -1,4 +1,5 @@
 import { Answers } from '../../../../common/http/openapi-schemas';
+import { noteResource } from '../../../../common/logging/access-log.middleware';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
@@ -53,6 +54,7 @@ export class JobsController {
       metadata: dto.metadata,
       autoStart: dto.auto_start ?? true,
     });
+    noteResource(res, job.id);
     if (refusedAtStart(job)) markStartedNothing(res);
     return this.presenter.submission(job);
   }

@@ -1,4 +1,5 @@
 import { Answers } from '../../../../common/http/openapi-schemas';
+import { noteResource } from '../../../../common/logging/access-log.middleware';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -32,6 +33,7 @@ export class LegacyJobsController {
   @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
   async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Res({ passthrough: true }) res: Response) {
     const job = await this.jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart: true });
+    noteResource(res, job.id);
     if (refusedAtStart(job)) markStartedNothing(res);
     return this.presenter.submission(job);
   }
