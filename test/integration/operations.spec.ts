@@ -67,6 +67,7 @@ describe('operations: cancel and the transactional hand-off', () => {
     expect(res.text).toMatch(/backdrop_queue_jobs\{queue="jobs",state="waiting"\} \d+/);
     expect(res.text).toMatch(/backdrop_job_duration_seconds_count\{model="light",status="completed"\} [1-9]/);
     expect(res.text).toMatch(/backdrop_job_frames_per_second_count\{model="light"\} [1-9]/);
+    expect(res.text).toMatch(/backdrop_job_processing_frames_per_second_count\{model="light"\} [1-9]/);
     expect(res.text).toMatch(/backdrop_jobs_ended_total\{model="light",status="completed",error_code=""\} [1-9]/);
     expect(res.text).toMatch(/backdrop_http_request_duration_seconds_count\{method="GET",route="\/v1\/jobs\/:id",status="200"\} [1-9]/);
     expect(res.text).not.toContain(created.body.id);

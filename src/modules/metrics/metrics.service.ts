@@ -50,6 +50,13 @@ export class MetricsService extends ServiceMetrics {
     buckets: [0.5, 1, 2, 5, 10, 20, 40, 80, 160],
     registers: [this.registry],
   });
+  readonly processingFps = new Histogram({
+    name: 'backdrop_job_processing_frames_per_second',
+    help: "Frames of a completed job per second of its worker's time on it (fetch, engine, store; no wait in the queue), by model; jobs done in chunks are left out",
+    labelNames: ['model'],
+    buckets: [0.5, 1, 2, 5, 10, 20, 40, 80, 160],
+    registers: [this.registry],
+  });
   readonly webhookDeliveries = new Counter({
     name: 'backdrop_webhook_attempts_total',
     help: 'Webhook delivery attempts by event and result (sent, retry, failed)',
@@ -106,10 +113,11 @@ export class MetricsService extends ServiceMetrics {
     });
   }
 
-  observeJob({ model, status, errorCode, seconds, frames }: EndedJob): void {
+  observeJob({ model, status, errorCode, seconds, frames, processingSeconds }: EndedJob): void {
     this.jobDuration.observe({ model, status }, seconds);
     this.jobsEnded.inc({ model, status, error_code: errorCode ?? '' });
     if (status === 'completed' && frames && seconds > 0) this.jobFps.observe({ model }, frames / seconds);
+    if (status === 'completed' && frames && processingSeconds) this.processingFps.observe({ model }, frames / processingSeconds);
   }
 
   countWebhookAttempt(event: string, result: 'sent' | 'retry' | 'failed'): void {

@@ -20,7 +20,14 @@ import { UploadRepository } from '../../uploads/ports/upload.repository';
 type Deliveries = QueuedDelivery[];
 
 /** what a job that completes produced: its output, the seconds it is charged, its frames and notes */
-export type CompletedWork = { outputKey: string; durationSeconds: number; frames?: number; notes: string[] };
+export type CompletedWork = {
+  outputKey: string;
+  durationSeconds: number;
+  frames?: number;
+  notes: string[];
+  /** the worker's time on it alone (fetch, engine, store), where one worker did it whole */
+  processingSeconds?: number;
+};
 
 /** thrown inside a transaction to undo it: the balance does not cover a fetched input's reserve */
 class BalanceShort extends Error {}
@@ -200,7 +207,7 @@ export class JobLifecycle {
       return this.announce(tx, moved, 'job.completed', outputUrl);
     });
     const seconds = this.secondsSinceStart(job);
-    this.metrics.observeJob({ model: job.settings.model, status: 'completed', seconds, frames: outcome.frames });
+    this.metrics.observeJob({ model: job.settings.model, status: 'completed', seconds, frames: outcome.frames, processingSeconds: outcome.processingSeconds });
     this.logger.log(`job ${job.id} completed: ${job.settings.model}, ${outcome.frames ?? 'unknown'} frames, ${outcome.durationSeconds.toFixed(2)} s of video in ${seconds.toFixed(1)} s`);
     await this.relay.enqueue(deliveries);
   }

@@ -79,6 +79,7 @@ export class ProcessJobHandler {
     signal?.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
     const watcher = watchWhileProcessing(this.jobs, running.id, stop);
     this.running.add(stop);
+    const startedAt = Date.now();
     try {
       outcome = await this.run(running, stop.signal);
     } catch (error) {
@@ -94,7 +95,7 @@ export class ProcessJobHandler {
       this.running.delete(stop);
     }
     if (!outcome) return;
-    await recordCompletion(this.completionWriter, running, outcome, this.completionRetryDelaysMs);
+    await recordCompletion(this.completionWriter, running, { ...outcome, processingSeconds: (Date.now() - startedAt) / 1000 }, this.completionRetryDelaysMs);
   }
 
   /**

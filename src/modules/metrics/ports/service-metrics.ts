@@ -6,6 +6,8 @@ export interface EndedJob {
   errorCode?: string;
   seconds: number;
   frames?: number;
+  /** a completed job's time on its worker alone, where one worker did it whole */
+  processingSeconds?: number;
 }
 
 /**
