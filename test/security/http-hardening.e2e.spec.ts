@@ -195,6 +195,7 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
         key_fingerprint: fingerprintOf(hashApiKey(apiKey)),
         upstream_req_id: 'lb-trace-12345',
         resource_id: 'job_00000000000000000000000000',
+        error_code: 'not_found',
       });
       expect(typeof entry?.duration_ms).toBe('number');
       expect(new Date(entry?.time as string).toISOString()).toBe(entry?.time);

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { noteErrorCode } from '../logging/access-log.middleware';
 import type { Request, Response } from 'express';
 import { isDependencyOutage } from '../errors/dependency-outage';
 import { DomainError } from '../errors/domain-error';
@@ -87,6 +88,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     if (status === 503 && !res.getHeader('Retry-After')) res.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+    noteErrorCode(res, code);
     res.status(status).json(errorEnvelope(code, message, requestId, details));
   }
 

@@ -3,6 +3,12 @@ import type { Logger } from 'pino';
 import { redactSecrets } from './redact';
 
 const RESOURCE_ID = 'accessLogResourceId';
+const ERROR_CODE = 'accessLogErrorCode';
+
+/** the contract's error code an answer carried (`missing_api_key` and `invalid_api_key` are both a 401) */
+export function noteErrorCode(res: Response, code: string): void {
+  res.locals[ERROR_CODE] = code;
+}
 
 /** names the job a request made in its access line (a job's own routes name it by their `:id`) */
 export function noteResource(res: Response, id: string): void {
@@ -16,7 +22,8 @@ const UPSTREAM_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
  * One JSON line per HTTP request, written when the response is finished or the client went away:
  * request id (and the id a proxy in front sent as X-Request-Id, as `upstream_req_id`), method, route
  * pattern (`/v1/jobs/:id`), path without its query string, status, duration, the API key by
- * fingerprint, and the job the request made or named (`resource_id`). No other header (X-Api-Key, X-Admin-Token) and no query string (signed URLs) is
+ * fingerprint, the job the request made or named (`resource_id`) and the error code of an error
+ * answer (`error_code`). No other header (X-Api-Key, X-Admin-Token) and no query string (signed URLs) is
  * read; `secrets` (the admin token, worker keys) are taken out of the path as from every line.
  */
 export function accessLogMiddleware(parent: Logger, secrets: readonly string[] = []) {
@@ -43,6 +50,7 @@ export function accessLogMiddleware(parent: Logger, secrets: readonly string[] =
         key_fingerprint: req.apiKey?.fingerprint ?? null,
         // the job (or upload) the request made or read: its worker's lines name it too
         resource_id: (res.locals?.[RESOURCE_ID] as string | undefined) ?? (req.params as { id?: string } | undefined)?.id,
+        error_code: res.locals?.[ERROR_CODE] as string | undefined,
         bytes_out: Number(res.getHeader('content-length') ?? 0) || undefined,
       };
       if (status === 503) logger.warn(entry, 'request'); // a dependency away: the outage, not a fault of the request (logged once by the exception filter)
