@@ -4,23 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Client } from 'pg';
+import { answers } from '../../src/infrastructure/database/embedded-postgres.launcher';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { eventually } from '../support/test-app';
-
-async function answers(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 describe('the embedded Postgres', () => {
   it('is started again when it dies under its server (it stayed down for good, every request 503 while liveness said all was well), and stops with the server afterwards', async () => {

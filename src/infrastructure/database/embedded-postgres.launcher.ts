@@ -43,7 +43,8 @@ async function letPostgresUserReach(dataDir: string): Promise<void> {
   }
 }
 
-async function answers(url: string): Promise<boolean> {
+/** whether the Postgres at `url` answers a query within about a second */
+export async function answers(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
   client.on('error', () => undefined);
   try {
