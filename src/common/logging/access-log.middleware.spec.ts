@@ -8,7 +8,7 @@ function levelOf(status: number): number {
   const lines: Array<{ level: number; status: number }> = [];
   const logger = pino({}, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const res = Object.assign(new EventEmitter(), { statusCode: status, writableFinished: true, getHeader: () => undefined });
-  const req = { method: 'GET', originalUrl: '/v1/jobs', requestId: 'req_1' };
+  const req = { method: 'GET', originalUrl: '/v1/jobs', requestId: 'req_1', headers: {} };
   accessLogMiddleware(logger)(req as unknown as Request, res as unknown as Response, (() => undefined) as NextFunction);
   res.emit('finish');
   expect(lines).toHaveLength(1);
