@@ -162,6 +162,27 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(await world.storage.stat(`inputs/${job.id}`)).toBeNull();
   });
 
+  it("a disabled key's jobs stop: one queued is canceled as it is picked up, one running is stopped, its reserve given back (they ran on to completion, charged, and nobody could cancel them)", async () => {
+    const world = processing();
+    const key = await world.keys.create({ clientId: 'c', note: null, keyHash: 'k'.repeat(64), fingerprint: 'f'.repeat(12), webhookSecret: null });
+    await world.ledger.grant(key.id, 100, null);
+    const queue = (apiKeyId: string) => world.service.create({ apiKeyId, videoUrl: VIDEO, request: { model: 'light' }, autoStart: true });
+    const running = await queue(key.id);
+    const waiting = await queue(key.id);
+    world.gateway.hold();
+    const handled = world.handler.handle(running.id);
+    await eventually(async () => (world.gateway.tasks.length === 1 ? true : undefined));
+    await world.keys.setEnabled(key.fingerprint, false);
+    await handled;
+    await world.handler.handle(waiting.id);
+    const canceled = { status: 'failed', errorCode: 'canceled', error: 'Canceled: the API key was disabled' };
+    expect(await world.jobs.findById(running.id)).toMatchObject({ ...canceled, billingStatus: 'refunded' });
+    // a URL input is paid for once fetched: the job that waited never was
+    expect(await world.jobs.findById(waiting.id)).toMatchObject({ ...canceled, billingStatus: null, reservedCredits: null });
+    expect(world.gateway.tasks).toHaveLength(1);
+    expect(await world.ledger.balance(key.id)).toBe(100);
+  });
+
   it('a job canceled while it was handed over gives up what its earlier attempt left running (a remote run)', async () => {
     const world = processing();
     await world.ledger.grant(KEY, 100, null);

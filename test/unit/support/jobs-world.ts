@@ -1,4 +1,6 @@
 import { FixedClock } from '../../../src/common/clock';
+import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
 import { SequentialIds } from '../../../src/common/ids';
 import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
 import { InMemoryUnitOfWork } from '../../../src/common/in-memory.unit-of-work';
@@ -52,7 +54,10 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const events = new InMemoryJobEventLog();
   const outbox = new InMemoryWebhookOutbox(() => clock.now());
   const uploadRows = new InMemoryUploadRepository();
+  // the keys the jobs belong to; a job of an id not among them (KEY = 'key_a') is a job of an enabled key
+  const keys = new InMemoryApiKeyRepository();
   const ports: Array<[PortToken<unknown>, unknown]> = [
+    [ApiKeyRepository, keys],
     [JobRepository, jobs],
     [CreditLedger, ledger],
     [JobEventLog, events],
@@ -70,5 +75,5 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const dispatchRelay = new JobDispatchRelay(jobs, dispatcher, clock, config);
   const lifecycle = new JobLifecycle(unitOfWork, presenter, new WebhookAnnouncer(clock, ids), deliveries, dispatchRelay, clock, metrics, config);
   const service = new JobsService(jobs, lifecycle, uploads, outbound, clock, ids);
-  return { config, clock, ids, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, uploadRows, presenter, dispatchRelay, lifecycle, service };
+  return { config, clock, ids, keys, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, uploadRows, presenter, dispatchRelay, lifecycle, service };
 }

@@ -77,7 +77,7 @@ export class ChunkedJobHandler {
       return null;
     }
     const stop = new AbortController();
-    const watcher = watchWhileProcessing(this.jobs, job.id, stop);
+    const watcher = watchWhileProcessing(this.jobs, job.id, stop, this.lifecycle);
     this.running.add(stop);
     const progress = this.progressShare(job.id, task.index, task.share);
     try {
@@ -125,7 +125,7 @@ export class ChunkedJobHandler {
     }
     const outputKey = outputKeyOf(job);
     const stop = new AbortController();
-    const watcher = watchWhileProcessing(this.jobs, job.id, stop);
+    const watcher = watchWhileProcessing(this.jobs, job.id, stop, this.lifecycle);
     try {
       await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, chunkDurations: done.map((outcome) => outcome.durationSeconds), outputKey, settings: settingsToRun(job), mediaLimits: this.config.mediaLimits }, stop.signal);
     } catch (error) {

@@ -4,6 +4,7 @@ import { Clock } from '../../../common/clock';
 import { DomainError } from '../../../common/errors/domain-error';
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
+import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { QueuedDelivery, WebhookAnnouncements, WebhookDeliveryQueue } from '../../webhooks/ports/webhook-announcements';
 import { billableSeconds, creditCost, overLengthLimit, smallestCharge } from '../domain/job-cost';
@@ -242,6 +243,24 @@ export class JobLifecycle {
     if (SERVICE_FAULTS.has(code)) this.logger.warn(line);
     else this.logger.log(line);
     await this.relay.enqueue(deliveries);
+  }
+
+  /**
+   * Ends a pending or processing job whose API key was disabled, as a cancel ends one (its reserve
+   * released, job.failed announced), and says whether it did. A disabled key's queued and running
+   * jobs went on to completion, charged and announced, and nobody could cancel them any more: its
+   * owner's cancel was refused (401), and no administrator's route cancels a job.
+   */
+  async endIfKeyDisabled(job: Job): Promise<boolean> {
+    if (!(await this.keyDisabled(job.apiKeyId))) return false;
+    await this.fail(job, 'canceled', 'Canceled: the API key was disabled');
+    return true;
+  }
+
+  /** whether the key exists and is disabled */
+  async keyDisabled(apiKeyId: string): Promise<boolean> {
+    const key = await this.unitOfWork.run((tx) => tx.get(ApiKeyRepository).findById(apiKeyId));
+    return key !== null && !key.enabled;
   }
 
   /** The client's cancel: a pending or processing job ends failed with `canceled`, its reserve released. */

@@ -86,7 +86,8 @@ export class JobsService {
   /** Any key's job, for the keyless download the operator may allow (ALLOW_KEYLESS_DOWNLOAD). */
   async getWithoutOwner(id: string): Promise<Job> {
     const job = isJobId(id) ? await this.jobs.findById(id) : null;
-    if (!job) throw DomainError.notFound('Job');
+    // a disabled key's outputs are not handed out without a key either (its own key is refused)
+    if (!job || (await this.lifecycle.keyDisabled(job.apiKeyId))) throw DomainError.notFound('Job');
     return job;
   }
 

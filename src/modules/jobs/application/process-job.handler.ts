@@ -72,12 +72,13 @@ export class ProcessJobHandler {
     if (!job) return;
     // canceled while it was handed over: a run an earlier attempt left going is stopped
     if (isTerminal(job.status)) return this.gateway.giveUp({ jobId: job.id, outputKey: outputKeyOf(job) });
+    if (await this.lifecycle.endIfKeyDisabled(job)) return;
     const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
     let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
     const stop = new AbortController();
     signal?.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
-    const watcher = watchWhileProcessing(this.jobs, running.id, stop);
+    const watcher = watchWhileProcessing(this.jobs, running.id, stop, this.lifecycle);
     this.running.add(stop);
     const startedAt = Date.now();
     try {
