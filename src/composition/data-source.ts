@@ -1,5 +1,6 @@
 /** The composition root's data source: the infrastructure's migrations with every module's entities. */
 import { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
+import { oneAtATime } from '../common/one-at-a-time';
 import { MIGRATIONS } from '../infrastructure/database/migrations';
 import { listenForErrors } from '../infrastructure/database/pooled-connection-errors';
 import { ENTITIES } from './typeorm.transaction-scope';
@@ -27,14 +28,36 @@ async function takeMigrationLock(runner: QueryRunner): Promise<void> {
   }
 }
 
+/** how often the lock's holder looks for processes blocked on the lock while it migrates */
+const LOCK_WAITERS_CHECK_MS = 500;
+
+/**
+ * Cancels the statements blocked in pg_advisory_lock on the migration lock, and says how many. Only
+ * a version from before takeMigrationLock blocks there, and its snapshot stalls an index built
+ * CONCURRENTLY for as long as it waits, which is until that build ends: an upgrade started while
+ * such a process started hung for good (seen in review). The process canceled fails its start, and
+ * migrates (or finds nothing to do) when it starts again.
+ */
+export async function cancelMigrationLockWaiters(runner: QueryRunner): Promise<number> {
+  const canceled = (await runner.query(
+    `SELECT pg_cancel_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = 0 AND objid = $1 AND objsubid = 1 AND NOT granted AND pid <> pg_backend_pid()`,
+    [MIGRATION_LOCK],
+  )) as unknown[];
+  return canceled.length;
+}
+
 /** Runs pending migrations under an advisory lock, so replicas starting together migrate once. */
 export async function migrate(url: string): Promise<DataSource> {
   const dataSource = await new DataSource(dataSourceOptions(url)).initialize();
   const runner = dataSource.createQueryRunner();
+  let waitersCheck: NodeJS.Timeout | undefined;
   try {
     await takeMigrationLock(runner);
+    const cancelWaiters = oneAtATime(() => cancelMigrationLockWaiters(runner).catch(() => 0));
+    waitersCheck = setInterval(() => void cancelWaiters(), LOCK_WAITERS_CHECK_MS);
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
+    clearInterval(waitersCheck);
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await runner.release();
   }

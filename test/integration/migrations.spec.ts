@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, migrate } from '../../src/composition/data-source';
 import { MIGRATIONS } from '../../src/infrastructure/database/migrations';
@@ -43,5 +44,35 @@ describe('migrations', () => {
     await cli.runMigrations();
     const changes = await cli.driver.createSchemaBuilder().log();
     expect(changes.upQueries.map((query) => query.query)).toEqual([]);
+  }, 60_000);
+
+  it('an upgrade whose index is built CONCURRENTLY finishes while a process of a version before the lock was tried starts beside it: its blocking wait for the lock is canceled (it held a snapshot the build waited for, for good)', async () => {
+    const before = await new DataSource({ ...dataSourceOptions(database.url), migrations: MIGRATIONS.slice(0, -1) }).initialize();
+    opened.push(before);
+    await before.runMigrations();
+    const client = async () => {
+      const connected = new Client({ connectionString: database.url });
+      await connected.connect();
+      return connected;
+    };
+    // an old snapshot the build must first wait out (a long report), so that the old process arrives while it builds
+    const reader = await client();
+    await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    await reader.query('SELECT count(*) FROM jobs');
+    const upgrading = migrate(database.url);
+    const oldVersion = await client();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const oldStart = oldVersion.query('SELECT pg_advisory_lock(727274)').then(() => 'took the lock', (error: { code?: string }) => `refused ${error.code}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await reader.query('COMMIT');
+      const upgraded = await Promise.race([upgrading, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000))]);
+      expect(upgraded).not.toBe('hung');
+      opened.push(upgraded as DataSource);
+      expect(await applied(upgraded as DataSource)).toBe(MIGRATIONS.length);
+      expect(await oldStart).toBe('refused 57014');
+    } finally {
+      await Promise.all([reader.end(), oldVersion.end()].map((ended) => ended.catch(() => undefined)));
+    }
   }, 60_000);
 });
