@@ -63,6 +63,7 @@ export class ChunkedJobHandler {
       segment,
       share,
       chunksInFlow: chunkKeys.length,
+      flowChunkKeys: chunkKeys, // for workers of the version before, during a rolling deploy
     }));
     await this.dispatcher.dispatch({ jobId: job.id, inputKey, backgroundImageKey, chunkKeys }, chunks);
     this.logger.log(`job ${job.id} split into ${chunks.length} chunks`);

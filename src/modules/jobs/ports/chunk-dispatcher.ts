@@ -13,10 +13,14 @@ export interface ChunkTask {
   share: number;
   /**
    * the chunks in the flow: the chunk that fails the job removes all their outputs, whose keys differ
-   * from `chunkKey` in their index alone (each chunk carried every key: a 40-chunk job kept 40 x 40)
+   * from `chunkKey` in their index alone (each chunk carrying every key, a 40-chunk job kept 40 x 40)
    */
   chunksInFlow: number;
-  /** every chunk's key, as messages queued before `chunksInFlow` carry them (a rolling deploy) */
+  /**
+   * every chunk's key, as messages queued before `chunksInFlow` carry them. Still written for one
+   * release: a worker of the version before reads it, and failed (for 11 minutes, then with a false
+   * alarm) on a chunk without it during a rolling deploy. The next release stops writing it.
+   */
   flowChunkKeys?: string[];
 }
 
