@@ -198,6 +198,8 @@ describe.each(QUEUES)('worker server (real HTTP and transfers, scripted engine),
     const engineRuns = pool.started.length;
     const first = await call('POST', '/run', runRequest());
     await eventually(async () => (pool.started.length > engineRuns ? true : undefined));
+    // the run's progress is written to a durable queue a moment after the engine reports it
+    await eventually(async () => ((await call('GET', `/status/${first.json.id}`)).json.progress === 50 ? true : undefined));
     expect((await call('GET', `/status/${first.json.id}`)).json).toMatchObject({ status: 'IN_PROGRESS', progress: 50 });
     const secondRequest = runRequest();
     const second = await call('POST', '/run', secondRequest);

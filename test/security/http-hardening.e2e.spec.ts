@@ -218,6 +218,8 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       await http.get('/v1/jobs').set('X-Api-Key', 'bd_live_' + 'Z'.repeat(32)); // an unknown key
       await http.get('/files/outputs/x.webm?expires=1&signature=SIGNATUREVALUE1234567890');
       await http.get(`/v1/admin/${ADMIN_TOKEN}`); // pasted into the path by mistake
+      await http.get(`/v1/jobs/${ADMIN_TOKEN}`).set('X-Api-Key', apiKey); // where the route takes it for the job's id
+      await http.get(`/v1/jobs/${newKey}`).set('X-Api-Key', apiKey).set('X-Request-Id', newKey);
       new Logger('Test').warn(`a careless message with ${newKey} and ${ADMIN_TOKEN} and https://x/files/a?signature=SIGNATUREVALUE1234567890`);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const all = lines.join('\n');

@@ -40,7 +40,7 @@ export function accessLogMiddleware(parent: Logger, secrets: readonly string[] =
       const upstream = req.headers['x-request-id'];
       const entry = {
         req_id: req.requestId,
-        upstream_req_id: typeof upstream === 'string' && UPSTREAM_REQUEST_ID.test(upstream) ? upstream : undefined,
+        upstream_req_id: typeof upstream === 'string' && UPSTREAM_REQUEST_ID.test(upstream) ? redactSecrets(upstream, secrets) : undefined,
         method: req.method,
         route: (req.route as { path?: string } | undefined)?.path ?? null,
         // an API key sent in the path by mistake is logged by its fingerprint
@@ -49,7 +49,7 @@ export function accessLogMiddleware(parent: Logger, secrets: readonly string[] =
         duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
         key_fingerprint: req.apiKey?.fingerprint ?? null,
         // the job (or upload) the request made or read: its worker's lines name it too
-        resource_id: (res.locals?.[RESOURCE_ID] as string | undefined) ?? (req.params as { id?: string } | undefined)?.id,
+        resource_id: resourceIdOf(req, res, secrets),
         error_code: res.locals?.[ERROR_CODE] as string | undefined,
         bytes_out: Number(res.getHeader('content-length') ?? 0) || undefined,
       };
@@ -61,4 +61,10 @@ export function accessLogMiddleware(parent: Logger, secrets: readonly string[] =
     res.once('close', write);
     next();
   };
+}
+
+/** the id a job's route was given, as the path is logged: at most 64 characters, secrets taken out */
+function resourceIdOf(req: Request, res: Response, secrets: readonly string[]): string | undefined {
+  const id = (res.locals?.[RESOURCE_ID] as string | undefined) ?? (req.params as { id?: string } | undefined)?.id;
+  return id === undefined ? undefined : redactSecrets(id.slice(0, 64), secrets);
 }
