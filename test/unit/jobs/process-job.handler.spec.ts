@@ -183,6 +183,19 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(await world.ledger.balance(key.id)).toBe(100);
   });
 
+  it("a disabled key's job whose earlier attempt was handed over gives up what that attempt left running (a remote run went on to the end)", async () => {
+    const world = processing();
+    const key = await world.keys.create({ clientId: 'c', note: null, keyHash: 'k'.repeat(64), fingerprint: 'f'.repeat(12), webhookSecret: null });
+    await world.ledger.grant(key.id, 100, null);
+    const job = await world.service.create({ apiKeyId: key.id, videoUrl: VIDEO, request: { model: 'light' }, autoStart: true });
+    await world.lifecycle.pickUp(job); // the attempt that died, its run left going
+    await world.keys.setEnabled(key.fingerprint, false);
+    const givenUp = jest.spyOn(world.gateway, 'giveUp');
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
+    expect(givenUp).toHaveBeenCalledWith({ jobId: job.id, outputKey: `outputs/${job.id}.webm` });
+  });
+
   it('a job canceled while it was handed over gives up what its earlier attempt left running (a remote run)', async () => {
     const world = processing();
     await world.ledger.grant(KEY, 100, null);

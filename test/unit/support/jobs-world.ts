@@ -73,7 +73,7 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const uploads = new UploadsService(storage, uploadRows, new TenSecondProbe(), config, ids);
   const presenter = new JobPresenter(storage, config);
   const dispatchRelay = new JobDispatchRelay(jobs, dispatcher, clock, config);
-  const lifecycle = new JobLifecycle(unitOfWork, presenter, new WebhookAnnouncer(clock, ids), deliveries, dispatchRelay, clock, metrics, config);
+  const lifecycle = new JobLifecycle(unitOfWork, presenter, new WebhookAnnouncer(clock, ids), deliveries, dispatchRelay, clock, metrics, keys, config);
   const service = new JobsService(jobs, lifecycle, uploads, outbound, clock, ids);
   return { config, clock, ids, keys, jobs, ledger, events, outbox, storage, deliveries, dispatcher, metrics, outbound, uploads, uploadRows, presenter, dispatchRelay, lifecycle, service };
 }

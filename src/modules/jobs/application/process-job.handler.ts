@@ -72,7 +72,8 @@ export class ProcessJobHandler {
     if (!job) return;
     // canceled while it was handed over: a run an earlier attempt left going is stopped
     if (isTerminal(job.status)) return this.gateway.giveUp({ jobId: job.id, outputKey: outputKeyOf(job) });
-    if (await this.lifecycle.endIfKeyDisabled(job)) return;
+    // a run an earlier attempt left going (a remote one) is stopped with the job
+    if (await this.lifecycle.endIfKeyDisabled(job)) return this.gateway.giveUp({ jobId: job.id, outputKey: outputKeyOf(job) });
     const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
     let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
