@@ -80,17 +80,17 @@ describe('DeliverWebhookHandler', () => {
     expect(gone.queue.enqueued).toEqual([]);
   });
 
-  it('logs each failed attempt with the delivery, its URL without the query and the reason, the last one as a warning (the one line there was gave neither where nor why)', async () => {
+  it('logs each failed attempt with the delivery, the receiver\'s origin (a token may sit in the path or the query) and the reason, the last one as a warning (the one line there was gave neither where nor why)', async () => {
     const spent = await deliverer('5');
-    await spent.outbox.add({ id: 'msg_2', apiKeyId: spent.key.id, jobId: 'job_2', event: 'job.failed', url: 'https://hooks.example.com/in?token=receiver-secret', body: '{}' });
+    await spent.outbox.add({ id: 'msg_2', apiKeyId: spent.key.id, jobId: 'job_2', event: 'job.failed', url: 'https://hooks.example.com/services/T000/B000/receiver-secret?token=receiver-secret', body: '{}' });
     const info = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     try {
       spent.http.postStatus = 503;
       await spent.handler.handle('msg_2');
       await spent.handler.handle('msg_2');
-      expect(info.mock.calls.map(([line]) => line)).toEqual([expect.stringMatching(/^webhook job\.failed of job_2 \(delivery msg_2\) to https:\/\/hooks\.example\.com\/in\?\[redacted\]: attempt 1 failed \(HTTP 503\), next in \d+ s$/)]);
-      expect(warn.mock.calls.map(([line]) => line)).toEqual(['webhook job.failed of job_2 (delivery msg_2) to https://hooks.example.com/in?[redacted]: attempt 2 failed (HTTP 503), the last one']);
+      expect(info.mock.calls.map(([line]) => line)).toEqual([expect.stringMatching(/^webhook job\.failed of job_2 \(delivery msg_2\) to https:\/\/hooks\.example\.com: attempt 1 failed \(HTTP 503\), next in \d+ s$/)]);
+      expect(warn.mock.calls.map(([line]) => line)).toEqual(['webhook job.failed of job_2 (delivery msg_2) to https://hooks.example.com: attempt 2 failed (HTTP 503), the last one']);
     } finally {
       info.mockRestore();
       warn.mockRestore();

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../common/clock';
 import { oneAtATime } from '../../../common/one-at-a-time';
-import { withoutUrlSecrets } from '../../../common/logging/redact';
 import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
 import { signingSecrets } from '../../../common/webhook-secret';
@@ -64,8 +63,8 @@ export class DeliverWebhookHandler {
     await this.outbox.recordAttempt(delivery.id, { statusCode, error: error ?? (statusCode && outcome !== 'sent' ? `HTTP ${statusCode}` : null), outcome, nextAttemptAt });
     this.metrics.countWebhookAttempt(delivery.event, outcome);
     if (outcome !== 'sent') {
-      // where and why, without the URL's query (receivers put tokens there); the job keeps only "failed"
-      const attempt = `webhook ${delivery.event} of ${delivery.jobId} (delivery ${delivery.id}) to ${withoutUrlSecrets(delivery.url)}: attempt ${attemptsMade}`;
+      // where (the receiver's origin alone: Slack's and Discord's URLs carry their token in the path) and why
+      const attempt = `webhook ${delivery.event} of ${delivery.jobId} (delivery ${delivery.id}) to ${originOf(delivery.url)}: attempt ${attemptsMade}`;
       const reason = error ?? `HTTP ${statusCode}`;
       if (outcome === 'failed') this.logger.warn(`${attempt} failed (${reason}), the last one`);
       else this.logger.log(`${attempt} failed (${reason}), next in ${Math.round((delay ?? 0) / 1000)} s`);
@@ -79,4 +78,13 @@ export class DeliverWebhookHandler {
     await this.relay.enqueue(due.map((delivery) => ({ id: delivery.id, attempts: delivery.attempts })));
     return due.length;
   });
+}
+
+/** `https://hooks.example.com`: the scheme, host and port of a URL, nothing a receiver could hide a token in */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '<a URL that does not parse>';
+  }
 }
