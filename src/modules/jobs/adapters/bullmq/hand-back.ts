@@ -20,6 +20,20 @@ export function outageRetryDelayMs(outageForMs: number, firstMs = OUTAGE_RETRY_D
 }
 
 /**
+ * When the outage that stopped the message last began, if that outage still goes on: its last stop
+ * came within twice the longest wait. A stop long after (the message ran on meanwhile) is a new
+ * outage, waited 10 s at first and given its own patience: counted from the first outage, a second
+ * one twenty minutes later waited 2 minutes at once, with 10 minutes of patience left.
+ */
+function ongoingOutageSince(data: { outageSince?: unknown; outageStoppedAt?: unknown } | undefined, now: number): number | null {
+  const { outageSince, outageStoppedAt } = data ?? {};
+  if (typeof outageSince !== 'number') return null;
+  // a message stopped by a version before outageStoppedAt: its outage is taken as going on
+  const lastStop = typeof outageStoppedAt === 'number' ? outageStoppedAt : now;
+  return now - lastStop <= 2 * OUTAGE_MAX_RETRY_DELAY_MS ? outageSince : null;
+}
+
+/**
  * Runs a message's work. Work a shutting-down worker hands back goes back to the queue at once as a
  * delayed message (BullMQ's moveToDelayed skips the attempt count), so a job or chunk caught by
  * deployments does not run out of attempts that are meant for failures. Work stopped because a
@@ -38,11 +52,11 @@ export async function handingBack<T>(message: QueueJob, token: string | undefine
       throw new DelayedError(error.message);
     }
     if (!isDependencyOutage(error)) throw error;
-    const stored = message.data?.outageSince;
-    const outageSince = typeof stored === 'number' ? stored : Date.now();
-    if (Date.now() - outageSince >= outage.patienceMs) throw error;
-    if (stored !== outageSince) await message.updateData({ ...message.data, outageSince });
-    const delayMs = outageRetryDelayMs(Date.now() - outageSince, outage.retryDelayMs);
+    const now = Date.now();
+    const outageSince = ongoingOutageSince(message.data, now) ?? now;
+    if (now - outageSince >= outage.patienceMs) throw error;
+    await message.updateData({ ...message.data, outageSince, outageStoppedAt: now });
+    const delayMs = outageRetryDelayMs(now - outageSince, outage.retryDelayMs);
     await message.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError(`a service it needs could not be reached (${(error as Error).message}): runs again in ${Math.round(delayMs / 1000)} s`);
   }
