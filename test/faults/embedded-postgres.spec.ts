@@ -9,7 +9,7 @@ import { startEmbeddedDatabase } from '../support/embedded-database';
 import { eventually } from '../support/test-app';
 
 describe('the embedded Postgres', () => {
-  it('is started again when it dies under its server (it stayed down for good, every request 503 while liveness said all was well), and stops with the server afterwards', async () => {
+  it('is started again when it dies under its server (it stayed down for good, every request 503 while liveness said all was well), not when it was shut down (exit 0: Ctrl-C reaches it too), and stops with the server afterwards', async () => {
     const pg = await startEmbeddedDatabase();
     try {
       expect(await answers(pg.url)).toBe(true);
@@ -17,6 +17,11 @@ describe('the embedded Postgres', () => {
       const killed = postmasterOf();
       process.kill(killed, 'SIGKILL');
       await eventually(async () => ((await answers(pg.url)) && postmasterOf() !== killed ? true : undefined), 60_000, 250);
+      // a shutdown asked for (Ctrl-C reaches Postgres too) is left alone: the server stops it itself
+      process.kill(postmasterOf(), 'SIGINT');
+      await eventually(async () => ((await answers(pg.url)) ? undefined : true), 30_000, 250);
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(await answers(pg.url)).toBe(false);
     } finally {
       const stopping = Date.now();
       await pg.stop();

@@ -135,8 +135,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
 const RESTART_DELAY_MS = 10_000;
 
 /**
- * Starts the embedded Postgres again whenever it exits without being asked to (a full disk makes it
- * PANIC; the OOM killer), saying why in its own last words, and again every 10 s until it runs. It
+ * Starts the embedded Postgres again whenever it dies (a full disk makes it PANIC; the OOM killer):
+ * exits by a signal or with a failure, not a shutdown (exit 0). Says why in its own last words, and
+ * tries again every 10 s until it runs. It
  * stayed down for good: every request answered 503 while /health/live said the process was fine.
  */
 class KeptRunning {
@@ -161,7 +162,9 @@ class KeptRunning {
 
   private watch(): void {
     this.server.process?.once('exit', (code, signal) => {
-      if (this.stopping) return;
+      // exit 0 is a shutdown asked for: Ctrl-C reaches Postgres as well as this process, which then
+      // stops it itself after its workers' grace
+      if (this.stopping || code === 0) return;
       this.log(`the embedded Postgres exited (${signal ?? `exit ${code}`}): ${this.lastLines.recent().join(' | ') || 'it said nothing'}; starting it again`);
       void this.restart();
     });
