@@ -39,4 +39,9 @@ describe('the RVM model cache', () => {
     keepRecentGeometries(dir, opened);
     expect([existsSync(old), existsSync(recent)]).toEqual([false, true]);
   });
+
+  it('is kept on a best effort: a cache it cannot change (prepared ahead, another user\'s) still serves, with nothing thrown', () => {
+    expect(() => keepRecentGeometries(dir, [join(dir, 'rvm-gone-d1-r3.onnx')])).not.toThrow();
+    expect(() => keepRecentGeometries(join(dir, 'missing'), [])).not.toThrow();
+  });
 });

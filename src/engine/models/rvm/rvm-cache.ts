@@ -23,7 +23,15 @@ const UNFINISHED_WRITE_AGE_MS = 3600_000;
  * geometries beyond the `kept` most recently used, and unfinished writes over an hour old.
  */
 export function keepRecentGeometries(cacheDir: string, inUse: readonly string[], kept = RVM_GEOMETRIES_KEPT, now = new Date()): void {
-  for (const path of inUse) utimesSync(path, now, now);
+  try {
+    for (const path of inUse) utimesSync(path, now, now);
+    removeStale(cacheDir, kept, now);
+  } catch {
+    // best effort: a cache this process may read but not change (prepared ahead, another user's) still serves
+  }
+}
+
+function removeStale(cacheDir: string, kept: number, now: Date): void {
   const lastUse = new Map<string, number>();
   const files: Array<{ path: string; geometry: string }> = [];
   for (const name of readdirSync(cacheDir)) {
