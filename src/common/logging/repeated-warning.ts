@@ -13,6 +13,8 @@ export class RepeatedWarning {
   private loggedAt = -Infinity;
   private heldBack = 0;
   private failing = false;
+  /** a warning line was written since the last "works again" */
+  private warned = false;
 
   constructor(
     private readonly sink: WarningSink,
@@ -30,14 +32,19 @@ export class RepeatedWarning {
     this.sink.warn(this.heldBack > 0 ? `${message} (${this.heldBack} more since the last line)` : message);
     this.loggedAt = now;
     this.heldBack = 0;
+    this.warned = true;
   }
 
-  /** it works again: `message` is logged once, if a warning came since it last worked */
+  /**
+   * It works again: `message` is logged once, if a warning line was written since it last said so.
+   * The interval still holds for the next warning: a store that failed and answered by turns (one
+   * request in two) wrote a warning and a "works again" line for each failure.
+   */
   recovered(message: string): void {
     if (!this.failing) return;
     this.failing = false;
-    this.loggedAt = -Infinity;
-    this.heldBack = 0;
+    if (!this.warned) return;
+    this.warned = false;
     this.sink.log(message);
   }
 }
