@@ -115,11 +115,12 @@ describe('JobsService on in-memory adapters', () => {
     expect((await world.service.start(KEY, draft.id, { request: { preview_duration: 5 } })).status).toBe('pending');
   });
 
-  it('auto_start without enough credit: the job exists, failed with insufficient_credits', async () => {
+  it('auto_start without enough credit: the job exists, failed with insufficient_credits, counted as a job that ended (it was left out)', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
     expect(job).toMatchObject({ status: 'failed', errorCode: 'insufficient_credits', billingStatus: 'insufficient_credits' });
     expect(await world.ledger.balance(KEY)).toBe(0);
+    expect(world.metrics.jobs).toEqual([expect.objectContaining({ model: 'light', status: 'failed', errorCode: 'insufficient_credits' })]);
   });
 
   it('an upload job reserves its cost at start; completion charges the processed seconds and returns the rest', async () => {

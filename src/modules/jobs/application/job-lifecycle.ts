@@ -137,8 +137,17 @@ export class JobLifecycle {
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
       return { failed: moved, deliveries: await this.announce(tx, moved, 'job.failed') };
     });
+    this.recordFailure(failed, 'insufficient_credits', message);
     await this.relay.enqueue(deliveries);
     return failed;
+  }
+
+  /** a job that failed, to monitoring and the log: a warning where the service is at fault */
+  private recordFailure(job: Job, code: JobFailureCode, message: string): void {
+    this.metrics.observeJob({ model: job.settings.model, status: 'failed', errorCode: code, seconds: this.secondsSinceStart(job) });
+    const line = `job ${job.id} failed (${code}): ${message}`;
+    if (SERVICE_FAULTS.has(code)) this.logger.warn(line);
+    else this.logger.log(line);
   }
 
   pickUp(job: Job): Promise<Job | null> {
@@ -239,10 +248,7 @@ export class JobLifecycle {
       return this.announce(tx, moved, 'job.failed');
     });
     if (deliveries === null) return;
-    this.metrics.observeJob({ model: job.settings.model, status: 'failed', errorCode: code, seconds: this.secondsSinceStart(job) });
-    const line = `job ${job.id} failed (${code}): ${message}`;
-    if (SERVICE_FAULTS.has(code)) this.logger.warn(line);
-    else this.logger.log(line);
+    this.recordFailure(job, code, message);
     await this.relay.enqueue(deliveries);
   }
 
