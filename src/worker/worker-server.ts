@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
+import { presentsSecret } from '../common/http/authorization-header';
 import { RunRequest } from '../common/worker-protocol/runpod-protocol';
 import { WorkerQueue } from './job-queue';
 import { RunRequestInvalid, validateRunRequest } from './run-request';
@@ -38,14 +38,6 @@ async function fromQueue<T>(queueAnswer: T | Promise<T>): Promise<T> {
   }
 }
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-
-/** `authorization: <key>` (or `Bearer <key>`), compared in constant time (digests of equal length). */
-export function authorized(header: string | undefined, apiKey: string): boolean {
-  if (!header) return false;
-  const presented = header.replace(/^Bearer\s+/i, '');
-  return timingSafeEqual(digest(presented), digest(apiKey));
-}
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -87,7 +79,7 @@ export function createWorkerServer(queue: WorkerQueue, apiKey: string): http.Ser
 }
 
 async function handle(queue: WorkerQueue, apiKey: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  if (!authorized(req.headers.authorization, apiKey)) {
+  if (!presentsSecret(req.headers.authorization, apiKey)) {
     req.resume();
     return send(res, 401, { error: 'missing or wrong authorization' });
   }

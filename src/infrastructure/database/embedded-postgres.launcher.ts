@@ -137,8 +137,8 @@ const RESTART_DELAY_MS = 10_000;
 /**
  * Starts the embedded Postgres again whenever it dies (a full disk makes it PANIC; the OOM killer):
  * exits by a signal or with a failure, not a shutdown (exit 0). Says why in its own last words, and
- * tries again every 10 s until it runs. It
- * stayed down for good: every request answered 503 while /health/live said the process was fine.
+ * tries again every 10 s until it runs. It stayed down for good: every request answered 503 while
+ * /health/live said the process was fine.
  */
 class KeptRunning {
   private stopping = false;
