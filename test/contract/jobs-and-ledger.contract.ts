@@ -85,7 +85,26 @@ export function describeJobRepositoryContract(harness: Harness): void {
       expect(completed.total).toBe(2);
       // every field as a read by id gives it
       expect(page.items[0]).toEqual(await harness.jobs().findOwned(made[2].id, owner));
-      expect((await harness.jobs().list({ apiKeyId: owner, limit: 10, offset: 4 })).items).toEqual([]);
+      const pastTheEnd = await harness.jobs().list({ apiKeyId: owner, limit: 10, offset: 4 });
+      expect(pastTheEnd).toEqual({ items: [], total: 4 });
+    });
+
+    it('reads a page and its total at one instant: while jobs complete, a list of completed jobs shows every one it counts', async () => {
+      const owner = await harness.newOwner();
+      const running = Array.from({ length: 30 }, () => aJob(owner, { status: 'processing' }));
+      for (const job of running) await harness.jobs().insert(job);
+      let completing = true;
+      const completions = (async () => {
+        for (const job of running) await harness.jobs().transition(job.id, 'processing', { status: 'completed' });
+        completing = false;
+      })();
+      const mismatches: string[] = [];
+      while (completing) {
+        const pages = await Promise.all([0, 1, 2, 3].map(() => harness.jobs().list({ apiKeyId: owner, status: 'completed', limit: 100, offset: 0 })));
+        for (const page of pages) if (page.items.length !== page.total) mismatches.push(`${page.items.length} shown of ${page.total}`);
+      }
+      await completions;
+      expect(mismatches).toEqual([]);
     });
 
     it('lists jobs created in the same instant by id, newest id first, the same on every page', async () => {
