@@ -89,6 +89,19 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       expect(await store().claim({ apiKeyId: await newOwner(), key: scope.key }, fp('other'), 3600)).toEqual(claimed);
     });
 
+    it("forgetApiKey removes every key of the API key, stored responses and claims in progress, and no other API key's", async () => {
+      const scope = await scopeOf();
+      const completed = { apiKeyId: scope.apiKeyId, key: `idem-${randomUUID()}` };
+      await store().complete(completed, await claimOf(completed, fp('done'), 3600), 200, { id: 'job_1' });
+      await store().claim(scope, fp('running'), 3600);
+      const strangers = await scopeOf();
+      await store().claim(strangers, fp('theirs'), 3600);
+      await store().forgetApiKey(scope.apiKeyId);
+      expect(await store().peek(completed, fp('done'))).toEqual({ kind: 'free' });
+      expect(await store().claim(scope, fp('other'), 3600)).toEqual(claimed);
+      expect(await store().peek(strangers, fp('theirs'))).toEqual({ kind: 'in_progress' });
+    });
+
     it('an expired key starts over', async () => {
       const scope = await scopeOf();
       await store().complete(scope, await claimOf(scope, fp('fp'), 1), 200, { first: true });

@@ -1,6 +1,6 @@
 import { newJobId } from '../../src/common/ids';
 import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
-import { draftJob, Job } from '../../src/modules/jobs/domain/job';
+import { draftJob, Job, withClientContentErased } from '../../src/modules/jobs/domain/job';
 import { resolveJobSettings } from '../../src/modules/jobs/domain/job-settings';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 
@@ -115,6 +115,47 @@ export function describeJobRepositoryContract(harness: Harness): void {
       const byIdDescending = made.map((job) => job.id).sort().reverse();
       const pages = await Promise.all([0, 1, 2].map((offset) => harness.jobs().list({ apiKeyId: owner, limit: 1, offset })));
       expect(pages.map((page) => page.items[0].id)).toEqual(byIdDescending);
+    });
+
+    it("lists a key's pending and processing jobs as its active ones", async () => {
+      const [owner, stranger] = [await harness.newOwner(), await harness.newOwner()];
+      const made = (['created', 'pending', 'processing', 'completed', 'failed'] as const).map((status) => aJob(owner, { status }));
+      for (const job of [...made, aJob(stranger, { status: 'processing' })]) await harness.jobs().insert(job);
+      const active = await harness.jobs().activeOf(owner);
+      expect(active.map((job) => job.id).sort()).toEqual([made[1].id, made[2].id].sort());
+    });
+
+    it("erases a key's client content as withClientContentErased does, outputs marked deleted, every output key answered; another key's jobs untouched", async () => {
+      const [owner, stranger] = [await harness.newOwner(), await harness.newOwner()];
+      const imageRequest = { output_format: 'webm' as const, model: 'pro' as const, background: { type: 'image' as const, image_url: 'https://img.example.com/b.png' }, text_prompt: 'a red kite' };
+      const withImage = aJob(owner, {
+        status: 'completed',
+        request: imageRequest,
+        settings: resolveJobSettings(imageRequest),
+        webhookUrl: 'https://hooks.example.com/x',
+        outputKey: 'outputs/job_a/output.webm',
+        notes: ['trimmed to 30 s'],
+      });
+      const deletedBefore = aJob(owner, { status: 'completed', outputKey: 'outputs/job_b/output.webm', outputDeletedAt: new Date('2026-01-02T00:00:00Z') });
+      const failed = aJob(owner, { status: 'failed', error: 'Could not fetch https://client.example.com/v.mp4', errorCode: 'input_unreachable', request: { bg_type: 'image', bg_image_url: 'https://img.example.com/c.png' } });
+      const strangers = aJob(stranger, { webhookUrl: 'https://hooks.example.com/y' });
+      for (const job of [withImage, deletedBefore, failed, strangers]) await harness.jobs().insert(job);
+      const now = new Date('2026-03-01T00:00:00Z');
+      const erased = await harness.jobs().eraseClientContent(owner, now);
+      expect(erased.jobs).toBe(3);
+      expect([...erased.outputKeys].sort()).toEqual(['outputs/job_a/output.webm', 'outputs/job_b/output.webm']);
+      const read = async (job: Job) => {
+        const stored = await harness.jobs().findById(job.id);
+        return { ...stored, createdAt: stored?.createdAt.getTime(), outputDeletedAt: stored?.outputDeletedAt?.getTime() ?? null };
+      };
+      for (const job of [withImage, deletedBefore, failed]) {
+        const expected = withClientContentErased(job, now);
+        expect(await read(job)).toEqual({ ...expected, createdAt: job.createdAt.getTime(), outputDeletedAt: expected.outputDeletedAt?.getTime() ?? null });
+      }
+      expect(await read(withImage)).toMatchObject({ videoUrl: '', webhookUrl: null, metadata: null, notes: [], request: { background: { type: 'image' } }, settings: { textPrompt: null, background: { type: 'image', image_url: '' } } });
+      expect((await read(failed)).error).toBeNull();
+      expect((await read(failed)).errorCode).toBe('input_unreachable');
+      expect(await harness.jobs().findById(strangers.id)).toMatchObject({ videoUrl: strangers.videoUrl, webhookUrl: 'https://hooks.example.com/y', metadata: { order: '7' } });
     });
 
     it('finds pending jobs not yet handed to the queue, oldest start first, until marked dispatched', async () => {

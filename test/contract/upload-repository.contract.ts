@@ -33,5 +33,21 @@ export function describeUploadRepositoryContract(uploads: () => UploadRepository
       await uploads().insert(deleted);
       expect([await uploads().holdForStart(upload.id), await uploads().holdForStart(deleted.id), await uploads().holdForStart(newUploadId())]).toEqual(['kept', 'deleted', 'deleted']);
     });
+
+    it("erases a key's uploads: each marked deleted (one deleted before keeps its time) and nameless, every storage key answered; another key's are untouched", async () => {
+      const [owner, stranger] = [await newOwner(), await newOwner()];
+      const kept = anUpload(owner);
+      const deletedBefore = { ...anUpload(owner), deletedAt: new Date('2026-02-04T00:00:00Z') };
+      const strangers = anUpload(stranger);
+      for (const upload of [kept, deletedBefore, strangers]) await uploads().insert(upload);
+      const now = new Date('2026-03-01T00:00:00Z');
+      const erased = await uploads().eraseClientContent(owner, now);
+      expect(erased.uploads).toBe(2);
+      expect([...erased.storageKeys].sort()).toEqual([kept.storageKey, deletedBefore.storageKey].sort());
+      expect(await uploads().findOwned(kept.id, owner)).toMatchObject({ filename: '', deletedAt: now, size: kept.size });
+      expect(await uploads().findOwned(deletedBefore.id, owner)).toMatchObject({ filename: '', deletedAt: deletedBefore.deletedAt });
+      expect(await uploads().findOwned(strangers.id, stranger)).toMatchObject({ filename: 'a.mp4', deletedAt: null });
+      expect(await uploads().holdForStart(kept.id)).toBe('deleted');
+    });
   });
 }

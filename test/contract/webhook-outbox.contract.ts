@@ -23,6 +23,18 @@ export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOw
       expect(await outbox().goneFor(`job_${randomUUID()}`, 'https://hooks.example.com/in')).toBe(false);
     });
 
+    it("forgetKey removes every delivery of the key's jobs, pending or finished, and no other key's", async () => {
+      const [owner, stranger] = [await newOwner(), await newOwner()];
+      const pending = await add(owner);
+      const sent = await add(owner, undefined, 'job.started');
+      await outbox().recordAttempt(sent.id, { statusCode: 200, error: null, outcome: 'sent', nextAttemptAt: null });
+      const strangers = await add(stranger);
+      expect(await outbox().forgetKey(owner)).toBe(2);
+      expect([await outbox().find(pending.id), await outbox().find(sent.id)]).toEqual([null, null]);
+      expect(await outbox().find(strangers.id)).toMatchObject({ apiKeyId: stranger, status: 'pending' });
+      expect(await outbox().forgetKey(owner)).toBe(0);
+    });
+
     it('keeps one delivery per job and event: a second add keeps the first', async () => {
       const owner = await newOwner();
       const first = await add(owner);

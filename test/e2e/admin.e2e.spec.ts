@@ -1,4 +1,7 @@
-import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { DataSource } from 'typeorm';
+import { ADMIN_TOKEN, eventually, MEDIA_DIR, startTestApp, TestApp } from '../support/test-app';
 
 describe('admin API', () => {
   let t: TestApp;
@@ -12,7 +15,7 @@ describe('admin API', () => {
     return token === null ? req : req.set('X-Admin-Token', token);
   };
 
-  it.each([['get', '/v1/admin/config'], ['get', '/v1/admin/keys'], ['post', '/v1/admin/keys']] as const)('refuses %s %s without a valid X-Admin-Token (403)', async (method, path) => {
+  it.each([['get', '/v1/admin/config'], ['get', '/v1/admin/keys'], ['post', '/v1/admin/keys'], ['post', '/v1/admin/keys/erase']] as const)('refuses %s %s without a valid X-Admin-Token (403)', async (method, path) => {
     for (const token of [null, 'wrong-token']) {
       const res = await admin(method, path, token);
       expect(res.status).toBe(403);
@@ -63,5 +66,38 @@ describe('admin API', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ role: 'all', database: 'external', queue_backend: 'postgres', max_upload_bytes: 500 * 1024 * 1024 });
     expect(JSON.stringify(res.body)).not.toContain(ADMIN_TOKEN);
+  });
+});
+
+describe("admin API: a key's data erased, on Postgres and the disk", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('deletes its upload and output files, erases its rows in Postgres, and leaves what was done and what it cost', async () => {
+    const created = await t.http.post('/v1/admin/keys').set('X-Admin-Token', ADMIN_TOKEN).send({ client_id: 'leaving', credits: 100 });
+    const key = created.body.api_key;
+    const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'), 'holiday-in-rome.mp4');
+    const job = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'order-1').send({ video_url: upload.body.video_url, model: 'light', metadata: { customer: 'Ada Lovelace' } });
+    await eventually(async () => ((await t.http.get(`/v1/jobs/${job.body.id}`).set('X-Api-Key', key)).body.status === 'completed' ? true : undefined), 30000);
+    const db = t.app.get(DataSource);
+    const filesOf = async () => (await db.query(`SELECT u.storage_key AS upload, j.output_key AS output FROM jobs j JOIN uploads u ON u.api_key_id = j.api_key_id WHERE j.id = $1`, [job.body.id]))[0];
+    const { upload: uploadKey, output: outputKey } = await filesOf();
+    const onDisk = (storageKey: string) => existsSync(path.join(t.dataDir, 'storage', storageKey));
+    expect([onDisk(uploadKey), onDisk(outputKey)]).toEqual([true, true]);
+
+    const erased = await t.http.post('/v1/admin/keys/erase').set('X-Admin-Token', ADMIN_TOKEN).send({ key_fingerprint: created.body.key_fingerprint });
+    expect(erased.body).toMatchObject({ enabled: false, erased: { jobs_ended: 0, jobs: 1, uploads: 1, files: 2 } });
+    expect([onDisk(uploadKey), onDisk(outputKey)]).toEqual([false, false]);
+    const [row] = await db.query(`SELECT j.video_url, j.metadata, j.output_deleted_at IS NOT NULL AS output_deleted, j.charged_credits, j.status, u.filename, u.deleted_at IS NOT NULL AS upload_deleted FROM jobs j JOIN uploads u ON u.api_key_id = j.api_key_id WHERE j.id = $1`, [job.body.id]);
+    expect(row).toMatchObject({ video_url: '', metadata: null, output_deleted: true, status: 'completed', filename: '', upload_deleted: true });
+    expect(Number(row.charged_credits)).toBeGreaterThan(0);
+    const [left] = await db.query(
+      `SELECT (SELECT count(*) FROM idempotency_keys WHERE api_key_id = k.id)::int AS idempotency, (SELECT count(*) FROM webhook_deliveries WHERE api_key_id = k.id)::int AS deliveries FROM api_keys k WHERE key_fingerprint = $1`,
+      [created.body.key_fingerprint],
+    );
+    expect(left).toEqual({ idempotency: 0, deliveries: 0 });
   });
 });

@@ -123,6 +123,15 @@ const ANSWERS = {
   }),
   AdminKeys: withSuccess({ items: arrayOf(object(KEY_PROPERTIES)) }),
   AdminKey: withSuccess(KEY_PROPERTIES),
+  AdminKeyErased: withSuccess({
+    ...KEY_PROPERTIES,
+    erased: object({
+      jobs_ended: { ...integer, description: 'jobs that were pending or processing, ended as canceled first' },
+      jobs: { ...integer, description: "jobs whose client content was erased; their rows stay for accounting" },
+      uploads: integer,
+      files: { ...integer, description: 'stored videos and outputs deleted' },
+    }),
+  }),
   AdminKeyCreated: withSuccess({ api_key: { type: 'string', description: 'shown once: only its hash is stored' }, key_fingerprint: string, client_id: string, note: nullable(string), credits: integer }),
   Health: object({ status: { type: 'string', enum: ['healthy'] }, checks: HEALTH_CHECKS }),
   Liveness: object({ status: { type: 'string', enum: ['ok'] } }),

@@ -7,5 +7,6 @@ import { IdempotencyStore } from './ports/idempotency-store';
 /** Idempotency-Key support for the routes marked @Idempotent, stored in Postgres. */
 @Module({
   providers: [{ provide: IdempotencyStore, useClass: PostgresIdempotencyStore }, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+  exports: [IdempotencyStore],
 })
 export class IdempotencyModule {}

@@ -100,6 +100,7 @@ describe('the OpenAPI document describes every answer', () => {
     answers('POST /v1/admin/keys/disable', await admin(t.http.post('/v1/admin/keys/disable')).send(fingerprint));
     answers('POST /v1/admin/keys/enable', await admin(t.http.post('/v1/admin/keys/enable')).send(fingerprint));
     answers('POST /v1/admin/keys/credits', await admin(t.http.post('/v1/admin/keys/credits')).send({ ...fingerprint, credits: 3 }));
+    answers('POST /v1/admin/keys/erase', await admin(t.http.post('/v1/admin/keys/erase')).send(fingerprint));
   });
 
   it('a schema that the answer does not fit is caught (the check can fail)', () => {

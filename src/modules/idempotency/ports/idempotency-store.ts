@@ -49,4 +49,6 @@ export abstract class IdempotencyStore {
   abstract complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void>;
   /** Gives the key claimed as `claimId` back (the work failed): the next request with it does the work afresh. Nothing where the claim is no longer the key's. */
   abstract release(scope: IdempotencyScope, claimId: string): Promise<void>;
+  /** Removes every key of an API key, with the responses stored under them (an erasure of its data). */
+  abstract forgetApiKey(apiKeyId: string): Promise<void>;
 }

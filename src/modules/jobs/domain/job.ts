@@ -97,3 +97,30 @@ export const JobTransitions = {
     return { status: 'failed', error: message, errorCode: code, completedAt: now };
   },
 };
+
+/**
+ * A job with what its client put in it erased (an erasure of its key's data): the video URL, the
+ * webhook URL, the metadata, the error's text, the notes, a background image's URL and a text prompt.
+ * What it was, when, and what it cost stay, for accounting. Its output is marked deleted at `now`.
+ * The TypeORM repository writes the same in SQL (eraseClientContent); the contract tests hold them alike.
+ */
+export function withClientContentErased(job: Job, now: Date): Job {
+  const { bg_image_url: _imageUrl, text_prompt: _prompt, ...request } = job.request;
+  if (request.background) {
+    const { image_url: _backgroundUrl, ...kept } = request.background;
+    request.background = kept;
+  }
+  const { background } = job.settings;
+  const settings = { ...job.settings, textPrompt: null, background: background.type === 'image' && background.image_url !== null ? { ...background, image_url: '' } : background };
+  return {
+    ...job,
+    videoUrl: '',
+    webhookUrl: null,
+    metadata: null,
+    error: null,
+    notes: [],
+    request,
+    settings,
+    outputDeletedAt: job.outputKey === null ? job.outputDeletedAt : (job.outputDeletedAt ?? now),
+  };
+}

@@ -34,6 +34,14 @@ export abstract class JobRepository {
    */
   abstract recordChunkProgress(id: string, chunk: number, percent: number): Promise<boolean>;
   abstract markDispatched(id: string): Promise<void>;
+  /** a key's pending and processing jobs, the work an erasure of its data ends first */
+  abstract activeOf(apiKeyId: string): Promise<Job[]>;
+  /**
+   * Erases what the key's client put in every one of its jobs, as withClientContentErased does, and
+   * answers how many jobs the key has and every output key they name: those already marked deleted
+   * too, so that an erasure run again after a storage failure deletes what is left.
+   */
+  abstract eraseClientContent(apiKeyId: string, now: Date): Promise<{ jobs: number; outputKeys: string[] }>;
   /** Started jobs the relay has not handed to the queue since before `startedBefore` (the outbox). */
   abstract undispatched(startedBefore: Date, limit: number): Promise<string[]>;
 }

@@ -10,4 +10,10 @@ export abstract class UploadRepository {
    * committed and deleted the file under a job that was then accepted.
    */
   abstract holdForStart(id: string): Promise<'kept' | 'deleted'>;
+  /**
+   * Erases a key's uploads (an erasure of its data): each is marked deleted and loses its file name.
+   * Answers how many the key has and every upload's storage key, those already marked deleted too,
+   * so that an erasure run again after a storage failure deletes what is left.
+   */
+  abstract eraseClientContent(apiKeyId: string, now: Date): Promise<{ uploads: number; storageKeys: string[] }>;
 }

@@ -24,4 +24,6 @@ export abstract class WebhookOutbox {
   abstract goneFor(jobId: string, url: string): Promise<boolean>;
   /** Removes the deliveries sent or failed before `before` (pending ones stay); answers how many went. */
   abstract pruneFinished(before: Date): Promise<number>;
+  /** Removes every delivery of a key's jobs, pending ones too (an erasure of its data); answers how many went. */
+  abstract forgetKey(apiKeyId: string): Promise<number>;
 }

@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { queueBackendOf } from '../../../../infrastructure/queue/queue-connection';
 import { ApiKeysService } from '../../application/api-keys.service';
 import { ApiKey } from '../../domain/api-key';
+import { KeyDataEraser } from '../../ports/key-data-eraser';
 import { AdminTokenGuard } from './admin-token.guard';
 import { CreateKeyDto, GrantCreditsDto, KeyFingerprintDto } from './admin.dto';
 
@@ -19,6 +20,7 @@ export function keyView(key: ApiKey) {
 export class AdminController {
   constructor(
     private readonly keys: ApiKeysService,
+    private readonly eraser: KeyDataEraser,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -72,6 +74,16 @@ export class AdminController {
   @HttpCode(200)
   async enable(@Body() dto: KeyFingerprintDto) {
     return { success: true, ...keyView(await this.keys.setEnabled(dto.key_fingerprint, true)) };
+  }
+
+  @Post('keys/erase')
+  @Answers('AdminKeyErased')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Erase a key's data: disables the key, ends its work, deletes its videos and outputs, erases its URLs, metadata and prompts (usage and credits stay)" })
+  async erase(@Body() dto: KeyFingerprintDto) {
+    const key = await this.keys.setEnabled(dto.key_fingerprint, false);
+    const erased = await this.eraser.erase(key.id);
+    return { success: true, ...keyView(key), erased: { jobs_ended: erased.jobsEnded, jobs: erased.jobs, uploads: erased.uploads, files: erased.files } };
   }
 
   @Post('keys/credits')

@@ -51,6 +51,10 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     if (this.claimed(scope, claimId)) this.entries.delete(idOf(scope));
   }
 
+  async forgetApiKey(apiKeyId: string): Promise<void> {
+    for (const id of [...this.entries.keys()]) if (id.startsWith(`${apiKeyId}\n`)) this.entries.delete(id);
+  }
+
   /** the key's entry while `claimId` holds it in progress */
   private claimed(scope: IdempotencyScope, claimId: string): Entry | undefined {
     const entry = this.entries.get(idOf(scope));

@@ -79,6 +79,10 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
     );
   }
 
+  async forgetApiKey(apiKeyId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1`, [apiKeyId]);
+  }
+
   async release(scope: IdempotencyScope, claimId: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`, [scope.apiKeyId, scope.key, claimId]);
   }

@@ -1,5 +1,5 @@
 import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
-import { Job } from '../../domain/job';
+import { Job, withClientContentErased } from '../../domain/job';
 import { JobStatus } from '../../domain/job-status';
 import { JobListQuery, JobPage, JobRepository } from '../../ports/job.repository';
 
@@ -65,6 +65,16 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
     this.chunkProgress.set(id, chunks);
     job.progress = Math.min(99, Math.max(0, job.progress - before + best));
     return true;
+  }
+
+  async activeOf(apiKeyId: string): Promise<Job[]> {
+    return [...this.jobs.values()].filter((job) => job.apiKeyId === apiKeyId && (job.status === 'pending' || job.status === 'processing')).map(copy);
+  }
+
+  async eraseClientContent(apiKeyId: string, now: Date): Promise<{ jobs: number; outputKeys: string[] }> {
+    const owned = [...this.jobs.values()].filter((job) => job.apiKeyId === apiKeyId);
+    for (const job of owned) this.jobs.set(job.id, withClientContentErased(job, now));
+    return { jobs: owned.length, outputKeys: owned.flatMap((job) => (job.outputKey ? [job.outputKey] : [])) };
   }
 
   async markDispatched(id: string): Promise<void> {

@@ -8,6 +8,7 @@ import { Job } from '../../domain/job';
 import { JobRequest } from '../../domain/job-settings';
 import { JobStatus } from '../../domain/job-status';
 import { JobListQuery, JobPage, JobRepository } from '../../ports/job.repository';
+import { hydratedRecord } from '../../../../infrastructure/database/hydrated-record';
 import { JobRecord } from './job.record';
 
 function toDomain(record: JobRecord): Job {
@@ -71,14 +72,7 @@ export class TypeOrmJobRepository extends JobRepository {
    */
   async findOwned(id: string, apiKeyId: string): Promise<Job | null> {
     const { rows } = await this.pool.query<Record<string, unknown>>({ ...this.findOwnedQuery, values: [id, apiKeyId] });
-    return rows[0] ? toDomain(this.hydrated(rows[0])) : null;
-  }
-
-  private hydrated(row: Record<string, unknown>): JobRecord {
-    const { driver } = this.records.manager.connection;
-    const record: Record<string, unknown> = {};
-    for (const column of this.records.metadata.columns) record[column.propertyName] = driver.prepareHydratedValue(row[column.databaseName], column);
-    return record as unknown as JobRecord;
+    return rows[0] ? toDomain(hydratedRecord(this.records, rows[0])) : null;
   }
 
   async findById(id: string): Promise<Job | null> {
@@ -106,7 +100,7 @@ export class TypeOrmJobRepository extends JobRepository {
         ORDER BY page.created_at DESC, page.id DESC`,
       [...filterValues, query.limit, query.offset],
     )) as Array<Record<string, unknown>>;
-    const items = rows.filter((row) => row.id !== null).map((row) => toDomain(this.hydrated(row)));
+    const items = rows.filter((row) => row.id !== null).map((row) => toDomain(hydratedRecord(this.records, row)));
     return { items, total: Number(rows[0]?.list_total ?? 0) };
   }
 
@@ -120,7 +114,7 @@ export class TypeOrmJobRepository extends JobRepository {
       .returning('*')
       .execute();
     const [row] = result.raw as Array<Record<string, unknown>>;
-    return row ? toDomain(this.hydrated(row)) : null;
+    return row ? toDomain(hydratedRecord(this.records, row)) : null;
   }
 
   async updateProgress(id: string, progress: number): Promise<boolean> {
@@ -138,6 +132,25 @@ export class TypeOrmJobRepository extends JobRepository {
       [id, chunk, Math.max(0, percent)],
     )) as [unknown[], number];
     return updated > 0;
+  }
+
+  async activeOf(apiKeyId: string): Promise<Job[]> {
+    return (await this.records.find({ where: [{ apiKeyId, status: 'pending' }, { apiKeyId, status: 'processing' }] })).map(toDomain);
+  }
+
+  /** withClientContentErased in one statement, on the key's index */
+  async eraseClientContent(apiKeyId: string, now: Date): Promise<{ jobs: number; outputKeys: string[] }> {
+    const [rows] = (await this.records.query(
+      `UPDATE jobs SET
+         video_url = '', webhook_url = NULL, metadata = NULL, error = NULL, notes = '[]',
+         request = (request - 'bg_image_url' - 'text_prompt') #- '{background,image_url}',
+         settings = CASE WHEN settings #>> '{background,image_url}' IS NOT NULL THEN jsonb_set(settings, '{background,image_url}', '""') ELSE settings END || '{"textPrompt": null}',
+         output_deleted_at = CASE WHEN output_key IS NULL THEN output_deleted_at ELSE COALESCE(output_deleted_at, $2) END
+       WHERE api_key_id = $1
+       RETURNING output_key`,
+      [apiKeyId, now],
+    )) as [Array<{ output_key: string | null }>, number];
+    return { jobs: rows.length, outputKeys: rows.flatMap((row) => (row.output_key ? [row.output_key] : [])) };
   }
 
   async markDispatched(id: string): Promise<void> {

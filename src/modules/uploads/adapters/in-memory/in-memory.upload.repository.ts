@@ -23,4 +23,10 @@ export class InMemoryUploadRepository extends UploadRepository {
     const upload = this.uploads.get(id);
     return upload && upload.apiKeyId === apiKeyId ? { ...upload } : null;
   }
+
+  async eraseClientContent(apiKeyId: string, now: Date): Promise<{ uploads: number; storageKeys: string[] }> {
+    const owned = [...this.uploads.values()].filter((upload) => upload.apiKeyId === apiKeyId);
+    for (const upload of owned) this.uploads.set(upload.id, { ...upload, filename: '', deletedAt: upload.deletedAt ?? now });
+    return { uploads: owned.length, storageKeys: owned.map((upload) => upload.storageKey) };
+  }
 }

@@ -25,4 +25,10 @@ export class TypeOrmUploadRepository extends UploadRepository {
     const rows: Array<{ deleted: boolean }> = await this.records.query(`SELECT deleted_at IS NOT NULL AS deleted FROM uploads WHERE id = $1 FOR SHARE`, [id]);
     return rows.length && !rows[0].deleted ? 'kept' : 'deleted';
   }
+
+  /** waits, row by row, for the FOR SHARE hold of a start in flight (holdForStart), as retention's claim does */
+  async eraseClientContent(apiKeyId: string, now: Date): Promise<{ uploads: number; storageKeys: string[] }> {
+    const [rows] = (await this.records.query(`UPDATE uploads SET filename = '', deleted_at = COALESCE(deleted_at, $2) WHERE api_key_id = $1 RETURNING storage_key`, [apiKeyId, now])) as [Array<{ storage_key: string }>, number];
+    return { uploads: rows.length, storageKeys: rows.map((row) => row.storage_key) };
+  }
 }

@@ -54,6 +54,15 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
     return finished.length;
   }
 
+  async forgetKey(apiKeyId: string): Promise<number> {
+    const owned = [...this.deliveries.values()].filter((delivery) => delivery.apiKeyId === apiKeyId).map((delivery) => delivery.id);
+    for (const id of owned) {
+      this.deliveries.delete(id);
+      this.finishedAt.delete(id);
+    }
+    return owned.length;
+  }
+
   async goneFor(jobId: string, url: string): Promise<boolean> {
     return this.attempts.some((attempt) => attempt.statusCode === 410 && this.deliveries.get(attempt.id)?.jobId === jobId && this.deliveries.get(attempt.id)?.url === url);
   }

@@ -66,6 +66,11 @@ export class TypeOrmWebhookOutbox extends WebhookOutbox {
     return deleteInBatches((sql, parameters) => this.manager.query(sql, parameters), 'webhook_deliveries', oldestFinished, [before], PRUNE_BATCH);
   }
 
+  async forgetKey(apiKeyId: string): Promise<number> {
+    const [, removed] = (await this.manager.query(`DELETE FROM webhook_deliveries WHERE api_key_id = $1`, [apiKeyId])) as [unknown, number];
+    return removed;
+  }
+
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
     const status = result.outcome === 'retry' ? 'pending' : result.outcome;
     const rows: Array<{ job_id: string; event: string }> = await this.manager.query(

@@ -1,0 +1,20 @@
+/** What an erasure of a key's data removed. */
+export interface ErasedKeyData {
+  /** jobs ended first (pending or processing when the erasure began) */
+  jobsEnded: number;
+  /** jobs whose client content was erased; their rows stay for accounting */
+  jobs: number;
+  uploads: number;
+  /** stored files deleted: uploads' videos and jobs' outputs */
+  files: number;
+}
+
+/**
+ * Erases what a key's client left with the service (an operator's answer to a request for erasure):
+ * its videos, outputs, URLs, metadata, prompts, webhook deliveries and idempotent responses. What
+ * was done, when, and what it cost stay, for accounting. The key is disabled before this is called.
+ * Running it again is safe, and deletes what a storage failure left.
+ */
+export abstract class KeyDataEraser {
+  abstract erase(apiKeyId: string): Promise<ErasedKeyData>;
+}
