@@ -26,6 +26,17 @@ export function describeApiKeyRepositoryContract(keys: () => ApiKeyRepository): 
       expect(await keys().setEnabled('000000000000', false)).toBeNull();
     });
 
+    it('answers the state each change wrote, with a disable and an enable racing', async () => {
+      const key = await newKey();
+      const contradicted: string[] = [];
+      for (let round = 0; round < 60; round += 1) {
+        const [disabled, enabled] = await Promise.all([keys().setEnabled(key.fingerprint, false), keys().setEnabled(key.fingerprint, true)]);
+        if (disabled?.enabled !== false || enabled?.enabled !== true) contradicted.push(`round ${round}: disable answered ${disabled?.enabled}, enable ${enabled?.enabled}`);
+      }
+      expect(contradicted).toEqual([]);
+      expect((await keys().setEnabled(key.fingerprint, false))?.credits).toBe(0);
+    });
+
     it('rotates the webhook secret, keeping those it replaced until their time (the latest first, at most 3, none past its time); lists and counts the keys', async () => {
       const key = await newKey();
       expect(key.previousWebhookSecrets).toEqual([]);

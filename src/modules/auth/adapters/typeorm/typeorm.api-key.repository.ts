@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import { ApiKey } from '../../domain/api-key';
 import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
 import { MAX_PREVIOUS_WEBHOOK_SECRETS } from '../../../../common/webhook-secret';
+import { hydratedRecord } from '../../../../infrastructure/database/hydrated-record';
 import { ApiKeyRecord } from './api-key.record';
 
 function toDomain(record: ApiKeyRecord): ApiKey {
@@ -53,9 +54,11 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return (await this.records.find({ order: { createdAt: 'ASC' } })).map(toDomain);
   }
 
+  /** the row as this update left it (RETURNING): read again, an enable racing a disable answered the other's state */
   async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null> {
-    await this.records.update({ keyFingerprint: fingerprint }, { enabled });
-    return this.findByFingerprint(fingerprint);
+    const result = await this.records.createQueryBuilder().update().set({ enabled }).where('key_fingerprint = :fingerprint', { fingerprint }).returning('*').execute();
+    const [row] = result.raw as Array<Record<string, unknown>>;
+    return row ? toDomain(hydratedRecord(this.records, row)) : null;
   }
 
   /** one statement: Postgres reads every SET from the row as it was, so each rotation keeps the secret it replaced */
