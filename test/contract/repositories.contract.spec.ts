@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { newJobId, newUploadId } from '../../src/common/ids';
 import { migrate } from '../../src/composition/data-source';
 import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
+import { JobEventLog } from '../../src/modules/jobs/ports/job-event-log';
 import { typeOrmScopeOf as scopeOf } from '../../src/composition/typeorm.transaction-scope';
 import { ApiKeyRecord } from '../../src/modules/auth/adapters/typeorm/api-key.record';
 import { TypeOrmApiKeyRepository } from '../../src/modules/auth/adapters/typeorm/typeorm.api-key.repository';
@@ -132,4 +134,35 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     expect((await keys.findById(key.id))?.credits).toBe(0);
   });
 
+  // Postgres only: readers beside writers in their own transactions.
+  it("usage: a summary read while jobs complete counts each completed job with its charge (one snapshot), never the charge alone", async () => {
+    const owner = (await newKey()).id;
+    await inTransaction((tx) => tx.get(CreditLedger).grant(owner, 10_000, null));
+    const jobIds = Array.from({ length: 30 }, () => `job_${randomUUID()}`);
+    for (const jobId of jobIds) await inTransaction((tx) => tx.get(CreditLedger).reserve(owner, jobId, 10));
+    let completing = true;
+    // as a completion commits them: the charge and the completed event in one transaction
+    const completions = (async () => {
+      for (const jobId of jobIds) {
+        await inTransaction(async (tx) => {
+          await tx.get(CreditLedger).lock(owner);
+          await tx.get(CreditLedger).settle(owner, jobId, 10);
+          await tx.get(JobEventLog).record({ apiKeyId: owner, jobId, kind: 'completed', seconds: 1, credits: 10 });
+        });
+      }
+      completing = false;
+    })();
+    const torn: string[] = [];
+    const store = new TypeOrmUsageStore(db);
+    while (completing) {
+      const summaries = await Promise.all([0, 1, 2].map(() => store.dailyCounters(owner, new Date(Date.now() - 3600_000))));
+      for (const rows of summaries) {
+        const completed = rows.reduce((sum, row) => sum + (row.completed_jobs ?? 0), 0);
+        const credits = rows.reduce((sum, row) => sum + (row.credits_used ?? 0), 0);
+        if (credits !== completed * 10) torn.push(`${completed} completed, ${credits} credits`);
+      }
+    }
+    await completions;
+    expect(torn).toEqual([]);
+  });
 });
