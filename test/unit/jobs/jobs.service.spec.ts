@@ -166,6 +166,28 @@ describe('JobsService on in-memory adapters', () => {
     expect((await world.service.get(KEY, job.id)).status).toBe('completed');
   });
 
+  it('a cancel that a failure of the worker beat is refused: it answered 200, a success, with the job failed worker_failed', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    await world.jobs.transition(job.id, 'pending', { status: 'processing' });
+    // the worker fails the job after the cancel read it as processing, before the cancel's own transaction
+    const fail = world.lifecycle.fail.bind(world.lifecycle);
+    jest.spyOn(world.lifecycle, 'fail').mockImplementationOnce(async (...args) => {
+      await fail(args[0], 'worker_failed', 'the engine crashed');
+      return fail(...args);
+    });
+    expect(await rejection(world.service.cancel(KEY, job.id))).toMatchObject({ code: 'invalid_state', message: expect.stringContaining("'failed'") });
+    expect(await world.service.get(KEY, job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
+    // a cancel another cancel beat still answers the canceled job (a double click)
+    const second = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    jest.spyOn(world.lifecycle, 'fail').mockImplementationOnce(async (...args) => {
+      await fail(...args);
+      return fail(...args);
+    });
+    expect(await world.service.cancel(KEY, second.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
+  });
+
   it('a start whose upload retention took meanwhile is refused 410 in its own transaction, the draft left a draft and nothing reserved', async () => {
     const world = jobsWorld();
     await world.ledger.grant(KEY, 100, null);

@@ -91,11 +91,14 @@ export class JobsService {
     return job;
   }
 
-  /** A job that completed after it was read here, before its cancel took it, stays completed: refused as a cancel after it would be. */
+  /**
+   * A job that completed or failed on its own after it was read here, before its cancel took it,
+   * keeps its end: refused as a cancel after it would be. One that another cancel ended answers as canceled.
+   */
   async cancel(apiKeyId: string, id: string): Promise<Job> {
     await this.lifecycle.cancel(await this.get(apiKeyId, id));
     const after = await this.get(apiKeyId, id);
-    if (after.status === 'completed') throw uncancelable(after);
+    if (after.errorCode !== 'canceled') throw uncancelable(after);
     return after;
   }
 
