@@ -71,18 +71,25 @@ export class TypeOrmWebhookOutbox extends WebhookOutbox {
     return removed;
   }
 
+  /**
+   * One statement: the delivery's attempt and, once it is sent or failed, the job's webhook_events.
+   * In two, a process that died (or a connection dropped) between them left the event off the job
+   * for good: the delivery was no longer pending, so no retry wrote it.
+   */
   async recordAttempt(id: string, result: { statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry'; nextAttemptAt: Date | null }): Promise<void> {
     const status = result.outcome === 'retry' ? 'pending' : result.outcome;
-    const rows: Array<{ job_id: string; event: string }> = await this.manager.query(
-      `UPDATE webhook_deliveries
-          SET attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4,
-              next_attempt_at = COALESCE($5, next_attempt_at), finished_at = CASE WHEN $4 = 'pending' THEN NULL ELSE now() END
-        WHERE id = $1 AND status = 'pending'
-        RETURNING job_id, event`,
+    await this.manager.query(
+      `WITH attempted AS (
+         UPDATE webhook_deliveries
+            SET attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4,
+                next_attempt_at = COALESCE($5, next_attempt_at), finished_at = CASE WHEN $4 = 'pending' THEN NULL ELSE now() END
+          WHERE id = $1 AND status = 'pending'
+          RETURNING job_id, event, status
+       )
+       UPDATE jobs SET webhook_events = jobs.webhook_events || jsonb_build_object(attempted.event, attempted.status)
+         FROM attempted
+        WHERE jobs.id = attempted.job_id AND attempted.status <> 'pending'`,
       [id, result.statusCode, result.error, status, result.nextAttemptAt],
-    ).then((raw: [Array<{ job_id: string; event: string }>, number]) => raw[0]);
-    if (result.outcome !== 'retry' && rows.length) {
-      await this.manager.query(`UPDATE jobs SET webhook_events = webhook_events || jsonb_build_object($2::text, $3::text) WHERE id = $1`, [rows[0].job_id, rows[0].event, status]);
-    }
+    );
   }
 }
