@@ -56,6 +56,8 @@ export function describeRetentionStoreContract(h: RetentionHarness): void {
       expect(mine(await h.store().expiredOutputs(cutoff, 1000), [old.id, newer.id])).toEqual([old]);
       await h.store().markOutputDeleted(old.id);
       expect(mine(await h.store().expiredOutputs(cutoff, 1000), [old.id, newer.id])).toEqual([]);
+      await h.store().unmarkOutputDeleted(old.id);
+      expect(mine(await h.store().expiredOutputs(cutoff, 1000), [old.id, newer.id])).toEqual([old]);
     });
 
     it('answers at most `limit` files', async () => {

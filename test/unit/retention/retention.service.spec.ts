@@ -52,6 +52,24 @@ describe('RetentionService', () => {
     expect(store.isDeleted('vid_b')).toBe(false);
   });
 
+  it("marks an output deleted before its file goes (the job's view handed out a URL to a file already gone), and takes the mark back when the file stays", async () => {
+    const { store, storage, retention } = await world('2');
+    const remove = storage.delete.bind(storage);
+    const markedWhenDeleted: boolean[] = [];
+    jest.spyOn(storage, 'delete').mockImplementation(async (key) => {
+      if (key === 'outputs/job_old.webm') {
+        markedWhenDeleted.push(store.isDeleted('job_old'));
+        if (markedWhenDeleted.length === 1) throw new Error('connect ECONNREFUSED 10.0.0.5:9000');
+      }
+      return remove(key);
+    });
+    await expect(retention.purge()).rejects.toThrow(/ECONNREFUSED/);
+    expect(store.isDeleted('job_old')).toBe(false);
+    expect(await retention.purge()).toEqual({ uploads: 0, outputs: 1, orphans: 0 });
+    expect(markedWhenDeleted).toEqual([true, true]);
+    expect(store.isDeleted('job_old')).toBe(true);
+  });
+
   it('an upload whose file could not be deleted stays, for a later run', async () => {
     const { store, storage, retention } = await world('2');
     jest.spyOn(storage, 'delete').mockRejectedValueOnce(new Error('connect ECONNREFUSED 10.0.0.5:9000'));

@@ -45,11 +45,7 @@ export class RetentionService {
     if (hours <= 0) return { uploads: 0, outputs: 0 };
     const cutoff = new Date(this.clock.now().getTime() - hours * 3600_000);
     const uploads = await this.purgeAll(() => this.store.expiredUploads(cutoff, RETENTION_BATCH), (file) => this.deleteUpload(file));
-    const outputs = await this.purgeAll(() => this.store.expiredOutputs(cutoff, RETENTION_BATCH), async (file) => {
-      await this.storage.delete(file.key);
-      await this.store.markOutputDeleted(file.id);
-      return true;
-    });
+    const outputs = await this.purgeAll(() => this.store.expiredOutputs(cutoff, RETENTION_BATCH), (file) => this.deleteOutput(file));
     if (uploads || outputs) this.logger.log(`retention deleted ${uploads} uploads and ${outputs} outputs older than ${hours} h`);
     return { uploads, outputs };
   }
@@ -61,6 +57,21 @@ export class RetentionService {
       await this.storage.delete(file.key);
     } catch (error) {
       await this.store.unclaimUpload(file.id);
+      throw error;
+    }
+    return true;
+  }
+
+  /**
+   * An output is marked deleted before its file goes: deleted first, the job's view handed out a
+   * signed URL to a file already gone (S3's own 404, not the API's 410) until the mark was written.
+   */
+  private async deleteOutput(file: ExpiredFile): Promise<boolean> {
+    await this.store.markOutputDeleted(file.id);
+    try {
+      await this.storage.delete(file.key);
+    } catch (error) {
+      await this.store.unmarkOutputDeleted(file.id);
       throw error;
     }
     return true;

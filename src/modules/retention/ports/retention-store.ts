@@ -28,7 +28,10 @@ export abstract class RetentionStore {
   /** takes a claim back: the file could not be deleted, and a later sweep tries again */
   abstract unclaimUpload(id: string): Promise<void>;
   abstract expiredOutputs(cutoff: Date, limit: number): Promise<ExpiredFile[]>;
+  /** marked before its file goes, so that no job view hands out a URL to a file already gone */
   abstract markOutputDeleted(id: string): Promise<void>;
+  /** takes the mark back: the file could not be deleted, and a later run tries again */
+  abstract unmarkOutputDeleted(id: string): Promise<void>;
   /** these uploads' rows by id: whether each is marked deleted (its file no longer needed); no row, no entry */
   abstract uploadRows(ids: readonly string[]): Promise<Map<string, { deleted: boolean }>>;
   /** these jobs' holds on their files, by id; a job with no row is absent */

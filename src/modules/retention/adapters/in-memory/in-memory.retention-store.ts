@@ -70,6 +70,11 @@ export class InMemoryRetentionStore extends RetentionStore {
     if (file) file.deletedAt = this.now();
   }
 
+  async unmarkOutputDeleted(id: string): Promise<void> {
+    const file = this.outputs.get(id);
+    if (file) file.deletedAt = null;
+  }
+
   async uploadRows(ids: readonly string[]): Promise<Map<string, { deleted: boolean }>> {
     return new Map(ids.filter((id) => this.uploads.has(id)).map((id) => [id, { deleted: Boolean(this.uploads.get(id)!.deletedAt) }]));
   }

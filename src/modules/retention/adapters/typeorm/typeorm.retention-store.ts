@@ -55,6 +55,10 @@ export class TypeOrmRetentionStore extends RetentionStore {
     await this.db.query(`UPDATE jobs SET output_deleted_at = now() WHERE id = $1`, [id]);
   }
 
+  async unmarkOutputDeleted(id: string): Promise<void> {
+    await this.db.query(`UPDATE jobs SET output_deleted_at = NULL WHERE id = $1`, [id]);
+  }
+
   async uploadRows(ids: readonly string[]): Promise<Map<string, { deleted: boolean }>> {
     const rows: Array<{ id: string; deleted: boolean }> = await this.db.query(`SELECT id, deleted_at IS NOT NULL AS deleted FROM uploads WHERE id = ANY($1)`, [ids]);
     return new Map(rows.map(({ id, deleted }) => [id, { deleted }]));
