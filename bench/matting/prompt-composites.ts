@@ -25,8 +25,8 @@
  * after it are cut out of it), FFV1 gray.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { ffmpegPath } from '../../src/engine/media/binaries';
 import { labToRgb, rgbToLab } from '../../src/engine/models/pro/colour-names';
 import { MEDIA_DIR } from '../engine/options';
@@ -176,10 +176,19 @@ export function writePromptComposite(name: string, dir: string, mediaDir = MEDIA
     storeFrameBytes(unionOut, i, union, 255);
   }
   const raw = (pixFmt: string) => ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-video_size', `${W}x${H}`, '-framerate', '25', '-i', '-'];
-  execFileSync(ffmpegPath(), [...raw('rgb24'), '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p', paths.video], { input: colourOut });
-  truthOut.forEach((truth, k) => execFileSync(ffmpegPath(), [...raw('gray'), '-c:v', 'ffv1', paths.truths[k]], { input: truth }));
-  execFileSync(ffmpegPath(), [...raw('gray'), '-c:v', 'ffv1', paths.video.replace(/\.mp4$/, '.alpha.mkv')], { input: unionOut });
+  // the video last: where it is, its truths are whole (specs in other Jest workers build the same clips at once)
+  truthOut.forEach((truth, k) => encodeAtomically([...raw('gray'), '-c:v', 'ffv1'], paths.truths[k], truth));
+  encodeAtomically([...raw('gray'), '-c:v', 'ffv1'], paths.video.replace(/\.mp4$/, '.alpha.mkv'), unionOut);
+  encodeAtomically([...raw('rgb24'), '-c:v', 'libx264', '-crf', '14', '-pix_fmt', 'yuv420p'], paths.video, colourOut);
   return paths;
+}
+
+/** ffmpeg writes a file of this process's, renamed into place once whole: a reader never finds it half written */
+function encodeAtomically(args: string[], out: string, input: Buffer): void {
+  const extension = extname(out);
+  const partial = `${out.slice(0, -extension.length)}.partial-${process.pid}${extension}`;
+  execFileSync(ffmpegPath(), [...args, partial], { input });
+  renameSync(partial, out);
 }
 
 if (require.main === module) {

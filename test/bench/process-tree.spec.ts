@@ -32,11 +32,17 @@ const { readFileSync, readlinkSync } = require('node:fs');
 const { execFileSync } = require('node:child_process');
 // before the thread reads its CPU: forking a large process (a Jest worker after model specs) costs the thread tens of ms
 const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-const until = Date.now() + 400;
-let x = 0; while (Date.now() < until) x = (x + 1) % 1000003;
-const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-parentPort.postMessage({ tid: Number(readlinkSync('/proc/thread-self').split('/').pop()), ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks });
+const ownMs = () => {
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks;
+};
+// burns until the thread itself has used 300 ms of CPU (a wall-clock span gave a starved thread too little), for at most 20 s
+const started = ownMs();
+const giveUpAt = Date.now() + 20000;
+let x = 0;
+while (ownMs() - started < 300 && Date.now() < giveUpAt) for (let i = 0; i < 1e6; i += 1) x = (x + 1) % 1000003;
+parentPort.postMessage({ tid: Number(readlinkSync('/proc/thread-self').split('/').pop()), ms: ownMs() });
 parentPort.once('message', () => process.exit(0));
 `;
 

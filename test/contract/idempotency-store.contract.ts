@@ -40,9 +40,10 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
 
     it('a completed key gives back the digest of its body, where one was kept; a key claimed afresh has none', async () => {
       const scope = await scopeOf();
-      await store().complete(scope, await claimOf(scope, fp('upload'), 1), 200, { video_id: 'vid_1' }, fp('the file'));
+      // 2 s to live: with 1 s, a stalled database expired the key before the first assertions
+      await store().complete(scope, await claimOf(scope, fp('upload'), 2), 200, { video_id: 'vid_1' }, fp('the file'));
       expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'completed', status: 200, body: { video_id: 'vid_1' }, bodyDigest: fp('the file') });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await new Promise((resolve) => setTimeout(resolve, 2100));
       await store().complete(scope, await claimOf(scope, fp('upload'), 3600), 200, { video_id: 'vid_2' });
       const completed = await store().claim(scope, fp('upload'), 3600);
       expect(completed).toEqual({ kind: 'completed', status: 200, body: { video_id: 'vid_2' } });
@@ -52,12 +53,12 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
     it('peek finds what a claim would, and claims nothing: a free key stays free', async () => {
       const scope = await scopeOf();
       expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'free' });
-      const claim = await claimOf(scope, fp('fp'), 1);
+      const claim = await claimOf(scope, fp('fp'), 2);
       expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'in_progress' });
       expect(await store().peek(scope, fp('other'))).toEqual({ kind: 'mismatch' });
       await store().complete(scope, claim, 201, { id: 'job_1' }, fp('the body'));
       expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'completed', status: 201, body: { id: 'job_1' }, bodyDigest: fp('the body') });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await new Promise((resolve) => setTimeout(resolve, 2100));
       expect(await store().peek(scope, fp('fp'))).toEqual({ kind: 'free' }); // expired: free again
     });
 

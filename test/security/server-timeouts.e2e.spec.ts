@@ -71,9 +71,10 @@ describe('HTTP_KEEP_ALIVE_TIMEOUT_MS at its boundary', () => {
     expect(answer.toLowerCase()).toContain('keep-alive: timeout=1');
     await sleep(1200);
     expect(closedAt).toBe(0);
-    while (!closedAt && Date.now() - answeredAt < 5000) await sleep(20);
+    while (!closedAt && Date.now() - answeredAt < 8000) await sleep(20);
     expect(closedAt - answeredAt).toBeGreaterThanOrEqual(1400);
-    expect(closedAt - answeredAt).toBeLessThan(3000);
+    // Node closes at the timeout plus a second of its own (about 2.5 s here), long before its default (5 s + 1 s); late under load
+    expect(closedAt - answeredAt).toBeLessThan(5000);
     socket.destroy();
   });
 });
@@ -89,7 +90,7 @@ describe('HTTP_SHUTDOWN_GRACE_MS', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     // an upload that stops after its first bytes: the request stays in flight (its timeout is 30 min)
     socket.write(`POST /v1/uploads HTTP/1.1\r\nHost: localhost\r\nX-Api-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 10000000\r\n\r\n--x\r\n`);
-    await sleep(300);
+    await sleep(1000); // the request reached the server (300 ms was short on a starved machine)
     const closing = Date.now();
     await t.close();
     expect(Date.now() - closing).toBeGreaterThanOrEqual(1400);
