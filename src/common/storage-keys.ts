@@ -14,6 +14,8 @@ export const storageKeys = {
   output: (jobId: string, extension: string): string => `outputs/${jobId}.${extension}`,
   /** one chunk's output of a long job, until the join */
   chunk: (jobId: string, index: number, extension: string): string => `chunks/${jobId}/${index}.${extension}`,
+  /** the folder of a long job's chunks (a prefix to list) */
+  chunksOf: (jobId: string): string => `chunks/${jobId}/`,
 };
 
 /** the folders the layout uses, each read by the sweep */

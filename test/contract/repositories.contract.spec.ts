@@ -134,6 +134,32 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
     expect((await keys.findById(key.id))?.credits).toBe(0);
   });
 
+  // Postgres only: the hold is a row lock.
+  it("api keys: a write holding the key (lockDisabled) keeps a disable waiting until it commits; one after the disable finds the key disabled", async () => {
+    const key = await newKey();
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const writer = inTransaction(async (tx) => {
+      const disabled = await tx.get(ApiKeyRepository).lockDisabled(key.id);
+      held();
+      await committing;
+      return disabled;
+    });
+    await holding;
+    let disabledAt = 0;
+    const disabling = keys.setEnabled(key.fingerprint, false).then(() => (disabledAt = Date.now()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(disabledAt).toBe(0);
+    const committedAt = Date.now();
+    commit();
+    expect(await writer).toBe(false);
+    await disabling;
+    expect(disabledAt).toBeGreaterThanOrEqual(committedAt);
+    expect(await inTransaction((tx) => tx.get(ApiKeyRepository).lockDisabled(key.id))).toBe(true);
+  });
+
   // Postgres only: readers beside writers in their own transactions.
   it("usage: a summary read while jobs complete counts each completed job with its charge (one snapshot), never the charge alone", async () => {
     const owner = (await newKey()).id;

@@ -1,3 +1,5 @@
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
@@ -71,18 +73,28 @@ describe('admin API', () => {
 
 describe("admin API: a key's data erased, on Postgres and the disk", () => {
   let t: TestApp;
+  let receiver: http.Server;
+  let hookUrl: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ OUTBOUND_ALLOW_LIST: '127.0.0.1' });
+    receiver = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
 
   it('deletes its upload and output files, erases its rows in Postgres, and leaves what was done and what it cost', async () => {
     const created = await t.http.post('/v1/admin/keys').set('X-Admin-Token', ADMIN_TOKEN).send({ client_id: 'leaving', credits: 100 });
     const key = created.body.api_key;
     const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'), 'holiday-in-rome.mp4');
-    const job = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'order-1').send({ video_url: upload.body.video_url, model: 'light', metadata: { customer: 'Ada Lovelace' } });
+    const job = await t.http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', 'order-1').send({ video_url: upload.body.video_url, model: 'light', metadata: { customer: 'Ada Lovelace' }, webhook_url: hookUrl });
     await eventually(async () => ((await t.http.get(`/v1/jobs/${job.body.id}`).set('X-Api-Key', key)).body.status === 'completed' ? true : undefined), 30000);
     const db = t.app.get(DataSource);
+    const deliveriesOf = async () => Number((await db.query(`SELECT count(*) AS n FROM webhook_deliveries WHERE job_id = $1`, [job.body.id]))[0].n);
+    expect(await deliveriesOf()).toBeGreaterThan(0);
     const filesOf = async () => (await db.query(`SELECT u.storage_key AS upload, j.output_key AS output FROM jobs j JOIN uploads u ON u.api_key_id = j.api_key_id WHERE j.id = $1`, [job.body.id]))[0];
     const { upload: uploadKey, output: outputKey } = await filesOf();
     const onDisk = (storageKey: string) => existsSync(path.join(t.dataDir, 'storage', storageKey));

@@ -38,7 +38,7 @@ describe("POST /v1/admin/keys/erase: a key's data erased", () => {
       .send({ video_url: upload.body.video_url, model: 'light', webhook_url: 'https://hooks.example.com/in', metadata: { customer: 'Ada Lovelace' } });
     await eventually(async () => ((await statusOf(key, done.body.id)) === 'completed' ? true : undefined));
     t.fake.hold();
-    const running = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: 'https://videos.example.com/clip.mp4', model: 'human' });
+    const running = await t.http.post('/v1/jobs').set('X-Api-Key', key).send({ video_url: 'https://videos.example.com/clip.mp4', model: 'human', webhook_url: 'https://hooks.example.com/running' });
     // held once the worker has it (a job is processing a moment before its worker is handed it)
     await eventually(async () => (t.fake.tasks.some((task) => task.jobId === running.body.id) ? true : undefined));
     return { key, uploadId: upload.body.video_id as string, done: done.body.id as string, running: running.body.id as string };
@@ -52,9 +52,12 @@ describe("POST /v1/admin/keys/erase: a key's data erased", () => {
     const storedUpload = (await t.adapters.uploads.findOwned(client.uploadId, (await t.adapters.jobs.findById(client.done))!.apiKeyId))?.storageKey;
     expect(output && storedUpload && (await t.adapters.storage.stat(output)) && (await t.adapters.storage.stat(storedUpload))).toBeTruthy();
 
+    const announcedBefore = t.adapters.deliveries.enqueued.length;
     const res = await erase(fingerprint);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, key_fingerprint: fingerprint, enabled: false, erased: { jobs_ended: 1, jobs: 2, uploads: 1, files: 2 } });
+    // the upload, the output, and the input (and background) the running job fetched
+    expect(await t.adapters.storage.stat(`inputs/${client.running}`)).toBeNull();
+    expect(res.body).toMatchObject({ success: true, key_fingerprint: fingerprint, enabled: false, erased: { jobs_ended: 1, jobs: 2, uploads: 1, files: 4 } });
 
     // the key is refused; its files are gone, another key's stay
     expect((await t.http.get('/v1/jobs').set('X-Api-Key', client.key)).status).toBe(401);
@@ -78,6 +81,9 @@ describe("POST /v1/admin/keys/erase: a key's data erased", () => {
     expect(t.adapters.outbox.all().some((delivery) => delivery.apiKeyId !== done!.apiKeyId)).toBe(true);
     expect(await t.adapters.idempotency.peek({ apiKeyId: done!.apiKeyId, key: 'order-1' }, 'any')).toEqual({ kind: 'free' });
 
+    // the running job's end was announced to nobody: job.failed carried what the client asked to have erased
+    expect(t.adapters.deliveries.enqueued.length).toBe(announcedBefore);
+
     // the other key's job, held like this one's, still runs
     expect(await statusOf(other.key, other.running)).toBe('processing');
   });
@@ -94,6 +100,30 @@ describe("POST /v1/admin/keys/erase: a key's data erased", () => {
     const job = await t.http.get(`/v1/jobs/${client.done}`).set('X-Api-Key', client.key);
     expect(job.body).toMatchObject({ status: 'completed', metadata: null });
     expect(JSON.stringify(job.body)).not.toMatch(/Lovelace|hooks\.example/);
+  });
+
+  it('an upload whose request authenticated before the disable, and stores its row after, is refused and leaves nothing', async () => {
+    const key = await t.createKey(100);
+    let probed!: () => void;
+    const probing = new Promise<void>((resolve) => (probed = resolve));
+    let finishProbe!: () => void;
+    const held = new Promise<void>((resolve) => (finishProbe = resolve));
+    const probe = t.app.get(VideoProbe);
+    const realProbe = probe.probe.bind(probe);
+    jest.spyOn(probe, 'probe').mockImplementationOnce(async (localPath) => {
+      probed();
+      await held;
+      return realProbe(localPath);
+    });
+    const uploading = t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', clip, 'holiday-in-rome.mp4').then((res) => res);
+    await probing;
+    expect((await erase(keyFingerprint(key))).body.erased).toMatchObject({ uploads: 0, files: 0 });
+    finishProbe();
+    const refused = await uploading;
+    expect([refused.status, refused.body.error?.code]).toEqual([401, 'invalid_api_key']);
+    const stored: string[] = [];
+    for await (const object of t.adapters.storage.list('uploads/')) stored.push(object.key);
+    expect(stored).toEqual([]);
   });
 
   it('answers 404 for an unknown key and 403 without the admin token, erasing nothing', async () => {

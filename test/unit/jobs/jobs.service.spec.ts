@@ -199,6 +199,21 @@ describe('JobsService on in-memory adapters', () => {
     expect(await world.ledger.balance(KEY)).toBe(100);
   });
 
+  it('a job of a request that authenticated just before its key was disabled is refused 401 and not written, as a draft, started at once, or a draft started later', async () => {
+    const world = jobsWorld();
+    const key = await world.keys.create({ clientId: 'c', note: null, keyHash: 'k'.repeat(64), fingerprint: 'f'.repeat(12), webhookSecret: null });
+    await world.ledger.grant(key.id, 100, null);
+    const draft = await world.service.create({ apiKeyId: key.id, videoUrl: await uploaded(world, key.id), request: { model: 'light' }, autoStart: false });
+    const videoUrl = await uploaded(world, key.id);
+    await world.keys.setEnabled(key.fingerprint, false);
+    for (const autoStart of [false, true]) {
+      expect((await rejection(world.service.create({ apiKeyId: key.id, videoUrl, request: { model: 'light' }, autoStart }))).code).toBe('invalid_api_key');
+    }
+    expect((await rejection(world.service.start(key.id, draft.id, { request: {} }))).code).toBe('invalid_api_key');
+    expect((await world.service.list(key.id, { limit: 10, offset: 0 })).items.map((job) => [job.id, job.status])).toEqual([[draft.id, 'created']]);
+    expect(await world.ledger.balance(key.id)).toBe(100);
+  });
+
   it('another key’s job and upload are not found', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: false });

@@ -6,6 +6,11 @@ import { InMemoryObjectStorage } from '../../../src/modules/storage/adapters/in-
 import { InMemoryUploadRepository } from '../../../src/modules/uploads/adapters/in-memory/in-memory.upload.repository';
 import { UploadsService } from '../../../src/modules/uploads/application/uploads.service';
 import { MediaRefusal, ProbedVideo, VideoProbe } from '../../../src/modules/uploads/ports/video-probe';
+import { InMemoryUnitOfWork } from '../../../src/common/in-memory.unit-of-work';
+import { PortToken } from '../../../src/common/unit-of-work';
+import { InMemoryApiKeyRepository } from '../../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
+import { ApiKeyRepository } from '../../../src/modules/auth/ports/api-key.repository';
+import { UploadRepository } from '../../../src/modules/uploads/ports/upload.repository';
 
 class ScriptedProbe extends VideoProbe {
   constructor(private readonly answer: ProbedVideo | MediaRefusal | Error) {
@@ -33,7 +38,7 @@ class FailingUploadRepository extends InMemoryUploadRepository {
 
 function uploadsWith(probe: ProbedVideo | MediaRefusal | Error, repository = new InMemoryUploadRepository()) {
   const storage = new InMemoryObjectStorage();
-  return { storage, uploads: new UploadsService(storage, repository, new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds()) };
+  return { storage, uploads: new UploadsService(storage, repository, new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds(), new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[UploadRepository, repository], [ApiKeyRepository, new InMemoryApiKeyRepository()]]))) };
 }
 
 describe('UploadsService', () => {

@@ -4,7 +4,7 @@ import { Clock } from '../../../common/clock';
 import { DomainError } from '../../../common/errors/domain-error';
 import { JobFailureCode } from '../../../common/errors/error-codes';
 import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
-import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
+import { ApiKeyRepository, holdEnabledKey } from '../../auth/ports/api-key.repository';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
 import { QueuedDelivery, WebhookAnnouncements, WebhookDeliveryQueue } from '../../webhooks/ports/webhook-announcements';
 import { billableSeconds, creditCost, overLengthLimit, smallestCharge } from '../domain/job-cost';
@@ -83,6 +83,7 @@ export class JobLifecycle {
   }
 
   private async insertDraft(tx: TransactionScope, job: Job): Promise<void> {
+    await holdEnabledKey(tx.get(ApiKeyRepository), job.apiKeyId);
     await tx.get(JobRepository).insert(job);
     await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
   }
@@ -98,8 +99,10 @@ export class JobLifecycle {
     if (knownDurationSeconds !== null) this.assertWithinLengthLimit(settings, knownDurationSeconds);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
-      if (uploadId && (await tx.get(UploadRepository).holdForStart(uploadId)) === 'deleted') throw new DomainError('gone', 'This upload was deleted after its retention period');
+      // the key first, as every transaction that locks it (the ledger's), then the upload
+      if (!unsaved) await holdEnabledKey(tx.get(ApiKeyRepository), job.apiKeyId);
       if (unsaved) await this.insertDraft(tx, job);
+      if (uploadId && (await tx.get(UploadRepository).holdForStart(uploadId)) === 'deleted') throw new DomainError('gone', 'This upload was deleted after its retention period');
       // The draft is moved first: of two starts at once, the second waits on the row and finds it
       // started (409), where reserving first had it meet the first one's reserve (a 500).
       const changes = { ...JobTransitions.start(job, settings, request, this.clock.now()), webhookUrl, billingStatus: reserve === null ? null : ('reserved' as const), reservedCredits: reserve };
@@ -235,6 +238,18 @@ export class JobLifecycle {
    * the draft is no job that a cancel, a completion or a reserve moves (their moves skip it).
    */
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
+    await this.end(job, code, message, billingStatus, { announced: true });
+  }
+
+  /**
+   * Ends a job of a key whose data is being erased, as a cancel ends it, announced to nobody: the
+   * job.failed body carried the metadata, URLs and prompt the client asked to have erased.
+   */
+  async endForErasure(job: Job): Promise<void> {
+    await this.end(job, 'canceled', "Canceled: the API key's data was erased", 'refunded', { announced: false });
+  }
+
+  private async end(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits', { announced }: { announced: boolean }): Promise<void> {
     const deliveries = await this.unitOfWork.run(async (tx) => {
       await tx.get(CreditLedger).release(job.apiKeyId, job.id);
       const current = await tx.get(JobRepository).findById(job.id);
@@ -245,7 +260,7 @@ export class JobLifecycle {
       // a pending job picked up since it was read (a pick-up takes no ledger lock) is failed from processing
       const moved = (await tx.get(JobRepository).transition(job.id, current.status, changes)) ?? (await this.move(tx, current, 'processing', changes));
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
-      return this.announce(tx, moved, 'job.failed');
+      return announced ? this.announce(tx, moved, 'job.failed') : [];
     });
     if (deliveries === null) return;
     this.recordFailure(job, code, message);

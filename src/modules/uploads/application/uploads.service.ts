@@ -5,6 +5,8 @@ import { DomainError } from '../../../common/errors/domain-error';
 import { UploadView } from '../../../contract/api-types';
 import { isUploadId } from '../../../contract/ids';
 import { Ids } from '../../../common/ids';
+import { UnitOfWork } from '../../../common/unit-of-work';
+import { ApiKeyRepository, holdEnabledKey } from '../../auth/ports/api-key.repository';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { storableFilename, Upload, uploadStorageKey } from '../domain/upload';
 import { UploadedVideos } from '../ports/uploaded-videos';
@@ -28,6 +30,7 @@ export class UploadsService extends UploadedVideos {
     private readonly probe: VideoProbe,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ids: Ids,
+    private readonly unitOfWork: UnitOfWork,
   ) {
     super();
   }
@@ -74,7 +77,11 @@ export class UploadsService extends UploadedVideos {
       durationSeconds: probed.durationSeconds,
       createdAt: new Date(),
     };
-    await this.uploads.insert(upload);
+    // the row is written only while the key is enabled (holdEnabledKey): an erasure of its data that follows a disable finds it
+    await this.unitOfWork.run(async (tx) => {
+      await holdEnabledKey(tx.get(ApiKeyRepository), apiKeyId);
+      await tx.get(UploadRepository).insert(upload);
+    });
     return this.view(upload);
   }
 

@@ -40,6 +40,11 @@ export class InMemoryApiKeyRepository extends ApiKeyRepository {
     return [...this.keys.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map((key) => ({ ...key }));
   }
 
+  /** the in-memory unit of work runs one transaction at a time: nothing to hold */
+  async lockDisabled(id: string): Promise<boolean> {
+    return (await this.findById(id))?.enabled === false;
+  }
+
   async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey | null> {
     const key = [...this.keys.values()].find((candidate) => candidate.fingerprint === fingerprint);
     if (!key) return null;

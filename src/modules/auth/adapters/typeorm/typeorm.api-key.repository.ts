@@ -61,6 +61,12 @@ export class TypeOrmApiKeyRepository extends ApiKeyRepository {
     return row ? toDomain(hydratedRecord(this.records, row)) : null;
   }
 
+  /** FOR NO KEY UPDATE, the credit ledger's own lock on the row: a disable (an UPDATE of the row) waits for it */
+  async lockDisabled(id: string): Promise<boolean> {
+    const rows: Array<{ enabled: boolean }> = await this.records.query(`SELECT enabled FROM api_keys WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+    return rows[0]?.enabled === false;
+  }
+
   /** one statement: Postgres reads every SET from the row as it was, so each rotation keeps the secret it replaced */
   async rotateWebhookSecret(id: string, secret: string, at: { now: Date; previousValidUntil: Date }): Promise<void> {
     await this.records.query(
