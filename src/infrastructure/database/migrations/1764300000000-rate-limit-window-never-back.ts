@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** rate_limit_consume as it is with `countInStoredWindow` (and the window it counted in), and as it was without */
-const consumeFunction = (countInStoredWindow: boolean) => `
+export const consumeFunction = (countInStoredWindow: boolean) => `
   CREATE FUNCTION rate_limit_consume(p_key text, p_limit bigint, p_window bigint, p_now bigint)
   RETURNS TABLE (previous_hits integer, current_hits integer, elapsed_ms bigint, admitted boolean${countInStoredWindow ? ', window_start bigint' : ''})
   LANGUAGE plpgsql AS $$

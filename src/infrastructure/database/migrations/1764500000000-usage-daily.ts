@@ -1,5 +1,17 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
+// the days in key and day order, so that inserts of several processes at once lock them in one order (no deadlock)
+export const USAGE_DAILY_COUNT_FUNCTION = `
+      FUNCTION usage_daily_count() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO usage_daily AS d (api_key_id, day, requests)
+          SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM recorded GROUP BY 1, 2 ORDER BY 1, 2
+          ON CONFLICT (api_key_id, day) DO UPDATE SET requests = d.requests + EXCLUDED.requests;
+        RETURN NULL;
+      END $$`;
+
+export const USAGE_DAILY_COUNT_TRIGGER = `CREATE TRIGGER usage_daily_count AFTER INSERT ON usage_events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION usage_daily_count()`;
+
 /**
  * Each key's API requests counted per UTC day: the usage summary read them by counting every
  * request of its window (half a second for a key with a million requests a week), and the requests
@@ -19,16 +31,8 @@ export class UsageDaily1764500000000 implements MigrationInterface {
         requests bigint NOT NULL,
         PRIMARY KEY (api_key_id, day)
       )`);
-    // the days in key and day order, so that inserts of several processes at once lock them in one order (no deadlock)
-    await queryRunner.query(`
-      CREATE FUNCTION usage_daily_count() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO usage_daily AS d (api_key_id, day, requests)
-          SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM recorded GROUP BY 1, 2 ORDER BY 1, 2
-          ON CONFLICT (api_key_id, day) DO UPDATE SET requests = d.requests + EXCLUDED.requests;
-        RETURN NULL;
-      END $$`);
-    await queryRunner.query(`CREATE TRIGGER usage_daily_count AFTER INSERT ON usage_events REFERENCING NEW TABLE AS recorded FOR EACH STATEMENT EXECUTE FUNCTION usage_daily_count()`);
+    await queryRunner.query(`CREATE ${USAGE_DAILY_COUNT_FUNCTION}`);
+    await queryRunner.query(USAGE_DAILY_COUNT_TRIGGER);
     await queryRunner.query(`INSERT INTO usage_daily (api_key_id, day, requests) SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM usage_events GROUP BY 1, 2`);
     // last, after the count: the key lock on api_keys it takes lasts until the commit, and held from
     // the table's creation it kept every credit operation (each moves api_keys.credits) waiting for the count

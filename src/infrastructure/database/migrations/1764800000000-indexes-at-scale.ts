@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /** The upload a pending or processing job reads, from its video_url: retention's query (TypeOrmRetentionStore) compares this very expression. */
 const UPLOAD_READ_BY_JOB = `substring(video_url from '/v1/uploads/(vid_[0-9A-Za-z]{26})$')`;
 
-const BUILT = [
+export const BUILT = [
   // Retention looked for the jobs reading an upload through the whole of a jobs index, per upload:
   // 281-469 ms a claim, 4 s a batch with 21,000 active jobs (measured in review); 0.3 ms and 1 ms now.
   ['jobs_reading_upload', `ON jobs ((${UPLOAD_READ_BY_JOB})) WHERE status IN ('pending', 'processing')`],
