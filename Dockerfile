@@ -8,9 +8,11 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci && npm cache clean --force
 COPY . .
+# dist/ belongs to `node`: `npm run admin` and `npm run migration:*` build before they run (in a pod too)
 RUN npm run build \
   && mkdir -p /data \
-  && chown node:node /data
+  && chown node:node /data \
+  && chown -R node:node /app/dist
 
 # The embedded database, local storage and the converted models live under DATA_DIR: mount a volume
 # there. Postgres refuses to run as root, so the image runs as the unprivileged `node` user.

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { loadAdminCliConfig } from '../config/environment';
 import { resolveDatabase } from '../database-url';
-import { migrate } from '../composition/data-source';
+import { migrate, migrationStatus, revertNewestMigration } from '../composition/data-source';
 import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
 import { typeOrmScopeOf } from '../composition/typeorm.transaction-scope';
 import { ApiKeyCache } from '../modules/auth/application/api-key-cache';
@@ -23,9 +23,22 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   credits:grant --fingerprint FP --credits N                add credits (deduct with --credits=-N; never below 0)
   webhooks:secret --fingerprint FP                          show the key's webhook signing secret
   webhooks:rotate --fingerprint FP                          replace it (the old one still signs beside it for WEBHOOK_SECRET_OVERLAP_SECONDS)
+  db:status                                                 the migrations applied and those pending
+  db:migrate                                                apply the pending ones (as a server does at start)
+  db:revert                                                 revert the newest one (with the release that added it, before going back)
+The keys:, credits: and webhooks: commands first apply pending migrations; the db: commands do only what they say.
 Uses DATABASE_URL, or the embedded database in DATA_DIR (default ./data).`;
 
-const COMMANDS = ['keys:create', 'keys:list', 'keys:disable', 'keys:enable', 'credits:grant', 'webhooks:secret', 'webhooks:rotate'];
+const COMMANDS = ['keys:create', 'keys:list', 'keys:disable', 'keys:enable', 'credits:grant', 'webhooks:secret', 'webhooks:rotate', 'db:status', 'db:migrate', 'db:revert'];
+
+/** the db: commands, each under the lock the servers migrate under where it changes the schema */
+async function runDatabaseCommand(command: string, url: string): Promise<unknown> {
+  if (command === 'db:status') return migrationStatus(url);
+  if (command === 'db:revert') return { reverted: await revertNewestMigration(url) };
+  const before = await migrationStatus(url);
+  await (await migrate(url)).destroy();
+  return { applied: before.pending };
+}
 
 function requireOption(value: string | undefined, name: string): string {
   if (!value) throw new Error(`--${name} is required\n\n${USAGE}`);
@@ -73,6 +86,7 @@ async function main(): Promise<void> {
   const database = await resolveDatabase(config, () => undefined, 'share');
   let dataSource: DataSource | undefined;
   try {
+    if (positionals[0]?.startsWith('db:')) return void process.stdout.write(`${JSON.stringify(await runDatabaseCommand(positionals[0], database.url), null, 2)}\n`);
     dataSource = await migrate(database.url);
     const db = dataSource;
     const keys = new ApiKeysService(

@@ -47,7 +47,40 @@ export async function cancelMigrationLockWaiters(runner: QueryRunner): Promise<n
 }
 
 /** Runs pending migrations under an advisory lock, so replicas starting together migrate once. */
-export async function migrate(url: string): Promise<DataSource> {
+export function migrate(url: string): Promise<DataSource> {
+  return underMigrationLock(url, (dataSource) => dataSource.runMigrations({ transaction: 'each' }));
+}
+
+/**
+ * Reverts the newest migration applied, under the lock the servers take to migrate (the TypeORM
+ * CLI takes none: beside a server starting, one of them failed or deadlocked in review), and names it.
+ */
+export async function revertNewestMigration(url: string): Promise<string | null> {
+  let reverted: string | null = null;
+  const dataSource = await underMigrationLock(url, async (source) => {
+    // no migrations table: nothing was ever applied
+    const [newest] = (await source.query(`SELECT name FROM migrations ORDER BY id DESC LIMIT 1`).catch(() => [])) as Array<{ name: string }>;
+    if (!newest) return;
+    await source.undoLastMigration({ transaction: 'each' });
+    reverted = newest.name;
+  });
+  await dataSource.destroy();
+  return reverted;
+}
+
+/** the migrations applied, oldest first, and those this version has that are not */
+export async function migrationStatus(url: string): Promise<{ applied: string[]; pending: string[] }> {
+  const dataSource = await new DataSource(dataSourceOptions(url)).initialize();
+  try {
+    const exists = ((await dataSource.query(`SELECT to_regclass('migrations') IS NOT NULL AS exists`)) as Array<{ exists: boolean }>)[0].exists;
+    const applied = exists ? ((await dataSource.query(`SELECT name FROM migrations ORDER BY id`)) as Array<{ name: string }>).map((row) => row.name) : [];
+    return { applied, pending: dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name).filter((name) => !applied.includes(name)) };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function underMigrationLock(url: string, work: (dataSource: DataSource) => Promise<unknown>): Promise<DataSource> {
   const dataSource = await new DataSource(dataSourceOptions(url)).initialize();
   const runner = dataSource.createQueryRunner();
   let waitersCheck: NodeJS.Timeout | undefined;
@@ -55,7 +88,7 @@ export async function migrate(url: string): Promise<DataSource> {
     await takeMigrationLock(runner);
     const cancelWaiters = oneAtATime(() => cancelMigrationLockWaiters(runner).catch(() => 0));
     waitersCheck = setInterval(() => void cancelWaiters(), LOCK_WAITERS_CHECK_MS);
-    await dataSource.runMigrations({ transaction: 'each' });
+    await work(dataSource);
   } finally {
     clearInterval(waitersCheck);
     await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);

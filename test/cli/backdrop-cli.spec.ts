@@ -4,7 +4,9 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { MIGRATIONS } from '../../src/infrastructure/database/migrations';
 import { ensureBuilt, ROOT } from '../support/processes';
+import { createTestDatabase } from '../support/test-database';
 import { MEDIA_DIR } from '../support/test-app';
 import { RunningServer, startEmbeddedServer } from '../browser/support/server';
 
@@ -316,4 +318,26 @@ describe('backdrop CLI against a scripted server', () => {
     expect([unknown.status, unknown.stderr]).toEqual([1, expect.stringContaining('Unknown command "frobnicate"')]);
     expect(existsSync(dataDir)).toBe(false);
   });
+
+  it("the admin CLI's db: commands show, apply and revert migrations under the servers' lock (npm run migration:show|run|revert)", async () => {
+    const database = await createTestDatabase();
+    try {
+      const db = (command: string) => {
+        const run = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/admin.js'), command], { cwd: ROOT, env: { ...process.env, DATABASE_URL: database.url }, encoding: 'utf8' });
+        expect([command, run.status, run.stderr]).toEqual([command, 0, '']);
+        return JSON.parse(run.stdout);
+      };
+      const fresh = db('db:status');
+      expect(fresh.applied).toEqual([]);
+      expect(fresh.pending.length).toBe(MIGRATIONS.length);
+      expect(db('db:migrate').applied).toEqual(fresh.pending);
+      expect(db('db:status')).toEqual({ applied: fresh.pending, pending: [] });
+      const newest = fresh.pending[fresh.pending.length - 1];
+      expect(db('db:revert')).toEqual({ reverted: newest });
+      expect(db('db:status')).toEqual({ applied: fresh.pending.slice(0, -1), pending: [newest] });
+      expect(db('db:migrate').applied).toEqual([newest]);
+    } finally {
+      await database.drop();
+    }
+  }, 120_000);
 });
