@@ -53,7 +53,7 @@ export async function bootstrap(): Promise<void> {
   useMediaBinaries(config.mediaBinaries);
   useEngineProcessEnv(config.engineProcessEnv);
   const database = await resolveDatabase(config, (line) => logger.log(line));
-  const migrations = await migrate(database.url);
+  const migrations = await migrate(database.url, (line) => logger.log(line));
   const secrets = await loadInstanceSecrets(migrations, config);
   await migrations.destroy();
 

@@ -1,4 +1,5 @@
 /** The composition root's data source: the infrastructure's migrations with every module's entities. */
+import { hostname } from 'node:os';
 import { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import { oneAtATime } from '../common/one-at-a-time';
 import { MIGRATIONS } from '../infrastructure/database/migrations';
@@ -8,11 +9,17 @@ import { ENTITIES } from './typeorm.transaction-scope';
 export function dataSourceOptions(url: string): DataSourceOptions {
   // each migration in its own transaction, or none where it says so (an index built CONCURRENTLY): the
   // TypeORM CLI's default ("all") refused to run such a migration at all
-  return { type: 'postgres', url, entities: ENTITIES, migrations: MIGRATIONS, migrationsTableName: 'migrations', migrationsTransactionMode: 'each', synchronize: false, logging: false, extra: { max: 10, onConnect: listenForErrors } };
+  return { type: 'postgres', url, applicationName: `backdrop@${hostname()}:${process.pid}`.slice(0, 63), entities: ENTITIES, migrations: MIGRATIONS, migrationsTableName: 'migrations', migrationsTransactionMode: 'each', synchronize: false, logging: false, extra: { max: 10, onConnect: listenForErrors } };
 }
 
 const MIGRATION_LOCK = 727274;
 const MIGRATION_LOCK_POLL_MS = 250;
+/** how often a process waiting for the lock says who holds it */
+const MIGRATION_LOCK_REPORT_MS = 30_000;
+
+/** where the migration's progress is said: a server's log; nowhere by default (tests, the admin CLI) */
+export type MigrationLog = (line: string) => void;
+const silent: MigrationLog = () => undefined;
 
 /**
  * Takes the migration lock by trying it until it is free. A process blocked in pg_advisory_lock
@@ -20,12 +27,29 @@ const MIGRATION_LOCK_POLL_MS = 250;
  * the lock waits for every older snapshot: two processes starting together waited on each other for
  * good. Between tries, the waiting connection holds none.
  */
-async function takeMigrationLock(runner: QueryRunner): Promise<void> {
+async function takeMigrationLock(runner: QueryRunner, log: MigrationLog): Promise<void> {
+  let saidAt = 0;
   for (;;) {
     const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_LOCK])) as Array<{ locked: boolean }>;
     if (locked) return;
+    if (Date.now() - saidAt >= MIGRATION_LOCK_REPORT_MS) {
+      saidAt = Date.now();
+      log(`waiting for the migration lock, held by ${await migrationLockHolder(runner)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
   }
+}
+
+/** who holds the migration lock, and since when: a wait for it (an index build outlasting a probe) said nothing */
+async function migrationLockHolder(runner: QueryRunner): Promise<string> {
+  const [holder] = (await runner
+    .query(
+      `SELECT a.pid, a.application_name, a.client_addr, a.state, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1 AND l.granted`,
+      [MIGRATION_LOCK],
+    )
+    .catch(() => [])) as Array<{ pid: number; application_name: string; client_addr: string | null; state: string; backend_start: Date }>;
+  return holder ? `process ${holder.pid} (${holder.application_name || 'no application name'} from ${holder.client_addr ?? 'a local socket'}, ${holder.state}, connected since ${holder.backend_start.toISOString()})` : 'a process that has just let it go';
 }
 
 /** how often the lock's holder looks for processes blocked on the lock while it migrates */
@@ -47,8 +71,18 @@ export async function cancelMigrationLockWaiters(runner: QueryRunner): Promise<n
 }
 
 /** Runs pending migrations under an advisory lock, so replicas starting together migrate once. */
-export function migrate(url: string): Promise<DataSource> {
-  return underMigrationLock(url, (dataSource) => dataSource.runMigrations({ transaction: 'each' }));
+export function migrate(url: string, log: MigrationLog = silent): Promise<DataSource> {
+  return underMigrationLock(
+    url,
+    async (dataSource) => {
+      const pending = (await migrationStatus(dataSource)).pending;
+      if (pending.length) log(`applying ${pending.length} migrations: ${pending.join(', ')}`);
+      const started = Date.now();
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      if (applied.length) log(`applied ${applied.length} migrations in ${Date.now() - started} ms`);
+    },
+    log,
+  );
 }
 
 /**
@@ -69,23 +103,23 @@ export async function revertNewestMigration(url: string): Promise<string | null>
 }
 
 /** the migrations applied, oldest first, and those this version has that are not */
-export async function migrationStatus(url: string): Promise<{ applied: string[]; pending: string[] }> {
-  const dataSource = await new DataSource(dataSourceOptions(url)).initialize();
+export async function migrationStatus(on: string | DataSource): Promise<{ applied: string[]; pending: string[] }> {
+  const dataSource = typeof on === 'string' ? await new DataSource(dataSourceOptions(on)).initialize() : on;
   try {
     const exists = ((await dataSource.query(`SELECT to_regclass('migrations') IS NOT NULL AS exists`)) as Array<{ exists: boolean }>)[0].exists;
     const applied = exists ? ((await dataSource.query(`SELECT name FROM migrations ORDER BY id`)) as Array<{ name: string }>).map((row) => row.name) : [];
     return { applied, pending: dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name).filter((name) => !applied.includes(name)) };
   } finally {
-    await dataSource.destroy();
+    if (typeof on === 'string') await dataSource.destroy();
   }
 }
 
-async function underMigrationLock(url: string, work: (dataSource: DataSource) => Promise<unknown>): Promise<DataSource> {
+async function underMigrationLock(url: string, work: (dataSource: DataSource) => Promise<unknown>, log: MigrationLog = silent): Promise<DataSource> {
   const dataSource = await new DataSource(dataSourceOptions(url)).initialize();
   const runner = dataSource.createQueryRunner();
   let waitersCheck: NodeJS.Timeout | undefined;
   try {
-    await takeMigrationLock(runner);
+    await takeMigrationLock(runner, log);
     const cancelWaiters = oneAtATime(() => cancelMigrationLockWaiters(runner).catch(() => 0));
     waitersCheck = setInterval(() => void cancelWaiters(), LOCK_WAITERS_CHECK_MS);
     await work(dataSource);

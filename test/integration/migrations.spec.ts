@@ -34,6 +34,7 @@ const SHIPPED: Record<string, string> = {
   '1764800000000-indexes-at-scale.ts': 'bcb11c11b7ef75276a12b90090bc29daeb94d0ff98e0ce2a593a7bbe0636be43',
   '1764900000000-repair-edited-migrations.ts': '45b6be15d3319d84075177646efbd02f49b094988b2c481f8198fbe100bdff04',
 };
+import { eventually } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /** The migrations as the server and the operator's TypeORM CLI (ormconfig.ts) run them, on a database of their own. */
@@ -87,6 +88,24 @@ describe('migrations', () => {
     const runner = repaired.createQueryRunner();
     await new RepairEditedMigrations1764900000000().up(runner).finally(() => runner.release());
     expect(await repaired.query(`SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2`)).toEqual(schemaBefore);
+  }, 60_000);
+
+  it('says who holds the migration lock while it waits for it, and which migrations it applies (an upgrade waiting on a lock said nothing)', async () => {
+    const holder = new Client({ connectionString: database.url, application_name: 'a long upgrade' });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock(727274)');
+      const holderPid = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const lines: string[] = [];
+      const migrating = migrate(database.url, (line) => lines.push(line));
+      await eventually(async () => (lines.length ? true : undefined), 5000);
+      expect(lines[0]).toMatch(new RegExp(`^waiting for the migration lock, held by process ${holderPid} \\(a long upgrade from`));
+      await holder.query('SELECT pg_advisory_unlock(727274)');
+      opened.push(await migrating);
+      expect(lines.slice(1)).toEqual([`applying ${MIGRATIONS.length} migrations: ${MIGRATIONS.map((migration) => migration.name).join(', ')}`, expect.stringMatching(new RegExp(`^applied ${MIGRATIONS.length} migrations in \\d+ ms$`))]);
+    } finally {
+      await holder.end();
+    }
   }, 60_000);
 
   it('two processes starting at once both migrate: the one that waits for the lock holds no snapshot that an index built CONCURRENTLY waits on (they waited on each other for good)', async () => {
