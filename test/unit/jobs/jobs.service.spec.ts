@@ -151,41 +151,36 @@ describe('JobsService on in-memory adapters', () => {
     expect((await rejection(world.service.cancel(KEY, job.id))).code).toBe('invalid_state');
   });
 
-  it('a cancel that a completion beat is refused as for a completed job (it answered 200 with the job completed and charged)', async () => {
+  type World = ReturnType<typeof jobsWorld>;
+  type Fail = World['lifecycle']['fail'];
+  it.each<[string, (world: World, jobId: string, fail: Fail) => Promise<unknown>, Record<string, unknown>]>([
+    ['a completion (it answered 200 with the job completed and charged)', (world, jobId) => world.jobs.transition(jobId, 'processing', { status: 'completed', progress: 100, completedAt: world.clock.now() }), { status: 'completed' }],
+    ['a failure of the worker (it answered 200, a success, with the job failed worker_failed)', async (world, jobId, fail) => fail((await world.jobs.findById(jobId))!, 'worker_failed', 'the engine crashed'), { status: 'failed', errorCode: 'worker_failed' }],
+  ])('a cancel that %s beat is refused as one after it would be', async (_case, beat, ended) => {
     const world = jobsWorld();
     await world.ledger.grant(KEY, 100, null);
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
     await world.jobs.transition(job.id, 'pending', { status: 'processing' });
-    // the worker completes the job after the cancel read it as processing, before the cancel's own transaction
+    // the worker ends the job after the cancel read it as processing, before the cancel's own transaction
     const fail = world.lifecycle.fail.bind(world.lifecycle);
     jest.spyOn(world.lifecycle, 'fail').mockImplementationOnce(async (...args) => {
-      await world.jobs.transition(job.id, 'processing', { status: 'completed', progress: 100, completedAt: world.clock.now() });
+      await beat(world, job.id, fail);
       return fail(...args);
     });
-    expect(await rejection(world.service.cancel(KEY, job.id))).toMatchObject({ code: 'invalid_state', message: expect.stringContaining("'completed'") });
-    expect((await world.service.get(KEY, job.id)).status).toBe('completed');
+    expect(await rejection(world.service.cancel(KEY, job.id))).toMatchObject({ code: 'invalid_state', message: expect.stringContaining(`'${ended.status}'`) });
+    expect(await world.service.get(KEY, job.id)).toMatchObject(ended);
   });
 
-  it('a cancel that a failure of the worker beat is refused: it answered 200, a success, with the job failed worker_failed', async () => {
+  it('a cancel that another cancel beat answers the canceled job (a double click)', async () => {
     const world = jobsWorld();
     await world.ledger.grant(KEY, 100, null);
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
-    await world.jobs.transition(job.id, 'pending', { status: 'processing' });
-    // the worker fails the job after the cancel read it as processing, before the cancel's own transaction
     const fail = world.lifecycle.fail.bind(world.lifecycle);
-    jest.spyOn(world.lifecycle, 'fail').mockImplementationOnce(async (...args) => {
-      await fail(args[0], 'worker_failed', 'the engine crashed');
-      return fail(...args);
-    });
-    expect(await rejection(world.service.cancel(KEY, job.id))).toMatchObject({ code: 'invalid_state', message: expect.stringContaining("'failed'") });
-    expect(await world.service.get(KEY, job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
-    // a cancel another cancel beat still answers the canceled job (a double click)
-    const second = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
     jest.spyOn(world.lifecycle, 'fail').mockImplementationOnce(async (...args) => {
       await fail(...args);
       return fail(...args);
     });
-    expect(await world.service.cancel(KEY, second.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
+    expect(await world.service.cancel(KEY, job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
   });
 
   it('a start whose upload retention took meanwhile is refused 410 in its own transaction, the draft left a draft and nothing reserved', async () => {

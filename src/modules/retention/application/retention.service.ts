@@ -53,12 +53,7 @@ export class RetentionService {
   /** An upload is claimed before its file goes: one a job has started reading since it was found is left (false). */
   private async deleteUpload(file: ExpiredFile): Promise<boolean> {
     if (!(await this.store.claimUpload(file.id))) return false;
-    try {
-      await this.storage.delete(file.key);
-    } catch (error) {
-      await this.store.unclaimUpload(file.id);
-      throw error;
-    }
+    await this.deleteOrTakeBack(file.key, () => this.store.unclaimUpload(file.id));
     return true;
   }
 
@@ -68,13 +63,18 @@ export class RetentionService {
    */
   private async deleteOutput(file: ExpiredFile): Promise<boolean> {
     await this.store.markOutputDeleted(file.id);
+    await this.deleteOrTakeBack(file.key, () => this.store.unmarkOutputDeleted(file.id));
+    return true;
+  }
+
+  /** deletes a file whose row is already marked; a file that stays has its mark taken back, for a later run */
+  private async deleteOrTakeBack(key: string, takeBack: () => Promise<void>): Promise<void> {
     try {
-      await this.storage.delete(file.key);
+      await this.storage.delete(key);
     } catch (error) {
-      await this.store.unmarkOutputDeleted(file.id);
+      await takeBack();
       throw error;
     }
-    return true;
   }
 
   /** Every expired file, oldest first, a batch at a time: one batch a run fell behind past 200 files an interval. */
