@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { loadAdminCliConfig } from '../config/environment';
 import { resolveDatabase } from '../database-url';
-import { migrate, migrationStatus, revertNewestMigration } from '../composition/data-source';
+import { applyPendingMigrations, migrate, migrationStatus, revertNewestMigration } from '../composition/data-source';
 import { TypeOrmUnitOfWork } from '../infrastructure/database/typeorm.unit-of-work';
 import { typeOrmScopeOf } from '../composition/typeorm.transaction-scope';
 import { ApiKeyCache } from '../modules/auth/application/api-key-cache';
@@ -35,9 +35,7 @@ const COMMANDS = ['keys:create', 'keys:list', 'keys:disable', 'keys:enable', 'cr
 async function runDatabaseCommand(command: string, url: string): Promise<unknown> {
   if (command === 'db:status') return migrationStatus(url);
   if (command === 'db:revert') return { reverted: await revertNewestMigration(url) };
-  const before = await migrationStatus(url);
-  await (await migrate(url)).destroy();
-  return { applied: before.pending };
+  return { applied: await applyPendingMigrations(url) };
 }
 
 function requireOption(value: string | undefined, name: string): string {

@@ -85,6 +85,16 @@ export function migrate(url: string, log: MigrationLog = silent): Promise<DataSo
   );
 }
 
+/** Applies the pending migrations under the lock, and names those this call applied (not those a server starting beside it did). */
+export async function applyPendingMigrations(url: string): Promise<string[]> {
+  let applied: string[] = [];
+  const dataSource = await underMigrationLock(url, async (source) => {
+    applied = (await source.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
+  });
+  await dataSource.destroy();
+  return applied;
+}
+
 /**
  * Reverts the newest migration applied, under the lock the servers take to migrate (the TypeORM
  * CLI takes none: beside a server starting, one of them failed or deadlocked in review), and names it.

@@ -32,7 +32,7 @@ const SHIPPED: Record<string, string> = {
   '1764600000000-usage-events-by-time.ts': 'c642ab1eb10b351e58d4e2e88521b9a5e89e132f9ae65e0059595cd97fe5b91c',
   '1764700000000-remote-runs.ts': 'e0b5b03b7ee340e3c27622d68f96c1e004539d64c161b6fab093a18305ba9871',
   '1764800000000-indexes-at-scale.ts': 'bcb11c11b7ef75276a12b90090bc29daeb94d0ff98e0ce2a593a7bbe0636be43',
-  '1764900000000-repair-edited-migrations.ts': '45b6be15d3319d84075177646efbd02f49b094988b2c481f8198fbe100bdff04',
+  '1764900000000-repair-edited-migrations.ts': '39a761ad63eaf006c00d7d7e08c1f515fc59f2ba86257002a37047eb99cd0340',
 };
 import { eventually } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -69,6 +69,8 @@ describe('migrations', () => {
     await source.query(`DROP FUNCTION rate_limit_consume(text, bigint, bigint, bigint)`);
     await source.query(consumeFunction(false));
     await source.query(`DROP TRIGGER usage_daily_count ON usage_events`);
+    // a request of the days the earlier version's database went uncounted
+    await source.query(`INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms) VALUES ($1, 'GET', '/v1/jobs', 200, 1)`, [key]);
     await source.query(`DROP INDEX webhook_deliveries_finished`);
 
     const repaired = await migrate(database.url);
@@ -79,8 +81,10 @@ describe('migrations', () => {
     expect(new Date(secrets.previous_webhook_secrets[0].validUntil).getTime()).toBeGreaterThan(Date.now());
     const [consumed] = await repaired.query(`SELECT * FROM rate_limit_consume('k', 10, 1000, 5000)`);
     expect(consumed).toMatchObject({ admitted: true, window_start: '5000' });
-    await repaired.query(`INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms) VALUES ($1, 'GET', '/v1/jobs', 200, 1)`, [key]);
+    // counted again from the requests kept, and counted from now on
     expect((await repaired.query(`SELECT requests FROM usage_daily WHERE api_key_id = $1`, [key]))[0].requests).toBe('1');
+    await repaired.query(`INSERT INTO usage_events (api_key_id, method, path, status_code, duration_ms) VALUES ($1, 'GET', '/v1/jobs', 200, 1)`, [key]);
+    expect((await repaired.query(`SELECT requests FROM usage_daily WHERE api_key_id = $1`, [key]))[0].requests).toBe('2');
     expect(await repaired.query(`SELECT indexdef FROM pg_indexes WHERE indexname = 'webhook_deliveries_finished'`)).toHaveLength(1);
 
     // run again on a database the current versions made: nothing changes

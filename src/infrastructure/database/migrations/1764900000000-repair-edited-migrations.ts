@@ -35,9 +35,10 @@ export class RepairEditedMigrations1764900000000 implements MigrationInterface {
   async down(): Promise<void> {}
 
   private async webhookSecrets(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS previous_webhook_secrets jsonb NOT NULL DEFAULT '[]'`);
-    const oldColumns: unknown[] = await queryRunner.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'api_keys' AND column_name = 'previous_webhook_secret_until'`);
-    if (!oldColumns.length) return;
+    // looked for first: an ALTER locks api_keys (every authentication) even where it changes nothing
+    const has = async (column: string) => ((await queryRunner.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'api_keys' AND column_name = $1`, [column])) as unknown[]).length > 0;
+    if (!(await has('previous_webhook_secrets'))) await queryRunner.query(`ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS previous_webhook_secrets jsonb NOT NULL DEFAULT '[]'`);
+    if (!(await has('previous_webhook_secret_until'))) return;
     await queryRunner.query(`
       UPDATE api_keys SET previous_webhook_secrets = jsonb_build_array(jsonb_build_object('secret', previous_webhook_secret, 'validUntil', to_char(previous_webhook_secret_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
        WHERE previous_webhook_secret IS NOT NULL AND previous_webhook_secret_until > now() AND previous_webhook_secrets = '[]'`);
@@ -47,20 +48,38 @@ export class RepairEditedMigrations1764900000000 implements MigrationInterface {
   private async rateLimitWindow(queryRunner: QueryRunner): Promise<void> {
     const [current]: Array<{ result: string }> = await queryRunner.query(`SELECT pg_get_function_result('rate_limit_consume(text, bigint, bigint, bigint)'::regprocedure) AS result`);
     if (current.result.includes('window_start')) return;
-    await queryRunner.startTransaction();
-    try {
+    await inTransaction(queryRunner, async () => {
       await queryRunner.query(`DROP FUNCTION rate_limit_consume(text, bigint, bigint, bigint)`);
       await queryRunner.query(consumeFunction(true));
-      await queryRunner.commitTransaction();
-    } catch (error) {
-      await queryRunner.rollbackTransaction();
-      throw error;
-    }
+    });
   }
 
+  /**
+   * Where the trigger is missing, the days since that version went uncounted (its flush counted them,
+   * this release's does not): they are counted again from the requests still kept (90 days), the
+   * trigger created first in the same transaction (its lock holds the writers until the commit).
+   */
   private async usageDailyTrigger(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE OR REPLACE ${USAGE_DAILY_COUNT_FUNCTION}`);
     const trigger: unknown[] = await queryRunner.query(`SELECT 1 FROM pg_trigger WHERE tgname = 'usage_daily_count' AND tgrelid = 'usage_events'::regclass`);
-    if (!trigger.length) await queryRunner.query(USAGE_DAILY_COUNT_TRIGGER);
+    if (trigger.length) return;
+    await inTransaction(queryRunner, async () => {
+      await queryRunner.query(USAGE_DAILY_COUNT_TRIGGER);
+      await queryRunner.query(`
+        INSERT INTO usage_daily AS d (api_key_id, day, requests)
+          SELECT api_key_id, (created_at AT TIME ZONE 'UTC')::date, COUNT(*) FROM usage_events GROUP BY 1, 2 ORDER BY 1, 2
+          ON CONFLICT (api_key_id, day) DO UPDATE SET requests = GREATEST(d.requests, EXCLUDED.requests)`);
+    });
+  }
+}
+
+async function inTransaction(queryRunner: QueryRunner, work: () => Promise<void>): Promise<void> {
+  await queryRunner.startTransaction();
+  try {
+    await work();
+    await queryRunner.commitTransaction();
+  } catch (error) {
+    await queryRunner.rollbackTransaction();
+    throw error;
   }
 }

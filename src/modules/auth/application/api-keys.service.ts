@@ -56,6 +56,12 @@ export class ApiKeysService {
     return this.keys.list();
   }
 
+  async byFingerprint(fingerprint: string): Promise<ApiKey> {
+    const key = await this.keys.findByFingerprint(fingerprint);
+    if (!key) throw DomainError.notFound('API key');
+    return key;
+  }
+
   async setEnabled(fingerprint: string, enabled: boolean): Promise<ApiKey> {
     const key = await this.keys.setEnabled(fingerprint, enabled);
     if (!key) throw DomainError.notFound('API key');
@@ -65,8 +71,7 @@ export class ApiKeysService {
 
   /** Grants (or with a negative number deducts, never below zero) credits through the ledger. */
   async grantCredits(fingerprint: string, credits: number): Promise<ApiKey> {
-    const key = await this.keys.findByFingerprint(fingerprint);
-    if (!key) throw DomainError.notFound('API key');
+    const key = await this.byFingerprint(fingerprint);
     return this.unitOfWork.run(async (tx) => {
       await tx.get(CreditLedger).grant(key.id, credits, credits >= 0 ? 'granted by an administrator' : 'deducted by an administrator');
       return (await tx.get(ApiKeyRepository).findById(key.id))!;

@@ -12,9 +12,9 @@ export interface ErasedKeyData {
 /**
  * Erases what a key's client left with the service (an operator's answer to a request for erasure):
  * its videos, outputs, URLs, metadata, prompts, webhook deliveries and idempotent responses. What
- * was done, when, and what it cost stay, for accounting. The key is disabled before this is called.
- * Running it again is safe, and deletes what a storage failure left.
+ * was done, when, and what it cost stay, for accounting. It disables the key. Running it again is
+ * safe, and deletes what a storage failure left.
  */
 export abstract class KeyDataEraser {
-  abstract erase(apiKeyId: string): Promise<ErasedKeyData>;
+  abstract erase(key: { id: string; fingerprint: string }): Promise<ErasedKeyData>;
 }

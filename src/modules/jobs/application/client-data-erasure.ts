@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../common/clock';
 import { storageKeys } from '../../../common/storage-keys';
 import { UnitOfWork } from '../../../common/unit-of-work';
+import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
 import { ErasedKeyData, KeyDataEraser } from '../../auth/ports/key-data-eraser';
 import { IdempotencyStore } from '../../idempotency/ports/idempotency-store';
 import { ObjectStorage } from '../../storage/ports/object-storage';
@@ -15,10 +16,12 @@ import { JobLifecycle } from './job-lifecycle';
 const DELETES_AT_ONCE = 8;
 
 /**
- * Erases a disabled key's data (KeyDataEraser). Every write of a key's data holds the key's row
- * against a disable (ApiKeyRepository.lockDisabled), so once the disable has committed nothing of
- * the key's is written any more, and one pass finds it all:
- * - its pending and processing jobs end, as a cancel ends them (reserves released), announced to nobody;
+ * Erases a key's data (KeyDataEraser). Every write of a key's data holds the key's row against a
+ * disable (ApiKeyRepository.lockDisabled), so once the disable has committed nothing of the key's is
+ * written any more, and one pass finds it all:
+ * - in the transaction that disables the key, its pending and processing jobs end, as a cancel ends
+ *   them (reserves released), announced to nobody; ended after the disable, the watch of a disabled
+ *   key's jobs could end them first and send job.failed, with the content being erased;
  * - in one transaction its webhook deliveries go (first: a delivery's attempt locks the delivery, then
  *   its job), its jobs lose their client content and their outputs are marked deleted, and its
  *   uploads are marked deleted;
@@ -33,7 +36,6 @@ export class ClientDataErasure extends KeyDataEraser {
   private readonly logger = new Logger(ClientDataErasure.name);
 
   constructor(
-    private readonly jobs: JobRepository,
     private readonly lifecycle: JobLifecycle,
     private readonly unitOfWork: UnitOfWork,
     private readonly idempotency: IdempotencyStore,
@@ -43,9 +45,14 @@ export class ClientDataErasure extends KeyDataEraser {
     super();
   }
 
-  async erase(apiKeyId: string): Promise<ErasedKeyData> {
-    const ended = await this.jobs.activeOf(apiKeyId);
-    for (const job of ended) await this.lifecycle.endForErasure(job);
+  async erase(key: { id: string; fingerprint: string }): Promise<ErasedKeyData> {
+    const apiKeyId = key.id;
+    const ended = await this.unitOfWork.run(async (tx) => {
+      await tx.get(ApiKeyRepository).setEnabled(key.fingerprint, false);
+      const active = await tx.get(JobRepository).activeOf(apiKeyId);
+      for (const job of active) await this.lifecycle.endForErasure(tx, job);
+      return active;
+    });
     const erased = await this.eraseRows(apiKeyId);
     await this.idempotency.forgetApiKey(apiKeyId);
     const files = [...new Set([...erased.files, ...(await this.filesOfEnded(ended))])];

@@ -238,33 +238,35 @@ export class JobLifecycle {
    * the draft is no job that a cancel, a completion or a reserve moves (their moves skip it).
    */
   async fail(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits' = 'refunded'): Promise<void> {
-    await this.end(job, code, message, billingStatus, { announced: true });
-  }
-
-  /**
-   * Ends a job of a key whose data is being erased, as a cancel ends it, announced to nobody: the
-   * job.failed body carried the metadata, URLs and prompt the client asked to have erased.
-   */
-  async endForErasure(job: Job): Promise<void> {
-    await this.end(job, 'canceled', "Canceled: the API key's data was erased", 'refunded', { announced: false });
-  }
-
-  private async end(job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits', { announced }: { announced: boolean }): Promise<void> {
-    const deliveries = await this.unitOfWork.run(async (tx) => {
-      await tx.get(CreditLedger).release(job.apiKeyId, job.id);
-      const current = await tx.get(JobRepository).findById(job.id);
-      // A job that had already ended: nothing written, nothing announced (its reserve was settled or released when it ended).
-      if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
-      const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
-      const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
-      // a pending job picked up since it was read (a pick-up takes no ledger lock) is failed from processing
-      const moved = (await tx.get(JobRepository).transition(job.id, current.status, changes)) ?? (await this.move(tx, current, 'processing', changes));
-      await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
-      return announced ? this.announce(tx, moved, 'job.failed') : [];
-    });
+    const deliveries = await this.unitOfWork.run((tx) => this.endIn(tx, job, code, message, billingStatus, { announced: true }));
     if (deliveries === null) return;
     this.recordFailure(job, code, message);
     await this.relay.enqueue(deliveries);
+  }
+
+  /**
+   * Ends a job of a key whose data is being erased, in the erasure's transaction that disables the
+   * key, as a cancel ends it, announced to nobody: the job.failed body carried the metadata, URLs and
+   * prompt the client asked to have erased. Ended before the disable commits, the job is one that
+   * the watch of a disabled key's jobs finds ended, and announces nothing for either.
+   */
+  async endForErasure(tx: TransactionScope, job: Job): Promise<void> {
+    const message = "Canceled: the API key's data was erased";
+    if ((await this.endIn(tx, job, 'canceled', message, 'refunded', { announced: false })) !== null) this.recordFailure(job, 'canceled', message);
+  }
+
+  /** the job ended in `tx` and what announces it, or null for a job that had already ended */
+  private async endIn(tx: TransactionScope, job: Job, code: JobFailureCode, message: string, billingStatus: 'refunded' | 'insufficient_credits', { announced }: { announced: boolean }): Promise<Deliveries | null> {
+    await tx.get(CreditLedger).release(job.apiKeyId, job.id);
+    const current = await tx.get(JobRepository).findById(job.id);
+    // A job that had already ended: nothing written, nothing announced (its reserve was settled or released when it ended).
+    if (!current || (current.status !== 'pending' && current.status !== 'processing')) return null;
+    const refunded = current.reservedCredits !== null ? 'refunded' : billingStatus === 'insufficient_credits' ? billingStatus : current.billingStatus;
+    const changes = { ...JobTransitions.fail(current, code, message, this.clock.now()), billingStatus: refunded };
+    // a pending job picked up since it was read (a pick-up takes no ledger lock) is failed from processing
+    const moved = (await tx.get(JobRepository).transition(job.id, current.status, changes)) ?? (await this.move(tx, current, 'processing', changes));
+    await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });
+    return announced ? this.announce(tx, moved, 'job.failed') : [];
   }
 
   /**

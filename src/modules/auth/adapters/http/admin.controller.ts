@@ -81,8 +81,9 @@ export class AdminController {
   @HttpCode(200)
   @ApiOperation({ summary: "Erase a key's data: disables the key, ends its work, deletes its videos and outputs, erases its URLs, metadata and prompts (usage and credits stay)" })
   async erase(@Body() dto: KeyFingerprintDto) {
+    const erased = await this.eraser.erase(await this.keys.byFingerprint(dto.key_fingerprint));
+    // disabled by the erasure; this forgets the key in this process's cache at once (others hear it from the change feed)
     const key = await this.keys.setEnabled(dto.key_fingerprint, false);
-    const erased = await this.eraser.erase(key.id);
     return { success: true, ...keyView(key), erased: { jobs_ended: erased.jobsEnded, jobs: erased.jobs, uploads: erased.uploads, files: erased.files } };
   }
 
