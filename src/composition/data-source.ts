@@ -72,27 +72,27 @@ export async function cancelMigrationLockWaiters(runner: QueryRunner): Promise<n
 
 /** Runs pending migrations under an advisory lock, so replicas starting together migrate once. */
 export function migrate(url: string, log: MigrationLog = silent): Promise<DataSource> {
-  return underMigrationLock(
-    url,
-    async (dataSource) => {
-      const pending = (await migrationStatus(dataSource)).pending;
-      if (pending.length) log(`applying ${pending.length} migrations: ${pending.join(', ')}`);
-      const started = Date.now();
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
-      if (applied.length) log(`applied ${applied.length} migrations in ${Date.now() - started} ms`);
-    },
-    log,
-  );
+  return underMigrationLock(url, (dataSource) => runPending(dataSource, log), log);
 }
 
 /** Applies the pending migrations under the lock, and names those this call applied (not those a server starting beside it did). */
 export async function applyPendingMigrations(url: string): Promise<string[]> {
   let applied: string[] = [];
   const dataSource = await underMigrationLock(url, async (source) => {
-    applied = (await source.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
+    applied = await runPending(source, silent);
   });
   await dataSource.destroy();
   return applied;
+}
+
+/** runs the pending migrations, each in its own transaction, saying which and how long; names those it applied */
+async function runPending(dataSource: DataSource, log: MigrationLog): Promise<string[]> {
+  const { pending } = await migrationStatus(dataSource);
+  if (pending.length) log(`applying ${pending.length} migrations: ${pending.join(', ')}`);
+  const started = Date.now();
+  const applied = await dataSource.runMigrations({ transaction: 'each' });
+  if (applied.length) log(`applied ${applied.length} migrations in ${Date.now() - started} ms`);
+  return applied.map((migration) => migration.name);
 }
 
 /**

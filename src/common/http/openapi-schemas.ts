@@ -129,7 +129,7 @@ const ANSWERS = {
       jobs_ended: { ...integer, description: 'jobs that were pending or processing, ended as canceled first' },
       jobs: { ...integer, description: "jobs whose client content was erased; their rows stay for accounting" },
       uploads: integer,
-      files: { ...integer, description: 'stored videos and outputs deleted' },
+      files: { ...integer, description: 'stored files deleted: uploaded videos, outputs, and the inputs of the jobs it ended (those already gone counted too)' },
     }),
   }),
   AdminKeyCreated: withSuccess({ api_key: { type: 'string', description: 'shown once: only its hash is stored' }, key_fingerprint: string, client_id: string, note: nullable(string), credits: integer }),

@@ -5,7 +5,7 @@ export interface ErasedKeyData {
   /** jobs whose client content was erased; their rows stay for accounting */
   jobs: number;
   uploads: number;
-  /** stored files deleted: uploads' videos and jobs' outputs */
+  /** stored files deleted: uploads' videos, jobs' outputs, and the inputs and chunks of the jobs it ended (those already gone counted too) */
   files: number;
 }
 

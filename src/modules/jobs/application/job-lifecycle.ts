@@ -99,9 +99,9 @@ export class JobLifecycle {
     if (knownDurationSeconds !== null) this.assertWithinLengthLimit(settings, knownDurationSeconds);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
-      // the key first, as every transaction that locks it (the ledger's), then the upload
-      if (!unsaved) await holdEnabledKey(tx.get(ApiKeyRepository), job.apiKeyId);
+      // the key first (insertDraft holds it too), as every transaction that locks it (the ledger's), then the upload
       if (unsaved) await this.insertDraft(tx, job);
+      else await holdEnabledKey(tx.get(ApiKeyRepository), job.apiKeyId);
       if (uploadId && (await tx.get(UploadRepository).holdForStart(uploadId)) === 'deleted') throw new DomainError('gone', 'This upload was deleted after its retention period');
       // The draft is moved first: of two starts at once, the second waits on the row and finds it
       // started (409), where reserving first had it meet the first one's reserve (a 500).
