@@ -143,6 +143,20 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
   });
 
+  it('an upload whose file is gone from storage (storage restored older than the database) fails input_unreachable without running the worker, its reserve given back', async () => {
+    const world = processing();
+    await world.ledger.grant(KEY, 100, null);
+    const stored = await world.uploads.storeBody(Readable.from([Buffer.from('the bytes of an upload')]), 'video/mp4');
+    await world.uploads.register(KEY, 'clip.mp4', stored);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: world.uploads.videoUrlOf(stored.uploadId), request: { model: 'light' }, autoStart: true });
+    await world.storage.delete(stored.storageKey);
+
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'input_unreachable', error: 'The uploaded video is no longer in storage' });
+    expect(world.gateway.tasks).toEqual([]);
+    expect(await world.ledger.balance(KEY)).toBe(100);
+  });
+
   it('a job handed over at shutdown keeps its fetched input, which its next attempt reads without fetching it again (a remote run left going may still read it)', async () => {
     const world = processing();
     await world.ledger.grant(KEY, 100, null);

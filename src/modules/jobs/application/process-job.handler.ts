@@ -228,6 +228,8 @@ export class ProcessJobHandler {
         throw error;
       });
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
+      // a row whose file is gone (storage restored older than the database) failed worker_failed after every retry
+      if (!(await this.storage.stat(upload.storageKey))) throw new InputFailure('input_unreachable', 'The uploaded video is no longer in storage');
       return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
     }
     return { inputKey: await this.fetched(job.videoUrl, fetchedInputKeys(job.id).video, 'video', signal) };
