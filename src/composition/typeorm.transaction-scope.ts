@@ -5,6 +5,8 @@ import { TypeOrmApiKeyRepository } from '../modules/auth/adapters/typeorm/typeor
 import { ApiKeyRepository } from '../modules/auth/ports/api-key.repository';
 import { TypeOrmCreditLedger } from '../modules/billing/adapters/typeorm/typeorm.credit-ledger';
 import { CreditLedger } from '../modules/billing/ports/credit-ledger';
+import { PostgresIdempotencyStore } from '../modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { IdempotencyStore } from '../modules/idempotency/ports/idempotency-store';
 import { JobRecord } from '../modules/jobs/adapters/typeorm/job.record';
 import { TypeOrmJobEventLog } from '../modules/jobs/adapters/typeorm/typeorm.job-event-log';
 import { TypeOrmJobRepository } from '../modules/jobs/adapters/typeorm/typeorm.job.repository';
@@ -28,6 +30,7 @@ export function typeOrmScopeOf(manager: EntityManager): TransactionScope {
     [JobEventLog, new TypeOrmJobEventLog(manager)],
     [WebhookOutbox, new TypeOrmWebhookOutbox(manager)],
     [UploadRepository, new TypeOrmUploadRepository(manager.getRepository(UploadRecord))],
+    [IdempotencyStore, new PostgresIdempotencyStore(manager)],
   ];
   return new PortScope(new Map(adapters));
 }

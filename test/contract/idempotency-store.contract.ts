@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../src/modules/idempotency/ports/idempotency-store';
 
 /** What every IdempotencyStore must do (on Postgres in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
-export function describeIdempotencyStoreContract(store: () => IdempotencyStore, newOwner: () => Promise<string>): void {
+/** `abandon`: makes the key's claim older than ABANDONED_AFTER_SECONDS, as a process that died leaves it */
+export function describeIdempotencyStoreContract(store: () => IdempotencyStore, newOwner: () => Promise<string>, abandon: (scope: IdempotencyScope) => Promise<void>): void {
   /** A request fingerprint as the interceptor makes them (SHA-256 hex). */
   const fp = (name: string): string => createHash('sha256').update(name).digest('hex');
 
@@ -101,6 +102,32 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       expect(await store().peek(completed, fp('done'))).toEqual({ kind: 'free' });
       expect(await store().claim(scope, fp('other'), 3600)).toEqual(claimed);
       expect(await store().peek(strangers, fp('theirs'))).toEqual({ kind: 'in_progress' });
+    });
+
+    it("a claim taken over once abandoned finds what the abandoned claim's work created; a claim no longer the key's notes nothing", async () => {
+      const scope = await scopeOf();
+      const first = await claimOf(scope, fp('create'), 3600);
+      await store().noteCreated({ scope, claimId: first }, 'job_1');
+      await abandon(scope);
+      const second = await store().claim(scope, fp('create'), 3600);
+      expect(second).toEqual({ kind: 'claimed', claimId: expect.any(String), createdBefore: 'job_1' });
+      await store().noteCreated({ scope, claimId: first }, 'job_2');
+      await abandon(scope);
+      expect(await store().claim(scope, fp('create'), 3600)).toEqual({ kind: 'claimed', claimId: expect.any(String), createdBefore: 'job_1' });
+    });
+
+    it('an abandoned claim whose work created nothing is taken over with nothing; an expired key forgets what its claim created', async () => {
+      const scope = await scopeOf();
+      await claimOf(scope, fp('create'), 3600);
+      await abandon(scope);
+      expect(await store().claim(scope, fp('create'), 3600)).not.toHaveProperty('createdBefore');
+
+      const expiring = await scopeOf();
+      await store().noteCreated({ scope: expiring, claimId: await claimOf(expiring, fp('create'), 1) }, 'job_1');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const afresh = await store().claim(expiring, fp('create'), 3600);
+      expect(afresh).toEqual(claimed);
+      expect(afresh).not.toHaveProperty('createdBefore');
     });
 
     it('an expired key starts over', async () => {

@@ -8,6 +8,7 @@ import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
 import { InMemoryIdempotencyStore } from '../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
+import { ABANDONED_AFTER_SECONDS } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
 import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-event-log';
 import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';
@@ -66,8 +67,12 @@ describe('in-memory adapters', () => {
   });
   const uploadRows = new InMemoryUploadRepository();
   describeUploadRepositoryContract(() => uploadRows, harness.newOwner);
-  const idempotency = new InMemoryIdempotencyStore();
-  describeIdempotencyStoreContract(() => idempotency, harness.newOwner);
+  // the store's clock runs on from the system's, moved on past ABANDONED_AFTER_SECONDS to abandon a claim
+  let idempotencyClockShiftMs = 0;
+  const idempotency = new InMemoryIdempotencyStore({ now: () => new Date(Date.now() + idempotencyClockShiftMs) });
+  describeIdempotencyStoreContract(() => idempotency, harness.newOwner, async () => {
+    idempotencyClockShiftMs += (ABANDONED_AFTER_SECONDS + 1) * 1000;
+  });
   const events = new InMemoryJobEventLog();
   const usage = new InMemoryUsageStore(events, ledger);
   describeUsageStoreContract({

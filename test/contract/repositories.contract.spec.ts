@@ -19,7 +19,7 @@ import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { TypeOrmWebhookOutbox } from '../../src/modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
-import { PostgresIdempotencyStore } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { ABANDONED_AFTER_SECONDS, PostgresIdempotencyStore } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
 import { TypeOrmJobEventLog } from '../../src/modules/jobs/adapters/typeorm/typeorm.job-event-log';
 import { TypeOrmUsageStore } from '../../src/modules/usage/adapters/typeorm/typeorm.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';
@@ -79,7 +79,13 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeCreditLedgerContract(harness);
   describeApiKeyRepositoryContract(() => keys);
   describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
-  describeIdempotencyStoreContract(() => new PostgresIdempotencyStore(db), harness.newOwner);
+  describeIdempotencyStoreContract(
+    () => new PostgresIdempotencyStore(db.manager),
+    harness.newOwner,
+    async (scope) => {
+      await db.query(`UPDATE idempotency_keys SET locked_at = now() - ($3 + 1) * interval '1 second' WHERE api_key_id = $1 AND idempotency_key = $2`, [scope.apiKeyId, scope.key, ABANDONED_AFTER_SECONDS]);
+    },
+  );
   describeUploadRepositoryContract(() => uploads, harness.newOwner);
   describeRemoteRunRegistryContract(() => new TypeOrmRemoteRunRegistry(db));
   describeRetentionStoreContract({

@@ -44,6 +44,21 @@ describe('Idempotency-Key (two API processes, one Postgres)', () => {
     expect(await jobCount(key)).toBe(1);
   });
 
+  it('a job committed by a process that died before storing its answer: a retry after its claim is abandoned gets that job, not a second one', async () => {
+    const key = await cluster.createKey();
+    const body = { video_url: PUBLIC_VIDEO, auto_start: false };
+    const first = await post(key, '/v1/jobs', body, 'died-after-commit');
+    // the row as that process left it: the job's id noted in the job's own transaction, no answer stored, the claim old
+    await db.query(
+      `UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_at = now() - interval '16 minutes' WHERE idempotency_key = 'died-after-commit'`,
+    );
+    const retry = await post(key, '/v1/jobs', body, 'died-after-commit', 1);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body.id).toBe(first.body.id);
+    expect(await jobCount(key)).toBe(1);
+  });
+
   it('the same key with a different body is 422 idempotency_mismatch', async () => {
     const key = await cluster.createKey();
     expect((await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO, auto_start: false }, 'k')).status).toBe(200);

@@ -141,14 +141,17 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     deliveries: new InMemoryWebhookDeliveryQueue(),
     retention: new InMemoryRetentionStore(),
   };
-  const transactional: Array<[PortToken<unknown>, unknown]> = [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox], [UploadRepository, uploads]];
+  // a port swapped by the test is swapped in the transactions' scope too: the app reads and writes the one adapter
+  const swapped = new Map<unknown, unknown>(options.adapters);
+  const transactional: Array<[PortToken<unknown>, unknown]> = (
+    [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox], [UploadRepository, uploads], [IdempotencyStore, adapters.idempotency]] as Array<[PortToken<unknown>, unknown]>
+  ).map(([port, adapter]) => [port, swapped.get(port) ?? adapter]);
   const fake = new FakeWorkerGateway(adapters.storage);
   const chunkFlows = new InMemoryChunkDispatcher(config.chunking.attempts);
   const swaps: Array<readonly [unknown, unknown]> = [
     ...transactional,
     [UnitOfWork, new InMemoryUnitOfWork(new Map(transactional))],
     [ObjectStorage, adapters.storage],
-    [IdempotencyStore, adapters.idempotency],
     [UsageStore, adapters.usage],
     [JobDispatcher, adapters.dispatcher],
     [ChunkDispatcher, chunkFlows],

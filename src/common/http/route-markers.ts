@@ -62,3 +62,25 @@ export function refuseUnlessReplayed(req: Request, refusal: DeferredRefusal): vo
 export function refusalUnlessReplayed(req: Request): DeferredRefusal | undefined {
   return (req as unknown as Record<symbol, DeferredRefusal | undefined>)[REFUSED_UNLESS_REPLAYED];
 }
+
+const IDEMPOTENCY_CLAIM = Symbol('idempotency claim');
+
+/**
+ * The Idempotency-Key claim a request's work runs under (the idempotency interceptor sets it): the
+ * work names what it creates to the key's store in its own transaction, and `createdBefore` is what
+ * an earlier run of the same request created before its process died unanswered.
+ */
+export interface RequestClaim {
+  scope: { apiKeyId: string; key: string };
+  claimId: string;
+  createdBefore?: string;
+}
+
+export function runUnderClaim(req: Request, claim: RequestClaim): void {
+  Object.assign(req, { [IDEMPOTENCY_CLAIM]: claim });
+}
+
+/** the claim the request runs under; none without an Idempotency-Key */
+export function claimOfRequest(req: Request): RequestClaim | undefined {
+  return (req as unknown as Record<symbol, RequestClaim | undefined>)[IDEMPOTENCY_CLAIM];
+}

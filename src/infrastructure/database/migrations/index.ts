@@ -14,6 +14,7 @@ import { UsageEventsByTime1764600000000 } from './1764600000000-usage-events-by-
 import { RemoteRuns1764700000000 } from './1764700000000-remote-runs';
 import { IndexesAtScale1764800000000 } from './1764800000000-indexes-at-scale';
 import { RepairEditedMigrations1764900000000 } from './1764900000000-repair-edited-migrations';
+import { IdempotencyCreatedResource1765000000000 } from './1765000000000-idempotency-created-resource';
 
 /** Every migration, in order. Listed explicitly so the same list works from ts-jest and dist. */
-export const MIGRATIONS = [InitialSchema1763700000000, CreditsUsageWebhooks1763750000000, IdempotencyAndRateLimits1763800000000, DispatchOutboxAndRetention1763850000000, SlidingWindowRateLimits1763910000000, ApiKeyChangeNotifications1763920000000, WebhookSecretRotation1764000000000, IdempotencyBodyDigest1764100000000, IdempotencyClaimId1764200000000, RateLimitWindowNeverBack1764300000000, ChunkProgress1764400000000, UsageDaily1764500000000, UsageEventsByTime1764600000000, RemoteRuns1764700000000, IndexesAtScale1764800000000, RepairEditedMigrations1764900000000];
+export const MIGRATIONS = [InitialSchema1763700000000, CreditsUsageWebhooks1763750000000, IdempotencyAndRateLimits1763800000000, DispatchOutboxAndRetention1763850000000, SlidingWindowRateLimits1763910000000, ApiKeyChangeNotifications1763920000000, WebhookSecretRotation1764000000000, IdempotencyBodyDigest1764100000000, IdempotencyClaimId1764200000000, RateLimitWindowNeverBack1764300000000, ChunkProgress1764400000000, UsageDaily1764500000000, UsageEventsByTime1764600000000, RemoteRuns1764700000000, IndexesAtScale1764800000000, RepairEditedMigrations1764900000000, IdempotencyCreatedResource1765000000000];

@@ -10,8 +10,16 @@ export type HeldClaim = { kind: 'in_progress' } | { kind: 'mismatch' } | { kind:
  * What a claim found: the right to do the work, or the reason not to. `claimId` names this claim:
  * only it completes or releases the key, so a request whose claim was taken over (abandoned after
  * ABANDONED_AFTER_SECONDS, or expired) cannot delete or overwrite the claim that took it over.
+ * `createdBefore`: the claim took over an abandoned one whose work had committed what it created
+ * (`noteCreated`) before its process died unanswered; that work is not to be done again.
  */
-export type IdempotencyClaim = { kind: 'claimed'; claimId: string } | HeldClaim;
+export type IdempotencyClaim = { kind: 'claimed'; claimId: string; createdBefore?: string } | HeldClaim;
+
+/** The claim a request's work runs under, as the work's own transaction names it to `noteCreated`. */
+export interface ClaimedKey {
+  scope: IdempotencyScope;
+  claimId: string;
+}
 
 /** What a peek found: nothing holds the key, or what holds it. */
 export type IdempotencyPeek = { kind: 'free' } | HeldClaim;
@@ -47,6 +55,13 @@ export abstract class IdempotencyStore {
    * body has the same digest.
    */
   abstract complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void>;
+  /**
+   * Records what the work under `claim` created (a job's id), in the transaction that creates it: a
+   * process that dies after that commit, before `complete`, left a claim that a retry takes over once
+   * abandoned, and that claim then finds it as `createdBefore` instead of creating it again (a second
+   * job, charged twice). Nothing where the claim is no longer the key's.
+   */
+  abstract noteCreated(claim: ClaimedKey, resourceId: string): Promise<void>;
   /** Gives the key claimed as `claimId` back (the work failed): the next request with it does the work afresh. Nothing where the claim is no longer the key's. */
   abstract release(scope: IdempotencyScope, claimId: string): Promise<void>;
   /** Removes every key of an API key, with the responses stored under them (an erasure of its data). */

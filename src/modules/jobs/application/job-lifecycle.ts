@@ -6,6 +6,7 @@ import { JobFailureCode } from '../../../common/errors/error-codes';
 import { TransactionScope, UnitOfWork } from '../../../common/unit-of-work';
 import { ApiKeyRepository, holdEnabledKey } from '../../auth/ports/api-key.repository';
 import { CreditLedger } from '../../billing/ports/credit-ledger';
+import { ClaimedKey, IdempotencyStore } from '../../idempotency/ports/idempotency-store';
 import { QueuedDelivery, WebhookAnnouncements, WebhookDeliveryQueue } from '../../webhooks/ports/webhook-announcements';
 import { billableSeconds, creditCost, overLengthLimit, smallestCharge } from '../domain/job-cost';
 import { Job, JobTransitions, WebhookEventName } from '../domain/job';
@@ -78,14 +79,16 @@ export class JobLifecycle {
     if (refused) throw DomainError.invalid('video_url', `${refused} (MAX_VIDEO_SECONDS): set preview_duration to process its start`);
   }
 
-  async created(job: Job): Promise<void> {
-    await this.unitOfWork.run((tx) => this.insertDraft(tx, job));
+  /** `underClaim`: the Idempotency-Key claim the request runs under, told of the job in the same transaction */
+  async created(job: Job, underClaim?: ClaimedKey): Promise<void> {
+    await this.unitOfWork.run((tx) => this.insertDraft(tx, job, underClaim));
   }
 
-  private async insertDraft(tx: TransactionScope, job: Job): Promise<void> {
+  private async insertDraft(tx: TransactionScope, job: Job, underClaim: ClaimedKey | undefined): Promise<void> {
     await holdEnabledKey(tx.get(ApiKeyRepository), job.apiKeyId);
     await tx.get(JobRepository).insert(job);
     await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'created' });
+    if (underClaim) await tx.get(IdempotencyStore).noteCreated(underClaim, job.id);
   }
 
   /**
@@ -94,14 +97,15 @@ export class JobLifecycle {
    * stored yet (auto_start) and is inserted in the same transaction, so a start refused (the database
    * gone, a 503) leaves no draft behind the error: a client retrying it found an extra job in `created`.
    */
-  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null, { unsaved = false, uploadId }: { unsaved?: boolean; uploadId?: string } = {}): Promise<Job> {
+  async start(job: Job, request: JobRequest, webhookUrl: string | null, knownDurationSeconds: number | null, { unsaved = false, uploadId, underClaim }: { unsaved?: boolean; uploadId?: string; underClaim?: ClaimedKey } = {}): Promise<Job> {
     const settings = resolveJobSettings(request);
     if (knownDurationSeconds !== null) this.assertWithinLengthLimit(settings, knownDurationSeconds);
     const reserve = knownDurationSeconds === null ? null : this.costOf(settings, knownDurationSeconds);
     const { started, deliveries } = await this.unitOfWork.run(async (tx) => {
       // the key first (insertDraft holds it too), as every transaction that locks it (the ledger's), then the upload
-      if (unsaved) await this.insertDraft(tx, job);
+      if (unsaved) await this.insertDraft(tx, job, underClaim);
       else await holdEnabledKey(tx.get(ApiKeyRepository), job.apiKeyId);
+      if (underClaim && !unsaved) await tx.get(IdempotencyStore).noteCreated(underClaim, job.id);
       if (uploadId && (await tx.get(UploadRepository).holdForStart(uploadId)) === 'deleted') throw new DomainError('gone', 'This upload was deleted after its retention period');
       // The draft is moved first: of two starts at once, the second waits on the row and finds it
       // started (409), where reserving first had it meet the first one's reserve (a 500).
@@ -132,9 +136,9 @@ export class JobLifecycle {
   }
 
   /** A draft that could not start for lack of credit (auto_start): failed with insufficient_credits. `unsaved` as for start. */
-  async refuseForCredit(job: Job, request: JobRequest, webhookUrl: string | null, message: string, { unsaved = false } = {}): Promise<Job> {
+  async refuseForCredit(job: Job, request: JobRequest, webhookUrl: string | null, message: string, { unsaved = false, underClaim }: { unsaved?: boolean; underClaim?: ClaimedKey } = {}): Promise<Job> {
     const { failed, deliveries } = await this.unitOfWork.run(async (tx) => {
-      if (unsaved) await this.insertDraft(tx, job);
+      if (unsaved) await this.insertDraft(tx, job, underClaim);
       const changes = { ...JobTransitions.fail(job, 'insufficient_credits', message, this.clock.now()), request, settings: resolveJobSettings(request), webhookUrl, billingStatus: 'insufficient_credits' as const };
       const moved = await this.move(tx, job, 'created', changes);
       await tx.get(JobEventLog).record({ apiKeyId: job.apiKeyId, jobId: job.id, kind: 'failed' });

@@ -5,6 +5,7 @@ import { isJobId } from '../../../contract/ids';
 import { Ids } from '../../../common/ids';
 import { OutboundHttp, OutboundRequestRefused } from '../../../common/outbound-http';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
+import { ClaimedKey } from '../../idempotency/ports/idempotency-store';
 import { draftJob, Job } from '../domain/job';
 import { JobLifecycle, uncancelable } from './job-lifecycle';
 import { DraftSettings, JobRequest, JobSettings, mergeRequest, resolveDraftSettings, resolveJobSettings } from '../domain/job-settings';
@@ -18,12 +19,20 @@ export interface CreateJobCommand {
   webhookUrl?: string;
   metadata?: Record<string, string>;
   autoStart: boolean;
+  /** the Idempotency-Key claim the request runs under */
+  underClaim?: WorkClaim;
 }
 
 export interface StartOverrides {
   request: JobRequest;
   webhookUrl?: string;
 }
+
+/**
+ * An Idempotency-Key claim: the job made is noted under it in the transaction that makes it, and
+ * `createdBefore` is the job an earlier run of the request made before its process died unanswered.
+ */
+export type WorkClaim = ClaimedKey & { createdBefore?: string };
 
 /** The jobs use cases: create, start, read, list. Processing lives in ProcessJobHandler. */
 @Injectable()
@@ -38,6 +47,9 @@ export class JobsService {
   ) {}
 
   async create(command: CreateJobCommand): Promise<Job> {
+    const { underClaim } = command;
+    const earlier = underClaim?.createdBefore === undefined ? null : await this.jobs.findOwned(underClaim.createdBefore, command.apiKeyId);
+    if (earlier) return earlier;
     // a draft's settings stay editable until its start, which checks what the draft leaves open
     const settings = command.autoStart ? resolveJobSettings(command.request) : resolveDraftSettings(command.request);
     const uploadedSeconds = await this.assertVideoUrl(command.videoUrl, command.apiKeyId);
@@ -55,26 +67,28 @@ export class JobsService {
       createdAt: this.clock.now(),
     });
     if (!command.autoStart) {
-      await this.lifecycle.created(job);
+      await this.lifecycle.created(job, underClaim);
       return job;
     }
     // the draft is stored with its start, or with its refusal for credit: a creation that fails leaves no job
     try {
-      return await this.startJob(job, command.request, command.webhookUrl, { unsaved: true });
+      return await this.startJob(job, command.request, command.webhookUrl, { unsaved: true, underClaim });
     } catch (error) {
       // auto_start without enough credit: the job exists, failed, and the response says why.
-      if (error instanceof DomainError && error.code === 'insufficient_credits') return this.lifecycle.refuseForCredit(job, command.request, command.webhookUrl ?? null, error.message, { unsaved: true });
+      if (error instanceof DomainError && error.code === 'insufficient_credits') return this.lifecycle.refuseForCredit(job, command.request, command.webhookUrl ?? null, error.message, { unsaved: true, underClaim });
       throw error;
     }
   }
 
-  async start(apiKeyId: string, id: string, overrides: StartOverrides): Promise<Job> {
+  /** `underClaim` as for create: a start that an earlier run of the request made answers the job as it is now */
+  async start(apiKeyId: string, id: string, overrides: StartOverrides, underClaim?: WorkClaim): Promise<Job> {
     const job = await this.get(apiKeyId, id);
+    if (underClaim?.createdBefore === job.id) return job;
     if (job.status !== 'created') throw new DomainError('invalid_state', `Only draft jobs can be started; this job is '${job.status}'`);
     const request = mergeRequest(job.request, overrides.request);
     // the job it starts is checked (its settings as merged), not the overrides alone: a draft's green over mp4, started with output_format mp4 alone, was refused as transparent
     await this.assertUrls(request, resolveJobSettings(request), overrides.webhookUrl);
-    return this.startJob(job, request, overrides.webhookUrl ?? job.webhookUrl ?? undefined);
+    return this.startJob(job, request, overrides.webhookUrl ?? job.webhookUrl ?? undefined, { underClaim });
   }
 
   async get(apiKeyId: string, id: string): Promise<Job> {
@@ -106,7 +120,7 @@ export class JobsService {
     return this.jobs.list({ apiKeyId, ...query });
   }
 
-  private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined, options?: { unsaved: boolean }): Promise<Job> {
+  private async startJob(job: Job, request: JobRequest, webhookUrl: string | undefined, options: { unsaved?: boolean; underClaim?: ClaimedKey }): Promise<Job> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     // an upload past its retention is 410 here as at create, and the draft stays a draft
     const upload = uploadId ? await this.uploads.findOwned(uploadId, job.apiKeyId).catch(whenNotFound(() => null)) : null;

@@ -10,7 +10,7 @@ import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
 import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER } from '../../../../common/http/route-markers';
+import { IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER, runUnderClaim } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -26,6 +26,9 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  *   first is stored, and a repeat's are read and hashed (not stored) before it is answered.
  * - Same key, another body or route: 422 idempotency_mismatch. Still running: 409 idempotency_in_progress.
  * - The work failing (any error response) gives the key back, so a retry runs it again.
+ * - The work runs under its claim (`claimOfRequest`): what it creates is noted in its own transaction,
+ *   so a retry that takes over the claim of a process that died before answering is answered with
+ *   that (the job as it is now), not given a second one.
  * - A completion or release the store cannot take now is tried again in the background.
  */
 @Injectable()
@@ -70,10 +73,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return of(claim.body);
       case 'claimed': {
         const { claimId } = claim;
+        const { createdBefore } = claim;
+        runUnderClaim(req, createdBefore === undefined ? { scope, claimId } : { scope, claimId, createdBefore });
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
         return next.handle().pipe(
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)
           mergeMap((body) => {
+            // what an earlier run created, answered as it is now: no new work was done, as in a replay
+            if (createdBefore !== undefined) res.setHeader(REPLAYED_HEADER, 'true');
             const complete = (): Promise<void> => this.store.complete(scope, claimId, status, body, multipart ? digestOfFiles(filesOf(req)) : undefined);
             return from(complete().catch(() => this.writeLater(complete)).then(() => body));
           }),

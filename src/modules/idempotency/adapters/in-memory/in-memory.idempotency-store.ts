@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Clock, SystemClock } from '../../../../common/clock';
-import { claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { Snapshottable } from '../../../../common/in-memory.unit-of-work';
+import { ClaimedKey, claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 import { ABANDONED_AFTER_SECONDS } from '../postgres/postgres.idempotency-store';
 
 interface Entry {
@@ -10,14 +11,17 @@ interface Entry {
   response?: { status: number; body: unknown; bodyDigest?: string };
   claimedAt: number;
   expiresAt: number;
+  /** what the claim's work created (noteCreated), kept by a claim that takes an abandoned one over */
+  createdResource?: string;
 }
 
 /**
  * Idempotency keys in a Map, with the Postgres store's rules: one claim wins, the same request while
  * it runs is in progress, another request under the key is a mismatch, an expired key or a claim
- * abandoned for ABANDONED_AFTER_SECONDS starts over; a stored body comes back as JSON would.
+ * abandoned for ABANDONED_AFTER_SECONDS starts over; a stored body comes back as JSON would. In a
+ * unit of work, a rollback takes back what noteCreated wrote in it (claims are made outside any).
  */
-export class InMemoryIdempotencyStore extends IdempotencyStore {
+export class InMemoryIdempotencyStore extends IdempotencyStore implements Snapshottable {
   private readonly entries = new Map<string, Entry>();
 
   constructor(private readonly clock: Clock = new SystemClock()) {
@@ -31,8 +35,9 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
     const abandoned = entry?.status === 'in_progress' && entry.fingerprint === fingerprint && entry.claimedAt < now - ABANDONED_AFTER_SECONDS * 1000;
     if (!entry || entry.expiresAt <= now || abandoned) {
       const claimId = randomUUID();
-      this.entries.set(id, { fingerprint, claimId, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000 });
-      return { kind: 'claimed', claimId };
+      const createdBefore = abandoned ? entry.createdResource : undefined;
+      this.entries.set(id, { fingerprint, claimId, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000, createdResource: createdBefore });
+      return createdBefore === undefined ? { kind: 'claimed', claimId } : { kind: 'claimed', claimId, createdBefore };
     }
     return claimOn(entry, fingerprint);
   }
@@ -45,6 +50,18 @@ export class InMemoryIdempotencyStore extends IdempotencyStore {
   async complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void> {
     const entry = this.claimed(scope, claimId);
     if (entry) Object.assign(entry, { status: 'completed', response: { status, body: JSON.parse(JSON.stringify(body ?? null)), bodyDigest } });
+  }
+
+  async noteCreated({ scope, claimId }: ClaimedKey, resourceId: string): Promise<void> {
+    const entry = this.claimed(scope, claimId);
+    if (entry) entry.createdResource = resourceId;
+  }
+
+  snapshot(): () => void {
+    const noted = [...this.entries.values()].map((entry) => [entry, entry.createdResource] as const);
+    return () => {
+      for (const [entry, createdResource] of noted) entry.createdResource = createdResource;
+    };
   }
 
   async release(scope: IdempotencyScope, claimId: string): Promise<void> {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { Sweeper } from '../../../../common/sweeper';
-import { claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { ClaimedKey, claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 
 /** A claim still in progress after this long is taken to be abandoned (its process died) and may be claimed again. */
 export const ABANDONED_AFTER_SECONDS = 15 * 60;
@@ -20,12 +19,12 @@ interface Row {
  * INSERT .. ON CONFLICT DO NOTHING, so of any number of concurrent identical requests exactly one
  * inserts the row and does the work; the rest read the row it left.
  */
-@Injectable()
 export class PostgresIdempotencyStore extends IdempotencyStore {
   /** Expired keys are deleted at most once a minute per process, off the request's path. */
-  private readonly sweeper = new Sweeper(60_000, () => this.dataSource.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`));
+  private readonly sweeper = new Sweeper(60_000, () => this.db.query(`DELETE FROM idempotency_keys WHERE expires_at < now()`));
 
-  constructor(private readonly dataSource: DataSource) {
+  /** `db`: the pool, or a transaction's manager (noteCreated commits with the work it notes) */
+  constructor(private readonly db: EntityManager) {
     super();
   }
 
@@ -33,24 +32,25 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
     this.sweeper.maybeSweep();
     const claimId = randomUUID();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const inserted: unknown[] = await this.dataSource.query(
+      const inserted: unknown[] = await this.db.query(
         `INSERT INTO idempotency_keys (api_key_id, idempotency_key, fingerprint, status, expires_at, claim_id)
          VALUES ($1, $2, $3, 'in_progress', now() + $4 * interval '1 second', $5)
          ON CONFLICT DO NOTHING RETURNING 1`,
         [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, claimId],
       );
       if (inserted.length) return { kind: 'claimed', claimId };
-      // An expired key starts over; an abandoned claim of the same request is taken over.
-      const [, taken] = (await this.dataSource.query(
+      // An expired key starts over; an abandoned claim of the same request is taken over, with what its work created.
+      const [taken] = (await this.db.query(
         `UPDATE idempotency_keys
          SET fingerprint = $3, status = 'in_progress', response_status = NULL, response_body = NULL, body_digest = NULL,
-             locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second', claim_id = $6
+             locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second', claim_id = $6,
+             created_resource = CASE WHEN expires_at <= now() THEN NULL ELSE created_resource END
          WHERE api_key_id = $1 AND idempotency_key = $2
            AND (expires_at <= now() OR (status = 'in_progress' AND fingerprint = $3 AND locked_at < now() - $5 * interval '1 second'))
-         RETURNING 1`,
+         RETURNING created_resource`,
         [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, ABANDONED_AFTER_SECONDS, claimId],
-      )) as [unknown[], number];
-      if (taken) return { kind: 'claimed', claimId };
+      )) as [Array<{ created_resource: string | null }>, number];
+      if (taken.length) return taken[0].created_resource === null ? { kind: 'claimed', claimId } : { kind: 'claimed', claimId, createdBefore: taken[0].created_resource };
       const row = await this.rowOf(scope);
       if (!row) continue; // released between our insert and our read: try again
       return claimOn(row, fingerprint);
@@ -64,7 +64,7 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
   }
 
   private async rowOf(scope: IdempotencyScope, { liveOnly = false } = {}): Promise<Row | undefined> {
-    const rows: Row[] = await this.dataSource.query(
+    const rows: Row[] = await this.db.query(
       `SELECT fingerprint, status, response_status, response_body, body_digest FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2${liveOnly ? ' AND expires_at > now()' : ''}`,
       [scope.apiKeyId, scope.key],
     );
@@ -72,19 +72,26 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
   }
 
   async complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `UPDATE idempotency_keys SET status = 'completed', response_status = $4, response_body = $5::jsonb, body_digest = $6
        WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
       [scope.apiKeyId, scope.key, claimId, status, JSON.stringify(body ?? null), bodyDigest ?? null],
     );
   }
 
+  async noteCreated({ scope, claimId }: ClaimedKey, resourceId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE idempotency_keys SET created_resource = $4 WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
+      [scope.apiKeyId, scope.key, claimId, resourceId],
+    );
+  }
+
   async forgetApiKey(apiKeyId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1`, [apiKeyId]);
+    await this.db.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1`, [apiKeyId]);
   }
 
   async release(scope: IdempotencyScope, claimId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`, [scope.apiKeyId, scope.key, claimId]);
+    await this.db.query(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`, [scope.apiKeyId, scope.key, claimId]);
   }
 }
 

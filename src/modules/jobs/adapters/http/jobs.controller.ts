@@ -1,12 +1,11 @@
 import { Answers } from '../../../../common/http/openapi-schemas';
 import { noteResource } from '../../../../common/logging/access-log.middleware';
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { enumParam, integerParam } from '../../../../common/http/query-params';
 import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
-import { Idempotent } from '../../../../common/http/route-markers';
-import { CountsAsJobStart, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
+import { claimOfRequest, CountsAsJobStart, Idempotent, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { refusedAtStart } from '../../domain/job';
 import { JobRequest } from '../../domain/job-settings';
@@ -45,7 +44,7 @@ export class JobsController {
   @Idempotent()
   @CountsAsJobStart(startsUnlessDraft)
   @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
-  async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Res({ passthrough: true }) res: Response) {
+  async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
     const job = await this.jobs.create({
       apiKeyId: key.id,
       videoUrl: dto.video_url,
@@ -53,6 +52,7 @@ export class JobsController {
       webhookUrl: dto.webhook_url,
       metadata: dto.metadata,
       autoStart: dto.auto_start ?? true,
+      underClaim: claimOfRequest(req),
     });
     noteResource(res, job.id);
     if (refusedAtStart(job)) markStartedNothing(res);
@@ -65,8 +65,8 @@ export class JobsController {
   @Idempotent()
   @CountsAsJobStart()
   @ApiOperation({ summary: 'Start a draft job; any field sent overrides the draft' })
-  async start(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Body() dto: StartJobDto) {
-    const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url });
+  async start(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Body() dto: StartJobDto, @Req() req: Request) {
+    const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url }, claimOfRequest(req));
     return this.presenter.submission(job);
   }
 

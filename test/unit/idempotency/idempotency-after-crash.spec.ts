@@ -1,0 +1,79 @@
+import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
+import { OutboundHttp } from '../../../src/common/outbound-http';
+import { InMemoryIdempotencyStore } from '../../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
+import { ABANDONED_AFTER_SECONDS } from '../../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { IdempotencyScope, IdempotencyStore } from '../../../src/modules/idempotency/ports/idempotency-store';
+import { InMemoryApp, startInMemoryApp } from '../../support/in-memory-app';
+import { swap } from '../../support/test-app';
+
+/**
+ * The in-memory store on a clock that can be moved on, whose next completion is lost: the work
+ * committed, then the process died before the answer was stored (and before it was sent).
+ */
+class StoreOfAProcessThatDies extends InMemoryIdempotencyStore {
+  private shiftMs = 0;
+  dieBeforeNextCompletion = false;
+
+  constructor() {
+    super({ now: () => new Date(Date.now() + this.shiftMs) });
+  }
+
+  /** ABANDONED_AFTER_SECONDS pass: the dead process's claim may be taken over */
+  abandonClaims(): void {
+    this.shiftMs += (ABANDONED_AFTER_SECONDS + 1) * 1000;
+  }
+
+  override async complete(scope: IdempotencyScope, claimId: string, status: number, body: unknown, bodyDigest?: string): Promise<void> {
+    if (!this.dieBeforeNextCompletion) return super.complete(scope, claimId, status, body, bodyDigest);
+    this.dieBeforeNextCompletion = false;
+  }
+}
+
+const VIDEO = 'https://videos.example.com/clip.mp4';
+
+describe('Idempotency-Key after the process that did the work died before storing its answer', () => {
+  const store = new StoreOfAProcessThatDies();
+  let t: InMemoryApp;
+  let key: string;
+
+  beforeAll(async () => {
+    const internet = new InMemoryOutboundHttp().serve(VIDEO, Buffer.from('a video'));
+    t = await startInMemoryApp({}, { adapters: [swap(IdempotencyStore, store), swap(OutboundHttp, internet)] });
+    key = await t.createKey();
+  });
+  afterAll(() => t.close());
+
+  const post = (path: string, idempotencyKey: string, body: object) => t.http.post(path).set('X-Api-Key', key).set('Idempotency-Key', idempotencyKey).send(body);
+  const jobCount = async () => (await t.http.get('/v1/jobs').set('X-Api-Key', key)).body.total;
+
+  it('a retry once the claim is abandoned answers the job the dead process created, as it is now (it created and charged a second job)', async () => {
+    store.dieBeforeNextCompletion = true;
+    const body = { video_url: VIDEO, model: 'light' };
+    const first = await post('/v1/jobs', 'create-then-die', body);
+    expect(first.status).toBe(200);
+    // the client never got that answer: until the claim is abandoned its retries are in progress
+    expect((await post('/v1/jobs', 'create-then-die', body)).status).toBe(409);
+
+    store.abandonClaims();
+    const retry = await post('/v1/jobs', 'create-then-die', body);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body.id).toBe(first.body.id);
+    expect(await jobCount()).toBe(1);
+    // the retry's answer is stored as any other: the next one replays it
+    const replay = await post('/v1/jobs', 'create-then-die', body);
+    expect([replay.headers['idempotent-replayed'], replay.body.id]).toEqual(['true', first.body.id]);
+  });
+
+  it("a draft's start retried so answers the started job (it was 409: only drafts can be started)", async () => {
+    const draft = await post('/v1/jobs', 'draft', { video_url: VIDEO, model: 'light', auto_start: false });
+    store.dieBeforeNextCompletion = true;
+    expect((await post(`/v1/jobs/${draft.body.id}/start`, 'start-then-die', {})).status).toBe(200);
+
+    store.abandonClaims();
+    const retry = await post(`/v1/jobs/${draft.body.id}/start`, 'start-then-die', {});
+    expect(retry.status).toBe(200);
+    expect(retry.body.id).toBe(draft.body.id);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+  });
+});
