@@ -22,15 +22,19 @@ import { WebhookOutbox } from '../modules/webhooks/ports/webhook-outbox';
 export const ENTITIES = [ApiKeyRecord, JobRecord, UploadRecord];
 
 /** The ports a transaction offers and the TypeORM adapter of each, bound to the transaction's manager. */
+const TRANSACTIONAL_ADAPTERS: Array<[PortToken<unknown>, (manager: EntityManager) => unknown]> = [
+  [ApiKeyRepository, (manager) => new TypeOrmApiKeyRepository(manager.getRepository(ApiKeyRecord))],
+  [JobRepository, (manager) => new TypeOrmJobRepository(manager.getRepository(JobRecord))],
+  [CreditLedger, (manager) => new TypeOrmCreditLedger(manager)],
+  [JobEventLog, (manager) => new TypeOrmJobEventLog(manager)],
+  [WebhookOutbox, (manager) => new TypeOrmWebhookOutbox(manager)],
+  [UploadRepository, (manager) => new TypeOrmUploadRepository(manager.getRepository(UploadRecord))],
+  [IdempotencyStore, (manager) => new PostgresIdempotencyStore(manager)],
+];
+
+/** The ports used inside transactions: an adapter swapped for one of them must be swapped in the UnitOfWork's scope too. */
+export const TRANSACTIONAL_PORTS: ReadonlyArray<PortToken<unknown>> = TRANSACTIONAL_ADAPTERS.map(([port]) => port);
+
 export function typeOrmScopeOf(manager: EntityManager): TransactionScope {
-  const adapters: Array<[PortToken<unknown>, unknown]> = [
-    [ApiKeyRepository, new TypeOrmApiKeyRepository(manager.getRepository(ApiKeyRecord))],
-    [JobRepository, new TypeOrmJobRepository(manager.getRepository(JobRecord))],
-    [CreditLedger, new TypeOrmCreditLedger(manager)],
-    [JobEventLog, new TypeOrmJobEventLog(manager)],
-    [WebhookOutbox, new TypeOrmWebhookOutbox(manager)],
-    [UploadRepository, new TypeOrmUploadRepository(manager.getRepository(UploadRecord))],
-    [IdempotencyStore, new PostgresIdempotencyStore(manager)],
-  ];
-  return new PortScope(new Map(adapters));
+  return new PortScope(new Map(TRANSACTIONAL_ADAPTERS.map(([port, adapterOf]) => [port, adapterOf(manager)])));
 }

@@ -18,6 +18,10 @@ import { InMemoryUploadRepository } from '../../src/modules/uploads/adapters/in-
 import { describeRetentionStoreContract } from './retention-store.contract';
 import { InMemoryRetentionStore } from '../../src/modules/retention/adapters/in-memory/in-memory.retention-store';
 import { describeWebhookOutboxContract } from './webhook-outbox.contract';
+import { describeUnitOfWorkContract } from './unit-of-work.contract';
+import { ApiKeyRepository } from '../../src/modules/auth/ports/api-key.repository';
+import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
+import { WebhookOutbox } from '../../src/modules/webhooks/ports/webhook-outbox';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
 import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { describeRemoteRunRegistryContract } from './remote-run-registry.contract';
@@ -81,6 +85,17 @@ describe('in-memory adapters', () => {
     events: () => events,
     inTransaction: harness.inTransaction,
   });
+
+  const everyTransactionalPort = new InMemoryUnitOfWork(
+    new Map<PortToken<unknown>, unknown>([
+      [ApiKeyRepository, new InMemoryApiKeyRepository()],
+      [JobRepository, new InMemoryJobRepository()],
+      [CreditLedger, new InMemoryCreditLedger()],
+      [UploadRepository, new InMemoryUploadRepository()],
+      [WebhookOutbox, new InMemoryWebhookOutbox()],
+    ]),
+  );
+  describeUnitOfWorkContract(() => everyTransactionalPort);
 
   it('a transaction that throws leaves the adapters as it found them', async () => {
     const owner = await harness.newOwner();

@@ -23,6 +23,8 @@ import { ABANDONED_AFTER_SECONDS, PostgresIdempotencyStore } from '../../src/mod
 import { TypeOrmJobEventLog } from '../../src/modules/jobs/adapters/typeorm/typeorm.job-event-log';
 import { TypeOrmUsageStore } from '../../src/modules/usage/adapters/typeorm/typeorm.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';
+import { describeUnitOfWorkContract } from './unit-of-work.contract';
+import { TypeOrmUnitOfWork } from '../../src/infrastructure/database/typeorm.unit-of-work';
 import { describeUsageStoreContract } from './usage-store.contract';
 import { describeUploadRepositoryContract } from './upload-repository.contract';
 import { describeRetentionStoreContract } from './retention-store.contract';
@@ -79,6 +81,7 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeCreditLedgerContract(harness);
   describeApiKeyRepositoryContract(() => keys);
   describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
+  describeUnitOfWorkContract(() => new TypeOrmUnitOfWork(db, scopeOf));
   describeIdempotencyStoreContract(
     () => new PostgresIdempotencyStore(db.manager),
     harness.newOwner,

@@ -1,3 +1,5 @@
+import { UnitOfWork } from '../../src/common/unit-of-work';
+import { TRANSACTIONAL_PORTS } from '../../src/composition/typeorm.transaction-scope';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { NestContainer } from '@nestjs/core';
@@ -45,8 +47,9 @@ export interface TestAppOptions {
   realWorkerGateway?: boolean;
   /**
    * Adapters to use instead of the configured ones (docs/testing.md). The ports used inside a
-   * transaction (JobRepository, CreditLedger, JobEventLog, WebhookOutbox, ApiKeyRepository) come
-   * from the UnitOfWork's scope, so they are swapped together with UnitOfWork or not at all.
+   * transaction (TRANSACTIONAL_PORTS: the repositories, the ledger, the event log, the outbox, the
+   * idempotency store) come from the UnitOfWork's scope, so they are swapped together with UnitOfWork
+   * or not at all: one swapped alone is refused (the app would read the swapped adapter and write Postgres).
    */
   adapters?: readonly AdapterSwap[];
   /** the address the app reaches its database at, given the test database's (a proxy the test can cut); migrations take the database directly */
@@ -58,6 +61,7 @@ export interface TestAppOptions {
  * with the scriptable fake WorkerGateway in place of the engine, and any other adapter swapped in.
  */
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
+  refuseSplitTransactions(options.adapters ?? []);
   const database: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'backdrop-test-'));
   const port = randomPort();
@@ -156,5 +160,15 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A transactional port swapped without the UnitOfWork would be read from its swap and written to Postgres. */
+export function refuseSplitTransactions(adapters: readonly AdapterSwap[]): void {
+  const swapped = new Set(adapters.map(([port]) => port));
+  if (swapped.has(UnitOfWork)) return;
+  const split = TRANSACTIONAL_PORTS.filter((port) => swapped.has(port));
+  if (split.length) {
+    throw new Error(`${split.map((port) => port.name).join(', ')} ${split.length === 1 ? 'is' : 'are'} used inside transactions: swap UnitOfWork too, with a scope of the swapped adapters (InMemoryUnitOfWork), or the app reads the swap and writes Postgres`);
   }
 }

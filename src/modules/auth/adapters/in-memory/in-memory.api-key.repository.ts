@@ -3,19 +3,27 @@ import { ApiKey } from '../../domain/api-key';
 import { ApiKeyRepository, NewApiKey } from '../../ports/api-key.repository';
 import { validPreviousSecrets } from '../../../../common/webhook-secret';
 import { InMemoryApiKeyChanges } from './in-memory.api-key-changes';
+import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
 
 /**
  * API keys in a Map. `credits` stays 0 here: balances are the ledger's (the Postgres column is only its projection).
  * Changes to a key are announced on `changes`, as the Postgres triggers announce them.
  */
-export class InMemoryApiKeyRepository extends ApiKeyRepository {
-  private readonly keys = new Map<string, ApiKey>();
+export class InMemoryApiKeyRepository extends ApiKeyRepository implements Snapshottable {
+  private keys = new Map<string, ApiKey>();
 
   constructor(
     private readonly now: () => Date = () => new Date(),
     readonly changes = new InMemoryApiKeyChanges(),
   ) {
     super();
+  }
+
+  snapshot(): () => void {
+    const saved = new Map([...this.keys].map(([id, key]) => [id, structuredClone(key)]));
+    return () => {
+      this.keys = saved;
+    };
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {

@@ -1,11 +1,19 @@
+import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
 import { Upload } from '../../domain/upload';
 import { UploadRepository } from '../../ports/upload.repository';
 
 /** Upload rows in a Map; reads are scoped to the owner, as in Postgres. */
-export class InMemoryUploadRepository extends UploadRepository {
-  private readonly uploads = new Map<string, Upload>();
+export class InMemoryUploadRepository extends UploadRepository implements Snapshottable {
+  private uploads = new Map<string, Upload>();
   /** when set, reads fail (a database that is down) */
   failing = false;
+
+  snapshot(): () => void {
+    const saved = new Map([...this.uploads].map(([id, upload]) => [id, { ...upload }]));
+    return () => {
+      this.uploads = saved;
+    };
+  }
 
   async insert(upload: Upload): Promise<void> {
     if (this.uploads.has(upload.id)) throw new Error(`duplicate upload id ${upload.id}`);
