@@ -84,10 +84,10 @@ async function s3(): Promise<Harness> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each([
-  ['local disk', localDisk],
-  ['S3 (s3rver)', s3],
-  ['in memory', inMemory],
-])('ObjectStorage contract: %s', (_name, start) => {
+  ['local disk', localDisk, { folders: true }],
+  ['S3 (s3rver)', s3, { folders: false }],
+  ['in memory', inMemory, { folders: false }],
+])('ObjectStorage contract: %s', (_name, start, { folders }) => {
   let h: Harness;
   let storage: ObjectStorage;
   beforeAll(async () => {
@@ -222,27 +222,33 @@ describe.each([
     });
   });
 
-  describe('folders (where the adapter has any)', () => {
+  // only an adapter with folders has them to check: elsewhere these assertions passed for nothing
+  if (folders) describe('folders (local disk)', () => {
     const folder = () => `chunks/folders_${randomBytes(4).toString('hex')}`;
+    const folderExists = (prefix: string): boolean => {
+      if (!h.folderExists) throw new Error('this harness cannot look at folders');
+      return h.folderExists(prefix);
+    };
 
     it("deleting a folder's last object removes the folders it leaves empty, up to the top-level one", async () => {
       const mine = folder();
       const [first, second] = [await stored(randomBytes(10), `${mine}/a/0.webm`), await stored(randomBytes(10), `${mine}/a/1.webm`)];
       await storage.delete(first);
-      expect(h.folderExists?.(`${mine}/a`) ?? true).toBe(true);
+      expect(folderExists(`${mine}/a`)).toBe(true);
       await storage.delete(second);
-      expect(h.folderExists?.(`${mine}/a`) ?? false).toBe(false);
-      expect(h.folderExists?.(mine) ?? false).toBe(false);
-      expect(h.folderExists?.('chunks') ?? true).toBe(true);
+      expect(folderExists(`${mine}/a`)).toBe(false);
+      expect(folderExists(mine)).toBe(false);
+      expect(folderExists('chunks')).toBe(true);
     });
 
     it('removeInterruptedWrites also removes the empty folders under its prefix that are older than its cutoff', async () => {
       const mine = folder();
       const kept = await stored(randomBytes(10), `${mine}/kept/0.webm`);
       h.plantInterruptedWrite?.(`${mine}/cut/0.webm`);
-      expect(await storage.removeInterruptedWrites(`${mine}/`, new Date(Date.now() + 60_000))).toBe(h.plantInterruptedWrite ? 1 : 0);
-      expect(h.folderExists?.(`${mine}/cut`) ?? false).toBe(false);
-      expect(h.folderExists?.(`${mine}/kept`) ?? true).toBe(true);
+      expect(folderExists(`${mine}/cut`)).toBe(true);
+      expect(await storage.removeInterruptedWrites(`${mine}/`, new Date(Date.now() + 60_000))).toBe(1);
+      expect(folderExists(`${mine}/cut`)).toBe(false);
+      expect(folderExists(`${mine}/kept`)).toBe(true);
       expect(await storage.stat(kept)).toEqual({ key: kept, size: 10 });
     });
   });
