@@ -63,6 +63,25 @@ describe('admin API', () => {
     expect(unknown.body.error.code).toBe('not_found');
   });
 
+  it('holds the key fields at their limits: client_id 1..100, note up to 500, credits 0..1e9, a grant within ±1e9', async () => {
+    const fieldsRefused = async (body: object, path = '/v1/admin/keys') => {
+      const res = await admin('post', path).send(body);
+      return res.status === 400 ? res.body.error.details.map((detail: { field: string }) => detail.field) : res.status;
+    };
+    expect(await fieldsRefused({ client_id: 'c'.repeat(100), note: 'n'.repeat(500), credits: 1e9 })).toBe(200);
+    expect(await fieldsRefused({ client_id: 'c'.repeat(101) })).toEqual(['client_id']);
+    expect(await fieldsRefused({ client_id: '' })).toEqual(['client_id']);
+    expect(await fieldsRefused({ client_id: 'c', note: 'n'.repeat(501) })).toEqual(['note']);
+    expect(await fieldsRefused({ client_id: 'c', credits: 1e9 + 1 })).toEqual(['credits']);
+
+    const created = await admin('post', '/v1/admin/keys').send({ client_id: 'grants' });
+    const grant = (credits: number) => fieldsRefused({ key_fingerprint: created.body.key_fingerprint, credits }, '/v1/admin/keys/credits');
+    expect(await grant(1e9)).toBe(200);
+    expect(await grant(-1e9)).toBe(200);
+    expect(await grant(1e9 + 1)).toEqual(['credits']);
+    expect(await grant(-1e9 - 1)).toEqual(['credits']);
+  });
+
   it('shows the running configuration without secrets', async () => {
     const res = await admin('get', '/v1/admin/config');
     expect(res.status).toBe(200);

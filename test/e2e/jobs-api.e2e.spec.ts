@@ -12,13 +12,20 @@ function expectEnvelope(body: { success: boolean; error: { code: string; message
   expect(body.error.request_id).toMatch(/^req_/);
 }
 
+/** a public URL (an address literal: nothing to resolve) of exactly `length` characters */
+const publicUrlOfLength = (length: number): string => {
+  const base = 'http://93.184.216.34/clip.mp4?pad=';
+  return base + 'x'.repeat(length - base.length);
+};
+
 describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => {
   let t: TestApp;
   let key: string;
   let videoUrl: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:6379', OUTBOUND_ALLOW_LIST: 'example.com' });
+    // the boundary tables send more than the default 120 requests a minute under one key
+    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:6379', OUTBOUND_ALLOW_LIST: 'example.com', RATE_LIMIT_PER_MINUTE: '1000' });
     key = await t.createKey();
     const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
     expect(upload.status).toBe(200);
@@ -117,6 +124,18 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       [{ auto_start: 'yes' }, 'auto_start'],
       [{ webhook_url: 'ftp://example.com/hook' }, 'webhook_url'],
       [{ webhook_url: 'http://127.0.0.1:9/hook' }, 'webhook_url'],
+      [{ video_url: publicUrlOfLength(2049) }, 'video_url'],
+      [{ webhook_url: publicUrlOfLength(2049) }, 'webhook_url'],
+      [{ bg_type: 'image', bg_image_url: publicUrlOfLength(2049) }, 'bg_image_url'],
+      [{ background: { type: 'image', image_url: publicUrlOfLength(2049) } }, 'background.image_url'],
+      [{ metadata: { ['k'.repeat(101)]: 'v' } }, 'metadata'],
+      [{ metadata: { '': 'v' } }, 'metadata'],
+      [{ metadata: { note: '🎬'.repeat(501) } }, 'metadata'],
+      [{ text_prompt: '🎬'.repeat(501) }, 'text_prompt'],
+      [{ composition: { foreground: { scale: 0.0099 } } }, 'composition.foreground.scale'],
+      [{ composition: { foreground: { scale: 10.01 } } }, 'composition.foreground.scale'],
+      [{ composition: { foreground: { offset: { x: 8193, y: 0 } } } }, 'composition.foreground.offset.x'],
+      [{ composition: { foreground: { offset: { x: 0, y: -8193 } } } }, 'composition.foreground.offset.y'],
     ].map(([body, field]) => [field as string, JSON.stringify(body).slice(0, 60), body as object] as const))('refuses a bad %s (%s) with 400 naming it', async (field, _label, body) => {
       const res = await draft(body);
       expect(res.status).toBe(400);
@@ -131,6 +150,12 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       [{ text_prompt: 'x'.repeat(500) }],
       [{ metadata: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'.repeat(500)])) }],
       [{ output_format: 'mp4', bg_type: 'black' }],
+      [{ video_url: publicUrlOfLength(2048), webhook_url: publicUrlOfLength(2048), background: { type: 'image', image_url: publicUrlOfLength(2048) } }],
+      [{ bg_type: 'image', bg_image_url: publicUrlOfLength(2048) }],
+      [{ metadata: { ['k'.repeat(100)]: 'v' } }],
+      [{ metadata: { ['🎬'.repeat(100)]: '🎬'.repeat(500) }, text_prompt: '🎬'.repeat(500) }],
+      [{ composition: { foreground: { scale: 0.01, offset: { x: 8192, y: -8192 } } } }],
+      [{ composition: { foreground: { scale: 10, offset: { x: -8192, y: 8192 } } } }],
     ].map(([body]) => [JSON.stringify(body).slice(0, 70), body] as const))('accepts the boundary value %s', async (_label, body) => {
       const res = await draft(body);
       expect(res.status).toBe(200);

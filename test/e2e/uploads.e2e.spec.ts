@@ -152,6 +152,18 @@ describe('uploads', () => {
     }
   });
 
+  it('takes 20 form fields beside the file, and refuses a 21st with 400', async () => {
+    const withFields = (count: number) => {
+      const req = t.http.post('/v1/uploads').set('X-Api-Key', key);
+      for (let i = 0; i < count; i += 1) req.field(`field${i}`, 'value');
+      return req.attach('file', CLIP);
+    };
+    expect((await withFields(20)).status).toBe(200);
+    const refused = await withFields(21);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('invalid_request');
+  });
+
   it('needs a key', async () => {
     expect((await t.http.post('/v1/uploads').attach('file', Buffer.from('tiny'), 'tiny.mp4')).status).toBe(401);
   });

@@ -135,6 +135,7 @@ describe('usage', () => {
   it.each([['limit=0'], ['limit=101']])('events refuse %s', async (query) => {
     const res = await t.http.get(`/v1/usage/events?${query}`).set('X-Api-Key', await t.createKey());
     expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field: 'limit' }] });
   });
 
   it('accepts the boundaries days=1, days=90, limit=1, limit=100', async () => {

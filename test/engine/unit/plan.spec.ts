@@ -24,6 +24,11 @@ describe('planJob', () => {
     expect(() => planJob({ ...request, maxDurationSeconds: 800 }, video)).not.toThrow();
   });
 
+  it('takes a video exactly as long as the limit, and refuses one a hundredth of a second longer', () => {
+    expect(() => planJob({ ...request, maxDurationSeconds: video.durationSeconds }, video)).not.toThrow();
+    expect(() => planJob({ ...request, maxDurationSeconds: video.durationSeconds }, { ...video, durationSeconds: video.durationSeconds + 0.01 })).toThrow(expect.objectContaining({ code: 'input_too_long' }));
+  });
+
   it('accepts a preview of a long input: only the preview is processed', () => {
     const plan = planJob({ ...request, previewDuration: 2 }, video);
     expect(plan.processedSeconds).toBe(2);

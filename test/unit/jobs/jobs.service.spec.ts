@@ -115,6 +115,13 @@ describe('JobsService on in-memory adapters', () => {
     expect((await world.service.start(KEY, draft.id, { request: { preview_duration: 5 } })).status).toBe('pending');
   });
 
+  it('an upload exactly MAX_VIDEO_SECONDS long starts', async () => {
+    const world = jobsWorld({ MAX_VIDEO_SECONDS: '10' }); // the world's probe says 10 s
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });
+    expect(job.status).toBe('pending');
+  });
+
   it('auto_start without enough credit: the job exists, failed with insufficient_credits, counted as a job that ended (it was left out)', async () => {
     const world = jobsWorld();
     const job = await world.service.create({ apiKeyId: KEY, videoUrl: await uploaded(world), request: { model: 'light' }, autoStart: true });

@@ -92,6 +92,16 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     expect(world.flows.flows.get(preview.id)?.chunks).toHaveLength(2);
   });
 
+  it('a fetched video exactly MAX_VIDEO_SECONDS long is processed', async () => {
+    const world = processing({ MAX_VIDEO_SECONDS: '10' }); // the probe says 10 s
+    await world.ledger.grant(KEY, 100, null);
+    const job = await world.queued();
+    world.gateway.succeedWith(10);
+    await world.handler.handle(job.id);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
+    expect(world.gateway.tasks).toHaveLength(1);
+  });
+
   it('an upload stored before uploads kept their duration, over MAX_VIDEO_SECONDS: input_too_long once probed, nothing reserved first', async () => {
     const world = processing({ MAX_VIDEO_SECONDS: '9' }); // the probe says 10 s
     await world.ledger.grant(KEY, 100, null);

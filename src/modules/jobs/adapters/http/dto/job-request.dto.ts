@@ -26,6 +26,9 @@ const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require
 const MAX_URL_LENGTH = 2048;
 export const METADATA_LIMITS = { keys: 20, keyLength: 100, valueLength: 500 } as const;
 
+/** characters as text_prompt's limit counts them: code points, so an emoji is one (UTF-16 counted it as two) */
+const characters = (text: string): number => [...text].length;
+
 @ValidatorConstraint({ name: 'metadata' })
 class MetadataShape implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
@@ -33,7 +36,7 @@ class MetadataShape implements ValidatorConstraintInterface {
     const entries = Object.entries(value);
     return (
       entries.length <= METADATA_LIMITS.keys &&
-      entries.every(([key, item]) => key.length > 0 && key.length <= METADATA_LIMITS.keyLength && typeof item === 'string' && item.length <= METADATA_LIMITS.valueLength)
+      entries.every(([key, item]) => key.length > 0 && characters(key) <= METADATA_LIMITS.keyLength && typeof item === 'string' && characters(item) <= METADATA_LIMITS.valueLength)
     );
   }
   defaultMessage(): string {
@@ -80,7 +83,7 @@ export class BackgroundDto {
   @Validate(ColorShape)
   color?: string | number[];
 
-  @ApiPropertyOptional({ description: 'http(s) URL of the background image (type image)' })
+  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, description: 'http(s) URL of the background image (type image)' })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
@@ -102,19 +105,22 @@ export class CanvasDto {
   height!: number;
 }
 
+/** canvas pixels a foreground may be moved by, either way */
+const MAX_OFFSET = 8192;
+
 export class OffsetDto {
-  @ApiPropertyOptional({ default: 0 })
+  @ApiPropertyOptional({ default: 0, minimum: -MAX_OFFSET, maximum: MAX_OFFSET })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(-8192)
-  @Max(8192)
+  @Min(-MAX_OFFSET)
+  @Max(MAX_OFFSET)
   x?: number;
 
-  @ApiPropertyOptional({ default: 0 })
+  @ApiPropertyOptional({ default: 0, minimum: -MAX_OFFSET, maximum: MAX_OFFSET })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(-8192)
-  @Max(8192)
+  @Min(-MAX_OFFSET)
+  @Max(MAX_OFFSET)
   y?: number;
 }
 
@@ -177,7 +183,7 @@ export class JobOptionsDto {
   @Validate(RgbShape)
   bg_color?: number[];
 
-  @ApiPropertyOptional({ description: 'background image for bg_type image' })
+  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, description: 'background image for bg_type image' })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
@@ -211,7 +217,7 @@ export class JobOptionsDto {
   @MaxLength(500)
   text_prompt?: string;
 
-  @ApiPropertyOptional({ description: 'receives job.started, job.completed, job.failed' })
+  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, description: 'receives job.started, job.completed, job.failed' })
   @IsOptional()
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
@@ -220,7 +226,7 @@ export class JobOptionsDto {
 }
 
 export class CreateJobDto extends JobOptionsDto {
-  @ApiProperty({ description: 'an upload video_url of this server, or a public http(s) URL' })
+  @ApiProperty({ maxLength: MAX_URL_LENGTH, description: 'an upload video_url of this server, or a public http(s) URL' })
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
   @IsUrl(HTTP_URL)
@@ -231,7 +237,7 @@ export class CreateJobDto extends JobOptionsDto {
   @IsBoolean()
   auto_start?: boolean;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'up to 20 string keys, values up to 500 characters; echoed on the job' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, description: 'up to 20 string keys of 1-100 characters, values up to 500 characters; echoed on the job' })
   @IsOptional()
   @Validate(MetadataShape)
   @Transform(({ obj }: { obj: { metadata?: unknown } }) => ownEntriesOf(obj.metadata), { toClassOnly: true })
