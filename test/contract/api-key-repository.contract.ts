@@ -16,6 +16,16 @@ export function describeApiKeyRepositoryContract(keys: () => ApiKeyRepository): 
       expect((await keys().findByFingerprint(key.fingerprint))?.id).toBe(key.id);
       expect((await keys().findById(key.id))?.fingerprint).toBe(key.fingerprint);
       expect(await keys().findByFingerprint('000000000000')).toBeNull();
+      expect(await keys().findByHash(issueApiKey().keyHash)).toBeNull();
+      expect(await keys().findById('00000000-0000-4000-8000-000000000000')).toBeNull();
+    });
+
+    it('lockDisabled says whether the key is disabled; a key without a row is not', async () => {
+      const key = await newKey();
+      expect(await keys().lockDisabled(key.id)).toBe(false);
+      await keys().setEnabled(key.fingerprint, false);
+      expect(await keys().lockDisabled(key.id)).toBe(true);
+      expect(await keys().lockDisabled('00000000-0000-4000-8000-000000000000')).toBe(false);
     });
 
     it('disables and re-enables by fingerprint; an unknown fingerprint changes nothing', async () => {

@@ -219,6 +219,21 @@ export function describeCreditLedgerContract(harness: Harness): void {
       expect(await harness.inTransaction((ledger) => ledger.balance(owner))).toBe(2);
     });
 
+    it("lock holds the key's ledger to the end of the transaction: of two that read the balance after it, the second reads what the first wrote", async () => {
+      const owner = await harness.newOwner();
+      await harness.inTransaction((ledger) => ledger.grant(owner, 5, null));
+      const spendAllIfFive = () =>
+        harness.inTransaction(async (ledger) => {
+          await ledger.lock(owner);
+          const balance = await ledger.balance(owner);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          if (balance < 5) return 'refused';
+          await ledger.grant(owner, -5, null);
+          return 'spent';
+        });
+      expect((await Promise.all([spendAllIfFive(), spendAllIfFive()])).sort()).toEqual(['refused', 'spent']);
+    });
+
     it('a released reserve cannot be settled', async () => {
       const owner = await harness.newOwner();
       const job = await withJob(owner);
