@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { FlowProducer, Queue } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import { createServer, Server, Socket } from 'node:net';
 import { loadConfig } from '../../src/config/app-config';
@@ -7,6 +7,9 @@ import { bullRootOptions, JOBS_QUEUE, WEBHOOKS_QUEUE } from '../../src/infrastru
 import { BullMqJobDispatcher } from '../../src/modules/jobs/adapters/bullmq/bullmq.job-dispatcher';
 import { InMemoryJobDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-dispatcher';
 import { JobDispatcher } from '../../src/modules/jobs/ports/job-dispatcher';
+import { BullMqChunkDispatcher, chunkMessageId, joinMessageId } from '../../src/modules/jobs/adapters/bullmq/bullmq.chunk-dispatcher';
+import { InMemoryChunkDispatcher } from '../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
+import { ChunkDispatcher, ChunkTask, JoinTask } from '../../src/modules/jobs/ports/chunk-dispatcher';
 import { BullMqWebhookDeliveryQueue } from '../../src/modules/webhooks/adapters/bullmq/bullmq.webhook-delivery-queue';
 import { InMemoryWebhookDeliveryQueue } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
 import { WebhookDeliveryQueue } from '../../src/modules/webhooks/ports/webhook-announcements';
@@ -18,9 +21,17 @@ interface Queued {
   delayed: boolean;
 }
 
+/** A long job's flow as a queue holds it: the chunks a worker may take now, and whether the join waits on them. */
+interface QueuedFlow {
+  chunks: number[];
+  joinWaits: boolean;
+}
+
 interface Harness {
   jobs: JobDispatcher;
   webhooks: WebhookDeliveryQueue;
+  chunks: ChunkDispatcher;
+  queuedFlow(jobId: string): Promise<QueuedFlow>;
   queuedJobs(): Promise<Queued[]>;
   queuedDeliveries(): Promise<Queued[]>;
   close(): Promise<void>;
@@ -31,6 +42,7 @@ async function bullMq(env: Record<string, string>, database?: TestDatabase): Pro
   const options = bullRootOptions(config, database?.url ?? '');
   const jobsQueue = new Queue(JOBS_QUEUE, options);
   const webhooksQueue = new Queue(WEBHOOKS_QUEUE, options);
+  const flows = new FlowProducer(options);
   const contents = async (queue: Queue): Promise<Queued[]> => {
     const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized']);
     return Promise.all(jobs.map(async (job) => ({ id: String(job.id), delayed: (await job.getState()) === 'delayed' })));
@@ -38,6 +50,13 @@ async function bullMq(env: Record<string, string>, database?: TestDatabase): Pro
   return {
     jobs: new BullMqJobDispatcher(jobsQueue as never),
     webhooks: new BullMqWebhookDeliveryQueue(webhooksQueue as never),
+    chunks: new BullMqChunkDispatcher(flows as never, config),
+    queuedFlow: async (jobId) => {
+      const waiting = (await jobsQueue.getJobs(['waiting', 'prioritized'])).map((job) => String(job.id));
+      const chunks = [...Array(waiting.length).keys()].filter((index) => waiting.includes(chunkMessageId(jobId, index)));
+      const join = await jobsQueue.getJob(joinMessageId(jobId));
+      return { chunks, joinWaits: (await join?.getState()) === 'waiting-children' };
+    },
     queuedJobs: () => contents(jobsQueue),
     queuedDeliveries: () => contents(webhooksQueue),
     close: async () => {
@@ -45,6 +64,7 @@ async function bullMq(env: Record<string, string>, database?: TestDatabase): Pro
       await webhooksQueue.obliterate({ force: true }).catch(() => undefined);
       await jobsQueue.close();
       await webhooksQueue.close();
+      await flows.close();
       await database?.drop();
     },
   };
@@ -53,9 +73,15 @@ async function bullMq(env: Record<string, string>, database?: TestDatabase): Pro
 function inMemory(): Harness {
   const jobs = new InMemoryJobDispatcher();
   const webhooks = new InMemoryWebhookDeliveryQueue();
+  const chunks = new InMemoryChunkDispatcher();
   return {
     jobs,
     webhooks,
+    chunks,
+    queuedFlow: async (jobId) => {
+      const flow = chunks.flows.get(jobId);
+      return { chunks: (flow?.chunks ?? []).map((chunk) => chunk.index), joinWaits: flow !== undefined };
+    },
     queuedJobs: async () => jobs.dispatched.map((id) => ({ id, delayed: false })),
     queuedDeliveries: async () => webhooks.queued().map((delivery) => ({ id: `${delivery.id}-a${delivery.attempts}`, delayed: delivery.delayMs > 0 })),
     close: async () => undefined,
@@ -81,6 +107,22 @@ describe.each([
       await h.jobs.dispatch('job_contract_a');
       await h.jobs.dispatch('job_contract_b');
       expect(ids(await h.queuedJobs())).toEqual(['job_contract_a', 'job_contract_b']);
+    });
+  });
+
+  describe('ChunkDispatcher', () => {
+    const flowOf = (jobId: string, count: number): [JoinTask, ChunkTask[]] => {
+      const chunkKeys = Array.from({ length: count }, (_, index) => `chunks/${jobId}/${index}.webm`);
+      const chunks = chunkKeys.map((chunkKey, index) => ({ jobId, index, inputKey: `inputs/${jobId}`, backgroundImageKey: null, chunkKey, segment: { startSeconds: index * 15, endSeconds: (index + 1) * 15, prerollSeconds: index === 0 ? 0 : 2 }, share: 100 / count, chunksInFlow: count }));
+      return [{ jobId, inputKey: `inputs/${jobId}`, backgroundImageKey: null, chunkKeys }, chunks];
+    };
+
+    it("queues a long job's chunks for any worker with its join waiting on them; dispatching it again queues nothing more", async () => {
+      const jobId = `job_flow_${randomBytes(4).toString('hex')}`;
+      await h.chunks.dispatch(...flowOf(jobId, 3));
+      await h.chunks.dispatch(...flowOf(jobId, 3));
+      expect(await h.queuedFlow(jobId)).toEqual({ chunks: [0, 1, 2], joinWaits: true });
+      expect(await h.queuedFlow('job_flow_none')).toEqual({ chunks: [], joinWaits: false });
     });
   });
 
