@@ -1,3 +1,5 @@
+import { InMemoryOutboundHttp } from '../../src/common/in-memory.outbound-http';
+import { OutboundHttp } from '../../src/common/outbound-http';
 import { getQueueToken } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -111,7 +113,9 @@ function inMemoryQueues(dispatcher: InMemoryJobDispatcher, namespace: string) {
 
 /**
  * The whole API (every module, every controller, guards, interceptors) on in-memory adapters only:
- * no Postgres, no Redis, no disk for the data, the scriptable fake worker. Jobs dispatched run through
+ * no Postgres, no Redis, no disk for the data, no network (an in-memory internet that serves
+ * nothing until swapped for one that does), the scriptable fake worker; uploads are still probed by
+ * the engine's ffprobe, a local tool. Jobs dispatched run through
  * ProcessJobHandler at once, webhook attempts through DeliverWebhookHandler after their delay;
  * retention is not scheduled (RetentionService.purge runs it). `options.adapters` swaps any port
  * further (docs/testing.md), e.g. the clock or outbound HTTP.
@@ -162,6 +166,8 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     [RateLimitStore, new InMemoryRateLimitStore()],
     [ApiKeyChanges, keys.changes],
     [WorkerGateway, fake],
+    // an internet that serves nothing until a test serves it (swap OutboundHttp with one that does)
+    [OutboundHttp, new InMemoryOutboundHttp()],
     [RemoteRunRegistry, new InMemoryRemoteRunRegistry()],
     // The TypeORM repositories of the entities are never used: every adapter that would read them is swapped above.
     ...ENTITIES.map((entity): [unknown, unknown] => [getRepositoryToken(entity), null]),
