@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { newJobId, newUploadId } from '../../src/common/ids';
+import { newUploadId } from '../../src/common/ids';
 import { migrate } from '../../src/composition/data-source';
 import { CreditLedger } from '../../src/modules/billing/ports/credit-ledger';
 import { JobEventLog } from '../../src/modules/jobs/ports/job-event-log';
@@ -11,8 +11,6 @@ import { issueApiKey } from '../../src/modules/auth/domain/api-key';
 import { ApiKeyRepository } from '../../src/modules/auth/ports/api-key.repository';
 import { JobRecord } from '../../src/modules/jobs/adapters/typeorm/job.record';
 import { TypeOrmJobRepository } from '../../src/modules/jobs/adapters/typeorm/typeorm.job.repository';
-import { draftJob, Job } from '../../src/modules/jobs/domain/job';
-import { resolveJobSettings } from '../../src/modules/jobs/domain/job-settings';
 import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { TypeOrmUploadRepository } from '../../src/modules/uploads/adapters/typeorm/typeorm.upload.repository';
 import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.record';
@@ -29,9 +27,9 @@ import { describeUsageStoreContract } from './usage-store.contract';
 import { describeUploadRepositoryContract } from './upload-repository.contract';
 import { describeRetentionStoreContract } from './retention-store.contract';
 import { TypeOrmRetentionStore } from '../../src/modules/retention/adapters/typeorm/typeorm.retention-store';
-import { describeWebhookOutboxContract } from './webhook-outbox.contract';
+import { describeWebhookOutboxContract, outboxJobs } from './webhook-outbox.contract';
 import { describeApiKeyRepositoryContract } from './api-key-repository.contract';
-import { describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
+import { aJob, describeCreditLedgerContract, describeJobRepositoryContract } from './jobs-and-ledger.contract';
 import { createTestDatabase } from '../support/test-database';
 import { describeRemoteRunRegistryContract } from './remote-run-registry.contract';
 import { TypeOrmRemoteRunRegistry } from '../../src/modules/worker-gateway/adapters/typeorm/typeorm.remote-run-registry';
@@ -45,12 +43,6 @@ const targets: Array<[string, () => Promise<Target>]> = [
   ['the machine Postgres', async () => { const db = await createTestDatabase(); return { url: db.url, stop: db.drop }; }],
   ['the embedded Postgres', startEmbeddedDatabase],
 ];
-
-function aJob(apiKeyId: string, overrides: Partial<Job> = {}): Job {
-  const request = { output_format: 'webm' as const, model: 'light' as const, bg_type: 'green' as const };
-  const draft = draftJob({ id: newJobId(), apiKeyId, videoUrl: 'https://example.com/v.mp4', request, settings: resolveJobSettings(request), webhookUrl: null, metadata: { order: '7' }, createdAt: new Date() });
-  return { ...draft, ...overrides };
-}
 
 describe.each(targets)('repository contract on %s', (_name, start) => {
   let target: Target;
@@ -80,7 +72,7 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   describeJobRepositoryContract(harness);
   describeCreditLedgerContract(harness);
   describeApiKeyRepositoryContract(() => keys);
-  describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner);
+  describeWebhookOutboxContract(() => new TypeOrmWebhookOutbox(db.manager), harness.newOwner, outboxJobs(() => jobs));
   describeUnitOfWorkContract(() => new TypeOrmUnitOfWork(db, scopeOf));
   describeIdempotencyStoreContract(
     () => new PostgresIdempotencyStore(db.manager),

@@ -1,8 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { WebhookOutbox } from '../../src/modules/webhooks/ports/webhook-outbox';
+import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
+import { aJob } from './jobs-and-ledger.contract';
 
 /** What every WebhookOutbox must do (Postgres: repositories.contract.spec.ts; memory: in-memory.contract.spec.ts). */
-export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOwner: () => Promise<string>): void {
+/** Jobs the outbox writes to: `add` stores a job of the owner, `webhookEventsOf` reads its webhook_events back. */
+export interface OutboxJobs {
+  add(owner: string): Promise<string>;
+  webhookEventsOf(jobId: string): Promise<Record<string, string>>;
+}
+
+/** the jobs of `repository`, for the outbox contract */
+export function outboxJobs(repository: () => JobRepository): OutboxJobs {
+  return {
+    add: async (owner) => {
+      const job = aJob(owner);
+      await repository().insert(job);
+      return job.id;
+    },
+    webhookEventsOf: async (jobId) => ((await repository().findById(jobId))?.webhookEvents ?? {}) as Record<string, string>,
+  };
+}
+
+export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOwner: () => Promise<string>, jobs: OutboxJobs): void {
   describe('WebhookOutbox contract', () => {
     const later = () => new Date(Date.now() + 60_000);
     const add = async (apiKeyId: string, jobId = `job_${randomUUID()}`, event: 'job.started' | 'job.completed' = 'job.completed') => {
@@ -10,6 +30,18 @@ export function describeWebhookOutboxContract(outbox: () => WebhookOutbox, newOw
       await outbox().add({ id, apiKeyId, jobId, event, url: 'https://hooks.example.com/in', body: '{}' });
       return { id, jobId };
     };
+
+    it("a delivery sent or failed is written into its job's webhook_events with its attempt; one still to retry is not", async () => {
+      const owner = await newOwner();
+      const jobId = await jobs.add(owner);
+      const started = await add(owner, jobId, 'job.started');
+      const completed = await add(owner, jobId, 'job.completed');
+      await outbox().recordAttempt(completed.id, { statusCode: 500, error: 'HTTP 500', outcome: 'retry', nextAttemptAt: later() });
+      expect(await jobs.webhookEventsOf(jobId)).toEqual({});
+      await outbox().recordAttempt(started.id, { statusCode: 200, error: null, outcome: 'sent', nextAttemptAt: null });
+      await outbox().recordAttempt(completed.id, { statusCode: 500, error: 'HTTP 500', outcome: 'failed', nextAttemptAt: null });
+      expect(await jobs.webhookEventsOf(jobId)).toEqual({ 'job.started': 'sent', 'job.completed': 'failed' });
+    });
 
     it("goneFor: whether the URL answered 410 to an attempt of one of the job's deliveries", async () => {
       const owner = await newOwner();

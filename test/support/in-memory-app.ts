@@ -129,7 +129,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   const jobs = new InMemoryJobRepository();
   const ledger = new InMemoryCreditLedger();
   const events = new InMemoryJobEventLog();
-  const outbox = new InMemoryWebhookOutbox();
+  const outbox = new InMemoryWebhookOutbox(undefined, (jobId, event, state) => jobs.recordWebhookEvent(jobId, event, state));
   const uploads = new InMemoryUploadRepository();
   const adapters: InMemoryAdapters = {
     keys,

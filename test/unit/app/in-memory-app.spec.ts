@@ -42,6 +42,8 @@ describe('the whole API in memory: no Postgres, no Redis, the fake worker', () =
     const signed = `${hook.headers['webhook-id']}.${hook.headers['webhook-timestamp']}.${hook.body}`;
     const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(signed).digest('base64');
     expect(hook.headers['webhook-signature']).toContain(expected);
+    const delivered = async () => (await t.http.get(`/v1/jobs/${created.body.id}`).set('X-Api-Key', key)).body.webhook_events;
+    expect(await eventually(async () => ((await delivered())['job.completed'] === 'sent' ? delivered() : undefined))).toEqual({ 'job.started': 'sent', 'job.completed': 'sent' });
 
     const usage = (await t.http.get('/v1/usage/summary').set('X-Api-Key', key)).body;
     expect(usage).toMatchObject({ total_jobs: 1, completed_jobs: 1, credits_used: job.credits_charged });

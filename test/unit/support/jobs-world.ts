@@ -52,7 +52,7 @@ export function jobsWorld(env: Record<string, string> = {}) {
   const jobs = new InMemoryJobRepository();
   const ledger = new InMemoryCreditLedger();
   const events = new InMemoryJobEventLog();
-  const outbox = new InMemoryWebhookOutbox(() => clock.now());
+  const outbox = new InMemoryWebhookOutbox(() => clock.now(), (jobId, event, state) => jobs.recordWebhookEvent(jobId, event, state));
   const uploadRows = new InMemoryUploadRepository();
   // the keys the jobs belong to; a job of an id not among them (KEY = 'key_a') is a job of an enabled key
   const keys = new InMemoryApiKeyRepository();

@@ -1,5 +1,5 @@
 import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
-import { Job, withClientContentErased } from '../../domain/job';
+import { Job, WebhookDeliveryState, WebhookEventName, withClientContentErased } from '../../domain/job';
 import { JobStatus } from '../../domain/job-status';
 import { JobListQuery, JobPage, JobRepository } from '../../ports/job.repository';
 
@@ -16,6 +16,12 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
     return () => {
       this.jobs = saved;
     };
+  }
+
+  /** a delivery of the job's `event` sent or failed, as the Postgres outbox writes it into the job's row (the in-memory outbox's `settled`) */
+  recordWebhookEvent(jobId: string, event: WebhookEventName, state: WebhookDeliveryState): void {
+    const job = this.jobs.get(jobId);
+    if (job) job.webhookEvents = { ...job.webhookEvents, [event]: state };
   }
 
   async insert(job: Job): Promise<void> {

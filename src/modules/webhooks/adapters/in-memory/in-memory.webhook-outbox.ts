@@ -1,11 +1,15 @@
 import type { Snapshottable } from '../../../../common/in-memory.unit-of-work';
 import { QueuedDelivery, WebhookDeliveryQueue } from '../../ports/webhook-announcements';
 import { WebhookDelivery, WebhookOutbox } from '../../ports/webhook-outbox';
+import { WebhookEventName } from '../../../../contract/webhook-events';
+
+/** What the job's webhook_events says of an event once its delivery is sent or failed (the Postgres outbox writes it in the attempt's statement). */
+export type SettledDeliveryNote = (jobId: string, event: WebhookEventName, state: 'sent' | 'failed') => void;
 
 /**
  * The outbox in memory: one delivery per job and event (a second add keeps the first), attempts
- * recorded only while a delivery is pending. Unlike the Postgres outbox it does not copy a finished
- * delivery's state into the job's webhook_events (it knows no jobs).
+ * recorded only while a delivery is pending. It knows no jobs: a finished delivery's state reaches
+ * the job's webhook_events through `settled`, which the composition points at the jobs it keeps.
  */
 export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottable {
   private deliveries = new Map<string, WebhookDelivery>();
@@ -13,7 +17,10 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
   private readonly finishedAt = new Map<string, Date>();
   readonly attempts: Array<{ id: string; statusCode: number | null; error: string | null; outcome: 'sent' | 'failed' | 'retry' }> = [];
 
-  constructor(private readonly now: () => Date = () => new Date()) {
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    private readonly settled: SettledDeliveryNote = () => undefined,
+  ) {
     super();
   }
 
@@ -74,7 +81,9 @@ export class InMemoryWebhookOutbox extends WebhookOutbox implements Snapshottabl
     delivery.attempts += 1;
     delivery.status = result.outcome === 'retry' ? 'pending' : result.outcome;
     if (result.nextAttemptAt) delivery.nextAttemptAt = result.nextAttemptAt;
-    if (delivery.status !== 'pending') this.finishedAt.set(id, this.now());
+    if (delivery.status === 'pending') return;
+    this.finishedAt.set(id, this.now());
+    this.settled(delivery.jobId, delivery.event, delivery.status);
   }
 }
 
