@@ -12,6 +12,8 @@ export class FakeWorkerGateway extends WorkerGateway {
   readonly tasks: WorkerTask[] = [];
   /** jobs whose processing was stopped through the abort signal */
   readonly canceled: string[] = [];
+  /** runs an earlier attempt left going that were given up (giveUp) */
+  readonly givenUp: Array<Pick<WorkerTask, 'jobId' | 'outputKey'>> = [];
   private script: Script = { kind: 'succeed', durationSeconds: 4 };
   private releaseHeld: Array<() => void> = [];
 
@@ -55,6 +57,10 @@ export class FakeWorkerGateway extends WorkerGateway {
     await this.storage.withLocalFile(task.inputKey, (path) => this.storage.putFile(task.outputKey, path));
     onProgress(100);
     return { durationSeconds: script.kind === 'succeed' ? script.durationSeconds : 4, frames: 100, notes: [] };
+  }
+
+  override async giveUp(task: Pick<WorkerTask, 'jobId' | 'outputKey'>): Promise<void> {
+    this.givenUp.push({ jobId: task.jobId, outputKey: task.outputKey });
   }
 
   async check(): Promise<string> {

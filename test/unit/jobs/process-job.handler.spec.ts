@@ -214,10 +214,9 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     const job = await world.service.create({ apiKeyId: key.id, videoUrl: VIDEO, request: { model: 'light' }, autoStart: true });
     await world.lifecycle.pickUp(job); // the attempt that died, its run left going
     await world.keys.setEnabled(key.fingerprint, false);
-    const givenUp = jest.spyOn(world.gateway, 'giveUp');
     await world.handler.handle(job.id);
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'canceled' });
-    expect(givenUp).toHaveBeenCalledWith({ jobId: job.id, outputKey: `outputs/${job.id}.webm` });
+    expect(world.gateway.givenUp).toEqual([{ jobId: job.id, outputKey: `outputs/${job.id}.webm` }]);
   });
 
   it('a job canceled while it was handed over gives up what its earlier attempt left running (a remote run)', async () => {
@@ -225,9 +224,8 @@ describe('ProcessJobHandler on in-memory adapters', () => {
     await world.ledger.grant(KEY, 100, null);
     const job = await world.queued();
     await world.service.cancel(KEY, job.id);
-    const givenUp = jest.spyOn(world.gateway, 'giveUp');
     await world.handler.handle(job.id);
-    expect(givenUp).toHaveBeenCalledWith({ jobId: job.id, outputKey: `outputs/${job.id}.webm` });
+    expect(world.gateway.givenUp).toEqual([{ jobId: job.id, outputKey: `outputs/${job.id}.webm` }]);
   });
 
   it("signs the output's URL for the completion's webhook before the completion's transaction, which holds the key's ledger (signing may go over the network)", async () => {
