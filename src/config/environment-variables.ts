@@ -251,6 +251,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(100) @Max(MAX_TIMER_MS)
   JOB_RELAY_INTERVAL_MS = 5000;
 
+  /** how often pending jobs the queue no longer holds (a Redis that lost its data) are queued again (and how long ago they must have been queued) */
+  @Type(() => Number) @IsInt() @Min(100) @Max(MAX_TIMER_MS)
+  JOB_REQUEUE_LOST_INTERVAL_MS = 60000;
+
   /** on SIGTERM, how long running jobs and chunks may finish before they are handed back to the queue (which spends none of their attempts) */
   @Type(() => Number) @IsInt() @Min(0) @Max(MAX_TIMER_MS)
   WORKER_SHUTDOWN_GRACE_MS = 30000;

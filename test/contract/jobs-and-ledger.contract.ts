@@ -166,8 +166,27 @@ export function describeJobRepositoryContract(harness: Harness): void {
       for (const job of [old, older, fresh]) await harness.jobs().insert(job);
       const stale = (await harness.jobs().undispatched(new Date(Date.now() - 30_000), 100)).filter((id) => [old.id, older.id, fresh.id].includes(id));
       expect(stale).toEqual([older.id, old.id]);
-      await harness.jobs().markDispatched(older.id);
+      await harness.jobs().markDispatched(older.id, new Date());
       expect(await harness.jobs().undispatched(new Date(Date.now() - 30_000), 100)).not.toContain(older.id);
+    });
+
+    it('pages through the pending jobs handed to the queue before a time, each once; a job picked up or not yet handed over is not one', async () => {
+      const owner = await harness.newOwner();
+      const queued = [aJob(owner, { status: 'pending' }), aJob(owner, { status: 'pending' }), aJob(owner, { status: 'pending' })];
+      const justQueued = aJob(owner, { status: 'pending' });
+      const pickedUp = aJob(owner, { status: 'processing' });
+      const notHanded = aJob(owner, { status: 'pending' });
+      for (const job of [...queued, justQueued, pickedUp, notHanded]) await harness.jobs().insert(job);
+      const before = new Date(Date.now() - 30_000);
+      for (const job of [...queued, pickedUp]) await harness.jobs().markDispatched(job.id, new Date(before.getTime() - 1000));
+      await harness.jobs().markDispatched(justQueued.id, new Date());
+      const mine = [...queued, justQueued, pickedUp, notHanded].map((job) => job.id);
+      const pages: string[][] = [];
+      for (let page = await harness.jobs().waitingInQueue(before, 2); page.length > 0; page = await harness.jobs().waitingInQueue(before, 2, page[page.length - 1])) pages.push(page);
+      expect(pages.every((page) => page.length <= 2)).toBe(true);
+      // each once (the database's collation orders the ids, not JavaScript's)
+      const found = pages.flat().filter((id) => mine.includes(id));
+      expect(found.sort()).toEqual(queued.map((job) => job.id).sort());
     });
   });
 }

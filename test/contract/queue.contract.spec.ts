@@ -33,6 +33,8 @@ interface Harness {
   chunks: ChunkDispatcher;
   queuedFlow(jobId: string): Promise<QueuedFlow>;
   queuedJobs(): Promise<Queued[]>;
+  /** the queue loses the job's message, as a Redis restarted without its data does */
+  loseJob(jobId: string): Promise<void>;
   queuedDeliveries(): Promise<Queued[]>;
   close(): Promise<void>;
 }
@@ -58,6 +60,9 @@ async function bullMq(env: Record<string, string>, database?: TestDatabase): Pro
       return { chunks, joinWaits: (await join?.getState()) === 'waiting-children' };
     },
     queuedJobs: () => contents(jobsQueue),
+    loseJob: async (jobId) => {
+      await (await jobsQueue.getJob(jobId))?.remove();
+    },
     queuedDeliveries: () => contents(webhooksQueue),
     close: async () => {
       await jobsQueue.obliterate({ force: true }).catch(() => undefined);
@@ -83,6 +88,7 @@ function inMemory(): Harness {
       return { chunks: (flow?.chunks ?? []).map((chunk) => chunk.index), joinWaits: flow !== undefined };
     },
     queuedJobs: async () => jobs.dispatched.map((id) => ({ id, delayed: false })),
+    loseJob: async (jobId) => jobs.lose(jobId),
     queuedDeliveries: async () => webhooks.queued().map((delivery) => ({ id: `${delivery.id}-a${delivery.attempts}`, delayed: delivery.delayMs > 0 })),
     close: async () => undefined,
   };
@@ -107,6 +113,17 @@ describe.each([
       await h.jobs.dispatch('job_contract_a');
       await h.jobs.dispatch('job_contract_b');
       expect(ids(await h.queuedJobs())).toEqual(['job_contract_a', 'job_contract_b']);
+    });
+
+    it('requeueIfLost leaves a job the queue holds, and queues again one it lost', async () => {
+      await h.jobs.dispatch('job_contract_kept');
+      await h.jobs.dispatch('job_contract_lost');
+      await h.loseJob('job_contract_lost');
+      expect(ids(await h.queuedJobs())).not.toContain('job_contract_lost');
+      expect(await h.jobs.requeueIfLost('job_contract_kept')).toBe(false);
+      expect(await h.jobs.requeueIfLost('job_contract_lost')).toBe(true);
+      expect(ids(await h.queuedJobs())).toEqual(expect.arrayContaining(['job_contract_kept', 'job_contract_lost']));
+      expect(await h.jobs.requeueIfLost('job_contract_lost')).toBe(false);
     });
   });
 

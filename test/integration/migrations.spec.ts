@@ -34,6 +34,7 @@ const SHIPPED: Record<string, string> = {
   '1764800000000-indexes-at-scale.ts': 'bcb11c11b7ef75276a12b90090bc29daeb94d0ff98e0ce2a593a7bbe0636be43',
   '1764900000000-repair-edited-migrations.ts': '39a761ad63eaf006c00d7d7e08c1f515fc59f2ba86257002a37047eb99cd0340',
   '1765000000000-idempotency-created-resource.ts': '94e951a150eb407292b2594ff4b748f8ab0385abba42bb46910956450809014f',
+  '1765100000000-jobs-waiting-in-queue.ts': '30d27e2f64b9838d56eceaa247f10d078e38cc1a2e0a32ca43878deb8d6e3f06',
 };
 import { eventually } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';

@@ -259,6 +259,23 @@ describe('JobsService on in-memory adapters', () => {
   });
 });
 
+describe('JobDispatchRelay: pending jobs the queue lost', () => {
+  it('queues again, on the next check, the pending jobs whose message the queue lost (a Redis restarted without its data); those it holds and those picked up are left', async () => {
+    const world = jobsWorld();
+    await world.ledger.grant(KEY, 100, null); // a URL job's start needs a credit
+    const queued = () => world.service.create({ apiKeyId: KEY, videoUrl: PUBLIC_VIDEO, request: {}, autoStart: true });
+    const [lost, kept, pickedUp] = [await queued(), await queued(), await queued()];
+    await world.lifecycle.pickUp(pickedUp);
+    world.dispatcher.lose(lost.id);
+    world.dispatcher.lose(pickedUp.id);
+    expect(await world.dispatchRelay.requeueLost()).toBe(0); // queued since the last check: not yet looked at
+    world.clock.advance(world.config.env.JOB_REQUEUE_LOST_INTERVAL_MS + 1);
+    expect(await world.dispatchRelay.requeueLost()).toBe(1);
+    expect(world.dispatcher.dispatched).toEqual([kept.id, lost.id]);
+    expect(await world.dispatchRelay.requeueLost()).toBe(0);
+  });
+});
+
 describe('JobLifecycle on in-memory adapters', () => {
   it('moves a job once: a second pick-up of the same job loses the compare-and-set', async () => {
     const world = jobsWorld();

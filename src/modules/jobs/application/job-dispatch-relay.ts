@@ -7,6 +7,9 @@ import { QUEUE_HANDOFF_TIMEOUT_MS, withTimeout } from '../../../common/with-time
 import { JobDispatcher } from '../ports/job-dispatcher';
 import { JobRepository } from '../ports/job.repository';
 
+/** pending jobs checked against the queue a page at a time */
+const LOST_CHECK_PAGE = 200;
+
 /**
  * The relay of the transactional hand-off: a job is marked pending in a committed transaction, then
  * handed to the queue. If the process dies in between, the periodic sweep finds the pending job
@@ -19,6 +22,7 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
   /** hand-offs that fail (the queue away) warn once every 30 s, whether a new job's or the sweep's */
   private readonly handOffFailures = new RepeatedWarning(this.logger);
   private timer?: NodeJS.Timeout;
+  private lostTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -34,17 +38,23 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
       this.config.env.JOB_RELAY_INTERVAL_MS,
     );
     this.timer.unref();
+    this.lostTimer = setInterval(
+      () => void this.requeueLost().catch((error: Error) => this.handOffFailures.warn(`the check for jobs the queue lost failed: ${error.message}`)),
+      this.config.env.JOB_REQUEUE_LOST_INTERVAL_MS,
+    );
+    this.lostTimer.unref();
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    clearInterval(this.lostTimer);
   }
 
   /** Hands one committed job to the queue; a failure is left for the sweep. Says whether it was handed over. */
   async relay(jobId: string): Promise<boolean> {
     try {
       await withTimeout(this.dispatcher.dispatch(jobId), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue');
-      await this.jobs.markDispatched(jobId);
+      await this.jobs.markDispatched(jobId, this.clock.now());
       return true;
     } catch (error) {
       this.handOffFailures.warn(`job ${jobId} committed but not queued yet (${(error as Error).message}); the relay will retry`);
@@ -66,5 +76,20 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
     }
     this.handOffFailures.recovered('the relay hands jobs to the queue again');
     return handed;
+  });
+
+  /**
+   * Queues again the pending jobs queued before the last check whose message the queue no longer
+   * holds at all (a Redis restarted without its data, or one that evicted keys: they waited for
+   * good), a page at a time, and says how many. A call while a check runs joins it.
+   */
+  readonly requeueLost = oneAtATime(async (): Promise<number> => {
+    const before = new Date(this.clock.now().getTime() - this.config.env.JOB_REQUEUE_LOST_INTERVAL_MS);
+    let requeued = 0;
+    for (let page = await this.jobs.waitingInQueue(before, LOST_CHECK_PAGE); page.length > 0; page = await this.jobs.waitingInQueue(before, LOST_CHECK_PAGE, page[page.length - 1])) {
+      for (const id of page) if (await withTimeout(this.dispatcher.requeueIfLost(id), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue')) requeued += 1;
+    }
+    if (requeued > 0) this.logger.warn(`${requeued} pending job(s) were no longer in the queue (did Redis lose its data?): queued again`);
+    return requeued;
   });
 }

@@ -33,7 +33,7 @@ export abstract class JobRepository {
    * that died neither takes its share back nor counts it twice.
    */
   abstract recordChunkProgress(id: string, chunk: number, percent: number): Promise<boolean>;
-  abstract markDispatched(id: string): Promise<void>;
+  abstract markDispatched(id: string, at: Date): Promise<void>;
   /** a key's pending and processing jobs, the work an erasure of its data ends first */
   abstract activeOf(apiKeyId: string): Promise<Job[]>;
   /**
@@ -44,4 +44,9 @@ export abstract class JobRepository {
   abstract eraseClientContent(apiKeyId: string, now: Date): Promise<{ jobs: number; outputKeys: string[] }>;
   /** Started jobs the relay has not handed to the queue since before `startedBefore` (the outbox). */
   abstract undispatched(startedBefore: Date, limit: number): Promise<string[]>;
+  /**
+   * Pending jobs handed to the queue before `dispatchedBefore`: a page of at most `limit` ids in id
+   * order, those after `afterId` (the previous page's last).
+   */
+  abstract waitingInQueue(dispatchedBefore: Date, limit: number, afterId?: string): Promise<string[]>;
 }

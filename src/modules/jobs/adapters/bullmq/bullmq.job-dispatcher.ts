@@ -23,4 +23,10 @@ export class BullMqJobDispatcher extends JobDispatcher {
       { jobId, attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: { age: 24 * 3600 }, removeOnFail: { age: 7 * 24 * 3600 } },
     );
   }
+
+  async requeueIfLost(jobId: string): Promise<boolean> {
+    if (await this.queue.getJob(jobId)) return false;
+    await this.dispatch(jobId);
+    return true;
+  }
 }

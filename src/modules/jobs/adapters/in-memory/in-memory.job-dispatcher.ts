@@ -30,6 +30,18 @@ export class InMemoryJobDispatcher extends JobDispatcher {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
+  /** the queue loses the job's message, as a Redis that lost its data does */
+  lose(jobId: string): void {
+    const index = this.dispatched.indexOf(jobId);
+    if (index >= 0) this.dispatched.splice(index, 1);
+  }
+
+  async requeueIfLost(jobId: string): Promise<boolean> {
+    if (this.dispatched.includes(jobId)) return false;
+    await this.dispatch(jobId);
+    return true;
+  }
+
   async dispatch(jobId: string): Promise<void> {
     if (this.failures > 0) {
       this.failures -= 1;

@@ -83,9 +83,9 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
     return { jobs: owned.length, outputKeys: owned.flatMap((job) => (job.outputKey ? [job.outputKey] : [])) };
   }
 
-  async markDispatched(id: string): Promise<void> {
+  async markDispatched(id: string, at: Date): Promise<void> {
     const job = this.jobs.get(id);
-    if (job && !job.dispatchedAt) job.dispatchedAt = new Date();
+    if (job && !job.dispatchedAt) job.dispatchedAt = at;
   }
 
   async undispatched(startedBefore: Date, limit: number): Promise<string[]> {
@@ -94,5 +94,13 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
       .sort((a, b) => a.startedAt!.getTime() - b.startedAt!.getTime())
       .slice(0, limit)
       .map((job) => job.id);
+  }
+
+  async waitingInQueue(dispatchedBefore: Date, limit: number, afterId = ''): Promise<string[]> {
+    return [...this.jobs.values()]
+      .filter((job) => job.status === 'pending' && job.dispatchedAt && job.dispatchedAt < dispatchedBefore && job.id > afterId)
+      .map((job) => job.id)
+      .sort()
+      .slice(0, limit);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { IsNull, LessThan, Repository } from 'typeorm';
+import { IsNull, LessThan, MoreThan, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { JobFailureCode } from '../../../../common/errors/error-codes';
 import { Job } from '../../domain/job';
@@ -153,8 +153,18 @@ export class TypeOrmJobRepository extends JobRepository {
     return { jobs: rows.length, outputKeys: rows.flatMap((row) => (row.output_key ? [row.output_key] : [])) };
   }
 
-  async markDispatched(id: string): Promise<void> {
-    await this.records.update({ id, dispatchedAt: IsNull() }, { dispatchedAt: new Date() });
+  async markDispatched(id: string, at: Date): Promise<void> {
+    await this.records.update({ id, dispatchedAt: IsNull() }, { dispatchedAt: at });
+  }
+
+  async waitingInQueue(dispatchedBefore: Date, limit: number, afterId = ''): Promise<string[]> {
+    const rows = await this.records.find({
+      select: { id: true },
+      where: { status: 'pending', dispatchedAt: LessThan(dispatchedBefore), id: MoreThan(afterId) },
+      order: { id: 'ASC' },
+      take: limit,
+    });
+    return rows.map((row) => row.id);
   }
 
   async undispatched(startedBefore: Date, limit: number): Promise<string[]> {
