@@ -134,6 +134,7 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       [{ text_prompt: '🎬'.repeat(501) }, 'text_prompt'],
       [{ composition: { foreground: { scale: 0.0099 } } }, 'composition.foreground.scale'],
       [{ composition: { foreground: { scale: 10.01 } } }, 'composition.foreground.scale'],
+      [{ composition: { canvas: { width: 4096, height: 1639 }, foreground: { scale: 10 } } }, 'composition.foreground.scale'],
       [{ composition: { foreground: { offset: { x: 8193, y: 0 } } } }, 'composition.foreground.offset.x'],
       [{ composition: { foreground: { offset: { x: 0, y: -8193 } } } }, 'composition.foreground.offset.y'],
     ].map(([body, field]) => [field as string, JSON.stringify(body).slice(0, 60), body as object] as const))('refuses a bad %s (%s) with 400 naming it', async (field, _label, body) => {
@@ -156,6 +157,7 @@ describe('jobs API end to end (real HTTP, Postgres, queue; fake worker)', () => 
       [{ metadata: { ['🎬'.repeat(100)]: '🎬'.repeat(500) }, text_prompt: '🎬'.repeat(500) }],
       [{ composition: { foreground: { scale: 0.01, offset: { x: 8192, y: -8192 } } } }],
       [{ composition: { foreground: { scale: 10, offset: { x: -8192, y: 8192 } } } }],
+      [{ composition: { canvas: { width: 4096, height: 1638 }, foreground: { scale: 10 } } }],
     ].map(([body]) => [JSON.stringify(body).slice(0, 70), body] as const))('accepts the boundary value %s', async (_label, body) => {
       const res = await draft(body);
       expect(res.status).toBe(200);

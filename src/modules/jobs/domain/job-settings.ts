@@ -1,3 +1,4 @@
+import { MAX_FOREGROUND_SIDE } from '../../../engine/pipeline/geometry';
 import { DomainError } from '../../../common/errors/domain-error';
 import { parseColour, parseRgbTriple } from '../../../contract/colour';
 import { ALPHA_FORMATS, Anchor, Background, BgType, Composition, DraftSettings, JobSettings, Model, OutputFormat, PendingBackground, Rgb } from '../../../contract/job-settings';
@@ -99,6 +100,7 @@ function resolveComposition(request: JobRequest): Composition | null {
   const composition = request.composition;
   if (!composition) return null;
   const foreground = composition.foreground ?? {};
+  refuseForegroundOverMaximum(composition.canvas, foreground.scale ?? 1);
   return {
     ...(composition.canvas ? { canvas: { width: composition.canvas.width, height: composition.canvas.height } } : {}),
     foreground: {
@@ -107,6 +109,19 @@ function resolveComposition(request: JobRequest): Composition | null {
       offset: { x: foreground.offset?.x ?? 0, y: foreground.offset?.y ?? 0 },
     },
   };
+}
+
+/**
+ * Scale 1 fits the video into the canvas, so one side of the foreground is the canvas's side times
+ * the scale, whatever the video: where even the canvas's shorter side comes out over the engine's
+ * maximum, the job could only fail once it ran (input_invalid), so it is a 400 now.
+ */
+function refuseForegroundOverMaximum(canvas: { width: number; height: number } | undefined, scale: number): void {
+  if (!canvas) return;
+  const shortest = Math.round(Math.min(canvas.width, canvas.height) * scale);
+  if (shortest > MAX_FOREGROUND_SIDE) {
+    throw DomainError.invalid('composition.foreground.scale', `scale ${scale} on a ${canvas.width}x${canvas.height} canvas makes the foreground at least ${shortest} px on a side, over ${MAX_FOREGROUND_SIDE} px`);
+  }
 }
 
 /** The settings a job runs with: every default applied, every rule checked (a 400 naming the field otherwise). */
