@@ -128,6 +128,13 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       const afresh = await store().claim(expiring, fp('create'), 3600);
       expect(afresh).toEqual(claimed);
       expect(afresh).not.toHaveProperty('createdBefore');
+
+      // expired and abandoned both: expired wins
+      const both = await scopeOf();
+      await store().noteCreated({ scope: both, claimId: await claimOf(both, fp('create'), 1) }, 'job_1');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await abandon(both);
+      expect(await store().claim(both, fp('create'), 3600)).not.toHaveProperty('createdBefore');
     });
 
     it('an expired key starts over', async () => {

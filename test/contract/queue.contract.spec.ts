@@ -35,6 +35,8 @@ interface Harness {
   queuedJobs(): Promise<Queued[]>;
   /** the queue loses the job's message, as a Redis restarted without its data does */
   loseJob(jobId: string): Promise<void>;
+  /** whether this queue can lose messages apart from the database */
+  losesMessages: boolean;
   queuedDeliveries(): Promise<Queued[]>;
   close(): Promise<void>;
 }
@@ -50,7 +52,8 @@ async function bullMq(env: Record<string, string>, database?: TestDatabase): Pro
     return Promise.all(jobs.map(async (job) => ({ id: String(job.id), delayed: (await job.getState()) === 'delayed' })));
   };
   return {
-    jobs: new BullMqJobDispatcher(jobsQueue as never),
+    jobs: new BullMqJobDispatcher(jobsQueue as never, config),
+    losesMessages: Boolean(env.REDIS_URL),
     webhooks: new BullMqWebhookDeliveryQueue(webhooksQueue as never),
     chunks: new BullMqChunkDispatcher(flows as never, config),
     queuedFlow: async (jobId) => {
@@ -89,6 +92,7 @@ function inMemory(): Harness {
     },
     queuedJobs: async () => jobs.dispatched.map((id) => ({ id, delayed: false })),
     loseJob: async (jobId) => jobs.lose(jobId),
+    losesMessages: true,
     queuedDeliveries: async () => webhooks.queued().map((delivery) => ({ id: `${delivery.id}-a${delivery.attempts}`, delayed: delivery.delayMs > 0 })),
     close: async () => undefined,
   };
@@ -115,15 +119,18 @@ describe.each([
       expect(ids(await h.queuedJobs())).toEqual(['job_contract_a', 'job_contract_b']);
     });
 
-    it('requeueIfLost leaves a job the queue holds, and queues again one it lost', async () => {
+    it('requeueLost leaves the jobs the queue holds, and queues again those it lost', async () => {
       await h.jobs.dispatch('job_contract_kept');
       await h.jobs.dispatch('job_contract_lost');
       await h.loseJob('job_contract_lost');
       expect(ids(await h.queuedJobs())).not.toContain('job_contract_lost');
-      expect(await h.jobs.requeueIfLost('job_contract_kept')).toBe(false);
-      expect(await h.jobs.requeueIfLost('job_contract_lost')).toBe(true);
+      expect(await h.jobs.requeueLost(['job_contract_kept', 'job_contract_lost'])).toEqual(['job_contract_lost']);
       expect(ids(await h.queuedJobs())).toEqual(expect.arrayContaining(['job_contract_kept', 'job_contract_lost']));
-      expect(await h.jobs.requeueIfLost('job_contract_lost')).toBe(false);
+      expect(await h.jobs.requeueLost(['job_contract_kept', 'job_contract_lost'])).toEqual([]);
+    });
+
+    it('says whether it can lose messages: a Redis queue can, one kept in the database cannot', () => {
+      expect(h.jobs.losesMessages).toBe(h.losesMessages);
     });
   });
 

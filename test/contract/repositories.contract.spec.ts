@@ -119,6 +119,17 @@ describe.each(targets)('repository contract on %s', (_name, start) => {
   });
 
   // Postgres only: the api_keys.credits column follows the ledger's sum.
+  it("idempotency: a key taken over by a process of the release before (which leaves the note alone) hands no later claim the earlier claim's job", async () => {
+    const store = new PostgresIdempotencyStore(db.manager);
+    const scope = { apiKeyId: (await newKey()).id, key: 'version-skew' };
+    const claim = await store.claim(scope, 'fp-a', 3600);
+    if (claim.kind !== 'claimed') throw new Error(claim.kind);
+    await store.noteCreated({ scope, claimId: claim.claimId }, 'job_of_request_a');
+    // the release before's takeover: a new claim id and fingerprint, the note left as it was
+    await db.query(`UPDATE idempotency_keys SET claim_id = gen_random_uuid(), fingerprint = 'fp-b', locked_at = now() - interval '1 hour' WHERE api_key_id = $1 AND idempotency_key = $2`, [scope.apiKeyId, scope.key]);
+    expect(await store.claim(scope, 'fp-b', 3600)).not.toHaveProperty('createdBefore');
+  });
+
   it('credit ledger: the key\'s credits column follows the sum of the ledger', async () => {
     const key = await newKey();
     const job = aJob(key.id);

@@ -17,7 +17,7 @@ const newKey = () => {
 /** What every UnitOfWork must do with the ports of its scope (TypeORM in repositories.contract.spec.ts, in memory in in-memory.contract.spec.ts). */
 export function describeUnitOfWorkContract(unitOfWork: () => UnitOfWork): void {
   describe('UnitOfWork contract', () => {
-    it('a unit of work that throws keeps none of its writes, in any port of its scope; one that returns keeps them all', async () => {
+    it('a unit of work that throws keeps none of its writes to keys, jobs, the ledger, uploads and the outbox; one that returns keeps them all', async () => {
       const owner = await unitOfWork().run((tx) => tx.get(ApiKeyRepository).create(newKey()));
       const stranger = newKey();
       const job = aJob(owner.id);

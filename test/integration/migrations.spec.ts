@@ -33,7 +33,7 @@ const SHIPPED: Record<string, string> = {
   '1764700000000-remote-runs.ts': 'e0b5b03b7ee340e3c27622d68f96c1e004539d64c161b6fab093a18305ba9871',
   '1764800000000-indexes-at-scale.ts': 'bcb11c11b7ef75276a12b90090bc29daeb94d0ff98e0ce2a593a7bbe0636be43',
   '1764900000000-repair-edited-migrations.ts': '39a761ad63eaf006c00d7d7e08c1f515fc59f2ba86257002a37047eb99cd0340',
-  '1765000000000-idempotency-created-resource.ts': '94e951a150eb407292b2594ff4b748f8ab0385abba42bb46910956450809014f',
+  '1765000000000-idempotency-created-resource.ts': '22223b631e8c4ee6883342032a2607ddfe192a8d8d7f6531fa2aa51d69d65910',
   '1765100000000-jobs-waiting-in-queue.ts': '30d27e2f64b9838d56eceaa247f10d078e38cc1a2e0a32ca43878deb8d6e3f06',
 };
 import { eventually } from '../support/test-app';
@@ -61,7 +61,7 @@ describe('migrations', () => {
   });
 
   it('repairs a database migrated by the earlier versions of the four changed migrations, and changes nothing on one migrated by the current ones', async () => {
-    const source = await new DataSource({ ...dataSourceOptions(database.url), migrations: MIGRATIONS.slice(0, -1) }).initialize();
+    const source = await new DataSource({ ...dataSourceOptions(database.url), migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(RepairEditedMigrations1764900000000)) }).initialize();
     opened.push(source);
     await source.runMigrations();
     const key = (await source.query(`INSERT INTO api_keys (client_id, key_hash, key_fingerprint) VALUES ('c', repeat('a', 64), repeat('b', 12)) RETURNING id`))[0].id;

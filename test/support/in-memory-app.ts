@@ -129,7 +129,10 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   const jobs = new InMemoryJobRepository();
   const ledger = new InMemoryCreditLedger();
   const events = new InMemoryJobEventLog();
-  const outbox = new InMemoryWebhookOutbox(undefined, (jobId, event, state) => jobs.recordWebhookEvent(jobId, event, state));
+  // a port swapped by the test is swapped in the transactions' scope too: the app reads and writes the one adapter
+  const swapped = new Map<unknown, unknown>(options.adapters);
+  const jobsOfWebhooks = swapped.get(JobRepository) instanceof InMemoryJobRepository ? (swapped.get(JobRepository) as InMemoryJobRepository) : jobs;
+  const outbox = new InMemoryWebhookOutbox(undefined, (jobId, event, state) => jobsOfWebhooks.recordWebhookEvent(jobId, event, state));
   const uploads = new InMemoryUploadRepository();
   const adapters: InMemoryAdapters = {
     keys,
@@ -145,8 +148,6 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     deliveries: new InMemoryWebhookDeliveryQueue(),
     retention: new InMemoryRetentionStore(),
   };
-  // a port swapped by the test is swapped in the transactions' scope too: the app reads and writes the one adapter
-  const swapped = new Map<unknown, unknown>(options.adapters);
   const transactional: Array<[PortToken<unknown>, unknown]> = (
     [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox], [UploadRepository, uploads], [IdempotencyStore, adapters.idempotency]] as Array<[PortToken<unknown>, unknown]>
   ).map(([port, adapter]) => [port, swapped.get(port) ?? adapter]);

@@ -84,3 +84,14 @@ export function runUnderClaim(req: Request, claim: RequestClaim): void {
 export function claimOfRequest(req: Request): RequestClaim | undefined {
   return (req as unknown as Record<symbol, RequestClaim | undefined>)[IDEMPOTENCY_CLAIM];
 }
+
+const ANSWERED_EARLIER_WORK = 'backdropAnsweredEarlierWork';
+
+/** The route answered what an earlier run of the request created (`RequestClaim.createdBefore`): no new work, so the answer is marked replayed. */
+export function markAnsweredEarlierWork(res: Response): void {
+  res.locals[ANSWERED_EARLIER_WORK] = true;
+}
+
+export function answeredEarlierWork(res: Response): boolean {
+  return res.locals?.[ANSWERED_EARLIER_WORK] === true;
+}

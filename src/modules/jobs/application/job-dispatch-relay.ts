@@ -38,6 +38,7 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
       this.config.env.JOB_RELAY_INTERVAL_MS,
     );
     this.timer.unref();
+    if (!this.dispatcher.losesMessages) return;
     this.lostTimer = setInterval(
       () => void this.requeueLost().catch((error: Error) => this.handOffFailures.warn(`the check for jobs the queue lost failed: ${error.message}`)),
       this.config.env.JOB_REQUEUE_LOST_INTERVAL_MS,
@@ -80,14 +81,15 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Queues again the pending jobs queued before the last check whose message the queue no longer
-   * holds at all (a Redis restarted without its data, or one that evicted keys: they waited for
-   * good), a page at a time, and says how many. A call while a check runs joins it.
+   * holds at all (a Redis restarted without its data: they waited for good), a page at a time, and
+   * says how many. A call while a check runs joins it. A queue kept in the database is not checked.
    */
   readonly requeueLost = oneAtATime(async (): Promise<number> => {
+    if (!this.dispatcher.losesMessages) return 0;
     const before = new Date(this.clock.now().getTime() - this.config.env.JOB_REQUEUE_LOST_INTERVAL_MS);
     let requeued = 0;
     for (let page = await this.jobs.waitingInQueue(before, LOST_CHECK_PAGE); page.length > 0; page = await this.jobs.waitingInQueue(before, LOST_CHECK_PAGE, page[page.length - 1])) {
-      for (const id of page) if (await withTimeout(this.dispatcher.requeueIfLost(id), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue')) requeued += 1;
+      requeued += (await withTimeout(this.dispatcher.requeueLost(page), QUEUE_HANDOFF_TIMEOUT_MS, 'the queue')).length;
     }
     if (requeued > 0) this.logger.warn(`${requeued} pending job(s) were no longer in the queue (did Redis lose its data?): queued again`);
     return requeued;

@@ -1,9 +1,11 @@
 /** Hands a started job to whatever runs jobs (a queue). Idempotent per job id. */
 export abstract class JobDispatcher {
   abstract dispatch(jobId: string): Promise<void>;
+  /** Whether the queue can lose messages the database still counts on (a Redis restarted without its data); a queue kept in the database cannot. */
+  abstract readonly losesMessages: boolean;
   /**
-   * Queues the job again where the queue holds no message of it at all (a Redis that lost its data,
-   * or evicted it), and says whether it did. A message in any state, finished ones included, is left.
+   * Of `jobIds`, queues again those whose message the queue no longer holds at all, and answers
+   * them. A message in any state, finished ones included, is left.
    */
-  abstract requeueIfLost(jobId: string): Promise<boolean>;
+  abstract requeueLost(jobIds: readonly string[]): Promise<string[]>;
 }

@@ -10,7 +10,7 @@ import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
 import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER, runUnderClaim } from '../../../../common/http/route-markers';
+import { answeredEarlierWork, IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER, runUnderClaim } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -80,7 +80,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)
           mergeMap((body) => {
             // what an earlier run created, answered as it is now: no new work was done, as in a replay
-            if (createdBefore !== undefined) res.setHeader(REPLAYED_HEADER, 'true');
+            if (answeredEarlierWork(res)) res.setHeader(REPLAYED_HEADER, 'true');
             const complete = (): Promise<void> => this.store.complete(scope, claimId, status, body, multipart ? digestOfFiles(filesOf(req)) : undefined);
             return from(complete().catch(() => this.writeLater(complete)).then(() => body));
           }),

@@ -35,7 +35,7 @@ export class InMemoryIdempotencyStore extends IdempotencyStore implements Snapsh
     const abandoned = entry?.status === 'in_progress' && entry.fingerprint === fingerprint && entry.claimedAt < now - ABANDONED_AFTER_SECONDS * 1000;
     if (!entry || entry.expiresAt <= now || abandoned) {
       const claimId = randomUUID();
-      const createdBefore = abandoned ? entry.createdResource : undefined;
+      const createdBefore = abandoned && entry.expiresAt > now ? entry.createdResource : undefined;
       this.entries.set(id, { fingerprint, claimId, status: 'in_progress', claimedAt: now, expiresAt: now + ttlSeconds * 1000, createdResource: createdBefore });
       return createdBefore === undefined ? { kind: 'claimed', claimId } : { kind: 'claimed', claimId, createdBefore };
     }

@@ -39,12 +39,14 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
         [scope.apiKeyId, scope.key, fingerprint, ttlSeconds, claimId],
       );
       if (inserted.length) return { kind: 'claimed', claimId };
-      // An expired key starts over; an abandoned claim of the same request is taken over, with what its work created.
+      // An expired key starts over; an abandoned claim of the same request is taken over, with what its own work
+      // created (a note another claim wrote, which a process of the release before left when it took the key over, is not)
       const [taken] = (await this.db.query(
         `UPDATE idempotency_keys
          SET fingerprint = $3, status = 'in_progress', response_status = NULL, response_body = NULL, body_digest = NULL,
              locked_at = now(), created_at = now(), expires_at = now() + $4 * interval '1 second', claim_id = $6,
-             created_resource = CASE WHEN expires_at <= now() THEN NULL ELSE created_resource END
+             created_resource = CASE WHEN expires_at > now() AND created_under_claim = claim_id THEN created_resource END,
+             created_under_claim = CASE WHEN expires_at > now() AND created_under_claim = claim_id THEN $6::uuid END
          WHERE api_key_id = $1 AND idempotency_key = $2
            AND (expires_at <= now() OR (status = 'in_progress' AND fingerprint = $3 AND locked_at < now() - $5 * interval '1 second'))
          RETURNING created_resource`,
@@ -81,7 +83,7 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
 
   async noteCreated({ scope, claimId }: ClaimedKey, resourceId: string): Promise<void> {
     await this.db.query(
-      `UPDATE idempotency_keys SET created_resource = $4 WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
+      `UPDATE idempotency_keys SET created_resource = $4, created_under_claim = claim_id WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
       [scope.apiKeyId, scope.key, claimId, resourceId],
     );
   }

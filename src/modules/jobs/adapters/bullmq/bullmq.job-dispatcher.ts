@@ -1,7 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { Queue } from 'bullmq';
-import { JOBS_QUEUE } from '../../../../infrastructure/queue/queue-connection';
+import { JOBS_QUEUE, queueBackendOf } from '../../../../infrastructure/queue/queue-connection';
 import { JobDispatcher } from '../../ports/job-dispatcher';
 
 export interface ProcessJobMessage {
@@ -11,8 +12,11 @@ export interface ProcessJobMessage {
 /** Queues a job for the workers; the BullMQ job id is the job's id, so dispatching twice queues once. */
 @Injectable()
 export class BullMqJobDispatcher extends JobDispatcher {
-  constructor(@InjectQueue(JOBS_QUEUE) private readonly queue: Queue<ProcessJobMessage>) {
+  readonly losesMessages: boolean;
+
+  constructor(@InjectQueue(JOBS_QUEUE) private readonly queue: Queue<ProcessJobMessage>, @Inject(APP_CONFIG) config: AppConfig) {
     super();
+    this.losesMessages = queueBackendOf(config) === 'redis';
   }
 
   async dispatch(jobId: string): Promise<void> {
@@ -24,9 +28,11 @@ export class BullMqJobDispatcher extends JobDispatcher {
     );
   }
 
-  async requeueIfLost(jobId: string): Promise<boolean> {
-    if (await this.queue.getJob(jobId)) return false;
-    await this.dispatch(jobId);
-    return true;
+  /** the queue's reads of a page go out together (one round trip on Redis) */
+  async requeueLost(jobIds: readonly string[]): Promise<string[]> {
+    const held = await Promise.all(jobIds.map((jobId) => this.queue.getJob(jobId)));
+    const lost = jobIds.filter((_, index) => !held[index]);
+    for (const jobId of lost) await this.dispatch(jobId);
+    return lost;
   }
 }

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { enumParam, integerParam } from '../../../../common/http/query-params';
 import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
-import { claimOfRequest, CountsAsJobStart, Idempotent, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
+import { claimOfRequest, CountsAsJobStart, Idempotent, markAnsweredEarlierWork, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { refusedAtStart } from '../../domain/job';
 import { JobRequest } from '../../domain/job-settings';
@@ -45,6 +45,7 @@ export class JobsController {
   @CountsAsJobStart(startsUnlessDraft)
   @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
   async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const claim = claimOfRequest(req);
     const job = await this.jobs.create({
       apiKeyId: key.id,
       videoUrl: dto.video_url,
@@ -52,8 +53,9 @@ export class JobsController {
       webhookUrl: dto.webhook_url,
       metadata: dto.metadata,
       autoStart: dto.auto_start ?? true,
-      underClaim: claimOfRequest(req),
+      underClaim: claim,
     });
+    if (claim?.createdBefore === job.id) markAnsweredEarlierWork(res);
     noteResource(res, job.id);
     if (refusedAtStart(job)) markStartedNothing(res);
     return this.presenter.submission(job);
@@ -65,8 +67,10 @@ export class JobsController {
   @Idempotent()
   @CountsAsJobStart()
   @ApiOperation({ summary: 'Start a draft job; any field sent overrides the draft' })
-  async start(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Body() dto: StartJobDto, @Req() req: Request) {
-    const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url }, claimOfRequest(req));
+  async start(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Body() dto: StartJobDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    const claim = claimOfRequest(req);
+    const job = await this.jobs.start(key.id, id, { request: jobRequestOf(dto), webhookUrl: dto.webhook_url }, claim);
+    if (claim?.createdBefore === job.id) markAnsweredEarlierWork(res);
     return this.presenter.submission(job);
   }
 

@@ -36,10 +36,13 @@ export class InMemoryJobDispatcher extends JobDispatcher {
     if (index >= 0) this.dispatched.splice(index, 1);
   }
 
-  async requeueIfLost(jobId: string): Promise<boolean> {
-    if (this.dispatched.includes(jobId)) return false;
-    await this.dispatch(jobId);
-    return true;
+  /** as a Redis queue, which can lose them (`lose`) */
+  readonly losesMessages = true;
+
+  async requeueLost(jobIds: readonly string[]): Promise<string[]> {
+    const lost = jobIds.filter((jobId) => !this.dispatched.includes(jobId));
+    for (const jobId of lost) await this.dispatch(jobId);
+    return lost;
   }
 
   async dispatch(jobId: string): Promise<void> {

@@ -13,6 +13,7 @@ import {
   Max,
   MaxLength,
   Min,
+  maxLength,
   Validate,
   ValidateNested,
   ValidatorConstraint,
@@ -26,8 +27,6 @@ const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true, require
 const MAX_URL_LENGTH = 2048;
 export const METADATA_LIMITS = { keys: 20, keyLength: 100, valueLength: 500 } as const;
 
-/** characters as text_prompt's limit counts them: code points, so an emoji is one (UTF-16 counted it as two) */
-const characters = (text: string): number => [...text].length;
 
 @ValidatorConstraint({ name: 'metadata' })
 class MetadataShape implements ValidatorConstraintInterface {
@@ -36,7 +35,8 @@ class MetadataShape implements ValidatorConstraintInterface {
     const entries = Object.entries(value);
     return (
       entries.length <= METADATA_LIMITS.keys &&
-      entries.every(([key, item]) => key.length > 0 && characters(key) <= METADATA_LIMITS.keyLength && typeof item === 'string' && characters(item) <= METADATA_LIMITS.valueLength)
+      // characters as text_prompt's limit (@MaxLength) counts them: an emoji is one (UTF-16 counted it as two)
+      entries.every(([key, item]) => key.length > 0 && maxLength(key, METADATA_LIMITS.keyLength) && typeof item === 'string' && maxLength(item, METADATA_LIMITS.valueLength))
     );
   }
   defaultMessage(): string {
