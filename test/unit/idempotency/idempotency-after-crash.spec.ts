@@ -1,10 +1,7 @@
-import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
-import { OutboundHttp } from '../../../src/common/outbound-http';
 import { InMemoryIdempotencyStore } from '../../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
 import { ABANDONED_AFTER_SECONDS } from '../../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
-import { IdempotencyScope, IdempotencyStore } from '../../../src/modules/idempotency/ports/idempotency-store';
-import { InMemoryApp, startInMemoryApp } from '../../support/in-memory-app';
-import { swap } from '../../support/test-app';
+import { IdempotencyScope } from '../../../src/modules/idempotency/ports/idempotency-store';
+import { appOnStore, VIDEO } from './app-on-store';
 
 /**
  * The in-memory store on a clock that can be moved on, whose next completion is lost: the work
@@ -29,22 +26,12 @@ class StoreOfAProcessThatDies extends InMemoryIdempotencyStore {
   }
 }
 
-const VIDEO = 'https://videos.example.com/clip.mp4';
-
 describe('Idempotency-Key after the process that did the work died before storing its answer', () => {
   const store = new StoreOfAProcessThatDies();
-  let t: InMemoryApp;
-  let key: string;
+  const app = appOnStore(store);
 
-  beforeAll(async () => {
-    const internet = new InMemoryOutboundHttp().serve(VIDEO, Buffer.from('a video'));
-    t = await startInMemoryApp({}, { adapters: [swap(IdempotencyStore, store), swap(OutboundHttp, internet)] });
-    key = await t.createKey();
-  });
-  afterAll(() => t.close());
-
-  const post = (path: string, idempotencyKey: string, body: object) => t.http.post(path).set('X-Api-Key', key).set('Idempotency-Key', idempotencyKey).send(body);
-  const jobCount = async () => (await t.http.get('/v1/jobs').set('X-Api-Key', key)).body.total;
+  const post = (path: string, idempotencyKey: string, body: object) => app.t.http.post(path).set('X-Api-Key', app.key).set('Idempotency-Key', idempotencyKey).send(body);
+  const jobCount = async () => (await app.t.http.get('/v1/jobs').set('X-Api-Key', app.key)).body.total;
 
   it('a retry once the claim is abandoned answers the job the dead process created, as it is now (it created and charged a second job)', async () => {
     store.dieBeforeNextCompletion = true;

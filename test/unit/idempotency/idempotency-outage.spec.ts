@@ -1,9 +1,7 @@
-import { InMemoryOutboundHttp } from '../../../src/common/in-memory.outbound-http';
-import { OutboundHttp } from '../../../src/common/outbound-http';
 import { InMemoryIdempotencyStore } from '../../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
-import { IdempotencyScope, IdempotencyStore } from '../../../src/modules/idempotency/ports/idempotency-store';
-import { InMemoryApp, startInMemoryApp } from '../../support/in-memory-app';
-import { eventually, swap } from '../../support/test-app';
+import { IdempotencyScope } from '../../../src/modules/idempotency/ports/idempotency-store';
+import { appOnStore, VIDEO } from './app-on-store';
+import { eventually } from '../../support/test-app';
 
 /** The in-memory store, whose next completion or release fails as a database away does. */
 class StoreAwayOnce extends InMemoryIdempotencyStore {
@@ -26,21 +24,11 @@ class StoreAwayOnce extends InMemoryIdempotencyStore {
   }
 }
 
-const VIDEO = 'https://videos.example.com/clip.mp4';
-
 describe('Idempotency-Key while the store cannot take a write', () => {
   const store = new StoreAwayOnce();
-  let t: InMemoryApp;
-  let key: string;
+  const app = appOnStore(store);
 
-  beforeAll(async () => {
-    const internet = new InMemoryOutboundHttp().serve(VIDEO, Buffer.from('a video'));
-    t = await startInMemoryApp({}, { adapters: [swap(IdempotencyStore, store), swap(OutboundHttp, internet)] });
-    key = await t.createKey();
-  });
-  afterAll(() => t.close());
-
-  const createJob = (idempotencyKey: string, body: object) => t.http.post('/v1/jobs').set('X-Api-Key', key).set('Idempotency-Key', idempotencyKey).send(body);
+  const createJob = (idempotencyKey: string, body: object) => app.t.http.post('/v1/jobs').set('X-Api-Key', app.key).set('Idempotency-Key', idempotencyKey).send(body);
 
   it('a job created is answered as created though its answer could not be stored, and a retry replays it (it was a 503, and the retry a second job)', async () => {
     store.awayFor = 'complete';
@@ -52,7 +40,7 @@ describe('Idempotency-Key while the store cannot take a write', () => {
       return retry.headers['idempotent-replayed'] === 'true' ? retry : undefined;
     });
     expect(replayed.body.id).toBe(first.body.id);
-    expect((await t.http.get('/v1/jobs').set('X-Api-Key', key)).body.total).toBe(1);
+    expect((await app.t.http.get('/v1/jobs').set('X-Api-Key', app.key)).body.total).toBe(1);
   });
 
   it('a request that failed gives its key back once the store takes it (every retry was 409 in progress for 15 minutes)', async () => {
