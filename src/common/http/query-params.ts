@@ -1,13 +1,17 @@
 import { DomainError } from '../errors/domain-error';
 
+/** the largest value a parameter without a maximum of its own takes (ten digits) */
+const LARGEST_INTEGER_PARAM = 9_999_999_999;
+
 /** An integer query parameter within [min, max], or the default when absent; anything else is a 400 naming it. */
 export function integerParam(value: unknown, field: string, range: { min: number; max?: number; default: number }): number {
   if (value === undefined || value === '') return range.default;
-  if (typeof value !== 'string' || !/^-?\d{1,10}$/.test(value)) throw DomainError.invalid(field, 'must be an integer');
-  const parsed = Number(value);
-  if (parsed < range.min || (range.max !== undefined && parsed > range.max)) {
-    throw DomainError.invalid(field, range.max !== undefined ? `must be between ${range.min} and ${range.max}` : `must be at least ${range.min}`);
-  }
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value)) throw DomainError.invalid(field, 'must be an integer');
+  const max = range.max ?? LARGEST_INTEGER_PARAM;
+  // compared by digits first: a number of 20 digits is not exact as a double
+  const digits = value.replace(/^-?0*/, '');
+  const parsed = digits.length > String(LARGEST_INTEGER_PARAM).length ? Math.sign(Number(value)) * Infinity : Number(value);
+  if (parsed < range.min || parsed > max) throw DomainError.invalid(field, `must be between ${range.min} and ${max}`);
   return parsed;
 }
 
