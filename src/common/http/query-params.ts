@@ -8,9 +8,8 @@ export function integerParam(value: unknown, field: string, range: { min: number
   if (value === undefined || value === '') return range.default;
   if (typeof value !== 'string' || !/^-?\d+$/.test(value)) throw DomainError.invalid(field, 'must be an integer');
   const max = range.max ?? LARGEST_INTEGER_PARAM;
-  // compared by digits first: a number of 20 digits is not exact as a double
-  const digits = value.replace(/^-?0*/, '');
-  const parsed = digits.length > String(LARGEST_INTEGER_PARAM).length ? Math.sign(Number(value)) * Infinity : Number(value);
+  // a number of many digits is not exact as a double, but still on the same side of the bounds
+  const parsed = Number(value);
   if (parsed < range.min || parsed > max) throw DomainError.invalid(field, `must be between ${range.min} and ${max}`);
   return parsed;
 }

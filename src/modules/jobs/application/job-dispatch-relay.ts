@@ -82,10 +82,9 @@ export class JobDispatchRelay implements OnApplicationBootstrap, OnApplicationSh
   /**
    * Queues again the pending jobs queued before the last check whose message the queue no longer
    * holds at all (a Redis restarted without its data: they waited for good), a page at a time, and
-   * says how many. A call while a check runs joins it. A queue kept in the database is not checked.
+   * says how many. A call while a check runs joins it. Scheduled only for a queue that can lose them.
    */
   readonly requeueLost = oneAtATime(async (): Promise<number> => {
-    if (!this.dispatcher.losesMessages) return 0;
     const before = new Date(this.clock.now().getTime() - this.config.env.JOB_REQUEUE_LOST_INTERVAL_MS);
     let requeued = 0;
     for (let page = await this.jobs.waitingInQueue(before, LOST_CHECK_PAGE); page.length > 0; page = await this.jobs.waitingInQueue(before, LOST_CHECK_PAGE, page[page.length - 1])) {
