@@ -64,3 +64,25 @@ describe('Idempotency-Key after the process that did the work died before storin
     expect(retry.headers['idempotent-replayed']).toBe('true');
   });
 });
+
+describe('Idempotency-Key after a crash, on a key at its start limit', () => {
+  const store = new StoreOfAProcessThatDies();
+  const app = appOnStore(store, { RATE_LIMIT_STARTS_PER_MINUTE: '1' });
+
+  const post = (idempotencyKey: string, body: object) => app.t.http.post('/v1/jobs').set('X-Api-Key', app.key).set('Idempotency-Key', idempotencyKey).send(body);
+
+  it('a retry that takes over the dead claim answers its job, as a replay would be (it was 429: the limit saw the claim in progress)', async () => {
+    store.dieBeforeNextCompletion = true;
+    const body = { video_url: VIDEO, model: 'light' };
+    const first = await post('started-then-died', body);
+    expect(first.status).toBe(200);
+
+    store.abandonClaims();
+    const retry = await post('started-then-died', body);
+    expect([retry.status, retry.headers['idempotent-replayed'], retry.body.id]).toEqual([200, 'true', first.body.id]);
+    // the limit still holds for a new start
+    const another = await post('another', body);
+    expect([another.status, another.body.error?.code]).toEqual([429, 'rate_limited']);
+    expect((await app.t.http.get('/v1/jobs').set('X-Api-Key', app.key)).body.total).toBe(1);
+  });
+});

@@ -9,8 +9,8 @@ import { digestMultipartBody, digestOfFiles, filesOf } from '../../../../common/
 import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-written';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
-import { IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { answeredEarlierWork, IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER, runUnderClaim } from '../../../../common/http/route-markers';
+import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { answeredEarlierWork, DeferredRefusal, IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER, runUnderClaim } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -52,14 +52,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const scope: IdempotencyScope = { apiKeyId: req.apiKey.id, key };
     const multipart = Boolean(req.is('multipart/form-data'));
     const fingerprint = requestFingerprint(req.method, req.path, multipart ? 'multipart' : { json: req.body });
-    // a request the guards refused unless it is a replay (a job start over the limit) claims nothing: it only looks
     const refusal = refusalUnlessReplayed(req);
-    const held = refusal ? await this.store.peek(scope, fingerprint) : undefined;
-    if (refusal && held?.kind !== 'completed') {
-      for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
-      throw refusal.error;
-    }
-    const claim = held?.kind === 'completed' ? held : await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
+    const claim = refusal ? await this.claimDespiteRefusal(scope, fingerprint, refusal, res) : await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
     if (multipart && (claim.kind === 'mismatch' || claim.kind === 'in_progress')) await bodyReceived(req);
     switch (claim.kind) {
       case 'mismatch':
@@ -91,6 +85,24 @@ export class IdempotencyInterceptor implements NestInterceptor {
         );
       }
     }
+  }
+
+  /**
+   * A request the guards refused unless it is a replay (a job start over the per-key limit) claims
+   * nothing, and is refused, unless its key holds an answer: a completed one, or the job that an
+   * abandoned claim's work created before its process died (taken over, it is answered as it is
+   * now, starting nothing). A takeover that finds nothing created gives the key back.
+   */
+  private async claimDespiteRefusal(scope: IdempotencyScope, fingerprint: string, refusal: DeferredRefusal, res: Response): Promise<IdempotencyClaim> {
+    const held = await this.store.peek(scope, fingerprint);
+    if (held.kind === 'completed') return held;
+    if (held.kind === 'in_progress') {
+      const claim = await this.store.claim(scope, fingerprint, this.config.env.IDEMPOTENCY_TTL_SECONDS);
+      if (claim.kind === 'completed' || (claim.kind === 'claimed' && claim.createdBefore !== undefined)) return claim;
+      if (claim.kind === 'claimed') await this.store.release(scope, claim.claimId);
+    }
+    for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
+    throw refusal.error;
   }
 
   /** Whether an upload's files are those of the one done under its key (read and hashed, not stored). */
