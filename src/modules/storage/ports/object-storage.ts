@@ -28,6 +28,17 @@ export async function openReadOrGone(storage: ObjectStorage, key: string, range?
   }
 }
 
+/**
+ * The object's bytes to answer a request with: opened for a GET; for a HEAD (Express answers it with
+ * the GET route) not read at all, only found, and null. A piped object was read whole for a HEAD and
+ * dropped: a 500 MB read from disk, or from S3, for each.
+ */
+export async function openForAnswer(storage: ObjectStorage, key: string, method: string, range?: ByteRange): Promise<Readable | null> {
+  if (method !== 'HEAD') return openReadOrGone(storage, key, range);
+  if (!(await storage.stat(key))) throw new DomainError('gone', 'This file is no longer available');
+  return null;
+}
+
 /** Bytes `start` to `end` of an object, both inclusive (as in an HTTP Range header). */
 export interface ByteRange {
   start: number;

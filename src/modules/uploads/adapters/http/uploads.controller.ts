@@ -1,10 +1,10 @@
 import { Answers, AnswersFile } from '../../../../common/http/openapi-schemas';
-import { Controller, Get, HttpCode, Param, Post, Res, UploadedFile, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Req, Res, UploadedFile, UseGuards, UseInterceptors } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
-import { ObjectStorage, openReadOrGone } from '../../../storage/ports/object-storage';
+import { ObjectStorage, openForAnswer } from '../../../storage/ports/object-storage';
 import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
 import { Idempotent } from '../../../../common/http/route-markers';
 import { UploadsService, UploadView } from '../../application/uploads.service';
@@ -52,9 +52,9 @@ export class UploadsController {
   @Get('v1/uploads/:id')
   @AnswersFile(SUPPORTED_VIDEO_TYPES, "the uploaded file's bytes, with the type its bytes were recognised as")
   @ApiOperation({ summary: "The uploaded video's bytes (to its owner); this URL is also accepted as a job's video_url" })
-  async download(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  async download(@CurrentKey() key: AuthenticatedKey, @Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const upload = await this.uploads.findOwned(id, key.id);
-    const stream = await openReadOrGone(this.storage, upload.storageKey);
+    const stream = await openForAnswer(this.storage, upload.storageKey, req.method);
     res.setHeader('Content-Type', upload.contentType);
     res.setHeader('Content-Length', String(upload.size));
     sendStream(stream, res);
