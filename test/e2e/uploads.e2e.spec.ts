@@ -164,6 +164,13 @@ describe('uploads', () => {
     expect(refused.body.error.code).toBe('invalid_request');
   });
 
+  it('takes a text field of 8192 bytes beside the file, and refuses one of 8193 with 400 (each was held in memory up to 1 MB)', async () => {
+    const withField = (bytes: number) => t.http.post('/v1/uploads').set('X-Api-Key', key).field('note', 'x'.repeat(bytes)).attach('file', CLIP);
+    expect((await withField(8192)).status).toBe(200);
+    const refused = await withField(8193);
+    expect([refused.status, refused.body.error?.code]).toEqual([400, 'invalid_request']);
+  });
+
   it('needs a key', async () => {
     expect((await t.http.post('/v1/uploads').attach('file', Buffer.from('tiny'), 'tiny.mp4')).status).toBe(401);
   });

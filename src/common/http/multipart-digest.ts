@@ -10,10 +10,17 @@ export interface DigestedFile {
   sha256?: string;
 }
 
+/**
+ * The longest text field value an upload takes. Text fields change nothing an upload does, but are
+ * held for the whole request: at the parser's default of 1 MB, 20 of them held 20 MB a request for
+ * as long as its file took to arrive (up to 30 minutes).
+ */
+export const MAX_FIELD_VALUE_BYTES = 8192;
+
 /** How every multipart body is parsed, by multer for the work and by busboy for a replay's digest. */
 export function multipartParsing(maxFileBytes: number) {
   // a filename without a stated charset is taken as UTF-8 (what browsers, curl and requests send), not busboy's Latin-1
-  return { limits: { fileSize: maxFileBytes, files: 1, fields: 20, parts: 25 }, defParamCharset: 'utf8' };
+  return { limits: { fileSize: maxFileBytes, files: 1, fields: 20, parts: 25, fieldSize: MAX_FIELD_VALUE_BYTES }, defParamCharset: 'utf8' };
 }
 
 /** Passes its bytes through unchanged and hashes them: `sha256()` once the last has passed. */
@@ -107,16 +114,13 @@ export function digestMultipartBody(req: Request, maxFileBytes: number): Promise
   });
 }
 
-/** multer's limit on a text field's value when none is set (busboy's own default) */
-const MULTER_FIELD_SIZE = 1024 * 1024;
-
 /**
  * multer's limits as busboy takes them: busboy signals a limit on reaching it, multer on passing it,
  * so multer gives busboy one more byte and part (a file of exactly the limit is taken).
  */
 function asBusboyParses(parsing: ReturnType<typeof multipartParsing>): busboy.BusboyConfig {
   const { limits } = parsing;
-  return { ...parsing, limits: { ...limits, fileSize: limits.fileSize + 1, parts: limits.parts + 1, fieldSize: MULTER_FIELD_SIZE + 1 } };
+  return { ...parsing, limits: { ...limits, fileSize: limits.fileSize + 1, parts: limits.parts + 1, fieldSize: limits.fieldSize + 1 } };
 }
 
 /** multer's names: the WHATWG escapes of line breaks and quotes reversed (and nothing else). */
