@@ -137,6 +137,23 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       expect(await store().claim(both, fp('create'), 3600)).not.toHaveProperty('createdBefore');
     });
 
+    it("a kept claim is neither taken for abandoned nor expired under its work; a claim no longer the key's keeps nothing", async () => {
+      const scope = await scopeOf();
+      const working = await claimOf(scope, fp('upload'), 1);
+      await abandon(scope);
+      await store().keepClaimed(scope, working);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // past the key's time to live
+      expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'in_progress' });
+
+      const other = await scopeOf();
+      const dead = await claimOf(other, fp('upload'), 3600);
+      await abandon(other);
+      await claimOf(other, fp('upload'), 3600);
+      await abandon(other);
+      await store().keepClaimed(other, dead);
+      expect(await store().claim(other, fp('upload'), 3600)).toEqual(claimed);
+    });
+
     it('an expired key starts over', async () => {
       const scope = await scopeOf();
       await store().complete(scope, await claimOf(scope, fp('fp'), 1), 200, { first: true });

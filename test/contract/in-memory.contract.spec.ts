@@ -8,7 +8,7 @@ import { JobRepository } from '../../src/modules/jobs/ports/job.repository';
 import { InMemoryApiKeyRepository } from '../../src/modules/auth/adapters/in-memory/in-memory.api-key.repository';
 import { InMemoryWebhookOutbox } from '../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
 import { InMemoryIdempotencyStore } from '../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
-import { ABANDONED_AFTER_SECONDS } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { ABANDONED_AFTER_SECONDS } from '../../src/modules/idempotency/ports/idempotency-store';
 import { InMemoryJobEventLog } from '../../src/modules/jobs/adapters/in-memory/in-memory.job-event-log';
 import { InMemoryUsageStore } from '../../src/modules/usage/adapters/in-memory/in-memory.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';

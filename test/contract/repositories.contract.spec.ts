@@ -17,7 +17,8 @@ import { UploadRecord } from '../../src/modules/uploads/adapters/typeorm/upload.
 import { UploadRepository } from '../../src/modules/uploads/ports/upload.repository';
 import { startEmbeddedDatabase } from '../support/embedded-database';
 import { TypeOrmWebhookOutbox } from '../../src/modules/webhooks/adapters/typeorm/typeorm.webhook-outbox';
-import { ABANDONED_AFTER_SECONDS, PostgresIdempotencyStore } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { PostgresIdempotencyStore } from '../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { ABANDONED_AFTER_SECONDS } from '../../src/modules/idempotency/ports/idempotency-store';
 import { TypeOrmJobEventLog } from '../../src/modules/jobs/adapters/typeorm/typeorm.job-event-log';
 import { TypeOrmUsageStore } from '../../src/modules/usage/adapters/typeorm/typeorm.usage-store';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract';

@@ -1,5 +1,5 @@
 import { InMemoryIdempotencyStore } from '../../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
-import { ABANDONED_AFTER_SECONDS } from '../../../src/modules/idempotency/adapters/postgres/postgres.idempotency-store';
+import { ABANDONED_AFTER_SECONDS } from '../../../src/modules/idempotency/ports/idempotency-store';
 import { IdempotencyScope } from '../../../src/modules/idempotency/ports/idempotency-store';
 import { appOnStore, VIDEO } from './app-on-store';
 

@@ -1,3 +1,6 @@
+/** A claim still in progress after this long, not kept (`keepClaimed`), is taken to be abandoned (its process died) and may be claimed again. */
+export const ABANDONED_AFTER_SECONDS = 15 * 60;
+
 export interface IdempotencyScope {
   apiKeyId: string;
   key: string;
@@ -62,6 +65,12 @@ export abstract class IdempotencyStore {
    * job, charged twice). Nothing where the claim is no longer the key's.
    */
   abstract noteCreated(claim: ClaimedKey, resourceId: string): Promise<void>;
+  /**
+   * The claim `claimId` is still being worked on (its process is alive, a long upload arriving): it is
+   * not taken for abandoned for another ABANDONED_AFTER_SECONDS, and the key does not expire under
+   * it before then. Nothing where the claim is no longer the key's.
+   */
+  abstract keepClaimed(scope: IdempotencyScope, claimId: string): Promise<void>;
   /** Gives the key claimed as `claimId` back (the work failed): the next request with it does the work afresh. Nothing where the claim is no longer the key's. */
   abstract release(scope: IdempotencyScope, claimId: string): Promise<void>;
   /** Removes every key of an API key, with the responses stored under them (an erasure of its data). */

@@ -2,14 +2,14 @@ import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } fr
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import { catchError, finalize, from, mergeMap, Observable, of, throwError } from 'rxjs';
 import { isDependencyOutage } from '../../../../common/errors/dependency-outage';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { digestMultipartBody, digestOfFiles, filesOf } from '../../../../common/http/multipart-digest';
 import { untilWritten, UNTIL_WRITTEN_DELAYS_MS } from '../../../../common/until-written';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { requestFingerprint } from '../../domain/request-fingerprint';
-import { IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
+import { ABANDONED_AFTER_SECONDS, IdempotencyClaim, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 import { answeredEarlierWork, DeferredRefusal, IDEMPOTENT, refusalUnlessReplayed, REPLAYED_HEADER, runUnderClaim } from '../../../../common/http/route-markers';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -30,6 +30,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  *   so a retry that takes over the claim of a process that died before answering is answered with
  *   that (the job as it is now), not given a second one.
  * - A completion or release the store cannot take now is tried again in the background.
+ * - While the work runs (an upload may take 30 minutes to arrive), its claim is kept: it is not taken
+ *   for abandoned, nor does the key expire under it.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -70,7 +72,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
         const { createdBefore } = claim;
         runUnderClaim(req, createdBefore === undefined ? { scope, claimId } : { scope, claimId, createdBefore });
         const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
+        const keeping = this.keepClaimedWhileWorking(scope, claimId);
         return next.handle().pipe(
+          finalize(() => clearInterval(keeping)),
           // the work is done: its answer goes out though the store could not take it now (a client told 503 would do the work again)
           mergeMap((body) => {
             // what an earlier run created, answered as it is now: no new work was done, as in a replay
@@ -103,6 +107,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     for (const [name, value] of Object.entries(refusal.headers)) res.setHeader(name, value);
     throw refusal.error;
+  }
+
+  /**
+   * Keeps the claim while its work runs, at a third of the abandonment time (at half the key's time
+   * to live where that is shorter): an upload still arriving after 15 minutes (30 are allowed) had
+   * its claim taken over by a retry, and both were stored. Clear the timer when the work ends.
+   */
+  private keepClaimedWhileWorking(scope: IdempotencyScope, claimId: string): NodeJS.Timeout {
+    const everyMs = Math.min(ABANDONED_AFTER_SECONDS / 3, this.config.env.IDEMPOTENCY_TTL_SECONDS / 2) * 1000;
+    const timer = setInterval(() => void this.store.keepClaimed(scope, claimId).catch(() => undefined), everyMs);
+    timer.unref();
+    return timer;
   }
 
   /** Whether an upload's files are those of the one done under its key (read and hashed, not stored). */

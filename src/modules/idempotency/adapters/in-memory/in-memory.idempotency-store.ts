@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Clock, SystemClock } from '../../../../common/clock';
 import { Snapshottable } from '../../../../common/in-memory.unit-of-work';
-import { ClaimedKey, claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-import { ABANDONED_AFTER_SECONDS } from '../postgres/postgres.idempotency-store';
+import { ABANDONED_AFTER_SECONDS, ClaimedKey, claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 
 interface Entry {
   fingerprint: string;
@@ -55,6 +54,13 @@ export class InMemoryIdempotencyStore extends IdempotencyStore implements Snapsh
   async noteCreated({ scope, claimId }: ClaimedKey, resourceId: string): Promise<void> {
     const entry = this.claimed(scope, claimId);
     if (entry) entry.createdResource = resourceId;
+  }
+
+  async keepClaimed(scope: IdempotencyScope, claimId: string): Promise<void> {
+    const entry = this.claimed(scope, claimId);
+    if (!entry) return;
+    const now = this.clock.now().getTime();
+    Object.assign(entry, { claimedAt: now, expiresAt: Math.max(entry.expiresAt, now + ABANDONED_AFTER_SECONDS * 1000) });
   }
 
   snapshot(): () => void {

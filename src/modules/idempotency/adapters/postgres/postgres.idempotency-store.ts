@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { Sweeper } from '../../../../common/sweeper';
-import { ClaimedKey, claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
-
-/** A claim still in progress after this long is taken to be abandoned (its process died) and may be claimed again. */
-export const ABANDONED_AFTER_SECONDS = 15 * 60;
+import { ABANDONED_AFTER_SECONDS, ClaimedKey, claimOnHeld, HeldClaim, IdempotencyClaim, IdempotencyPeek, IdempotencyScope, IdempotencyStore } from '../../ports/idempotency-store';
 
 interface Row {
   fingerprint: string;
@@ -85,6 +82,14 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
     await this.db.query(
       `UPDATE idempotency_keys SET created_resource = $4, created_under_claim = claim_id WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
       [scope.apiKeyId, scope.key, claimId, resourceId],
+    );
+  }
+
+  async keepClaimed(scope: IdempotencyScope, claimId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE idempotency_keys SET locked_at = now(), expires_at = GREATEST(expires_at, now() + $4 * interval '1 second')
+       WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
+      [scope.apiKeyId, scope.key, claimId, ABANDONED_AFTER_SECONDS],
     );
   }
 
