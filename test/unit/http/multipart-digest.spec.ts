@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Request } from 'express';
-import { digestMultipartBody, digestOfFiles, multipartParsing } from '../../../src/common/http/multipart-digest';
+import { digestMultipartBody, digestOfFiles, MAX_FIELD_VALUE_BYTES, multipartParsing } from '../../../src/common/http/multipart-digest';
 
 const MAX_FILE_BYTES = 4096;
 const BOUNDARY = 'digest-test';
@@ -62,10 +62,10 @@ describe('digestMultipartBody (a replayed upload read and hashed, not stored)', 
     expect(await post(Buffer.concat([filePart('file', 'a.mp4', Buffer.alloc(MAX_FILE_BYTES + 1, 1)), closing()]))).toBe('refused');
   });
 
-  it('a text field multer refuses as too long (over 1 MiB) is refused; one of exactly 1 MiB is not', async () => {
+  it('a text field multer refuses as too long (over MAX_FIELD_VALUE_BYTES) is refused; one of exactly that is not', async () => {
     const withField = (bytes: number) => Buffer.concat([fieldPart('note', 'x'.repeat(bytes)), filePart('file', 'a.mp4', Buffer.from('a')), closing()]);
-    expect(await post(withField(1024 * 1024))).not.toBe('refused');
-    expect(await post(withField(1024 * 1024 + 1))).toBe('refused');
+    expect(await post(withField(MAX_FIELD_VALUE_BYTES))).not.toBe('refused');
+    expect(await post(withField(MAX_FIELD_VALUE_BYTES + 1))).toBe('refused');
   });
 
   it('more files or parts than multer takes are refused', async () => {
