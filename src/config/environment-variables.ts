@@ -85,6 +85,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1) @Max(64)
   WORKER_CONCURRENCY = 1;
 
+  /** jobs of one key processing at once before its next job waits for another key's (only while one waits) */
+  @Type(() => Number) @IsInt() @Min(1)
+  FAIR_SHARE_JOBS_PER_KEY = 2;
+
   /** widest video accepted (display width, pixels); checked from the probe before any frame is decoded */
   @Type(() => Number) @IsInt() @Min(16) @Max(16384)
   MAX_VIDEO_WIDTH = 4096;

@@ -170,6 +170,22 @@ export function describeJobRepositoryContract(harness: Harness): void {
       expect(await harness.jobs().undispatched(new Date(Date.now() - 30_000), 100)).not.toContain(older.id);
     });
 
+    it("finds a key past its fair share only with its share processing and another key's job waiting under its own", async () => {
+      const [busy, waiting] = [await harness.newOwner(), await harness.newOwner()];
+      const insert = async (owner: string, status: 'processing' | 'pending', dispatched = true) => {
+        const job = aJob(owner, { status });
+        await harness.jobs().insert(job);
+        if (dispatched) await harness.jobs().markDispatched(job.id, new Date());
+        return job;
+      };
+      await insert(busy, 'processing');
+      await insert(waiting, 'pending');
+      // the database is shared with other cases: other keys' jobs may wait too, so only what `busy` has decides here
+      expect(await harness.jobs().overFairShare(busy, 2)).toBe(false);
+      await insert(busy, 'processing');
+      expect(await harness.jobs().overFairShare(busy, 2)).toBe(true);
+    });
+
     it('pages through the pending jobs handed to the queue before a time, each once; a job picked up or not yet handed over is not one', async () => {
       const owner = await harness.newOwner();
       const queued = [aJob(owner, { status: 'pending' }), aJob(owner, { status: 'pending' }), aJob(owner, { status: 'pending' })];

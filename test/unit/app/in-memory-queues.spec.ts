@@ -1,5 +1,10 @@
+import { HandedBack } from '../../../src/modules/jobs/application/handed-back';
 import { InMemoryJobDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.job-dispatcher';
 import { InMemoryWebhookDeliveryQueue } from '../../../src/modules/webhooks/adapters/in-memory/in-memory.webhook-outbox';
+
+const until = async (condition: () => boolean): Promise<void> => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+};
 
 /** The in-memory queues of the all-in-memory app hand their messages to a consumer, as BullMQ's workers would. */
 describe('in-memory queues with a consumer', () => {
@@ -18,6 +23,31 @@ describe('in-memory queues with a consumer', () => {
     await queue.drain();
     expect(ran).toEqual(['job_a', 'job_bad']);
     expect(queue.counts()).toEqual({ waiting: 0, active: 0, completed: 1, failed: 1 });
+  });
+
+  it('the job queue hands a job handed back (HandedBack) over again after the wait it asks for, not counted failed; a drain hands nothing more', async () => {
+    const queue = new InMemoryJobDispatcher();
+    const ran: string[] = [];
+    queue.consumeWith(async (jobId) => {
+      ran.push(jobId);
+      if (ran.length === 1) throw new HandedBack('wait your turn', 20);
+    });
+    await queue.dispatch('job_a');
+    await until(() => ran.length === 2);
+    await queue.drain();
+    expect(queue.counts()).toEqual({ waiting: 0, active: 0, completed: 1, failed: 0 });
+
+    const closing = new InMemoryJobDispatcher();
+    const handedBack: string[] = [];
+    closing.consumeWith(async (jobId) => {
+      handedBack.push(jobId);
+      throw new HandedBack('wait your turn', 20);
+    });
+    await closing.dispatch('job_b');
+    await until(() => handedBack.length === 1);
+    await closing.drain();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(handedBack).toEqual(['job_b']);
   });
 
   it('the webhook queue hands each attempt over once, after its delay', async () => {

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
+import { FAIR_SHARE_WAIT_MS, ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
+import { HandedBack } from '../../../src/modules/jobs/application/handed-back';
 import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
 import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
 import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
@@ -315,5 +316,32 @@ describe('ProcessJobHandler on in-memory adapters', () => {
       await expect(world.handler.handle(job.id)).rejects.toThrow(/could not be recorded/);
       expect(await readJob(job.id)).toMatchObject({ status: 'processing' });
     });
+  });
+});
+
+describe('the fair share of the workers', () => {
+  it("a key with its share of jobs processing lets another key's waiting job go first (its next job goes back to wait, no attempt spent); alone, it takes every worker", async () => {
+    const world = processing({ FAIR_SHARE_JOBS_PER_KEY: '1' });
+    for (const key of [KEY, 'key_b']) await world.ledger.grant(key, 100, null);
+    world.gateway.succeedWith(4);
+    const running = await world.queued();
+    await world.jobs.transition(running.id, 'pending', { status: 'processing', startedAt: new Date() });
+
+    const alone = await world.queued();
+    await world.handler.handle(alone.id);
+    expect((await world.jobs.findById(alone.id))?.status).toBe('completed');
+
+    const next = await world.queued();
+    const theirs = await world.service.create({ apiKeyId: 'key_b', videoUrl: VIDEO, request: { model: 'light' }, autoStart: true });
+    const handedBack = await world.handler.handle(next.id).catch((error: unknown) => error);
+    expect(handedBack).toBeInstanceOf(HandedBack);
+    expect((handedBack as HandedBack).afterMs).toBe(FAIR_SHARE_WAIT_MS);
+    expect((await world.jobs.findById(next.id))?.status).toBe('pending');
+
+    await world.handler.handle(theirs.id);
+    expect((await world.jobs.findById(theirs.id))?.status).toBe('completed');
+    // nothing of another key waits now: its turn
+    await world.handler.handle(next.id);
+    expect((await world.jobs.findById(next.id))?.status).toBe('completed');
   });
 });

@@ -24,6 +24,8 @@ import { peek } from '../../../common/streams/peek';
 import { PassThrough } from 'node:stream';
 
 const PROGRESS_WRITE_INTERVAL_MS = 500;
+/** how long a job past its key's fair share waits before it is looked at again */
+export const FAIR_SHARE_WAIT_MS = 5000;
 
 class InputFailure extends WorkerFailure {}
 
@@ -74,6 +76,7 @@ export class ProcessJobHandler {
     if (isTerminal(job.status)) return this.gateway.giveUp({ jobId: job.id, outputKey: outputKeyOf(job) });
     // a run an earlier attempt left going (a remote one) is stopped with the job
     if (await this.lifecycle.endIfKeyDisabled(job)) return this.gateway.giveUp({ jobId: job.id, outputKey: outputKeyOf(job) });
+    if (job.status === 'pending') await this.waitForFairShare(job);
     const running = job.status === 'pending' ? await this.lifecycle.pickUp(job) : job;
     if (!running || running.status !== 'processing') return;
     let outcome: { outputKey: string; durationSeconds: number; frames: number; notes: string[] } | null;
@@ -98,6 +101,19 @@ export class ProcessJobHandler {
     }
     if (!outcome) return;
     await recordCompletion(this.completionWriter, running, { ...outcome, processingSeconds: (Date.now() - startedAt) / 1000 }, this.completionRetryDelaysMs);
+  }
+
+  /**
+   * A key with FAIR_SHARE_JOBS_PER_KEY jobs processing lets another key's waiting job go first: its
+   * job goes back to the queue for FAIR_SHARE_WAIT_MS (no attempt spent), and the worker takes the
+   * next. Without it one key's backlog (or its inputs fetched slowly) held every worker, and the other
+   * keys' jobs waited behind all of it. A key alone may use every worker.
+   */
+  private async waitForFairShare(job: Job): Promise<void> {
+    const share = this.config.env.FAIR_SHARE_JOBS_PER_KEY;
+    if (await this.jobs.overFairShare(job.apiKeyId, share)) {
+      throw new HandedBack(`job ${job.id} waits its turn: its key has ${share} or more jobs processing while another key's job waits`, FAIR_SHARE_WAIT_MS);
+    }
   }
 
   /**

@@ -49,4 +49,9 @@ export abstract class JobRepository {
    * order, those after `afterId` (the previous page's last).
    */
   abstract waitingInQueue(dispatchedBefore: Date, limit: number, afterId?: string): Promise<string[]>;
+  /**
+   * Whether the key is past its fair share of the workers: it has `share` or more jobs processing
+   * while a job of another key, with fewer than `share` processing, waits in the queue.
+   */
+  abstract overFairShare(apiKeyId: string, share: number): Promise<boolean>;
 }

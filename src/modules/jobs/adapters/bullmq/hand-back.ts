@@ -48,7 +48,7 @@ export async function handingBack<T>(message: QueueJob, token: string | undefine
   } catch (error) {
     if (!token) throw error;
     if (error instanceof HandedBack) {
-      await message.moveToDelayed(Date.now(), token);
+      await message.moveToDelayed(Date.now() + error.afterMs, token);
       throw new DelayedError(error.message);
     }
     if (!isDependencyOutage(error)) throw error;

@@ -1,3 +1,4 @@
+import { HandedBack } from '../../application/handed-back';
 import { JobDispatcher } from '../../ports/job-dispatcher';
 
 /**
@@ -11,6 +12,9 @@ export class InMemoryJobDispatcher extends JobDispatcher {
   private consumer?: (jobId: string) => Promise<void>;
   private readonly running = new Set<Promise<void>>();
   private readonly tally = { waiting: 0, active: 0, completed: 0, failed: 0 };
+  private closing = false;
+  /** jobs handed back, until they are handed again */
+  private readonly delayed = new Set<NodeJS.Timeout>();
 
   /** The queue's depth by state, as BullMQ's getJobCounts answers it (metrics, health). */
   counts(): Record<'waiting' | 'active' | 'completed' | 'failed', number> {
@@ -25,8 +29,11 @@ export class InMemoryJobDispatcher extends JobDispatcher {
     this.consumer = consumer;
   }
 
-  /** Waits for the jobs handed to the consumer so far (the app waits for them before it closes). */
+  /** Waits for the jobs handed to the consumer so far (the app waits for them before it closes); those handed back are not handed again. */
   async drain(): Promise<void> {
+    this.closing = true;
+    for (const timer of this.delayed) clearTimeout(timer);
+    this.delayed.clear();
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -52,8 +59,21 @@ export class InMemoryJobDispatcher extends JobDispatcher {
     }
     if (this.dispatched.includes(jobId)) return;
     this.dispatched.push(jobId);
+    this.deliver(jobId, 0);
+  }
+
+  /** hands the job to the consumer after `afterMs`; one it hands back (HandedBack) comes again after the wait it asks for */
+  private deliver(jobId: string, afterMs: number): void {
     const consumer = this.consumer;
     if (!consumer) return;
+    if (afterMs > 0) {
+      const timer = setTimeout(() => {
+        this.delayed.delete(timer);
+        this.deliver(jobId, 0);
+      }, afterMs);
+      this.delayed.add(timer);
+      return;
+    }
     this.tally.waiting += 1;
     const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => {
@@ -63,7 +83,7 @@ export class InMemoryJobDispatcher extends JobDispatcher {
       })
       .then(
         () => void (this.tally.completed += 1),
-        () => void (this.tally.failed += 1),
+        (error: unknown) => (error instanceof HandedBack && !this.closing ? this.deliver(jobId, Math.max(1, error.afterMs)) : void (this.tally.failed += 1)),
       )
       .finally(() => {
         this.tally.active -= 1;

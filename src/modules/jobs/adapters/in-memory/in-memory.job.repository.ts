@@ -96,6 +96,13 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
       .map((job) => job.id);
   }
 
+  async overFairShare(apiKeyId: string, share: number): Promise<boolean> {
+    const jobs = [...this.jobs.values()];
+    const processingOf = (key: string): number => jobs.filter((job) => job.apiKeyId === key && job.status === 'processing').length;
+    if (processingOf(apiKeyId) < share) return false;
+    return jobs.some((job) => job.status === 'pending' && job.dispatchedAt && job.apiKeyId !== apiKeyId && processingOf(job.apiKeyId) < share);
+  }
+
   async waitingInQueue(dispatchedBefore: Date, limit: number, afterId = ''): Promise<string[]> {
     return [...this.jobs.values()]
       .filter((job) => job.status === 'pending' && job.dispatchedAt && job.dispatchedAt < dispatchedBefore && job.id > afterId)

@@ -167,6 +167,18 @@ export class TypeOrmJobRepository extends JobRepository {
     return rows.map((row) => row.id);
   }
 
+  /** each key's processing jobs counted up to `share` at most (jobs_by_key_status_created_id); the queue's waiting jobs read from jobs_waiting_in_queue */
+  async overFairShare(apiKeyId: string, share: number): Promise<boolean> {
+    const processingOf = (key: string) => `(SELECT count(*) FROM (SELECT 1 FROM jobs p WHERE p.api_key_id = ${key} AND p.status = 'processing' LIMIT $2) counted)`;
+    const [row]: Array<{ over: boolean }> = await this.records.query(
+      `SELECT CASE WHEN ${processingOf('$1')} >= $2 THEN EXISTS (
+         SELECT 1 FROM jobs w WHERE w.status = 'pending' AND w.dispatched_at IS NOT NULL AND w.api_key_id <> $1 AND ${processingOf('w.api_key_id')} < $2
+       ) ELSE false END AS over`,
+      [apiKeyId, share],
+    );
+    return row.over;
+  }
+
   async undispatched(startedBefore: Date, limit: number): Promise<string[]> {
     const rows = await this.records.find({
       select: { id: true },
