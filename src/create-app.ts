@@ -11,6 +11,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { DomainError } from './common/errors/domain-error';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { bodyDeadline } from './common/http/body-deadline';
 import { errorEnvelope } from './common/http/error-envelope';
 import { withErrorResponses } from './common/http/openapi-errors';
 import { withAnswerSchemas } from './common/http/openapi-schemas';
@@ -328,6 +329,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   // observed from here: the limit's 429s and the parsers' refusals are requests too
   app.use(metrics);
   if (usage) app.use(countedBeforeBody(app.get(RateLimitGuard, { strict: false })));
+  app.use(bodyDeadline(config.env.HTTP_BODY_TIMEOUT_MS));
   app.use('/v1', refuseBodiesNotJson);
   app.use('/v1', json({ limit: jsonBodyLimit, type: declaresNoType }));
   app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));

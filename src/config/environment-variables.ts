@@ -121,6 +121,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
   HTTP_REQUEST_TIMEOUT_MS = 1_800_000;
 
+  /** a body read into memory (JSON, a form) must arrive within this; uploads are held to the request timeout */
+  @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
+  HTTP_BODY_TIMEOUT_MS = 60_000;
+
   /** on shutdown, how long requests in flight may finish before their connections are cut (a stalled client must not hold a shutdown) */
   @Type(() => Number) @IsInt() @Min(0) @Max(MAX_TIMER_MS)
   HTTP_SHUTDOWN_GRACE_MS = 10_000;

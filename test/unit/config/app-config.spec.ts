@@ -194,7 +194,7 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     expect(loadConfig({ JSON_BODY_LIMIT: value }).env.JSON_BODY_LIMIT).toBe(value);
   });
 
-  it.each(['JOB_RELAY_INTERVAL_MS', 'JOB_REQUEUE_LOST_INTERVAL_MS', 'WEBHOOK_SWEEP_INTERVAL_MS', 'WORKER_SHUTDOWN_GRACE_MS', 'HTTP_SHUTDOWN_GRACE_MS', 'RETENTION_INTERVAL_MS'])('%s above what a Node timer holds (2^31 - 1 ms: a longer one fires after 1 ms)', (name) => {
+  it.each(['JOB_RELAY_INTERVAL_MS', 'JOB_REQUEUE_LOST_INTERVAL_MS', 'WEBHOOK_SWEEP_INTERVAL_MS', 'WORKER_SHUTDOWN_GRACE_MS', 'HTTP_SHUTDOWN_GRACE_MS', 'HTTP_BODY_TIMEOUT_MS', 'RETENTION_INTERVAL_MS'])('%s above what a Node timer holds (2^31 - 1 ms: a longer one fires after 1 ms)', (name) => {
     expectNames({ [name]: '2147483648' }, name);
     expect(() => loadConfig({ [name]: '2147483647' })).not.toThrow();
   });
