@@ -58,6 +58,26 @@ describe('UsageRecorder on the in-memory usage store', () => {
     expect(store.requests[0].path).toBe('/v1/jobs/250');
   });
 
+  it('while a write hangs, keeps the newest 10,000 records and queues one flush (each record past 500 queued one, and the buffer grew without bound)', async () => {
+    let resume = (): void => undefined;
+    const writes: number[] = [];
+    const store = new InMemoryUsageStore();
+    const insert = store.insertRequests.bind(store);
+    store.insertRequests = async (batch) => {
+      writes.push(batch.length);
+      if (writes.length === 1) await new Promise<void>((resolve) => (resume = resolve));
+      return insert(batch);
+    };
+    const recorder = new UsageRecorder(store, loadConfig({}));
+    for (let i = 0; i < 500; i++) recorder.record(request(i));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the first write hangs
+    for (let i = 500; i < 30_500; i++) recorder.record(request(i));
+    resume();
+    await recorder.flush();
+    expect(writes).toEqual([500, 10_000]);
+    expect(store.requests[500].path).toBe('/v1/jobs/20500');
+  });
+
   it('what was recorded sums into the usage window, zero days included', async () => {
     const store = new InMemoryUsageStore();
     const recorder = new UsageRecorder(store, loadConfig({}));

@@ -18,6 +18,10 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private unwritten: RequestRecord[] = [];
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  /** a flush is queued that has not taken the buffer yet: a full buffer queues no other */
+  private flushQueued = false;
+  /** records dropped while the store fell behind, told by the next flush */
+  private dropped = 0;
 
   constructor(
     private readonly store: UsageStore,
@@ -34,9 +38,18 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
     await this.flush();
   }
 
+  /**
+   * While a write hangs (a database that neither answers nor fails) the buffer keeps the newest
+   * MAX_UNWRITTEN and queues one flush: every record past 500 queued a flush of its own, and the
+   * buffer grew without bound.
+   */
   record(record: RequestRecord): void {
     this.buffer.push(record);
-    if (this.buffer.length >= MAX_BUFFERED) void this.flush();
+    if (this.buffer.length > MAX_UNWRITTEN) {
+      this.dropped += this.buffer.length - MAX_UNWRITTEN;
+      this.buffer.splice(0, this.buffer.length - MAX_UNWRITTEN);
+    }
+    if (this.buffer.length >= MAX_BUFFERED && !this.flushQueued) void this.flush();
   }
 
   /**
@@ -44,10 +57,14 @@ export class UsageRecorder implements OnModuleInit, OnApplicationShutdown {
    * so records are never written twice; one insert, written whole or not at all).
    */
   flush(): Promise<void> {
+    this.flushQueued = true;
     this.flushing = this.flushing.then(async () => {
+      this.flushQueued = false;
       const batch = [...this.unwritten, ...this.buffer];
       this.buffer = [];
       this.unwritten = [];
+      if (this.dropped) this.logger.warn(`${this.dropped} usage events dropped: the store fell behind`);
+      this.dropped = 0;
       if (!batch.length) return;
       try {
         await this.store.insertRequests(batch);
