@@ -139,13 +139,16 @@ export class LocalDiskObjectStorage extends ObjectStorage {
     }
   }
 
-  /** every file under the root whose key starts with `prefix`, walked a directory at a time */
+  /**
+   * every file under the root whose key starts with `prefix`, walked a directory at a time, each read
+   * an entry at a time (the flat outputs/ and uploads/ folders were read whole: a million names at once)
+   */
   private async *files(prefix: string): AsyncIterable<ListedObject> {
     const pending = [''];
     while (pending.length) {
       const directory = pending.pop()!;
-      const entries = await fs.readdir(path.join(this.root, directory), { withFileTypes: true }).catch(whenMissing(() => []));
-      for (const entry of entries) {
+      const entries = await fs.opendir(path.join(this.root, directory)).catch(whenMissing(() => []));
+      for await (const entry of entries) {
         const key = directory ? `${directory}/${entry.name}` : entry.name;
         if (entry.isDirectory() && (prefix.startsWith(`${key}/`) || key.startsWith(prefix))) pending.push(key);
         if (!entry.isFile() || !key.startsWith(prefix)) continue;
