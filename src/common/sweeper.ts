@@ -1,6 +1,6 @@
 /** Deletes expired rows or keys now and then, never more often than every `intervalMs`. */
 export class Sweeper {
-  private last = Date.now();
+  private last = performance.now();
 
   constructor(
     private readonly intervalMs: number,
@@ -8,8 +8,8 @@ export class Sweeper {
   ) {}
 
   maybeSweep(): void {
-    if (Date.now() - this.last < this.intervalMs) return;
-    this.last = Date.now();
+    if (performance.now() - this.last < this.intervalMs) return;
+    this.last = performance.now();
     this.sweep().catch(() => undefined);
   }
 }

@@ -175,8 +175,8 @@ export class DurableWorkerJobQueue implements WorkerQueue {
       return await this.process(request.input, {
         signal: localRun.controller.signal,
         onProgress: (percent) => {
-          if (Date.now() - lastProgressAt < PROGRESS_WRITE_MS) return;
-          lastProgressAt = Date.now();
+          if (performance.now() - lastProgressAt < PROGRESS_WRITE_MS) return;
+          lastProgressAt = performance.now();
           job.updateProgress(Math.round(Math.min(100, Math.max(0, percent)) * 10) / 10).catch(() => undefined);
         },
       });

@@ -188,7 +188,7 @@ export class ChunkedJobHandler {
     const record = (done: number): Promise<unknown> => this.jobs.recordChunkProgress(jobId, chunk, done).catch(() => undefined);
     return {
       report: (percent: number): void => {
-        const now = Date.now();
+        const now = performance.now();
         if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
         lastWrite = now;
         void record((Math.min(100, Math.max(0, percent)) / 100) * share);

@@ -84,7 +84,7 @@ export class ProcessJobHandler {
     signal?.addEventListener('abort', () => stop.abort(signal.reason), { once: true });
     const watcher = watchWhileProcessing(this.jobs, running.id, stop, this.lifecycle);
     this.running.add(stop);
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     try {
       outcome = await this.run(running, stop.signal);
     } catch (error) {
@@ -100,7 +100,7 @@ export class ProcessJobHandler {
       this.running.delete(stop);
     }
     if (!outcome) return;
-    await recordCompletion(this.completionWriter, running, { ...outcome, processingSeconds: (Date.now() - startedAt) / 1000 }, this.completionRetryDelaysMs);
+    await recordCompletion(this.completionWriter, running, { ...outcome, processingSeconds: (performance.now() - startedAt) / 1000 }, this.completionRetryDelaysMs);
   }
 
   /**
@@ -149,7 +149,7 @@ export class ProcessJobHandler {
     const outputKey = outputKeyOf(job);
     let lastWrite = 0;
     const reportProgress = (percent: number): void => {
-      const now = Date.now();
+      const now = performance.now();
       if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
       lastWrite = now;
       this.jobs.updateProgress(job.id, Math.min(99, Math.max(0, Math.round(percent * 10) / 10))).catch(() => undefined);

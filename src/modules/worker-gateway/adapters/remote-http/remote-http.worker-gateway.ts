@@ -200,7 +200,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
     signal?.addEventListener('abort', wake, { once: true });
     const deadlineTimer = setTimeout(wake, Math.max(0, deadline - Date.now()));
     let failedPolls = 0;
-    let lastAnswerAt = Date.now();
+    let lastAnswerAt = performance.now();
     let retriesLeft = this.options.runRetries;
     try {
       for (;;) {
@@ -220,11 +220,11 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
         if (status === 'gone') throw new WorkerFailure('worker_failed', 'The remote worker lost the job');
         if (status === null) {
           failedPolls += 1;
-          const silentFor = Date.now() - lastAnswerAt;
+          const silentFor = performance.now() - lastAnswerAt;
           if (failedPolls >= MAX_FAILED_POLLS && silentFor >= this.options.unreachableGraceMs && !signal?.aborted) throw new WorkerFailure('worker_failed', 'The remote worker stopped answering');
         } else {
           failedPolls = 0;
-          lastAnswerAt = Date.now();
+          lastAnswerAt = performance.now();
           if (retriesLeft > 0 && status.status === 'FAILED' && RETRYABLE_FAILURES.includes(status.errorCode ?? 'worker_failed') && (await this.retried(run, status, signal))) {
             retriesLeft -= 1;
           } else {
