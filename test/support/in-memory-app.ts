@@ -1,3 +1,4 @@
+import { Clock, SystemClock } from '../../src/common/clock';
 import { InMemoryOutboundHttp } from '../../src/common/in-memory.outbound-http';
 import { OutboundHttp } from '../../src/common/outbound-http';
 import { getQueueToken } from '@nestjs/bullmq';
@@ -131,8 +132,11 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   const events = new InMemoryJobEventLog();
   // a port swapped by the test is swapped in the transactions' scope too: the app reads and writes the one adapter
   const swapped = new Map<unknown, unknown>(options.adapters);
+  // the adapters that date what they keep read the test's clock where it swapped one in
+  const clock = (swapped.get(Clock) as Clock | undefined) ?? new SystemClock();
+  const now = (): Date => clock.now();
   const jobsOfWebhooks = swapped.get(JobRepository) instanceof InMemoryJobRepository ? (swapped.get(JobRepository) as InMemoryJobRepository) : jobs;
-  const outbox = new InMemoryWebhookOutbox(undefined, (jobId, event, state) => jobsOfWebhooks.recordWebhookEvent(jobId, event, state));
+  const outbox = new InMemoryWebhookOutbox(now, (jobId, event, state) => jobsOfWebhooks.recordWebhookEvent(jobId, event, state));
   const uploads = new InMemoryUploadRepository();
   const adapters: InMemoryAdapters = {
     keys,
@@ -141,12 +145,12 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
     events,
     outbox,
     uploads,
-    storage: new InMemoryObjectStorage(),
-    idempotency: new InMemoryIdempotencyStore(),
+    storage: new InMemoryObjectStorage(now),
+    idempotency: new InMemoryIdempotencyStore(clock),
     usage: new InMemoryUsageStore(events, ledger),
     dispatcher: new InMemoryJobDispatcher(),
     deliveries: new InMemoryWebhookDeliveryQueue(),
-    retention: new InMemoryRetentionStore(),
+    retention: new InMemoryRetentionStore(now),
   };
   const transactional: Array<[PortToken<unknown>, unknown]> = (
     [[ApiKeyRepository, keys], [JobRepository, jobs], [CreditLedger, ledger], [JobEventLog, events], [WebhookOutbox, outbox], [UploadRepository, uploads], [IdempotencyStore, adapters.idempotency]] as Array<[PortToken<unknown>, unknown]>

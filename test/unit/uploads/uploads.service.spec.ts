@@ -1,3 +1,4 @@
+import { FixedClock } from '../../../src/common/clock';
 import { SequentialIds } from '../../../src/common/ids';
 import { Readable } from 'node:stream';
 import { DomainError } from '../../../src/common/errors/domain-error';
@@ -38,7 +39,8 @@ class FailingUploadRepository extends InMemoryUploadRepository {
 
 function uploadsWith(probe: ProbedVideo | MediaRefusal | Error, repository = new InMemoryUploadRepository()) {
   const storage = new InMemoryObjectStorage();
-  return { storage, uploads: new UploadsService(storage, repository, new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds(), new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[UploadRepository, repository], [ApiKeyRepository, new InMemoryApiKeyRepository()]]))) };
+  const clock = FixedClock.at('2026-01-01T00:00:00Z');
+  return { storage, uploads: new UploadsService(storage, repository, new ScriptedProbe(probe), loadConfig({ PUBLIC_BASE_URL: 'http://backdrop.test' }), new SequentialIds(), new InMemoryUnitOfWork(new Map<PortToken<unknown>, unknown>([[UploadRepository, repository], [ApiKeyRepository, new InMemoryApiKeyRepository()]])), clock) };
 }
 
 describe('UploadsService', () => {
@@ -50,7 +52,8 @@ describe('UploadsService', () => {
     expect(await storage.stat(body.storageKey)).toEqual({ key: body.storageKey, size: 11 });
     expect(uploads.uploadIdFromUrl(view.video_url)).toBe(view.video_id);
     expect(uploads.uploadIdFromUrl('https://elsewhere.example.com/v1/uploads/' + view.video_id)).toBeNull();
-    expect((await uploads.findOwned(view.video_id, 'key_a')).durationSeconds).toBe(4);
+    // dated by the injected clock, which retention reads too (it was the system's)
+    expect(await uploads.findOwned(view.video_id, 'key_a')).toMatchObject({ durationSeconds: 4, createdAt: new Date('2026-01-01T00:00:00Z') });
     await expect(uploads.findOwned(view.video_id, 'key_b')).rejects.toMatchObject({ code: 'not_found' });
   });
 

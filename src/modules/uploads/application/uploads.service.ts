@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../../../config/app-config';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UploadView } from '../../../contract/api-types';
 import { isUploadId } from '../../../contract/ids';
+import { Clock } from '../../../common/clock';
 import { Ids } from '../../../common/ids';
 import { UnitOfWork } from '../../../common/unit-of-work';
 import { ApiKeyRepository, holdEnabledKey } from '../../auth/ports/api-key.repository';
@@ -31,6 +32,7 @@ export class UploadsService extends UploadedVideos {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ids: Ids,
     private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
   ) {
     super();
   }
@@ -75,7 +77,7 @@ export class UploadsService extends UploadedVideos {
       size: body.size,
       contentType: body.contentType,
       durationSeconds: probed.durationSeconds,
-      createdAt: new Date(),
+      createdAt: this.clock.now(),
     };
     // the row is written only while the key is enabled (holdEnabledKey): an erasure of its data that follows a disable finds it
     await this.unitOfWork.run(async (tx) => {
