@@ -27,9 +27,12 @@ const REUSE_WHILE_LIFE_LEFT = 0.9;
 /** presigned download URLs kept for reuse, the oldest dropped first */
 const MAX_REUSED_URLS = 10_000;
 
-/** Multipart part size: the uploader holds at most PART_BYTES × PARTS_IN_FLIGHT of a stream in memory. */
+/**
+ * Multipart part size: the uploader holds about PART_BYTES × (PARTS_IN_FLIGHT + 1) of a stream in
+ * memory, for each upload in flight (24 MB; 4 parts in flight held about 40 MB an upload).
+ */
 const PART_BYTES = 8 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 4;
+const PARTS_IN_FLIGHT = 2;
 
 function isNotFound(error: unknown): boolean {
   return error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
