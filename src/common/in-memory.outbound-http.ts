@@ -6,7 +6,7 @@ const PRIVATE_HOST = /^(localhost|127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\
 /**
  * Outbound HTTP without a network: URLs answer what `serve` says (at once, so within any deadline);
  * private hosts are refused as the SSRF guard refuses them; an aborted signal stops a fetch; every
- * POST is kept (`posts`) and answered `postStatus` (and `postRetryAfterSeconds`).
+ * POST is kept (`posts`) and answered `postStatus` (and `postRetryAfterSeconds`), or left unanswered (`postFailure`).
  * test/contract/outbound-http.contract.spec.ts holds it to the real client's behaviour.
  */
 export class InMemoryOutboundHttp extends OutboundHttp {
@@ -15,6 +15,8 @@ export class InMemoryOutboundHttp extends OutboundHttp {
   postStatus = 200;
   /** what the POSTs' Retry-After says (seconds), null for none */
   postRetryAfterSeconds: number | null = null;
+  /** set: every POST fails with this, unanswered (a receiver that times out or refuses connections) */
+  postFailure: string | null = null;
 
   serve(url: string, body: Buffer | string): this {
     this.bodies.set(url, Buffer.from(body));
@@ -45,6 +47,7 @@ export class InMemoryOutboundHttp extends OutboundHttp {
   async post(raw: string, body: string, headers: Record<string, string>): Promise<{ status: number; retryAfterSeconds: number | null }> {
     await this.assertAllowed(raw);
     this.posts.push({ url: raw, body, headers });
+    if (this.postFailure !== null) throw new OutboundRequestFailed(this.postFailure);
     return { status: this.postStatus, retryAfterSeconds: this.postRetryAfterSeconds };
   }
 }

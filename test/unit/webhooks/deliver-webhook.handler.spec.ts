@@ -132,4 +132,28 @@ describe('DeliverWebhookHandler', () => {
     expect(await handler.sweep()).toBe(2);
     expect(queue.enqueued.map(({ id }) => id).sort()).toEqual(['msg_2', 'msg_3']);
   });
+
+  it('a receiver that left 3 deliveries in a row unanswered rests 60 s: its deliveries are not sent meanwhile (the attempt counts; the next waits for the rest to end), other receivers are; after the rest one is tried again', async () => {
+    const { http, queue, handler, clock, outbox, key } = await deliverer('5,30,120,600');
+    const delivery = (id: string, url = 'https://hooks.example.com/in') => ({ id, apiKeyId: key.id, jobId: `job_of_${id}`, event: 'job.completed' as const, url, body: '{}' });
+    for (const id of ['msg_2', 'msg_3', 'msg_4']) await outbox.add(delivery(id));
+    await outbox.add(delivery('msg_other', 'https://other.example.com/in'));
+    http.postFailure = 'no answer from the server within 10000 ms';
+    for (const id of ['msg_1', 'msg_2', 'msg_3']) await handler.handle(id);
+    expect(http.posts).toHaveLength(3);
+
+    queue.enqueued.length = 0;
+    await handler.handle('msg_4');
+    expect(http.posts).toHaveLength(3);
+    expect(await outbox.find('msg_4')).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(outbox.attempts.find((attempt) => attempt.id === 'msg_4')?.error).toBe('not sent: https://hooks.example.com left its last 3 deliveries unanswered; it is tried again after 2026-01-01T00:01:00.000Z');
+    expect(queue.enqueued[0].delayMs).toBeGreaterThanOrEqual(60_000);
+    await handler.handle('msg_other');
+    expect(http.posts.map((post) => post.url)).toEqual([...Array(3).fill('https://hooks.example.com/in'), 'https://other.example.com/in']);
+
+    clock.advance(60_000);
+    http.postFailure = null;
+    await handler.handle('msg_4');
+    expect(await outbox.find('msg_4')).toMatchObject({ status: 'sent' });
+  });
 });

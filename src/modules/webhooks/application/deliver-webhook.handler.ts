@@ -6,6 +6,7 @@ import { OutboundHttp } from '../../../common/outbound-http';
 import { ApiKeyRepository } from '../../auth/ports/api-key.repository';
 import { signingSecrets } from '../../../common/webhook-secret';
 import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
+import { ReceiverRests, UNANSWERED_BEFORE_REST } from '../domain/receiver-rests';
 import { webhookHeaders } from '../domain/webhook-signing';
 import { WebhookDeliveryQueue } from '../ports/webhook-announcements';
 import { WebhookOutbox } from '../ports/webhook-outbox';
@@ -18,6 +19,7 @@ import { ServiceMetrics } from '../../metrics/ports/service-metrics';
 @Injectable()
 export class DeliverWebhookHandler {
   private readonly logger = new Logger(DeliverWebhookHandler.name);
+  private readonly rests = new ReceiverRests();
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -48,12 +50,22 @@ export class DeliverWebhookHandler {
     let statusCode: number | null = null;
     let error: string | null = null;
     let retryAfter: number | null = null;
-    try {
-      const response = await this.outbound.post(delivery.url, delivery.body, headers, { timeoutMs: this.config.env.WEBHOOK_TIMEOUT_MS });
-      statusCode = response.status;
-      retryAfter = response.retryAfterSeconds;
-    } catch (failure) {
-      error = (failure as Error).message;
+    const origin = originOf(delivery.url);
+    const restsUntil = this.rests.restingUntil(origin, now.getTime());
+    if (restsUntil !== null) {
+      // not sent: the attempt counts, and the next waits for the rest's end
+      error = `not sent: ${origin} left its last ${UNANSWERED_BEFORE_REST} deliveries unanswered; it is tried again after ${new Date(restsUntil).toISOString()}`;
+      retryAfter = Math.ceil((restsUntil - now.getTime()) / 1000);
+    } else {
+      try {
+        const response = await this.outbound.post(delivery.url, delivery.body, headers, { timeoutMs: this.config.env.WEBHOOK_TIMEOUT_MS });
+        statusCode = response.status;
+        retryAfter = response.retryAfterSeconds;
+        this.rests.noteAnswered(origin);
+      } catch (failure) {
+        error = (failure as Error).message;
+        this.rests.noteUnanswered(origin, this.clock.now().getTime());
+      }
     }
     const verdict = statusCode === null ? 'retry' : classifyResponse(statusCode);
     const attemptsMade = delivery.attempts + 1;
@@ -64,7 +76,7 @@ export class DeliverWebhookHandler {
     this.metrics.countWebhookAttempt(delivery.event, outcome);
     if (outcome !== 'sent') {
       // where (the receiver's origin alone: Slack's and Discord's URLs carry their token in the path) and why
-      const attempt = `webhook ${delivery.event} of ${delivery.jobId} (delivery ${delivery.id}) to ${originOf(delivery.url)}: attempt ${attemptsMade}`;
+      const attempt = `webhook ${delivery.event} of ${delivery.jobId} (delivery ${delivery.id}) to ${origin}: attempt ${attemptsMade}`;
       const reason = error ?? `HTTP ${statusCode}`;
       if (outcome === 'failed') this.logger.warn(`${attempt} failed (${reason}), the last one`);
       else this.logger.log(`${attempt} failed (${reason}), next in ${Math.round((delay ?? 0) / 1000)} s`);
