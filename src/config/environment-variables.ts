@@ -85,6 +85,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(1) @Max(64)
   WORKER_CONCURRENCY = 1;
 
+  /** uploads of one key streaming into one API process at once; another is answered 429 */
+  @Type(() => Number) @IsInt() @Min(1)
+  MAX_UPLOADS_IN_FLIGHT_PER_KEY = 4;
+
   /** jobs of one key processing at once before its next job waits for another key's (only while one waits) */
   @Type(() => Number) @IsInt() @Min(1)
   FAIR_SHARE_JOBS_PER_KEY = 2;

@@ -9,6 +9,7 @@ import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/ht
 import { Idempotent } from '../../../../common/http/route-markers';
 import { UploadsService, UploadView } from '../../application/uploads.service';
 import { UploadedVideoFile } from './video-upload.storage-engine';
+import { UploadSlotsInterceptor } from './upload-slots.interceptor';
 import { sendStream } from '../../../../common/http/send-stream';
 import { SUPPORTED_VIDEO_TYPES } from '../../../../engine/media/sniff';
 
@@ -33,7 +34,7 @@ export class UploadsController {
   @ApiOperation({ summary: 'Upload a video (multipart field `file`); returns a video_url to create jobs with' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(uploadBody)
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(UploadSlotsInterceptor, FileInterceptor('file'))
   upload(@CurrentKey() key: AuthenticatedKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
     return this.register(key, file);
   }
@@ -44,7 +45,7 @@ export class UploadsController {
   @ApiOperation({ summary: 'Legacy alias of POST /v1/uploads' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(uploadBody)
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(UploadSlotsInterceptor, FileInterceptor('file'))
   legacyUpload(@CurrentKey() key: AuthenticatedKey, @UploadedFile() file: UploadedVideoFile | undefined): Promise<UploadView> {
     return this.register(key, file);
   }
