@@ -15,6 +15,7 @@ const nullableBigint = { to: (value: number | null) => value, from: (value: stri
 @Index('jobs_outputs_by_age', { synchronize: false })
 @Index('jobs_reading_upload', { synchronize: false })
 @Index('jobs_waiting_in_queue', { synchronize: false })
+@Index('jobs_waiting_by_key', { synchronize: false })
 export class JobRecord {
   @PrimaryColumn({ type: 'text' }) id!: string;
   @Column({ name: 'api_key_id', type: 'uuid' }) apiKeyId!: string;

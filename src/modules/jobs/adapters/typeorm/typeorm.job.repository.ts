@@ -167,13 +167,24 @@ export class TypeOrmJobRepository extends JobRepository {
     return rows.map((row) => row.id);
   }
 
-  /** each key's processing jobs counted up to `share` at most (jobs_by_key_status_created_id); the queue's waiting jobs read from jobs_waiting_in_queue */
+  /**
+   * Each key's processing jobs counted up to `share` at most (jobs_by_key_status_created_id); the keys
+   * with jobs waiting read one key at a time, skipping from each to the next (jobs_waiting_by_key), so
+   * the cost grows with the keys waiting, not with their jobs. Asked only once the key has its share.
+   */
   async overFairShare(apiKeyId: string, share: number): Promise<boolean> {
     const processingOf = (key: string) => `(SELECT count(*) FROM (SELECT 1 FROM jobs p WHERE p.api_key_id = ${key} AND p.status = 'processing' LIMIT $2) counted)`;
+    const waitingAfter = (key: string | null) =>
+      `(SELECT api_key_id FROM jobs WHERE status = 'pending' AND dispatched_at IS NOT NULL${key ? ` AND api_key_id > ${key}` : ''} ORDER BY api_key_id LIMIT 1)`;
     const [row]: Array<{ over: boolean }> = await this.records.query(
-      `SELECT CASE WHEN ${processingOf('$1')} >= $2 THEN EXISTS (
-         SELECT 1 FROM jobs w WHERE w.status = 'pending' AND w.dispatched_at IS NOT NULL AND w.api_key_id <> $1 AND ${processingOf('w.api_key_id')} < $2
-       ) ELSE false END AS over`,
+      `WITH RECURSIVE waiting(key) AS (
+         SELECT ${waitingAfter(null)}
+         UNION ALL
+         SELECT ${waitingAfter('waiting.key')} FROM waiting WHERE waiting.key IS NOT NULL
+       )
+       SELECT CASE WHEN ${processingOf('$1::uuid')} >= $2
+         THEN EXISTS (SELECT 1 FROM waiting WHERE waiting.key IS NOT NULL AND waiting.key <> $1::uuid AND ${processingOf('waiting.key')} < $2)
+         ELSE false END AS over`,
       [apiKeyId, share],
     );
     return row.over;
