@@ -151,9 +151,36 @@ describe('DeliverWebhookHandler', () => {
     await handler.handle('msg_other');
     expect(http.posts.map((post) => post.url)).toEqual([...Array(3).fill('https://hooks.example.com/in'), 'https://other.example.com/in']);
 
+    // after the rest one delivery tries the receiver; the others wait for its outcome, and no answer rests it again at once
+    clock.advance(60_000);
+    for (const id of ['msg_5', 'msg_6']) await outbox.add(delivery(id));
+    await Promise.all([handler.handle('msg_4'), handler.handle('msg_5')]);
+    expect(http.posts).toHaveLength(5);
+    await handler.handle('msg_6');
+    expect(http.posts).toHaveLength(5);
+    expect(outbox.attempts.find((attempt) => attempt.id === 'msg_6')?.error).toMatch(/^not sent: .* tried again after 2026-01-01T00:02:00\.000Z$/);
+
     clock.advance(60_000);
     http.postFailure = null;
+    await Promise.all([handler.handle('msg_5'), handler.handle('msg_6')]);
+    expect(http.posts).toHaveLength(6);
+    // answered: the receiver rests no more
+    for (const id of ['msg_5', 'msg_6']) await handler.handle(id);
+    expect([(await outbox.find('msg_5'))?.status, (await outbox.find('msg_6'))?.status]).toEqual(['sent', 'sent']);
+  });
+
+  it("a delivery held back by a rest is never failed on it: its last attempt is a real try", async () => {
+    const { http, handler, clock, outbox, key } = await deliverer('5');
+    http.postFailure = 'no answer from the server within 10000 ms';
+    for (const id of ['msg_2', 'msg_3', 'msg_4']) await outbox.add({ id, apiKeyId: key.id, jobId: `job_of_${id}`, event: 'job.completed', url: 'https://hooks.example.com/in', body: '{}' });
+    for (const id of ['msg_1', 'msg_2', 'msg_3']) await handler.handle(id);
     await handler.handle('msg_4');
-    expect(await outbox.find('msg_4')).toMatchObject({ status: 'sent' });
+    await handler.handle('msg_4');
+    expect(await outbox.find('msg_4')).toMatchObject({ status: 'pending', attempts: 2 });
+    clock.advance(60_000);
+    await handler.handle('msg_4');
+    expect(await outbox.find('msg_4')).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(http.posts.at(-1)?.url).toBe('https://hooks.example.com/in');
+    expect(http.posts).toHaveLength(4);
   });
 });

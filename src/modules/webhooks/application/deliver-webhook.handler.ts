@@ -9,8 +9,11 @@ import { classifyResponse, nextRetryDelayMs } from '../domain/retry-schedule';
 import { ReceiverRests, UNANSWERED_BEFORE_REST } from '../domain/receiver-rests';
 import { webhookHeaders } from '../domain/webhook-signing';
 import { WebhookDeliveryQueue } from '../ports/webhook-announcements';
-import { WebhookOutbox } from '../ports/webhook-outbox';
+import { WebhookDelivery, WebhookOutbox } from '../ports/webhook-outbox';
 import { ServiceMetrics } from '../../metrics/ports/service-metrics';
+
+/** how far apart the deliveries held back by a receiver's rest come back after it */
+const HOLD_JITTER_MS = 10_000;
 
 /**
  * One delivery attempt: POST the stored body, signed with the key's current secret (and the one it replaced, during a rotation's overlap), through the
@@ -51,21 +54,16 @@ export class DeliverWebhookHandler {
     let error: string | null = null;
     let retryAfter: number | null = null;
     const origin = originOf(delivery.url);
-    const restsUntil = this.rests.restingUntil(origin, now.getTime());
-    if (restsUntil !== null) {
-      // not sent: the attempt counts, and the next waits for the rest's end
-      error = `not sent: ${origin} left its last ${UNANSWERED_BEFORE_REST} deliveries unanswered; it is tried again after ${new Date(restsUntil).toISOString()}`;
-      retryAfter = Math.ceil((restsUntil - now.getTime()) / 1000);
-    } else {
-      try {
-        const response = await this.outbound.post(delivery.url, delivery.body, headers, { timeoutMs: this.config.env.WEBHOOK_TIMEOUT_MS });
-        statusCode = response.status;
-        retryAfter = response.retryAfterSeconds;
-        this.rests.noteAnswered(origin);
-      } catch (failure) {
-        error = (failure as Error).message;
-        this.rests.noteUnanswered(origin, this.clock.now().getTime());
-      }
+    const heldUntil = this.rests.holdUntil(origin, now.getTime(), this.config.env.WEBHOOK_TIMEOUT_MS);
+    if (heldUntil !== null) return this.holdBack(delivery, origin, heldUntil);
+    try {
+      const response = await this.outbound.post(delivery.url, delivery.body, headers, { timeoutMs: this.config.env.WEBHOOK_TIMEOUT_MS });
+      statusCode = response.status;
+      retryAfter = response.retryAfterSeconds;
+      this.rests.noteAnswered(origin);
+    } catch (failure) {
+      error = (failure as Error).message;
+      this.rests.noteUnanswered(origin, this.clock.now().getTime());
     }
     const verdict = statusCode === null ? 'retry' : classifyResponse(statusCode);
     const attemptsMade = delivery.attempts + 1;
@@ -82,6 +80,20 @@ export class DeliverWebhookHandler {
       else this.logger.log(`${attempt} failed (${reason}), next in ${Math.round((delay ?? 0) / 1000)} s`);
     }
     if (outcome === 'retry') await this.relay.enqueue([{ id: delivery.id, attempts: attemptsMade }], delay ?? 0);
+  }
+
+  /**
+   * A delivery to a resting receiver (ReceiverRests) is not sent: the attempt counts, saying so, and
+   * the next comes after the rest (spread over HOLD_JITTER_MS, so the held deliveries do not all come
+   * back at once). It is never the delivery's last: that one is a real try.
+   */
+  private async holdBack(delivery: WebhookDelivery, origin: string, until: number): Promise<void> {
+    const now = this.clock.now().getTime();
+    const delay = Math.max(nextRetryDelayMs(this.schedule, delivery.attempts + 1, null) ?? 0, until - now + Math.round(Math.random() * HOLD_JITTER_MS));
+    const error = `not sent: ${origin} left its last ${UNANSWERED_BEFORE_REST} deliveries unanswered; it is tried again after ${new Date(until).toISOString()}`;
+    await this.outbox.recordAttempt(delivery.id, { statusCode: null, error, outcome: 'retry', nextAttemptAt: new Date(now + delay) });
+    this.metrics.countWebhookAttempt(delivery.event, 'retry');
+    await this.relay.enqueue([{ id: delivery.id, attempts: delivery.attempts + 1 }], delay);
   }
 
   /** Enqueues deliveries that are due but not queued (a crash between commit and enqueue, a lost queue); a call while a sweep runs joins it. */
