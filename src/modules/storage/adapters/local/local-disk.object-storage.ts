@@ -129,8 +129,8 @@ export class LocalDiskObjectStorage extends ObjectStorage {
 
   /** the folders under `folder`, deepest first, that are empty and unchanged since `before` (those earlier versions left) */
   private async removeEmptyFoldersUnder(folder: string, before: Date): Promise<void> {
-    const entries = await fs.readdir(path.join(this.root, folder), { withFileTypes: true }).catch(whenMissing(() => []));
-    for (const entry of entries) {
+    const entries = await fs.opendir(path.join(this.root, folder)).catch(whenMissing(() => []));
+    for await (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const child = path.join(this.root, folder, entry.name);
       await this.removeEmptyFoldersUnder(`${folder}/${entry.name}`, before);
