@@ -141,7 +141,7 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       const scope = await scopeOf();
       const working = await claimOf(scope, fp('upload'), 1);
       await abandon(scope);
-      await store().keepClaimed(scope, working);
+      await store().keepClaimed(scope, working, 3600);
       await new Promise((resolve) => setTimeout(resolve, 1100)); // past the key's time to live
       expect(await store().claim(scope, fp('upload'), 3600)).toEqual({ kind: 'in_progress' });
 
@@ -150,7 +150,7 @@ export function describeIdempotencyStoreContract(store: () => IdempotencyStore, 
       await abandon(other);
       await claimOf(other, fp('upload'), 3600);
       await abandon(other);
-      await store().keepClaimed(other, dead);
+      await store().keepClaimed(other, dead, 3600);
       expect(await store().claim(other, fp('upload'), 3600)).toEqual(claimed);
     });
 

@@ -67,10 +67,10 @@ export abstract class IdempotencyStore {
   abstract noteCreated(claim: ClaimedKey, resourceId: string): Promise<void>;
   /**
    * The claim `claimId` is still being worked on (its process is alive, a long upload arriving): it is
-   * not taken for abandoned for another ABANDONED_AFTER_SECONDS, and the key does not expire under
-   * it before then. Nothing where the claim is no longer the key's.
+   * not taken for abandoned for another ABANDONED_AFTER_SECONDS, and the key does not expire within
+   * `ttlSeconds` (its time to live, counted again from now). Nothing where the claim is no longer the key's.
    */
-  abstract keepClaimed(scope: IdempotencyScope, claimId: string): Promise<void>;
+  abstract keepClaimed(scope: IdempotencyScope, claimId: string, ttlSeconds: number): Promise<void>;
   /** Gives the key claimed as `claimId` back (the work failed): the next request with it does the work afresh. Nothing where the claim is no longer the key's. */
   abstract release(scope: IdempotencyScope, claimId: string): Promise<void>;
   /** Removes every key of an API key, with the responses stored under them (an erasure of its data). */

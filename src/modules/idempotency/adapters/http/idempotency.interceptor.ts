@@ -115,8 +115,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * its claim taken over by a retry, and both were stored. Clear the timer when the work ends.
    */
   private keepClaimedWhileWorking(scope: IdempotencyScope, claimId: string): NodeJS.Timeout {
-    const everyMs = Math.min(ABANDONED_AFTER_SECONDS / 3, this.config.env.IDEMPOTENCY_TTL_SECONDS / 2) * 1000;
-    const timer = setInterval(() => void this.store.keepClaimed(scope, claimId).catch(() => undefined), everyMs);
+    const ttlSeconds = this.config.env.IDEMPOTENCY_TTL_SECONDS;
+    const everyMs = Math.min(ABANDONED_AFTER_SECONDS / 3, ttlSeconds / 2) * 1000;
+    const timer = setInterval(() => void this.store.keepClaimed(scope, claimId, ttlSeconds).catch(() => undefined), everyMs);
     timer.unref();
     return timer;
   }

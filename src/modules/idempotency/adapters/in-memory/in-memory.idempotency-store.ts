@@ -56,11 +56,11 @@ export class InMemoryIdempotencyStore extends IdempotencyStore implements Snapsh
     if (entry) entry.createdResource = resourceId;
   }
 
-  async keepClaimed(scope: IdempotencyScope, claimId: string): Promise<void> {
+  async keepClaimed(scope: IdempotencyScope, claimId: string, ttlSeconds: number): Promise<void> {
     const entry = this.claimed(scope, claimId);
     if (!entry) return;
     const now = this.clock.now().getTime();
-    Object.assign(entry, { claimedAt: now, expiresAt: Math.max(entry.expiresAt, now + ABANDONED_AFTER_SECONDS * 1000) });
+    Object.assign(entry, { claimedAt: now, expiresAt: Math.max(entry.expiresAt, now + ttlSeconds * 1000) });
   }
 
   snapshot(): () => void {

@@ -85,11 +85,11 @@ export class PostgresIdempotencyStore extends IdempotencyStore {
     );
   }
 
-  async keepClaimed(scope: IdempotencyScope, claimId: string): Promise<void> {
+  async keepClaimed(scope: IdempotencyScope, claimId: string, ttlSeconds: number): Promise<void> {
     await this.db.query(
       `UPDATE idempotency_keys SET locked_at = now(), expires_at = GREATEST(expires_at, now() + $4 * interval '1 second')
        WHERE api_key_id = $1 AND idempotency_key = $2 AND claim_id = $3 AND status = 'in_progress'`,
-      [scope.apiKeyId, scope.key, claimId, ABANDONED_AFTER_SECONDS],
+      [scope.apiKeyId, scope.key, claimId, ttlSeconds],
     );
   }
 
