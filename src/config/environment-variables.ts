@@ -249,6 +249,10 @@ export class EnvironmentVariables {
   @Type(() => Number) @IsInt() @Min(100) @Max(60000)
   WEBHOOK_TIMEOUT_MS = 10000;
 
+  /** how long a receiver that left 3 deliveries in a row unanswered is not sent to, seconds (0: receivers never rest) */
+  @Type(() => Number) @IsInt() @Min(0) @Max(3600)
+  WEBHOOK_RECEIVER_REST_SECONDS = 60;
+
   /** how long a rotated webhook secret still signs deliveries beside the new one, seconds (0: not at all) */
   @Type(() => Number) @IsInt() @Min(0) @Max(30 * 86400)
   WEBHOOK_SECRET_OVERLAP_SECONDS = 86400;

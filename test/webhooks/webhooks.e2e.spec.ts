@@ -41,7 +41,7 @@ describe('webhooks', () => {
   let videoUrl: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.2,0.2', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_SWEEP_INTERVAL_MS: '500' });
+    t = await startTestApp({ OUTBOUND_ALLOW_LIST: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2,0.2,0.2', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_SWEEP_INTERVAL_MS: '500', WEBHOOK_RECEIVER_REST_SECONDS: '0' });
     key = await t.createKey();
     videoUrl = (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', path.join(MEDIA_DIR, 'portrait-pan.mp4'))).body.video_url;
   });

@@ -9,7 +9,7 @@ import { DeliverWebhookHandler } from '../../../src/modules/webhooks/application
 import { standardSignature } from '../../../src/modules/webhooks/domain/webhook-signing';
 
 /** The deliverer on in-memory adapters: one attempt per call, signed, retried on the schedule, ended by 410 or the schedule's end. */
-async function deliverer(schedule = '5,30') {
+async function deliverer(schedule = '5,30', env: Record<string, string> = {}) {
   const clock = FixedClock.at('2026-01-01T00:00:00Z');
   const keys = new InMemoryApiKeyRepository();
   const key = await keys.create({ clientId: 'c', note: null, keyHash: 'h'.repeat(64), fingerprint: 'f'.repeat(12), webhookSecret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' });
@@ -17,7 +17,7 @@ async function deliverer(schedule = '5,30') {
   const http = new InMemoryOutboundHttp();
   const queue = new InMemoryWebhookDeliveryQueue();
   const metrics = new InMemoryServiceMetrics();
-  const handler = new DeliverWebhookHandler(outbox, keys, http, queue, clock, metrics, loadConfig({ WEBHOOK_RETRY_SCHEDULE_SECONDS: schedule }));
+  const handler = new DeliverWebhookHandler(outbox, keys, http, queue, clock, metrics, loadConfig({ WEBHOOK_RETRY_SCHEDULE_SECONDS: schedule, ...env }));
   await outbox.add({ id: 'msg_1', apiKeyId: key.id, jobId: 'job_1', event: 'job.completed', url: 'https://hooks.example.com/in', body: '{"event":"job.completed"}' });
   return { clock, keys, key, outbox, http, queue, metrics, handler };
 }
@@ -167,6 +167,14 @@ describe('DeliverWebhookHandler', () => {
     // answered: the receiver rests no more
     for (const id of ['msg_5', 'msg_6']) await handler.handle(id);
     expect([(await outbox.find('msg_5'))?.status, (await outbox.find('msg_6'))?.status]).toEqual(['sent', 'sent']);
+  });
+
+  it('with WEBHOOK_RECEIVER_REST_SECONDS 0 no receiver rests: every delivery is sent', async () => {
+    const { http, handler, outbox, key } = await deliverer('5,30', { WEBHOOK_RECEIVER_REST_SECONDS: '0' });
+    http.postFailure = 'no answer from the server within 10000 ms';
+    for (const id of ['msg_2', 'msg_3', 'msg_4']) await outbox.add({ id, apiKeyId: key.id, jobId: `job_of_${id}`, event: 'job.completed', url: 'https://hooks.example.com/in', body: '{}' });
+    for (const id of ['msg_1', 'msg_2', 'msg_3', 'msg_4']) await handler.handle(id);
+    expect(http.posts).toHaveLength(4);
   });
 
   it("a delivery held back by a rest is never failed on it: its last attempt is a real try", async () => {

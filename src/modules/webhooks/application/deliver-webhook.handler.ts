@@ -22,7 +22,7 @@ const HOLD_JITTER_MS = 10_000;
 @Injectable()
 export class DeliverWebhookHandler {
   private readonly logger = new Logger(DeliverWebhookHandler.name);
-  private readonly rests = new ReceiverRests();
+  private readonly rests: ReceiverRests;
 
   constructor(
     private readonly outbox: WebhookOutbox,
@@ -32,7 +32,9 @@ export class DeliverWebhookHandler {
     private readonly clock: Clock,
     private readonly metrics: ServiceMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.rests = new ReceiverRests(config.env.WEBHOOK_RECEIVER_REST_SECONDS * 1000);
+  }
 
   get schedule(): number[] {
     return this.config.env.WEBHOOK_RETRY_SCHEDULE_SECONDS;

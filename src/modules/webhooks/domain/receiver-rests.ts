@@ -1,7 +1,5 @@
 /** deliveries in a row a receiver may leave unanswered (a timeout, a refused connection) before it rests */
 export const UNANSWERED_BEFORE_REST = 3;
-/** how long a receiver that stopped answering is not tried */
-export const REST_MS = 60_000;
 /** receivers remembered at once (the URLs are the clients'), the oldest forgotten first */
 const MAX_REMEMBERED = 10_000;
 
@@ -14,14 +12,16 @@ interface Receiver {
 
 /**
  * The receivers (by origin) that stopped answering, as one process saw them. After
- * UNANSWERED_BEFORE_REST deliveries in a row got no answer, a receiver rests for REST_MS: its
+ * UNANSWERED_BEFORE_REST deliveries in a row got no answer, a receiver rests for `restMs`: its
  * deliveries are not sent meanwhile, so a receiver that hangs no longer holds a delivery slot for the
  * whole timeout on each (with 8 slots, one key's dead receiver held back every key's webhooks). After
  * the rest one delivery tries it again, the others waiting for its outcome; an answer of any status
- * ends the count, no answer starts another rest.
+ * ends the count, no answer starts another rest. A rest of 0 rests no receiver.
  */
 export class ReceiverRests {
   private readonly receivers = new Map<string, Receiver>();
+
+  constructor(private readonly restMs: number) {}
 
   /**
    * Null: send to the receiver now (`timeoutMs`: how long the send may take). Otherwise when to try
@@ -29,7 +29,7 @@ export class ReceiverRests {
    */
   holdUntil(origin: string, now: number, timeoutMs: number): number | null {
     const receiver = this.receivers.get(origin);
-    if (!receiver || receiver.unanswered < UNANSWERED_BEFORE_REST) return null;
+    if (this.restMs === 0 || !receiver || receiver.unanswered < UNANSWERED_BEFORE_REST) return null;
     if (receiver.restsUntil > now) return receiver.restsUntil;
     if (receiver.triedUntil > now) return receiver.triedUntil;
     receiver.triedUntil = now + timeoutMs;
@@ -45,7 +45,7 @@ export class ReceiverRests {
     this.receivers.delete(origin);
     if (this.receivers.size >= MAX_REMEMBERED) this.receivers.delete(this.receivers.keys().next().value as string);
     receiver.unanswered += 1;
-    if (receiver.unanswered >= UNANSWERED_BEFORE_REST) Object.assign(receiver, { restsUntil: now + REST_MS, triedUntil: 0 });
+    if (receiver.unanswered >= UNANSWERED_BEFORE_REST) Object.assign(receiver, { restsUntil: now + this.restMs, triedUntil: 0 });
     this.receivers.set(origin, receiver);
   }
 }
