@@ -1,6 +1,8 @@
 import { InMemoryIdempotencyStore } from '../../../src/modules/idempotency/adapters/in-memory/in-memory.idempotency-store';
 import { ABANDONED_AFTER_SECONDS } from '../../../src/modules/idempotency/ports/idempotency-store';
 import { IdempotencyScope } from '../../../src/modules/idempotency/ports/idempotency-store';
+import { hashApiKey } from '../../../src/common/api-key-format';
+import { requestFingerprint } from '../../../src/modules/idempotency/domain/request-fingerprint';
 import { appOnStore, VIDEO } from './app-on-store';
 
 /**
@@ -84,5 +86,18 @@ describe('Idempotency-Key after a crash, on a key at its start limit', () => {
     const another = await post('another', body);
     expect([another.status, another.body.error?.code]).toEqual([429, 'rate_limited']);
     expect((await app.t.http.get('/v1/jobs').set('X-Api-Key', app.key)).body.total).toBe(1);
+  });
+
+  it('a retry that takes over a dead claim whose work created nothing is refused by the limit, and gives the key back', async () => {
+    const body = { video_url: VIDEO, model: 'light' };
+    const apiKeyId = (await app.t.adapters.keys.findByHash(hashApiKey(app.key)))?.id ?? '';
+    const scope = { apiKeyId, key: 'died-before-creating' };
+    const fingerprint = requestFingerprint('POST', '/v1/jobs', { json: body });
+    // a process claimed the key and died before its job was written
+    expect(await store.claim(scope, fingerprint, 3600)).toMatchObject({ kind: 'claimed' });
+    store.abandonClaims();
+    const retry = await post('died-before-creating', body);
+    expect([retry.status, retry.body.error?.code]).toEqual([429, 'rate_limited']);
+    expect(await store.peek(scope, fingerprint)).toEqual({ kind: 'free' });
   });
 });
