@@ -97,10 +97,11 @@ export class InMemoryJobRepository extends JobRepository implements Snapshottabl
   }
 
   async overFairShare(apiKeyId: string, share: number): Promise<boolean> {
-    const jobs = [...this.jobs.values()];
-    const processingOf = (key: string): number => jobs.filter((job) => job.apiKeyId === key && job.status === 'processing').length;
+    const processing = new Map<string, number>();
+    for (const job of this.jobs.values()) if (job.status === 'processing') processing.set(job.apiKeyId, (processing.get(job.apiKeyId) ?? 0) + 1);
+    const processingOf = (key: string): number => processing.get(key) ?? 0;
     if (processingOf(apiKeyId) < share) return false;
-    return jobs.some((job) => job.status === 'pending' && job.dispatchedAt && job.apiKeyId !== apiKeyId && processingOf(job.apiKeyId) < share);
+    return [...this.jobs.values()].some((job) => job.status === 'pending' && job.dispatchedAt && job.apiKeyId !== apiKeyId && processingOf(job.apiKeyId) < share);
   }
 
   async waitingInQueue(dispatchedBefore: Date, limit: number, afterId = ''): Promise<string[]> {

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { attachmentDisposition, contentTypeOf } from '../../application/content-types';
 import { SignatureCheck, UrlSigner } from '../../application/url-signer';
-import { ObjectStorage, openForAnswer } from '../../ports/object-storage';
+import { ObjectStorage, openReadOrGone } from '../../ports/object-storage';
 import { sendStream } from '../../../../common/http/send-stream';
 
 /**
@@ -62,8 +62,9 @@ export class FilesController {
       res.setHeader('Content-Range', `bytes */${object.size}`);
       throw new DomainError('range_not_satisfiable', `The range starts past the file's end (${object.size} bytes)`);
     }
-    // opened before the file's headers are set: one gone meanwhile (retention) is answered as an error, not as the file
-    const stream = await openForAnswer(this.storage, key, req.method, range ?? undefined);
+    // opened before the file's headers are set: one gone meanwhile (retention) is answered as an error, not as the file;
+    // a HEAD's file is not read (the stat above found it)
+    const stream = req.method === 'HEAD' ? null : await openReadOrGone(this.storage, key, range ?? undefined);
     res.setHeader('Content-Type', contentTypeOf(key));
     res.setHeader('Cache-Control', 'private, max-age=300');
     if (typeof name === 'string' && name) res.setHeader('Content-Disposition', attachmentDisposition(name));
