@@ -65,7 +65,7 @@ describe.each([
       { realWorkerGateway: true, adapters: [swap(WorkerGateway, gateway)] },
     );
     pool = new EngineProcessPool({ concurrency: 2, cacheDir: SHARED_MODEL_CACHE, workDir: work });
-    gateway.inner = new LocalWorkerGateway(t.app.get(ObjectStorage), () => pool);
+    gateway.inner = new LocalWorkerGateway(t.app.get(ObjectStorage), () => pool, SHARED_MODEL_CACHE);
     key = await t.createKey(1000);
     videoUrl = (await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', clip)).body.video_url;
   }, 120000);

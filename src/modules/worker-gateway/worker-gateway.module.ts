@@ -50,7 +50,7 @@ export function createWorkerGateway(config: AppConfig, storage: ObjectStorage, s
     case 'none':
       return new NoWorkerGateway();
     case 'local':
-      return new LocalWorkerGateway(storage, () => new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir, modelModule: config.env.ENGINE_MODEL_MODULE }));
+      return new LocalWorkerGateway(storage, () => new EngineProcessPool({ concurrency: config.env.WORKER_CONCURRENCY, cacheDir: config.modelCacheDir, modelModule: config.env.ENGINE_MODEL_MODULE }), config.modelCacheDir);
   }
 }
 

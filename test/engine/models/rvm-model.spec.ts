@@ -1,10 +1,10 @@
 /**
  * @jest-environment ./test/engine/models/support/onnx-environment.js
  */
-import { execFileSync } from 'child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
+import { execFileSync, spawn } from 'child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
-import { dirname, join } from 'path';
+import { basename, dirname, join } from 'path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import * as tfc from '@tensorflow/tfjs-converter';
@@ -17,6 +17,8 @@ import { mirrorRows, trimWithMirrored } from '../../../src/engine/models/image/m
 import { resizePlane, resizeRgb } from '../../../src/engine/models/image/resample';
 import { decodeRgbFrames, ffmpegPath, MEDIA_DIR } from './support/clips';
 import { maxAbsDifference } from './support/tfjs-graphs';
+import { writeModelFile } from '../../../src/engine/models/runtime/model-file-cache';
+import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
 
 const CACHE_DIR = mkdtempSync(join(tmpdir(), 'backdrop-rvm-'));
 const MINUTES = 60_000;
@@ -315,4 +317,38 @@ describe('RVM session across a hard cut', () => {
     expect(maxAbsDifference(session.last!.alpha, fresh.last!.alpha)).toBe(0);
     await Promise.all([session.close(), fresh.close()]);
   }, 2 * MINUTES);
+});
+
+describe("RVM's inference threads and the process they run in", () => {
+  const geometry = { width: 320, height: 180, ratio: 1, precision: 'int8' as const, stages: 2 as const };
+
+  /** runs rvm-lifecycle-main.ts in a process of its own: how it ended and what it said */
+  async function inOwnProcess(cacheDir: string, closeMidRun = false): Promise<{ code: number | null; signal: string | null; said: Record<string, unknown> }> {
+    const child = spawn(process.execPath, [...nodeEntryArgs(join(__dirname, 'support'), 'rvm-lifecycle-main'), JSON.stringify({ geometry, cacheDir, closeMidRun })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal])));
+    return { code, signal, said: stdout.trim() ? (JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>) : {} };
+  }
+
+  it('a stage that onnxruntime cannot load fails the model with its reason while the process lives on (it aborted, the other stage still loading)', async () => {
+    const stages = prepareRvmStages(geometry, CACHE_DIR);
+    const cacheDir = mkdtempSync(join(tmpdir(), 'backdrop-rvm-bad-stage-'));
+    try {
+      for (const name of readdirSync(CACHE_DIR)) copyFileSync(join(CACHE_DIR, name), join(cacheDir, name));
+      // a model file whole on disk (its checksum matches) that onnxruntime refuses: a graph with no nodes and an output nothing makes
+      const refused = onnx.ModelProto.encode({ irVersion: 8, opsetImport: [{ version: 17 }], graph: { name: 'g', output: [{ name: 'pha' }] } }).finish();
+      writeModelFile(join(cacheDir, basename(stages[1])), refused);
+      const { code, signal, said } = await inOwnProcess(cacheDir);
+      expect({ code, signal, said: { ...said, error: String(said.error).slice(0, 40) } }).toEqual({ code: 0, signal: null, said: { opened: false, error: 'onnxruntime could not load RVM: onnxrunt' } });
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  }, MINUTES);
+
+  it('closed while a frame runs: the run fails as closed and the process lives on (stopping the threads mid-run aborted it)', async () => {
+    prepareRvmStages(geometry, CACHE_DIR);
+    const { code, signal, said } = await inOwnProcess(CACHE_DIR, true);
+    expect({ code, signal, said }).toEqual({ code: 0, signal: null, said: { opened: true, run: 'RVM was closed' } });
+  }, MINUTES);
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { EngineError } from '../../types';
+import { cachedModelFile } from '../runtime/model-file-cache';
 
 /** The ISNet builds that @imgly/background-removal-data ships as chunk files. */
 export type IsnetVariant = 'medium' | 'small';
@@ -24,8 +25,10 @@ function dataPackageDir(): string {
  * its path. Each chunk is checked against the sha256 its file is named after.
  */
 export function assembleIsnet(variant: IsnetVariant, cacheDir: string): string {
-  const target = join(cacheDir, `isnet-${variant}.onnx`);
-  if (existsSync(target)) return target;
+  return cachedModelFile(join(cacheDir, `isnet-${variant}.onnx`), () => joinedChunks(variant));
+}
+
+function joinedChunks(variant: IsnetVariant): Buffer {
   const dist = join(dataPackageDir(), 'dist');
   const resources = JSON.parse(readFileSync(join(dist, 'resources.json'), 'utf8')) as Record<string, ChunkedResource>;
   const resource = resources[`/models/${variant}`];
@@ -40,19 +43,5 @@ export function assembleIsnet(variant: IsnetVariant, cacheDir: string): string {
     }
     bytes.copy(model, start);
   }
-  writeAtomically(target, model);
-  return target;
-}
-
-/** Writes through a temporary file so a concurrent reader never sees a half-written model. */
-export function writeAtomically(target: string, bytes: Uint8Array): void {
-  mkdirSync(dirname(target), { recursive: true });
-  const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    writeFileSync(temporary, bytes);
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true }); // a full disk left the part written for good
-    throw error;
-  }
+  return model;
 }

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { join } from 'path';
 import { onnx } from 'onnx-proto';
-import { assembleIsnet, writeAtomically } from './isnet-assets';
+import { cachedModelFile } from '../runtime/model-file-cache';
+import { assembleIsnet } from './isnet-assets';
 import { acceptRgbBytes, convertToFloat32, ISNET_OUTPUT, keepSingleOutput, removeUnusedNodes, retargetResizeSizes } from './isnet-graph';
 import { quantizeIsnet } from './isnet-int8';
 
@@ -28,16 +29,15 @@ export function prepareIsnetModel(cacheDir: string, size: IsnetInputSize): strin
   const target = join(cacheDir, `isnet-fp32-${size.height}x${size.width}-r${REWRITE_REVISION}.onnx`);
   if (size.precision === 'int8') {
     const quantized = join(cacheDir, `isnet-${size.height}x${size.width}-r${REWRITE_REVISION}-int8q${QUANTIZER_REVISION}.onnx`);
-    if (!existsSync(quantized)) writeAtomically(quantized, quantizeIsnet(readFileSync(prepareIsnetModel(cacheDir, { ...size, precision: 'float32' }))));
-    return quantized;
+    return cachedModelFile(quantized, () => quantizeIsnet(readFileSync(prepareIsnetModel(cacheDir, { ...size, precision: 'float32' }))));
   }
-  if (existsSync(target)) return target;
-  const model = onnx.ModelProto.decode(readFileSync(assembleIsnet('medium', cacheDir)));
-  convertToFloat32(model);
-  keepSingleOutput(model, ISNET_OUTPUT);
-  removeUnusedNodes(model);
-  retargetResizeSizes(model, size.height, size.width);
-  acceptRgbBytes(model, size.height, size.width);
-  writeAtomically(target, onnx.ModelProto.encode(model).finish());
-  return target;
+  return cachedModelFile(target, () => {
+    const model = onnx.ModelProto.decode(readFileSync(assembleIsnet('medium', cacheDir)));
+    convertToFloat32(model);
+    keepSingleOutput(model, ISNET_OUTPUT);
+    removeUnusedNodes(model);
+    retargetResizeSizes(model, size.height, size.width);
+    acceptRgbBytes(model, size.height, size.width);
+    return onnx.ModelProto.encode(model).finish();
+  });
 }

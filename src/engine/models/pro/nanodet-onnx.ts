@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { onnx } from 'onnx-proto';
 import { EngineError } from '../../types';
-import { writeAtomically } from '../isnet/isnet-assets';
+import { cachedModelFile } from '../runtime/model-file-cache';
 import { OnnxGraphBuilder } from '../onnx/graph-builder';
 import { constValues, foldConstOp } from '../tfjs/const-folding';
 import { attrInts, attrString, ConstTensor, readTfjsGraphModel, TfjsGraphModel, TfNode } from '../tfjs/tfjs-graph-model';
@@ -35,11 +35,10 @@ export function nanodetModelJsonPath(): string {
 
 /** NanoDet as ONNX, converted once into `cacheDir`; input `input_1` [1,3,416,416] float, outputs as the TF.js signature. */
 export function prepareNanodetModel(cacheDir: string): string {
-  const target = join(cacheDir, `nanodet-${NANODET_INPUT}-r${CONVERTER_REVISION}.onnx`);
-  if (existsSync(target)) return target;
-  const path = nanodetModelJsonPath();
-  writeAtomically(target, convertNanodet(readTfjsGraphModel(path), signatureOutputShapes(path)));
-  return target;
+  return cachedModelFile(join(cacheDir, `nanodet-${NANODET_INPUT}-r${CONVERTER_REVISION}.onnx`), () => {
+    const path = nanodetModelJsonPath();
+    return convertNanodet(readTfjsGraphModel(path), signatureOutputShapes(path));
+  });
 }
 
 /** `outputShapes`: each signature output's static shape (the TF.js reader does not keep them) */

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { EngineError } from '../../types';
 
@@ -33,7 +34,8 @@ export async function openOnnxSession(modelPathOrBytes: string | Uint8Array, thr
       ? await ort.InferenceSession.create(modelPathOrBytes, options)
       : await ort.InferenceSession.create(modelPathOrBytes, options);
   } catch (error) {
-    throw new EngineError('model_unavailable', `onnxruntime could not load the model: ${(error as Error).message}`);
+    const model = typeof modelPathOrBytes === 'string' ? basename(modelPathOrBytes) : 'the model';
+    throw new EngineError('model_unavailable', `onnxruntime could not load ${model}: ${(error as Error).message}`);
   }
 }
 

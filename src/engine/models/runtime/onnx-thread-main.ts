@@ -5,6 +5,7 @@
 import * as ort from 'onnxruntime-node';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openOnnxSession, runSingle } from './onnx-session';
+import { exitWhenDone } from './thread-close';
 import { OnnxThreadData, OnnxThreadReply, OnnxThreadRequest } from './onnx-thread-protocol';
 
 const port = parentPort!;
@@ -20,7 +21,12 @@ async function main(): Promise<void> {
     return;
   }
   let queue = Promise.resolve();
-  port.on('message', ({ id, input }: OnnxThreadRequest) => {
+  port.on('message', (request: OnnxThreadRequest) => {
+    if (request.kind === 'close') {
+      void exitWhenDone(queue, session);
+      return;
+    }
+    const { id, input } = request;
     queue = queue.then(async () => {
       try {
         const output = await runSingle(session, new ort.Tensor(input.type, input.data, input.dims));

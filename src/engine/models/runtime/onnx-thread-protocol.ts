@@ -1,4 +1,5 @@
 /** Messages between the engine and an inference thread of one single-input, single-output model (onnx-thread.ts). */
+import type { ThreadCloseRequest } from './thread-close';
 import type { ThreadLoaded } from './worker-thread';
 
 export interface OnnxThreadData {
@@ -13,7 +14,7 @@ export interface OnnxThreadInput {
   dims: number[];
 }
 
-export type OnnxThreadRequest = { kind: 'run'; id: number; input: OnnxThreadInput };
+export type OnnxThreadRequest = { kind: 'run'; id: number; input: OnnxThreadInput } | ThreadCloseRequest;
 
 export type OnnxThreadReply =
   | ThreadLoaded

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { OnnxThreadData, OnnxThreadInput, OnnxThreadReply, OnnxThreadRequest } from './onnx-thread-protocol';
 import { RunsInFlight } from './runs-in-flight';
-import { startWorkerThread, whenThreadReady } from './worker-thread';
+import { closeThread, startWorkerThread, whenThreadReady } from './worker-thread';
 
 /**
  * A single-input, single-output model run on an inference thread of its own (onnx-thread-main.ts).
@@ -43,6 +43,6 @@ export class OnnxThread {
 
   async close(): Promise<void> {
     this.runs.fail(new EngineError('model_unavailable', `${this.model} was closed`));
-    await this.worker.terminate();
+    await closeThread(this.worker);
   }
 }

@@ -2,7 +2,7 @@ import { MessageChannel, Transferable, Worker } from 'node:worker_threads';
 import { EngineError } from '../../types';
 import { DEFAULT_INTRA_OP_THREADS } from '../runtime/onnx-session';
 import { RunAnswer, RunsInFlight } from '../runtime/runs-in-flight';
-import { startWorkerThread, whenThreadReady } from '../runtime/worker-thread';
+import { closeThread, startWorkerThread, whenThreadReady } from '../runtime/worker-thread';
 import { keepRecentGeometries } from './rvm-cache';
 import { prepareRvmModel, prepareRvmStages, RvmGeometry } from './rvm-model-file';
 import { RvmWorkerData, RvmWorkerReply, RvmWorkerRequest } from './rvm-worker-protocol';
@@ -102,11 +102,12 @@ export class RvmMatter {
       keepRecentGeometries(cacheDir, [modelPath]);
       workers = [startRvmThread({ ...size, modelPath, threads })];
     }
-    try {
-      await Promise.all(workers.map((worker) => whenThreadReady(worker, 'RVM')));
-    } catch (error) {
+    // every thread's load settled before any is stopped: one stopped while onnxruntime loads aborts the process
+    const loads = await Promise.allSettled(workers.map((worker) => whenThreadReady(worker, 'RVM')));
+    const failed = loads.find((load): load is PromiseRejectedResult => load.status === 'rejected');
+    if (failed) {
       await Promise.all(workers.map((worker) => worker.terminate()));
-      throw error;
+      throw failed.reason;
     }
     const matter = new RvmMatter(workers, geometry);
     try {
@@ -161,7 +162,7 @@ export class RvmMatter {
 
   async close(): Promise<void> {
     this.runs.fail(new EngineError('model_unavailable', 'RVM was closed'));
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
+    await Promise.all(this.workers.map((worker) => closeThread(worker)));
   }
 }
 

@@ -1,14 +1,14 @@
-import { existsSync, readFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { onnx } from 'onnx-proto';
 import { dirname, join } from 'path';
 import { EngineError } from '../../types';
-import { writeAtomically } from '../isnet/isnet-assets';
 import { readTfjsGraphModel } from '../tfjs/tfjs-graph-model';
 import { convertTfjsToOnnx } from '../tfjs/tfjs-to-onnx';
 import { pruneHandOffs, pruneOutputs } from '../onnx/output-pruning';
 import { splitAtStates } from '../onnx/state-split';
 import { quantizeRvm, rvmPrecision } from './rvm-int8';
 import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
+import { cachedModelFile, isCachedModelFile, markUsed, writeModelFile } from '../runtime/model-file-cache';
 import { RVM_STATE_INPUTS, stateOutputOf } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
@@ -96,15 +96,17 @@ export function pipelinedAt(arithmetic: Int8Arithmetic = int8Arithmetic()): Pick
  * the threads instead of the image's 3.
  */
 export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): string[] {
-  const whole = prepareRvmModel({ ...geometry, foreground: true }, cacheDir);
   const groups = STATE_GROUPS[geometry.stages ?? 2];
   const variant = geometry.foreground ? '' : `-alpha${ALPHA_ONLY_REVISION}`;
-  const at = (part: string) => whole.replace(/\.onnx$/, `-${groups.length > 1 ? `stages${groups.length + 1}-` : ''}${part}${variant}-s${SPLIT_REVISION}.onnx`);
+  const at = (part: string) => convertedRvmPath(geometry, cacheDir).replace(/\.onnx$/, `-${groups.length > 1 ? `stages${groups.length + 1}-` : ''}${part}${variant}-s${SPLIT_REVISION}.onnx`);
   const decoders = groups.slice(0, -1).map((_, index) => at(`recurrent${index + 1}`));
   const paths = [at('stateless'), ...decoders, at('recurrent')];
-  if (paths.every((path) => existsSync(path))) return paths;
-  const parts = splitAtStates(readFileSync(whole), groups);
-  (geometry.foreground ? parts : withoutForegroundStages(parts)).forEach((part, index) => writeAtomically(paths[index], part));
+  if (paths.every((path) => isCachedModelFile(path))) {
+    paths.forEach((path) => markUsed(path));
+    return paths;
+  }
+  const parts = splitAtStates(readFileSync(prepareRvmModel({ ...geometry, foreground: true }, cacheDir)), groups);
+  (geometry.foreground ? parts : withoutForegroundStages(parts)).forEach((part, index) => writeModelFile(paths[index], part));
   return paths;
 }
 
@@ -143,9 +145,7 @@ export function rvmModelJsonPath(): string {
 export function prepareRvmModel(geometry: RvmGeometry, cacheDir: string): string {
   const whole = convertedRvmModel(geometry, cacheDir);
   if (geometry.foreground) return whole;
-  const alphaOnly = whole.replace(/\.onnx$/, `-alpha${ALPHA_ONLY_REVISION}.onnx`);
-  if (!existsSync(alphaOnly)) writeAtomically(alphaOnly, withoutForeground(readFileSync(whole)));
-  return alphaOnly;
+  return cachedModelFile(whole.replace(/\.onnx$/, `-alpha${ALPHA_ONLY_REVISION}.onnx`), () => withoutForeground(readFileSync(whole)));
 }
 
 /**
@@ -167,22 +167,23 @@ export function withoutForeground(modelBytes: Uint8Array): Uint8Array {
  */
 function convertedRvmModel(geometry: RvmGeometry, cacheDir: string): string {
   const { width, height, ratio } = geometry;
-  const target = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}.onnx`);
   if (geometry.precision === 'int8') {
-    const quantized = join(cacheDir, `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}-int8q${QUANTIZER_REVISION}.onnx`);
-    if (!existsSync(quantized)) writeAtomically(quantized, quantizeRvm(readFileSync(convertedRvmModel({ ...geometry, precision: 'float32' }, cacheDir))));
-    return quantized;
+    return cachedModelFile(convertedRvmPath(geometry, cacheDir), () => quantizeRvm(readFileSync(convertedRvmModel({ ...geometry, precision: 'float32' }, cacheDir))));
   }
-  if (existsSync(target)) return target;
-  const model = readTfjsGraphModel(rvmModelJsonPath());
-  const bytes = convertTfjsToOnnx(model, {
-    imageInput: 'src',
-    height,
-    width,
-    fixedInputs: { downsample_ratio: ratio },
-    rgbBytesInput: true,
-    nhwcOutputs: ['fgr', 'pha'],
-  });
-  writeAtomically(target, bytes);
-  return target;
+  return cachedModelFile(convertedRvmPath(geometry, cacheDir), () =>
+    convertTfjsToOnnx(readTfjsGraphModel(rvmModelJsonPath()), {
+      imageInput: 'src',
+      height,
+      width,
+      fixedInputs: { downsample_ratio: ratio },
+      rgbBytesInput: true,
+      nhwcOutputs: ['fgr', 'pha'],
+    }),
+  );
+}
+
+/** where convertedRvmModel caches the model of `geometry` (its size, ratio and precision) */
+function convertedRvmPath({ width, height, ratio, precision }: RvmGeometry, cacheDir: string): string {
+  const converted = `rvm-${height}x${width}-d${ratio}-r${CONVERTER_REVISION}`;
+  return join(cacheDir, precision === 'int8' ? `${converted}-int8q${QUANTIZER_REVISION}.onnx` : `${converted}.onnx`);
 }

@@ -15,6 +15,7 @@ import * as ort from 'onnxruntime-node';
 import { MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { toAlphaBytes } from '../image/resample';
 import { openOnnxSession } from '../runtime/onnx-session';
+import { exitWhenDone, ThreadCloseRequest } from '../runtime/thread-close';
 import { lowerThreadPriority } from '../runtime/thread-priority';
 import { CarriedTensor, RVM_STATE_INPUTS, RvmStageRequest, RvmWorkerData, RvmWorkerReply, stateOutputOf } from './rvm-worker-protocol';
 
@@ -22,6 +23,8 @@ const port = parentPort!;
 const reply = (message: RvmWorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 type Feeds = Record<string, ort.Tensor>;
+/** what the thread's queue runs: all but the close, which ends the thread after them */
+type QueuedRequest = Exclude<RvmStageRequest, ThreadCloseRequest>;
 
 /** zeros for the state inputs this model reads (none for a stateless stage) */
 function zeroState(session: ort.InferenceSession): Feeds {
@@ -34,11 +37,14 @@ function zeroState(session: ort.InferenceSession): Feeds {
   return feeds;
 }
 
-/** requests handled one at a time, in the order they came: the state of frame t feeds frame t+1 */
-function inOrder<T>(handle: (request: T) => Promise<void>): (request: T) => void {
+/** requests handled one at a time, in the order they came: the state of frame t feeds frame t+1; `queued` is the last one's */
+function inOrder<T>(handle: (request: T) => Promise<void>): { take: (request: T) => void; queued: () => Promise<void> } {
   let queue = Promise.resolve();
-  return (request) => {
-    queue = queue.then(() => handle(request));
+  return {
+    take: (request) => {
+      queue = queue.then(() => handle(request));
+    },
+    queued: () => queue,
   };
 }
 
@@ -47,7 +53,7 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
   const initial = zeroState(session);
   const stateInputs = Object.keys(initial);
   const stateOutputs = stateInputs.map(stateOutputOf);
-  const run = inOrder(async (request: RvmStageRequest) => {
+  const run = inOrder(async (request: QueuedRequest) => {
     if (request.kind === 'lower-priority') {
       lowerThreadPriority(request.by);
       reply({ kind: 'lowered' });
@@ -73,7 +79,9 @@ function serve(session: ort.InferenceSession, { width, height, from, to }: RvmWo
       reply({ kind: 'error', id: request.id, message: (error as Error).message });
     }
   });
-  (from ?? port).on('message', run);
+  (from ?? port).on('message', (request: RvmStageRequest) => (request.kind === 'close' ? void exitWhenDone(run.queued(), session) : run.take(request)));
+  // a later stage reads frames from the stage before, and only the close from the engine's thread
+  if (from) port.on('message', (request: RvmStageRequest) => request.kind === 'close' && void exitWhenDone(run.queued(), session));
 }
 
 function handOn(to: MessagePort, request: { id: number; stream: number; reset: boolean }, tensors: Record<string, CarriedTensor>, stageMs: number[]): void {

@@ -1,5 +1,6 @@
 /** Messages between RvmMatter (the engine's thread) and its inference threads (rvm-worker-main.ts). */
 import type { MessagePort } from 'node:worker_threads';
+import type { ThreadCloseRequest } from '../runtime/thread-close';
 import type { ThreadLoaded } from '../runtime/worker-thread';
 
 /** RVM's recurrent state inputs, zeros at the start of a video */
@@ -66,7 +67,7 @@ export interface RvmLowerPriorityRequest {
   by: number;
 }
 
-export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest | RvmLowerPriorityRequest;
+export type RvmWorkerRequest = RvmRunRequest | RvmEndRequest | RvmLowerPriorityRequest | ThreadCloseRequest;
 export type RvmStageRequest = RvmWorkerRequest | RvmCarriedRequest;
 
 export type RvmWorkerReply =

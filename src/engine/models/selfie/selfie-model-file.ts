@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { dirname, join } from 'path';
 import { EngineError } from '../../types';
-import { writeAtomically } from '../isnet/isnet-assets';
+import { cachedModelFile } from '../runtime/model-file-cache';
 import { readTfliteModel } from '../tflite/tflite-model';
 import { convertTfliteToOnnx } from '../tflite/tflite-to-onnx';
 
@@ -32,9 +32,7 @@ export function selfieTflitePath(variant: SelfieVariant): string {
  */
 export function prepareSelfieModel(variant: SelfieVariant, cacheDir: string, size = SELFIE_NATIVE_SIZE[variant]): string {
   const target = join(cacheDir, `selfie-${variant}-${size.height}x${size.width}-r${CONVERTER_REVISION}.onnx`);
-  if (existsSync(target)) return target;
-  const graph = readTfliteModel(readFileSync(selfieTflitePath(variant)));
-  const onnxBytes = convertTfliteToOnnx(graph, { inputHeight: size.height, inputWidth: size.width, rgbBytesInput: true });
-  writeAtomically(target, onnxBytes);
-  return target;
+  return cachedModelFile(target, () =>
+    convertTfliteToOnnx(readTfliteModel(readFileSync(selfieTflitePath(variant))), { inputHeight: size.height, inputWidth: size.width, rgbBytesInput: true }),
+  );
 }

@@ -4,7 +4,8 @@ import { EngineError, withoutFilePaths } from '../../../engine/types';
 import { EnginePool, engineRequestOf } from '../../../common/worker-protocol/engine-request';
 import { ffmpegPath, ffprobePath } from '../../../engine/media/binaries';
 import { WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../ports/worker-gateway';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -12,9 +13,11 @@ import * as path from 'node:path';
 export class LocalWorkerGateway extends WorkerGateway {
   private pool: EnginePool | null = null;
 
+  /** `modelCacheDir`: where the engine keeps its converted models (MODEL_CACHE_DIR) */
   constructor(
     private readonly storage: ObjectStorage,
     private readonly createPool: () => EnginePool,
+    private readonly modelCacheDir: string,
   ) {
     super();
   }
@@ -48,7 +51,24 @@ export class LocalWorkerGateway extends WorkerGateway {
 
   async check(): Promise<string> {
     const missing = [ffmpegPath(), ffprobePath()].find((binary) => !existsSync(binary));
-    return missing ? `missing binary ${missing}` : 'ok';
+    return missing ? `missing binary ${missing}` : this.checkModelCache();
+  }
+
+  /**
+   * Models are converted into the cache on first use: where this process may not write there, a
+   * job needing a model not yet in it failed on its own (model_unavailable) while health said ok.
+   * A cache prepared ahead and mounted read-only serves while it holds models.
+   */
+  private async checkModelCache(): Promise<string> {
+    try {
+      await mkdir(this.modelCacheDir, { recursive: true });
+      await access(this.modelCacheDir, constants.W_OK);
+      return 'ok';
+    } catch (error) {
+      const models = await readdir(this.modelCacheDir).then((names) => names.filter((name) => name.endsWith('.onnx')).length, () => 0);
+      if (models > 0) return 'ok';
+      return `the model cache ${this.modelCacheDir} (MODEL_CACHE_DIR) cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}) and holds no models: every job would fail`;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,111 @@
+/**
+ * The converted models on disk (the cache directory): each written through a temporary file,
+ * flushed to the disk before and after its rename, with its checksum beside it; reused only while
+ * its bytes still match the checksum. A file cut short (a full disk, a crash before the disk had
+ * it) failed every job of its model until someone deleted it; one with damaged weights loaded and
+ * gave wrong mattes without an error.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** `<model>.sha256` beside each model: its digest and length as written */
+export const CHECKSUM_SUFFIX = '.sha256';
+
+/** the models found whole in this process, by path: the file's inode and size then (a new write is a new inode) */
+const foundWhole = new Map<string, string>();
+
+/**
+ * The model at `target`: the cached file where it is whole (isCachedModelFile), else built by
+ * `build` and written there (writeModelFile). Marked as used now (rvm-cache.ts keeps the models
+ * used recently).
+ */
+export function cachedModelFile(target: string, build: () => Uint8Array): string {
+  if (isCachedModelFile(target)) markUsed(target);
+  else writeModelFile(target, build());
+  return target;
+}
+
+/**
+ * Whether `target` holds the model as it was written: its checksum file is there and matches its
+ * bytes. Read and hashed once per process (about 0.1 s for ISNet's 88 MB), then while the file
+ * stays the same file.
+ */
+export function isCachedModelFile(target: string): boolean {
+  const identity = identityOf(target);
+  if (identity === undefined) return false;
+  if (foundWhole.get(target) === identity) return true;
+  try {
+    if (readFileSync(`${target}${CHECKSUM_SUFFIX}`, 'utf8').trim() !== checksumOf(readFileSync(target))) return false;
+  } catch {
+    return false; // no checksum (a write that did not finish, or a file from before checksums), or removed meanwhile
+  }
+  foundWhole.set(target, identity);
+  return true;
+}
+
+/** Writes a model and then its checksum, each durably (writeDurably), so that a reader never takes a part for the whole. */
+export function writeModelFile(target: string, bytes: Uint8Array): void {
+  writeDurably(target, bytes);
+  writeDurably(`${target}${CHECKSUM_SUFFIX}`, Buffer.from(`${checksumOf(bytes)}\n`));
+}
+
+/**
+ * Writes through a temporary file renamed into place, flushed to the disk before the rename and
+ * the directory after it: a crash or power cut leaves the old file or the new one, never a file
+ * the rename promised but whose blocks the disk never had.
+ */
+export function writeDurably(target: string, bytes: Uint8Array): void {
+  const directory = dirname(target);
+  mkdirSync(directory, { recursive: true });
+  const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    const file = openSync(temporary, 'w');
+    try {
+      writeFileSync(file, bytes);
+      fsyncSync(file);
+    } finally {
+      closeSync(file);
+    }
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true }); // a full disk left the part written for good
+    throw error;
+  }
+  syncDirectory(directory);
+}
+
+function syncDirectory(directory: string): void {
+  try {
+    const handle = openSync(directory, 'r');
+    try {
+      fsyncSync(handle);
+    } finally {
+      closeSync(handle);
+    }
+  } catch {
+    // a platform or file system that cannot flush a directory: the rename stands as the system keeps it
+  }
+}
+
+function checksumOf(bytes: Uint8Array): string {
+  return `sha256 ${createHash('sha256').update(bytes).digest('hex')} bytes ${bytes.length}`;
+}
+
+function identityOf(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.size}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** marks a model file as used now; a file of another user's cannot be marked, and is kept as it is */
+export function markUsed(path: string, now = new Date()): void {
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    // not this process's to change (another user's, a cache prepared read-only) or removed meanwhile
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * A process that opens RVM and either reports why it could not or closes it while a frame runs
+ * (rvm-model.spec.ts): before, stopping an inference thread while onnxruntime still worked for it
+ * aborted the whole process. Prints one JSON line.
+ */
+import { RvmMatter } from '../../../../src/engine/models/rvm/rvm-matter';
+import { RvmGeometry } from '../../../../src/engine/models/rvm/rvm-model-file';
+
+async function main(): Promise<void> {
+  const { geometry, cacheDir, closeMidRun } = JSON.parse(process.argv[process.argv.length - 1]) as { geometry: RvmGeometry; cacheDir: string; closeMidRun: boolean };
+  let matter: RvmMatter;
+  try {
+    matter = await RvmMatter.open(geometry, cacheDir);
+  } catch (error) {
+    console.log(JSON.stringify({ opened: false, error: (error as Error).message }));
+    return;
+  }
+  const frame = new Uint8Array(geometry.width * geometry.height * 3).fill(90);
+  const run = matter.stream().next(frame);
+  if (closeMidRun) await new Promise((resolve) => setTimeout(resolve, 5));
+  const [ran] = await Promise.allSettled([run, matter.close()]);
+  console.log(JSON.stringify({ opened: true, run: ran.status === 'rejected' ? (ran.reason as Error).message : 'done' }));
+}
+
+void main();

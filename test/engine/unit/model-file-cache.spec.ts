@@ -1,0 +1,70 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** the module as a fresh process loads it: what it found whole before is forgotten */
+function freshCache(): typeof import('../../../src/engine/models/runtime/model-file-cache') {
+  let loaded: typeof import('../../../src/engine/models/runtime/model-file-cache') | undefined;
+  jest.isolateModules(() => (loaded = jest.requireActual<typeof import('../../../src/engine/models/runtime/model-file-cache')>('../../../src/engine/models/runtime/model-file-cache')));
+  if (!loaded) throw new Error('not loaded');
+  return loaded;
+}
+
+describe('the converted models on disk', () => {
+  let dir: string;
+  let target: string;
+  const model = Buffer.from(Array.from({ length: 4096 }, (_, index) => (index * 7) % 256));
+  let builds: number;
+  const build = () => {
+    builds += 1;
+    return model;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'model-cache-'));
+    target = join(dir, 'models', 'rvm-360x640-d1-r3.onnx');
+    builds = 0;
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds a model once, writes its checksum beside it and leaves no temporary file; later processes reuse it', () => {
+    expect(freshCache().cachedModelFile(target, build)).toBe(target);
+    expect(freshCache().cachedModelFile(target, build)).toBe(target);
+    expect(builds).toBe(1);
+    expect(readFileSync(target)).toEqual(model);
+    expect(readFileSync(`${target}.sha256`, 'utf8')).toMatch(/^sha256 [0-9a-f]{64} bytes 4096\n$/);
+    expect(readdirSync(join(dir, 'models')).sort()).toEqual(['rvm-360x640-d1-r3.onnx', 'rvm-360x640-d1-r3.onnx.sha256']);
+  });
+
+  it.each([
+    ['cut short (a full disk, a crash before the disk had it)', () => truncateSync(target, 1000)],
+    ['empty', () => truncateSync(target, 0)],
+    ['with damaged bytes of the same length', () => writeFileSync(target, Buffer.from(model).fill(0, 100, 200))],
+    ['without its checksum (written before checksums, or the write of it never finished)', () => rmSync(`${target}.sha256`)],
+  ])('builds the model again where the cached file is %s, rather than failing or matting with it', (_, damage) => {
+    freshCache().cachedModelFile(target, build);
+    damage();
+    expect(freshCache().isCachedModelFile(target)).toBe(false);
+    expect(freshCache().cachedModelFile(target, build)).toBe(target);
+    expect(builds).toBe(2);
+    expect(readFileSync(target)).toEqual(model);
+    expect(freshCache().isCachedModelFile(target)).toBe(true);
+  });
+
+  it('a file replaced in the same process is checked again', () => {
+    const cache = freshCache();
+    cache.cachedModelFile(target, build);
+    expect(cache.isCachedModelFile(target)).toBe(true);
+    truncateSync(target, 10);
+    expect(cache.isCachedModelFile(target)).toBe(false);
+  });
+
+  it('a build that fails writes nothing', () => {
+    expect(() =>
+      freshCache().cachedModelFile(target, () => {
+        throw new Error('conversion failed');
+      }),
+    ).toThrow('conversion failed');
+    expect(existsSync(target)).toBe(false);
+  });
+});
