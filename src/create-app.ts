@@ -21,6 +21,7 @@ import { PinoNestLogger } from './common/logging/pino-nest-logger';
 import { requestIdMiddleware } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
 import { newRequestId } from './common/ids';
+import { continueWhenBodyIsRead } from './common/http/expect-continue';
 import { APP_CONFIG, AppConfig, secretsInConfig } from './config/app-config';
 import { UsageRecorder } from './modules/usage/application/usage-recorder';
 import { MetricsService } from './modules/metrics/metrics.service';
@@ -320,6 +321,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   // JSON answers are not cached by clients (job state changes); Express would hash every body for an ETag.
   app.set('etag', false);
   answerUnparsableRequests(app.getHttpServer() as Server, options.accessLog);
+  continueWhenBodyIsRead(app.getHttpServer() as Server);
   applyServerTimeouts(app.getHttpServer() as Server, config.http);
   cutConnectionsAfterGrace(app, config.http.shutdownGraceMs);
   app.use(security);
