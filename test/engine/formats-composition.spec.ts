@@ -186,6 +186,24 @@ describe('frame alignment', () => {
     expect(new Set(places).size).toBe(26);
   });
 
+  it('reads a clip held on one frame for seconds at its nominal rate: every moving frame is shown, the held one for its 3 s (at its average of 12 fps half the moving frames were lost)', async () => {
+    const [steady, held] = [join(dir(), 'steady-held.mkv'), join(dir(), 'held.mp4')];
+    // a box that moves 2 px a frame at 30 fps, 61 frames; frame 30 held from 1 s to 4 s
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=black:s=160x96:r=30', '-f', 'lavfi', '-i', 'color=white:s=8x8:r=30', '-filter_complex', '[0:v][1:v]overlay=x=4+n*2:y=36', '-frames:v', '61', '-c:v', 'ffv1', '-y', steady]);
+    await ffmpeg(['-i', steady, '-vf', "setpts='if(lte(N,30),N/30,(N-30)/30+4)/TB'", '-vsync', 'vfr', '-video_track_timescale', '30000', '-c:v', 'libx264', '-qp', '0', '-pix_fmt', 'yuv444p', '-y', held]);
+    expect((await probeStreams(held)).streams[0]).toMatchObject({ r_frame_rate: '30/1', avg_frame_rate: '1830/151', nb_read_frames: '61' });
+    const { result, outputPath } = await run('png_sequence', { inputPath: held, previewDuration: undefined }, { kind: 'bright', input: { width: 160, height: 96 } });
+    expect(result.frames).toBe(151);
+    const boxAt = async (png: Buffer) => {
+      const { data, width, channels } = await decodePngRgba(png);
+      const row = 40 * width * channels;
+      for (let x = 0; x < width; x++) if (data[row + x * channels] > 128) return x;
+      return -1;
+    };
+    const places = await Promise.all([...(await readZipEntries(outputPath)).values()].map(boxAt));
+    expect(new Set(places).size).toBe(61);
+  });
+
   it('honours rotation metadata: output upright at the display size, mattes aligned', async () => {
     const upright = await movingBox('upright.mp4');
     const rotated = join(dir(), 'rotated.mp4');

@@ -21,7 +21,19 @@ export interface PacketSpan {
    * and the first may be shown after the stream's start
    */
   guessedTimes: boolean;
+  /**
+   * the interval most packets follow their predecessor at (seconds, decode order), averaged over
+   * those within INTERVAL_CLUSTER of it; undefined where none is common (frameInterval)
+   */
+  frameInterval?: number;
 }
+
+/** intervals are counted in steps of 10 µs */
+const INTERVAL_STEPS_PER_SECOND = 100_000;
+/** distinct intervals counted at most: a file of irregular timestamps costs no more memory */
+const INTERVALS_COUNTED = 256;
+/** intervals this close to the commonest (a share of it, or 1.5 ms: a 1 kHz timebase's rounding) count with it */
+const INTERVAL_CLUSTER = { share: 0.05, seconds: 0.0015 };
 
 /** ffprobe, pinned: the packets of stream `stream` (its index in the file) as "pts_time,dts_time,duration_time,flags" lines */
 export function buildPacketTimesArgs(path: string, pin: InputPin, stream: number): string[] {
@@ -41,6 +53,9 @@ export class PacketSpanReader {
   private packets = 0;
   private withoutPresentationTime = 0;
   private pending = '';
+  private previousDecodeTime: number | undefined;
+  /** how many packets followed their predecessor at each interval, in INTERVAL_STEPS_PER_SECOND */
+  private readonly intervals = new Map<number, number>();
 
   add(chunk: string): void {
     const lines = (this.pending + chunk).split('\n');
@@ -55,7 +70,36 @@ export class PacketSpanReader {
     if (!(this.last > this.first)) return undefined;
     // a last packet without a duration lasts as long as the average one before it
     const end = this.last + (this.lastDuration || (this.last - this.first) / Math.max(1, this.packets - 1));
-    return { seconds: end - this.first, packets: this.packets, guessedTimes: this.withoutPresentationTime > 0 };
+    const frameInterval = this.commonInterval();
+    return { seconds: end - this.first, packets: this.packets, guessedTimes: this.withoutPresentationTime > 0, ...(frameInterval ? { frameInterval } : {}) };
+  }
+
+  /** the commonest interval between packets, averaged with those near it; undefined where it is not a tenth of them */
+  private commonInterval(): number | undefined {
+    let [commonest, most, total] = [0, 0, 0];
+    for (const [step, count] of this.intervals) {
+      total += count;
+      if (count > most) [commonest, most] = [step, count];
+    }
+    if (most === 0) return undefined;
+    const reach = Math.max(commonest * INTERVAL_CLUSTER.share, INTERVAL_CLUSTER.seconds * INTERVAL_STEPS_PER_SECOND);
+    let [sum, near] = [0, 0];
+    for (const [step, count] of this.intervals) {
+      if (Math.abs(step - commonest) > reach) continue;
+      sum += step * count;
+      near += count;
+    }
+    return near * 10 >= total ? sum / near / INTERVAL_STEPS_PER_SECOND : undefined;
+  }
+
+  private countInterval(decodeTime: number): void {
+    const previous = this.previousDecodeTime;
+    this.previousDecodeTime = decodeTime;
+    if (previous === undefined || !(decodeTime > previous)) return;
+    const step = Math.round((decodeTime - previous) * INTERVAL_STEPS_PER_SECOND);
+    const counted = this.intervals.get(step);
+    if (counted !== undefined) this.intervals.set(step, counted + 1);
+    else if (this.intervals.size < INTERVALS_COUNTED) this.intervals.set(step, 1);
   }
 
   private addLine(line: string): void {
@@ -64,6 +108,9 @@ export class PacketSpanReader {
     this.packets++;
     if (timeOf(ptsText) === undefined) this.withoutPresentationTime++;
     const pts = timeOf(ptsText) ?? timeOf(dtsText);
+    // decode times rise by one frame's interval a packet, B-frames or not; presentation times do not
+    const decodeTime = timeOf(dtsText) ?? pts;
+    if (decodeTime !== undefined) this.countInterval(decodeTime);
     if (pts === undefined) return;
     this.first = Math.min(this.first, pts);
     if (pts >= this.last) {

@@ -122,6 +122,7 @@ export async function readVideoInfo(
   let json: FfprobeOutput;
   let guessedTimes = false;
   let packetSpanSeconds: number | undefined;
+  let frameInterval: number | undefined;
   try {
     const { stdout, stderr } = await runToCompletion(ffprobePath(), buildProbeArgs(path, pin), signal, { maxStdoutBytes: PROBE_OUTPUT_LIMIT_BYTES });
     // ffprobe may succeed with the refused stream's size zeroed: the log says what was refused
@@ -134,6 +135,7 @@ export async function readVideoInfo(
       if (span) json = withPacketSpan(json, span);
       guessedTimes = span?.guessedTimes ?? false;
       packetSpanSeconds = span?.seconds;
+      frameInterval = span?.frameInterval;
     }
   } catch (error) {
     if (error instanceof EngineError) throw error;
@@ -142,7 +144,7 @@ export async function readVideoInfo(
     if (oversized && onOversized && !signal?.aborted) throw onOversized(oversized);
     throw asInputInvalid(error, 'the file could not be read as a video', signal);
   }
-  const parsed = parseProbeOutput(json);
+  const parsed = parseProbeOutput(json, frameInterval);
   return { ...parsed, pin, ...(packetSpanSeconds ? { packetSpanSeconds } : {}), ...(parsed.videoStart && guessedTimes ? { videoStart: { ...parsed.videoStart, guessedTimes } } : {}) };
 }
 
@@ -192,14 +194,17 @@ async function decodeStill(args: string[], bytes: number, message: string, signa
   }
 }
 
-/** Pure: ffprobe's JSON to VideoInfo. Throws input_invalid when there is no usable video stream. */
-export function parseProbeOutput(json: FfprobeOutput): ParsedVideo {
+/**
+ * Pure: ffprobe's JSON to VideoInfo. Throws input_invalid when there is no usable video stream.
+ * `frameInterval`: the interval most of the stream's packets follow each other at (packet-span.ts).
+ */
+export function parseProbeOutput(json: FfprobeOutput, frameInterval?: number): ParsedVideo {
   const video = videoStreamOf(json);
   if (!video || !video.width || !video.height) {
     throw new EngineError('input_invalid', 'no video stream found in the input');
   }
   const averageFps = parseFrameRate(video.avg_frame_rate);
-  const fps = readingFrameRate(averageFps, parseFrameRate(video.r_frame_rate));
+  const fps = readingFrameRate(averageFps, parseFrameRate(video.r_frame_rate), frameInterval);
   if (!fps) throw new EngineError('input_invalid', 'the video stream has no frame rate');
   const durationSeconds = durationOf(json, video);
   if (!durationSeconds) throw new EngineError('input_invalid', 'the video has no duration');
@@ -334,17 +339,24 @@ function isStillCodec(stream: FfprobeStream): boolean {
 
 /** how far above the average rate a nominal rate is believed (readingFrameRate) */
 const NOMINAL_RATE_MAX_OVER_AVERAGE = 1.5;
+/** how close a nominal rate's interval must be to the packets' commonest one to be believed at any average */
+const NOMINAL_INTERVAL_TOLERANCE = 0.02;
 
 /**
  * The rate a video's frames are read at. A variable-rate video (a phone's that drops from 30 to 20
  * fps in low light, a clip with a pause) has an average rate below its nominal one, and resampled
  * to its average its moving parts lose frames and judder. It is read at its nominal rate, its
  * pauses holding their picture as a player shows them, where that rate is believable: above the
- * average by no more than half (a timebase's 1000 fps or a doubled field rate is not a frame rate).
+ * average by no more than half, or the rate most of its frames follow each other at
+ * (`frameInterval`), however long its pauses (a screen recording, a clip held on one frame for
+ * seconds: read at its average, a 30 fps clip with a 3 s pause lost every other moving frame). A
+ * timebase's 1000 fps or a doubled field rate is not a frame rate.
  */
-export function readingFrameRate(average: number | undefined, nominal: number | undefined): number | undefined {
+export function readingFrameRate(average: number | undefined, nominal: number | undefined, frameInterval?: number): number | undefined {
   if (average === undefined) return nominal;
-  return nominal !== undefined && nominal > average && nominal <= average * NOMINAL_RATE_MAX_OVER_AVERAGE ? nominal : average;
+  if (nominal === undefined || nominal <= average) return average;
+  const followsFrames = frameInterval !== undefined && Math.abs(nominal * frameInterval - 1) <= NOMINAL_INTERVAL_TOLERANCE;
+  return nominal <= average * NOMINAL_RATE_MAX_OVER_AVERAGE || followsFrames ? nominal : average;
 }
 
 /** "30000/1001" -> 29.97; "0/0" and nonsense -> undefined */

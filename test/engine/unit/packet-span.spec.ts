@@ -9,23 +9,40 @@ const spanOf = (...chunks: string[]) => {
 
 describe('PacketSpanReader', () => {
   it('spans the first timestamp to the end of the last packet, lines split across chunks', () => {
-    expect(spanOf('0.000000,0.000000,0.040000,K_\n0.04', '0000,0.040000,0.040000,__\n0.080000,0.080000,0.040000,__\n')).toEqual({ seconds: 0.12, packets: 3, guessedTimes: false });
+    expect(spanOf('0.000000,0.000000,0.040000,K_\n0.04', '0000,0.040000,0.040000,__\n0.080000,0.080000,0.040000,__\n')).toEqual({ seconds: 0.12, packets: 3, guessedTimes: false, frameInterval: 0.04 });
   });
 
   it('takes packets in decode order (B-frames), a stream not starting at 0, and a last line without a newline', () => {
-    expect(spanOf('1.000000,0.960000,0.040000,K_\n1.120000,1.000000,0.040000,__\n1.040000,1.040000,0.040000,__\n1.080000,1.080000,0.040000,__')).toEqual({ seconds: expect.closeTo(0.16, 9), packets: 4, guessedTimes: false });
+    expect(spanOf('1.000000,0.960000,0.040000,K_\n1.120000,1.000000,0.040000,__\n1.040000,1.040000,0.040000,__\n1.080000,1.080000,0.040000,__')).toEqual({ seconds: expect.closeTo(0.16, 9), packets: 4, guessedTimes: false, frameInterval: 0.04 });
   });
 
   it('gives a last packet without a duration the average interval; packets without a timestamp count only', () => {
-    expect(spanOf('0.000000,N/A,N/A,K_\nN/A,N/A,N/A,__\n0.100000,N/A,N/A,__\n0.200000,N/A,N/A,__\n')).toEqual({ seconds: expect.closeTo(0.2 + 0.2 / 3, 9), packets: 4, guessedTimes: true });
+    expect(spanOf('0.000000,N/A,N/A,K_\nN/A,N/A,N/A,__\n0.100000,N/A,N/A,__\n0.200000,N/A,N/A,__\n')).toEqual({ seconds: expect.closeTo(0.2 + 0.2 / 3, 9), packets: 4, guessedTimes: true, frameInterval: 0.1 });
   });
 
   it('takes the decode timestamp where a packet has no presentation one (AVI), and says the frames\' times are then guessed', () => {
-    expect(spanOf('N/A,0.000000,0.100000,K__\nN/A,0.100000,0.100000,___\nN/A,0.200000,0.100000,___\n')).toEqual({ seconds: expect.closeTo(0.3, 9), packets: 3, guessedTimes: true });
+    expect(spanOf('N/A,0.000000,0.100000,K__\nN/A,0.100000,0.100000,___\nN/A,0.200000,0.100000,___\n')).toEqual({ seconds: expect.closeTo(0.3, 9), packets: 3, guessedTimes: true, frameInterval: 0.1 });
   });
 
   it("leaves out the packets an edit list discards (the frames before a cut's start)", () => {
-    expect(spanOf('-1.320000,-1.400000,0.040000,KD_\n-1.280000,-1.360000,0.040000,_D_\n0.000000,-0.080000,0.040000,___\n0.040000,-0.040000,0.040000,___\n')).toEqual({ seconds: expect.closeTo(0.08, 9), packets: 2, guessedTimes: false });
+    expect(spanOf('-1.320000,-1.400000,0.040000,KD_\n-1.280000,-1.360000,0.040000,_D_\n0.000000,-0.080000,0.040000,___\n0.040000,-0.040000,0.040000,___\n')).toEqual({ seconds: expect.closeTo(0.08, 9), packets: 2, guessedTimes: false, frameInterval: 0.04 });
+  });
+
+  /** packet lines at decode times `times` (seconds), each its own presentation time */
+  const packetsAt = (times: number[]) => times.map((time) => `${time.toFixed(6)},${time.toFixed(6)},N/A,__\n`).join('');
+
+  it('finds the interval most frames follow each other at, however long a pause between them', () => {
+    // 30 fps in a 30 kHz timebase: 31 frames, the last held for 3 s, 30 more
+    const held = [...Array.from({ length: 31 }, (_, n) => (n * 1001) / 30000), ...Array.from({ length: 30 }, (_, n) => 4 + (n * 1001) / 30000)];
+    expect(spanOf(packetsAt(held))?.frameInterval).toBeCloseTo(1001 / 30000, 4); // counted in steps of 10 µs
+    // a browser's WebM: 30 fps rounded to its 1 ms timebase (33, 33, 34 ms)
+    const rounded = Array.from({ length: 90 }, (_, n) => Math.round((n * 1000) / 30) / 1000);
+    expect(spanOf(packetsAt(rounded))?.frameInterval).toBeCloseTo(1 / 30, 4);
+  });
+
+  it('finds no frame interval where no interval is common (timestamps all over the place)', () => {
+    const irregular = Array.from({ length: 40 }, (_, n) => (n * (n + 1)) / 100); // each interval 20 ms longer than the last
+    expect(spanOf(packetsAt(irregular))?.frameInterval).toBeUndefined();
   });
 
   it('has no span with fewer than two timestamps', () => {

@@ -175,6 +175,17 @@ describe('the rate frames are read at', () => {
     expect(read({ r_frame_rate: '30/1', avg_frame_rate: '20/1' })).toMatchObject({ fps: 30 });
   });
 
+  it('reads a clip with a long pause at its nominal rate where most of its frames follow each other at that rate (at its average, half its moving frames were lost)', () => {
+    // 61 frames at 30 fps, one of them held for 3 s: 12.1 fps on average
+    const held = { r_frame_rate: '30/1', avg_frame_rate: '1830/151', nb_frames: '61' };
+    expect(parseProbeOutput(output(stream(held)), 1 / 30)).toMatchObject({ fps: 30 });
+    expect(parseProbeOutput(output(stream({ ...held, r_frame_rate: '30000/1001' })), 0.033)).toMatchObject({ fps: 30000 / 1001 }); // a 1 ms timebase's rounding
+    // the packets follow each other at another rate: the nominal one is not the frames'
+    expect(parseProbeOutput(output(stream(held)), 1 / 12)).toMatchObject({ fps: 1830 / 151 });
+    expect(parseProbeOutput(output(stream({ ...held, r_frame_rate: '1000/1' })), 1 / 30)).toMatchObject({ fps: 1830 / 151 });
+    expect(parseProbeOutput(output(stream(held)))).toMatchObject({ fps: 1830 / 151 });
+  });
+
   it('keeps the average where the nominal rate is not believable as a frame rate', () => {
     // a timebase's 1000 fps, a field rate twice the frame rate, a nominal rate below the average
     expect(read({ r_frame_rate: '1000/1', avg_frame_rate: '30/1', nb_frames: '300' })).toMatchObject({ fps: 30, frameCount: 300 });
