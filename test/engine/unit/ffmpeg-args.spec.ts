@@ -157,7 +157,7 @@ describe('interlaced input', () => {
 describe('HDR input', () => {
   const hdrSource: SourceSpec = { ...source, hdr: { transfer: 'arib-std-b67', primaries: 'bt2020', matrix: 'bt2020nc' } };
   const toneMap =
-    'setparams=color_primaries=bt2020:color_trc=arib-std-b67:colorspace=bt2020nc,zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=709,tonemap=hable:desat=0,zscale=t=709:m=709:r=tv';
+    'setparams=color_primaries=bt2020:color_trc=arib-std-b67:colorspace=bt2020nc,zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=709,tonemap=mobius:param=0.5:desat=0,zscale=t=709:m=709:r=tv';
 
   it('the decoder tone-maps at the model size, after scaling', () => {
     const args = buildDecodeArgs(hdrSource, { width: 256, height: 144 });
