@@ -62,8 +62,8 @@ const noStore: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** Response headers every client may read cross-origin (CORS). */
-const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed'];
+/** Response headers every client may read cross-origin (CORS): a ranged download's too */
+const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed', 'Content-Range', 'Content-Disposition', 'Accept-Ranges'];
 
 /**
  * Security headers: helmet's defaults, except that outputs and uploads may be embedded by other
@@ -234,6 +234,16 @@ function refuseBodiesNotJson(req: Request, _res: Response, next: NextFunction): 
   next(new DomainError('unsupported_media_type', `The body must be JSON: send it with Content-Type: application/json (it came as ${req.headers['content-type']})`));
 }
 
+/**
+ * A parser for the methods whose bodies mean something. A body on a GET or a DELETE means nothing
+ * (RFC 9110 section 9.3.1) and is left unread: a health probe or a poll that sent one that was not
+ * JSON was refused 400 (malformed JSON).
+ */
+const onlyWithBodies =
+  (parser: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    METHODS_WITH_BODIES.has(req.method) ? parser(req, res, next) : next();
+
 /** the per-key request limit, applied before the body parsers, whose refusals are answered without the router */
 function countedBeforeBody(limiter: RateLimitGuard): RequestHandler {
   return (req, res, next) => void limiter.limitBeforeBody(req, res).then(() => next(), next);
@@ -333,9 +343,9 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   if (usage) app.use(countedBeforeBody(app.get(RateLimitGuard, { strict: false })));
   app.use(bodyDeadline(config.env.HTTP_BODY_TIMEOUT_MS));
   app.use('/v1', refuseBodiesNotJson);
-  app.use('/v1', json({ limit: jsonBodyLimit, type: declaresNoType }));
-  app.use(json({ limit: jsonBodyLimit, type: JSON_TYPES }));
-  app.use(urlencoded({ extended: false, limit: jsonBodyLimit }));
+  app.use('/v1', onlyWithBodies(json({ limit: jsonBodyLimit, type: declaresNoType })));
+  app.use(onlyWithBodies(json({ limit: jsonBodyLimit, type: JSON_TYPES })));
+  app.use(onlyWithBodies(urlencoded({ extended: false, limit: jsonBodyLimit })));
   app.use(refuseUnfitBodies);
   // the original service's /api routes too: its clients upload and start paid jobs there
   if (usage) app.use(['/v1', '/api'], usage);

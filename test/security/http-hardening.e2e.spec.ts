@@ -118,10 +118,10 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       expect(res.headers['access-control-allow-headers']).toMatch(/Idempotency-Key/i);
     });
 
-    it('exposes the request id and rate-limit headers to an allowed origin', async () => {
+    it('exposes the request id, rate-limit headers and a ranged download\'s range to an allowed origin', async () => {
       const res = await http.get('/v1/jobs').set('Origin', ALLOWED_ORIGIN).set('X-Api-Key', apiKey);
       expect(res.headers['access-control-allow-origin']).toBe(ALLOWED_ORIGIN);
-      for (const header of ['X-Request-Id', 'X-RateLimit-Remaining', 'Retry-After']) expect(res.headers['access-control-expose-headers']).toContain(header);
+      for (const header of ['X-Request-Id', 'X-RateLimit-Remaining', 'Retry-After', 'Content-Range', 'Content-Disposition']) expect(res.headers['access-control-expose-headers']).toContain(header);
     });
 
     it('says nothing to any other origin', async () => {
@@ -166,6 +166,13 @@ describe('HTTP hardening through createApp (headers, CORS, body limit, structure
       const res = await http.post(route).set('X-Api-Key', apiKey).send(body);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_request', details: [{ field, message: expect.stringMatching(/surrogate/) }] });
+    });
+
+    it('a GET or DELETE carrying a body that is not JSON is served, the body left unread (a poll or a health probe that sent one was 400 malformed JSON)', async () => {
+      const poll = await http.get('/v1/jobs').set('X-Api-Key', apiKey).set('Content-Type', 'application/json').send('hello');
+      expect(poll.status).toBe(200);
+      const probe = await http.get('/health/live').set('Content-Type', 'application/json').send('hello');
+      expect(probe.status).toBe(200);
     });
 
     it('a URL longer than Node accepts is 431 in the envelope, not a bare status line, and logged under the id it was given (it was logged nowhere)', async () => {
