@@ -153,6 +153,14 @@ describe.each([
     expectLimitHeaders(await a.get('/v1/jobs', key), LIMIT - 5);
   });
 
+  it("a key the process has not seen yet (or for 30 s): its first request, refused by the body parser, is counted and carries the headers (it went uncounted and without them)", async () => {
+    const key = await cluster.createKey();
+    const malformed = await cluster.nodes[1].http.post('/v1/jobs').set('X-Api-Key', key).set('Content-Type', 'application/json').send('{"video_url": ');
+    expect(malformed.status).toBe(400);
+    expectLimitHeaders(malformed, LIMIT - 1);
+    expectLimitHeaders(await b.get('/v1/jobs', key), LIMIT - 2);
+  });
+
   it(`made-up keys from one address are stopped before the database: ${LIMIT} are 401, then 429; a key in use there goes on`, async () => {
     const key = await cluster.createKey();
     expect((await a.get('/v1/jobs', key)).status).toBe(200); // in use: answered from memory from now on

@@ -136,15 +136,34 @@ export class RateLimitGuard implements CanActivate {
    * carries the X-RateLimit-* headers like any other: the contract's "every /v1 response". The guard
    * then leaves the requests limit to this count; job starts it still counts itself.
    *
-   * Only for a key in use (authenticated from memory): such requests never reach authentication,
-   * so made-up keys sent to them would each make a counter in the store and never count as
-   * failures. Any other request is counted by the guard, as before, once a route takes it.
+   * Only for a key that authenticates: such requests never reach authentication, so made-up keys
+   * sent to them would each make a counter in the store and never count as failures. A key not in
+   * this process's memory is looked up here (the lookup authentication would make, which then
+   * answers it from memory), unless its address is past the failures limit: counted only when in
+   * memory, a key's refused requests went without X-RateLimit-* headers and uncounted after 30 s
+   * of quiet. Any other request is counted by the guard, as before, once a route takes it.
    */
   async limitBeforeBody(req: Request, res: Response): Promise<void> {
     const presented = presentedKeyOf(req);
-    if (!isKeyedPath(req.path) || presented === undefined || !this.keys.answersFromMemory(presented)) return;
+    if (!isKeyedPath(req.path) || presented === undefined) return;
+    if (!this.keys.answersFromMemory(presented) && (this.addressRefused(req) || !(await this.authenticates(presented)))) return;
     await this.limitRequest(req, res);
     Object.assign(req, { [COUNTED_BEFORE_BODY]: true });
+  }
+
+  /** whether `presented` is an enabled key (a store or database away: not known, left to the guard) */
+  private async authenticates(presented: string): Promise<boolean> {
+    try {
+      await this.keys.authenticate(presented);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private addressRefused(req: Request): boolean {
+    const until = this.refusedUntil.get(`ip:${addressOf(req)}`);
+    return until !== undefined && until > this.clock.now().getTime();
   }
 
   /**
