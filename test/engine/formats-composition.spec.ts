@@ -257,6 +257,11 @@ describe("colour on HD footage (BT.709), decoded by each output's own tag as pla
     near(rgbAt(decoded, 0, ...subjectAt), SUBJECT, 4);
   });
 
+  it.each<OutputFormat>(['mp4', 'mov'])('%s says its primaries and transfer with its matrix (they were "unspecified": editors flagged the clip)', async (format) => {
+    const { outputPath } = await run(format, { inputPath: hd, previewDuration: 0.12 });
+    expect((await probeStreams(outputPath)).streams[0]).toMatchObject({ color_space: 'bt709', color_primaries: 'bt709', color_transfer: 'bt709' });
+  });
+
   describe('untagged, as most files are (players take HD for BT.709)', () => {
     let untagged: string;
     beforeAll(async () => {

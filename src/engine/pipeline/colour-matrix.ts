@@ -29,9 +29,27 @@ export function colourMatrixOf(colorSpace: string | undefined, height: number, t
 /** ffmpeg's `-colorspace` name of a matrix: what an output says it is */
 const COLORSPACE_TAG: Readonly<Record<ColourMatrix, string>> = { bt709: 'bt709', bt601: 'smpte170m', bt2020: 'bt2020nc' };
 
-/** The output options that tag a video stream with `matrix`; none where it is unknown. */
+/**
+ * The primaries and transfer that go with each matrix, as players take them for a file that names
+ * only its matrix: SD's NTSC ones (the same curve and near the same primaries as PAL's), HD's,
+ * UHD's standard range (HDR comes out tone-mapped to BT.709).
+ */
+const PRIMARIES_AND_TRANSFER: Readonly<Record<ColourMatrix, { primaries: string; transfer: string }>> = {
+  bt709: { primaries: 'bt709', transfer: 'bt709' },
+  bt601: { primaries: 'smpte170m', transfer: 'smpte170m' },
+  bt2020: { primaries: 'bt2020', transfer: 'bt2020-10' },
+};
+
+/**
+ * The output options that tag a video stream with `matrix`, its primaries and its transfer; none
+ * where the matrix is unknown. With the matrix alone, mp4 and webm said "unspecified" primaries and
+ * transfer, a mov's colr box said so too (editors flag the clip), and a BT.2020 clip was shown with
+ * BT.709's primaries.
+ */
 export function colourTagArgs(matrix: ColourMatrix | undefined): string[] {
-  return matrix ? ['-colorspace', COLORSPACE_TAG[matrix]] : [];
+  if (!matrix) return [];
+  const { primaries, transfer } = PRIMARIES_AND_TRANSFER[matrix];
+  return ['-colorspace', COLORSPACE_TAG[matrix], '-color_primaries', primaries, '-color_trc', transfer];
 }
 
 /**

@@ -79,13 +79,13 @@ describe("the source's YCbCr matrix", () => {
     const mp4 = buildEncodeArgs(spec('mp4', { source: hd, background: { type: 'color', rgb: [9, 162, 70] } }), '/out/o.mp4');
     expect(filterOf(mp4)).toContain('color=c=0x09A246:s=640x360:r=25,format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[bg]');
     expect(filterOf(mp4)).toContain('setparams=colorspace=bt709,');
-    expect(mp4.join(' ')).toContain('-colorspace bt709');
+    expect(mp4.join(' ')).toContain('-colorspace bt709 -color_primaries bt709 -color_trc bt709');
     const mov = buildEncodeArgs(spec('mov', { source: { ...source, colourMatrix: 'bt601' }, background: { type: 'image', imagePath: '/in/bg.png', pin: { demuxer: 'png_pipe' } } }), '/out/o.mov');
     expect(filterOf(mov)).toContain('setsar=1,format=rgb24,scale=out_color_matrix=bt601:out_range=tv,format=yuv444p,');
-    expect(mov.join(' ')).toContain('-colorspace smpte170m -movflags +write_colr');
+    expect(mov.join(' ')).toContain('-colorspace smpte170m -color_primaries smpte170m -color_trc smpte170m -movflags +write_colr');
     const parts = webmPartsIn('/tmp/w');
-    expect(buildWebmColourArgs(spec('webm', { source: hd }), parts).join(' ')).toContain('-colorspace bt709 -vsync passthrough -f ivf -y /tmp/w/webm-color.ivf');
-    expect(buildWebmEncodeArgs(spec('webm', { source: hd, background: { type: 'color', rgb: [0, 0, 0] } }), parts).join(' ')).toContain('-colorspace bt709 -vsync passthrough -f ivf -y /tmp/w/webm-color.ivf');
+    expect(buildWebmColourArgs(spec('webm', { source: hd }), parts).join(' ')).toContain('-colorspace bt709 -color_primaries bt709 -color_trc bt709 -vsync passthrough -f ivf -y /tmp/w/webm-color.ivf');
+    expect(buildWebmEncodeArgs(spec('webm', { source: hd, background: { type: 'color', rgb: [0, 0, 0] } }), parts).join(' ')).toContain('-colorspace bt709 -color_primaries bt709 -color_trc bt709 -vsync passthrough -f ivf -y /tmp/w/webm-color.ivf');
   });
 
   it('converts webp, which decoders read as BT.601, to BT.601; leaves GIF and PNG untagged (RGB)', () => {
