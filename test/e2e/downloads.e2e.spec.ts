@@ -86,4 +86,32 @@ describe('downloads (real HTTP, local storage)', () => {
       expect(whole.body).toEqual(bytes);
     }
   });
+
+  it('says its version (ETag, Last-Modified): a client whose copy is current gets 304, and a resumed download whose copy is older gets the whole file, not a part of the newer one (If-Range was ignored)', async () => {
+    const key = 'outputs/versioned.webm';
+    const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 253));
+    await storage.put(key, Readable.from([bytes]));
+    const url = new URL(await storage.signedDownloadUrl(key, 300));
+    const get = (headers: Record<string, string>) => t.http.get(url.pathname + url.search).set(headers).buffer(true).parse(bytesBody);
+
+    const first = await get({});
+    const [etag, lastModified] = [first.headers.etag, first.headers['last-modified']];
+    expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
+    expect(new Date(lastModified).getTime()).toBeGreaterThan(Date.now() - 60_000);
+
+    for (const current of [{ 'If-None-Match': etag }, { 'If-None-Match': `"other", ${etag}` }, { 'If-None-Match': '*' }, { 'If-Modified-Since': lastModified }] as Array<Record<string, string>>) {
+      const unchanged = await get(current);
+      expect([unchanged.status, unchanged.body.length, unchanged.headers.etag]).toEqual([304, 0, etag]);
+    }
+    expect((await get({ 'If-None-Match': '"other"', 'If-Modified-Since': lastModified })).status).toBe(200); // the tag decides where both are sent
+    expect((await get({ 'If-Modified-Since': new Date(Date.parse(lastModified) - 10_000).toUTCString() })).status).toBe(200);
+
+    const resumed = await get({ Range: 'bytes=900-', 'If-Range': etag });
+    expect([resumed.status, resumed.body]).toEqual([206, bytes.subarray(900)]);
+    expect((await get({ Range: 'bytes=900-', 'If-Range': lastModified })).status).toBe(206);
+    for (const older of ['"0-0"', new Date(Date.parse(lastModified) - 10_000).toUTCString()]) {
+      const whole = await get({ Range: 'bytes=900-', 'If-Range': older });
+      expect([whole.status, whole.body]).toEqual([200, bytes]);
+    }
+  });
 });

@@ -6,7 +6,7 @@ export interface StoredObject {
   size: number;
 }
 
-/** An object found by `list`, with when it was last written. */
+/** An object found by `list` or `stat`, with when it was last written. */
 export interface ListedObject extends StoredObject {
   modifiedAt: Date;
 }
@@ -57,7 +57,7 @@ export abstract class ObjectStorage {
   abstract putFile(key: string, localPath: string): Promise<StoredObject>;
   /** The object's bytes, or the range of them; rejects with ObjectNotFoundError when there is no object. */
   abstract openRead(key: string, range?: ByteRange): Promise<Readable>;
-  abstract stat(key: string): Promise<StoredObject | null>;
+  abstract stat(key: string): Promise<ListedObject | null>;
   /** Removes the object; deleting a missing key is not an error. */
   abstract delete(key: string): Promise<void>;
   /** Every object whose key starts with `prefix` (a folder: `chunks/`), in no promised order, read a page at a time. */

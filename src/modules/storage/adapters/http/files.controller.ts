@@ -6,6 +6,7 @@ import { attachmentDisposition, contentTypeOf } from '../../application/content-
 import { SignatureCheck, UrlSigner } from '../../application/url-signer';
 import { ObjectStorage, openReadOrGone } from '../../ports/object-storage';
 import { sendStream } from '../../../../common/http/send-stream';
+import { clientHasCurrent, rangeStillApplies, setVersionHeaders } from '../../../../common/http/conditional-get';
 
 /**
  * The one byte range a Range header asks for; null where there is none to honour (no header, another
@@ -56,7 +57,10 @@ export class FilesController {
     refuseUnlessValid(this.signer.verify(key, expires, signature, typeof name === 'string' ? name : ''), 'download');
     const object = await this.storage.stat(key);
     if (!object) throw new DomainError('gone', 'This file is no longer available');
-    const range = parseRange(req.headers.range, object.size);
+    setVersionHeaders(res, object);
+    res.setHeader('Cache-Control', 'private, max-age=300');
+    if (clientHasCurrent(req, object)) return void res.status(304).end();
+    const range = rangeStillApplies(req, object) ? parseRange(req.headers.range, object.size) : null;
     res.setHeader('Accept-Ranges', 'bytes');
     if (range === 'unsatisfiable') {
       res.setHeader('Content-Range', `bytes */${object.size}`);
@@ -66,7 +70,6 @@ export class FilesController {
     // a HEAD's file is not read (the stat above found it)
     const stream = req.method === 'HEAD' ? null : await openReadOrGone(this.storage, key, range ?? undefined);
     res.setHeader('Content-Type', contentTypeOf(key));
-    res.setHeader('Cache-Control', 'private, max-age=300');
     if (typeof name === 'string' && name) res.setHeader('Content-Disposition', attachmentDisposition(name));
     if (range) {
       res.status(206);

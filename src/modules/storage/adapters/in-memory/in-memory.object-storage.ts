@@ -47,10 +47,10 @@ export class InMemoryObjectStorage extends ObjectStorage {
     return Readable.from([range ? bytes.subarray(range.start, range.end + 1) : bytes]);
   }
 
-  async stat(key: string): Promise<StoredObject | null> {
+  async stat(key: string): Promise<ListedObject | null> {
     assertSafeKey(key);
     const object = this.objects.get(key);
-    return object ? { key, size: object.bytes.length } : null;
+    return object ? { key, size: object.bytes.length, modifiedAt: object.modifiedAt } : null;
   }
 
   async delete(key: string): Promise<void> {

@@ -88,10 +88,10 @@ export class LocalDiskObjectStorage extends ObjectStorage {
     return file.createReadStream(range);
   }
 
-  async stat(key: string): Promise<StoredObject | null> {
+  async stat(key: string): Promise<ListedObject | null> {
     const target = this.pathOf(key);
     const info = await fs.stat(target).catch(whenMissing(() => null));
-    return info?.isFile() ? { key, size: info.size } : null;
+    return info?.isFile() ? { key, size: info.size, modifiedAt: info.mtime } : null;
   }
 
   async delete(key: string): Promise<void> {

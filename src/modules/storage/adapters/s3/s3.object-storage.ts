@@ -93,7 +93,7 @@ export class S3ObjectStorage extends ObjectStorage {
     await upload.done();
     const stored = await this.stat(key);
     if (!stored) throw new Error(`S3 object ${key} missing right after its upload`);
-    return stored;
+    return { key, size: stored.size };
   }
 
   async putFile(key: string, localPath: string): Promise<StoredObject> {
@@ -113,11 +113,11 @@ export class S3ObjectStorage extends ObjectStorage {
     }
   }
 
-  async stat(key: string): Promise<StoredObject | null> {
+  async stat(key: string): Promise<ListedObject | null> {
     assertSafeKey(key);
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { key, size: head.ContentLength ?? 0 };
+      return { key, size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0) };
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
