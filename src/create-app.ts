@@ -22,6 +22,7 @@ import { requestIdMiddleware } from './common/http/request-id';
 import { createValidationPipe } from './common/http/validation';
 import { newRequestId } from './common/ids';
 import { continueWhenBodyIsRead } from './common/http/expect-continue';
+import { requireOneHost } from './common/http/host-header';
 import { APP_CONFIG, AppConfig, secretsInConfig } from './config/app-config';
 import { UsageRecorder } from './modules/usage/application/usage-recorder';
 import { MetricsService } from './modules/metrics/metrics.service';
@@ -322,16 +323,19 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   const usage = config.role !== 'worker' ? usageMiddleware(app.get(UsageRecorder)) : null;
   // The request clients poll, first: the same steps as below, without the router walking to them.
   if (usage) {
-    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), fixedHeaders(security), noStore, metrics, usage];
+    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), requireOneHost, fixedHeaders(security), noStore, metrics, usage];
     serveFirst(app.getHttpServer() as Server, jobStatusLane(app, exceptions, steps, config.env.CORS_ORIGINS.length > 0));
   }
   app.use(requestIdMiddleware);
   if (accessLog) app.use(accessLog);
+  app.use(requireOneHost);
   app.disable('x-powered-by');
   // JSON answers are not cached by clients (job state changes); Express would hash every body for an ETag.
   app.set('etag', false);
   answerUnparsableRequests(app.getHttpServer() as Server, options.accessLog);
   continueWhenBodyIsRead(app.getHttpServer() as Server);
+  // requireOneHost answers in the envelope instead
+  Object.assign(app.getHttpServer() as Server, { requireHostHeader: false });
   applyServerTimeouts(app.getHttpServer() as Server, config.http);
   cutConnectionsAfterGrace(app, config.http.shutdownGraceMs);
   app.use(security);
