@@ -142,6 +142,13 @@ describe('HDR input', () => {
 });
 
 describe('an Xvid AVI with B-frames, whose frames the decoder times (AVI states no presentation times)', () => {
+  it('gives a whole run as many frames as the clip has (the last came twice: 101 of 100, 40 ms past the sound)', async () => {
+    const avi = join(dir(), 'xvid-100.avi');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25', '-frames:v', '100', '-c:v', 'mpeg4', '-vtag', 'xvid', '-bf', '2', '-y', avi]);
+    const { result } = await run('png_sequence', { inputPath: avi, previewDuration: undefined }, { kind: 'bright', input: { width: 160, height: 120 } });
+    expect(result.frames).toBe(100);
+  });
+
   it("gives a long job's chunk the single run's frames (seeked, it started a frame early: the seam's frame twice, then a frame off its sound)", async () => {
     const avi = join(dir(), 'xvid.avi');
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=24000/1001', '-t', '6', '-c:v', 'mpeg4', '-vtag', 'xvid', '-g', '300', '-bf', '2', '-y', avi]);

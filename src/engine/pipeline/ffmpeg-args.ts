@@ -145,8 +145,19 @@ const DEINTERLACE = 'yadif=mode=send_frame:parity=auto:deint=interlaced';
 
 /** The source chain of `source`, seeking or not, deinterlaced first where it is interlaced. */
 function chainOf(source: SourceSpec): string {
-  const chain = sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined, previewCut(source.durationLimit, source.videoStart));
+  const chain = sourceChain(source.fps, source.frames, seekOf(source) !== null ? source.videoStart : undefined, previewCut(source.durationLimit, source.videoStart)) + guessedTimesCap(source);
   return source.interlaced ? `${DEINTERLACE},${chain}` : chain;
+}
+
+/**
+ * Where the decoder guesses the frames' times (AVI with B-frames states none), its first frame may
+ * come a frame after the stream's start, and the constant-rate sequence ran a frame past the
+ * picture's end: 101 frames of a 100-frame clip, the last twice, 40 ms longer than its sound. The
+ * whole video's sequence is cut at the frames its packets span; a chunk or a preview is cut already.
+ */
+function guessedTimesCap(source: SourceSpec): string {
+  if (!source.videoStart?.guessedTimes || source.frames || source.durationLimit !== undefined) return '';
+  return `,trim=end_frame=${Math.max(1, Math.round(source.pictureSeconds * source.fps))}`;
 }
 
 /** the source's video stream as ffmpeg names it (`-map` and filter inputs): the stream the probe chose */
