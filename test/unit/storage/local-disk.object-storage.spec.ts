@@ -61,7 +61,7 @@ describe('LocalDiskObjectStorage: missing objects against failing reads', () => 
       opens.mockRestore();
     }
     expect(raced).toBe(true);
-    expect(await store.stat('chunks/job_a/1.webm')).toEqual({ key: 'chunks/job_a/1.webm', size: 20 });
+    expect(await store.stat('chunks/job_a/1.webm')).toMatchObject({ key: 'chunks/job_a/1.webm', size: 20 });
   });
 
   const bytesAt = async (name: string, size: number): Promise<string> => {

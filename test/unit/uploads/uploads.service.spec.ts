@@ -49,7 +49,7 @@ describe('UploadsService', () => {
     const body = await uploads.storeBody(Readable.from([Buffer.from('video bytes')]), 'video/mp4');
     const view = await uploads.register('key_a', 'clip.mp4', body);
     expect(view).toMatchObject({ success: true, filename: 'clip.mp4', size: 11, duration_seconds: 4, video_url: `http://backdrop.test/v1/uploads/${view.video_id}` });
-    expect(await storage.stat(body.storageKey)).toEqual({ key: body.storageKey, size: 11 });
+    expect(await storage.stat(body.storageKey)).toMatchObject({ key: body.storageKey, size: 11 });
     expect(uploads.uploadIdFromUrl(view.video_url)).toBe(view.video_id);
     expect(uploads.uploadIdFromUrl('https://elsewhere.example.com/v1/uploads/' + view.video_id)).toBeNull();
     // dated by the injected clock, which retention reads too (it was the system's)

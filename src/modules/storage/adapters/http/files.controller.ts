@@ -6,7 +6,7 @@ import { attachmentDisposition, contentTypeOf } from '../../application/content-
 import { SignatureCheck, UrlSigner } from '../../application/url-signer';
 import { ObjectStorage, openReadOrGone } from '../../ports/object-storage';
 import { sendStream } from '../../../../common/http/send-stream';
-import { clientHasCurrent, rangeStillApplies, setVersionHeaders } from '../../../../common/http/conditional-get';
+import { clientHasCurrent, FileVersion, rangeStillApplies, setVersionHeaders } from '../../../../common/http/conditional-get';
 
 /**
  * The one byte range a Range header asks for; null where there is none to honour (no header, another
@@ -21,6 +21,12 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   if (start >= size) return 'unsatisfiable';
   const end = match[2] === '' ? size - 1 : Number(match[2]);
   return start <= end ? { start, end: Math.min(end, size - 1) } : null;
+}
+
+/** a stored file's version and how long a client may keep it: set once the file is found and opened (an error answer has neither) */
+function setFileHeaders(res: Response, version: FileVersion): void {
+  setVersionHeaders(res, version);
+  res.setHeader('Cache-Control', 'private, max-age=300');
 }
 
 function keyOf(param: string | string[]): string {
@@ -57,9 +63,10 @@ export class FilesController {
     refuseUnlessValid(this.signer.verify(key, expires, signature, typeof name === 'string' ? name : ''), 'download');
     const object = await this.storage.stat(key);
     if (!object) throw new DomainError('gone', 'This file is no longer available');
-    setVersionHeaders(res, object);
-    res.setHeader('Cache-Control', 'private, max-age=300');
-    if (clientHasCurrent(req, object)) return void res.status(304).end();
+    if (clientHasCurrent(req, object)) {
+      setFileHeaders(res, object);
+      return void res.status(304).end();
+    }
     const range = rangeStillApplies(req, object) ? parseRange(req.headers.range, object.size) : null;
     res.setHeader('Accept-Ranges', 'bytes');
     if (range === 'unsatisfiable') {
@@ -69,6 +76,7 @@ export class FilesController {
     // opened before the file's headers are set: one gone meanwhile (retention) is answered as an error, not as the file;
     // a HEAD's file is not read (the stat above found it)
     const stream = req.method === 'HEAD' ? null : await openReadOrGone(this.storage, key, range ?? undefined);
+    setFileHeaders(res, object);
     res.setHeader('Content-Type', contentTypeOf(key));
     if (typeof name === 'string' && name) res.setHeader('Content-Disposition', attachmentDisposition(name));
     if (range) {
