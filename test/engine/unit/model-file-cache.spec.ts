@@ -1,6 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
 
 /** the module as a fresh process loads it: what it found whole before is forgotten */
 function freshCache(): typeof import('../../../src/engine/models/runtime/model-file-cache') {
@@ -66,5 +68,34 @@ describe('the converted models on disk', () => {
       }),
     ).toThrow('conversion failed');
     expect(existsSync(target)).toBe(false);
+  });
+
+  describe('processes that need the same model at once (a cluster starting on one cache)', () => {
+    /** a process of its own asking for `target`; its build logs its pid to `log` and takes `holdMs` */
+    function buildInOwnProcess(log: string, holdMs: number): Promise<number | null> {
+      const child = spawn(process.execPath, [...nodeEntryArgs(join(__dirname, '..', 'support'), 'build-model-main'), JSON.stringify({ target, log, holdMs })], { stdio: 'ignore' });
+      return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    }
+
+    it('one builds it while the others wait and take what it built (each converted it, ISNet 600 MB apiece)', async () => {
+      const log = join(dir, 'builds.log');
+      expect(await Promise.all([0, 1, 2].map(() => buildInOwnProcess(log, 1500)))).toEqual([0, 0, 0]);
+      expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect(readFileSync(target, 'utf8')).toBe('a converted model');
+      expect(freshCache().isCachedModelFile(target)).toBe(true);
+      expect(existsSync(`${target}.building`)).toBe(false);
+    }, 30_000);
+
+    it.each([
+      ['of a process of this host that is gone', () => `${hostname()} 2147483646\n`, 0],
+      ['older than a build takes, whoever holds it', () => 'another-host 1\n', 4 * 60_000],
+    ])('a build lock %s is taken over', (_case, holder, ageMs) => {
+      mkdirSync(join(dir, 'models'), { recursive: true });
+      writeFileSync(`${target}.building`, holder());
+      utimesSync(`${target}.building`, new Date(Date.now() - ageMs), new Date(Date.now() - ageMs));
+      const started = Date.now();
+      expect(freshCache().cachedModelFile(target, build)).toBe(target);
+      expect([builds, Date.now() - started < 5000, existsSync(`${target}.building`)]).toEqual([1, true, false]);
+    });
   });
 });

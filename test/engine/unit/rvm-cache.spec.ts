@@ -68,14 +68,13 @@ describe('the RVM model cache', () => {
     expect(left.sort()).toEqual(['isnet-1024x1024-r5-int8q3.onnx', 'isnet-1024x1024-r5-int8q3.onnx.sha256']);
   });
 
-  it('removes writes that never finished once they are an hour old (a full disk left them for good)', () => {
+  it('removes writes that never finished and builds\' locks once they are an hour old (a full disk or a killed process left them for good)', () => {
     const opened = geometry('360x640', 0);
-    const [old, recent] = ['rvm-180x320-d1-r3.onnx.123.1.tmp', 'rvm-180x320-d1-r3.onnx.124.2.tmp'].map((name) => join(dir, name));
-    writeFileSync(old, 'part');
-    writeFileSync(recent, 'part');
-    utimesSync(old, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+    const [old, recent, oldLock] = ['rvm-180x320-d1-r3.onnx.123.1.tmp', 'rvm-180x320-d1-r3.onnx.124.2.tmp', 'isnet-medium.onnx.building'].map((name) => join(dir, name));
+    for (const file of [old, recent, oldLock]) writeFileSync(file, 'part');
+    for (const file of [old, oldLock]) utimesSync(file, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
     keepRecentGeometries(dir, opened);
-    expect([existsSync(old), existsSync(recent)]).toEqual([false, true]);
+    expect([existsSync(old), existsSync(recent), existsSync(oldLock)]).toEqual([false, true, false]);
   });
 
   it('is kept on a best effort: a cache it cannot change (prepared ahead, another user\'s) still serves, with nothing thrown', () => {

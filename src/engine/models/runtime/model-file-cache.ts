@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 
 /** `<model>.sha256` beside each model: its digest and length as written */
@@ -22,8 +23,90 @@ const foundWhole = new Map<string, string>();
  */
 export function cachedModelFile(target: string, build: () => Uint8Array): string {
   if (isCachedModelFile(target)) markUsed(target);
-  else writeModelFile(target, build());
+  else
+    buildingAlone(target, () => {
+      if (!isCachedModelFile(target)) writeModelFile(target, build()); // another process may have built it meanwhile
+    });
   return target;
+}
+
+/** `<model>.building`: a process converting the model holds it (buildingAlone) */
+export const BUILD_LOCK_SUFFIX = '.building';
+/**
+ * a lock this old is a dead build's, whoever wrote it (a process of another host sharing the cache):
+ * a conversion takes seconds, ISNet's int8 half a minute under Jest on a slow machine
+ */
+export const BUILD_LOCK_STALE_MS = 3 * 60_000;
+const BUILD_LOCK_POLL_MS = 250;
+
+/**
+ * Runs `build` as the only process building
+ * `target` on this cache: the others wait for it, then find the model built. Every process of a
+ * cluster's first start converted every model at once (three ISNet conversions took 26 s and
+ * 572-659 MB each, against 10 s alone). A lock left by a process that died is taken over: one of
+ * this host whose process is gone, or any older than BUILD_LOCK_STALE_MS. Where no lock can be
+ * made (a cache this process may not write) the build goes on alone.
+ */
+export function buildingAlone(target: string, build: () => void): void {
+  const lock = `${target}${BUILD_LOCK_SUFFIX}`;
+  for (;;) {
+    const taken = takeLock(lock);
+    if (taken === 'unavailable') {
+      build();
+      return;
+    }
+    if (taken === 'taken') {
+      try {
+        build();
+      } finally {
+        rmSync(lock, { force: true });
+      }
+      return;
+    }
+    sleepSync(BUILD_LOCK_POLL_MS);
+  }
+}
+
+function takeLock(lock: string): 'taken' | 'held' | 'unavailable' {
+  try {
+    mkdirSync(dirname(lock), { recursive: true });
+    writeFileSync(lock, `${hostname()} ${process.pid}\n`, { flag: 'wx' });
+    return 'taken';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unavailable';
+  }
+  if (!lockIsStale(lock)) return 'held';
+  rmSync(lock, { force: true });
+  return 'held'; // taken on the next turn, by this process or another
+}
+
+function lockIsStale(lock: string): boolean {
+  let holder: string;
+  let writtenAt: number;
+  try {
+    holder = readFileSync(lock, 'utf8');
+    writtenAt = statSync(lock).mtimeMs;
+  } catch {
+    return false; // released meanwhile
+  }
+  if (Date.now() - writtenAt > BUILD_LOCK_STALE_MS) return true;
+  const [host, pid] = holder.trim().split(' ');
+  return host === hostname() && !processAlive(Number(pid));
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+}
+
+/** the engine's thread waits, as it would have while converting the model itself */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**

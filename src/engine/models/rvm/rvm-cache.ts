@@ -17,8 +17,8 @@ export const RVM_GEOMETRIES_KEPT = 32;
 /** a file of one geometry: `rvm-<H>x<W>-d<ratio>-r<revision>[-<variant>].onnx` */
 const GEOMETRY_FILE = /^rvm-(\d+x\d+-d[\d.]+)-r\d+.*\.onnx$/;
 const MODEL_FILE = /\.onnx$/;
-/** a write that never finished (writeDurably's temporary file), left by a failed write or a killed process */
-const UNFINISHED_WRITE = /\.tmp$/;
+/** a write that never finished (writeDurably's temporary file) or a build's lock, left by a failed write or a killed process */
+const UNFINISHED_WRITE = /\.(tmp|building)$/;
 const UNFINISHED_WRITE_AGE_MS = 3600_000;
 /**
  * A model file nobody opened for this long is removed, whatever model it is: the files of an older

@@ -8,7 +8,7 @@ import { pruneHandOffs, pruneOutputs } from '../onnx/output-pruning';
 import { splitAtStates } from '../onnx/state-split';
 import { quantizeRvm, rvmPrecision } from './rvm-int8';
 import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
-import { cachedModelFile, isCachedModelFile, markUsed, writeModelFile } from '../runtime/model-file-cache';
+import { buildingAlone, cachedModelFile, isCachedModelFile, markUsed, writeModelFile } from '../runtime/model-file-cache';
 import { RVM_STATE_INPUTS, stateOutputOf } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
@@ -105,8 +105,11 @@ export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): strin
     paths.forEach((path) => markUsed(path));
     return paths;
   }
-  const parts = splitAtStates(readFileSync(prepareRvmModel({ ...geometry, foreground: true }, cacheDir)), groups);
-  (geometry.foreground ? parts : withoutForegroundStages(parts)).forEach((part, index) => writeModelFile(paths[index], part));
+  buildingAlone(paths[0], () => {
+    if (paths.every((path) => isCachedModelFile(path))) return; // another process split it meanwhile
+    const parts = splitAtStates(readFileSync(prepareRvmModel({ ...geometry, foreground: true }, cacheDir)), groups);
+    (geometry.foreground ? parts : withoutForegroundStages(parts)).forEach((part, index) => writeModelFile(paths[index], part));
+  });
   return paths;
 }
 
