@@ -321,6 +321,21 @@ describe.each([
       }
     });
 
+    it('are the same URL when asked for again soon, living 90% to all of their lifetime (a page showing the output downloaded it again at each poll)', async () => {
+      const key = await stored(randomBytes(100));
+      const before = Math.floor(Date.now() / 1000);
+      const urls: string[] = [];
+      for (let ask = 0; ask < 3; ask += 1) {
+        if (ask > 0) await sleep(1100); // signed to the second, each would differ
+        urls.push(await storage.signedDownloadUrl(key, 3600, 'a.bin'));
+      }
+      const [first, second, third] = urls;
+      expect(first === second || second === third).toBe(true); // one of the two waits may cross a step
+      const expires = Number(new URL(first).searchParams.get('expires') ?? NaN) || before + Number(new URL(first).searchParams.get('X-Amz-Expires'));
+      expect(expires).toBeGreaterThanOrEqual(before + 3240);
+      expect(expires).toBeLessThanOrEqual(before + 3601);
+    });
+
     it('do not authorize an upload', async () => {
       const bytes = randomBytes(100);
       const key = await stored(bytes);
