@@ -37,7 +37,7 @@ describe('the app on S3 storage (real HTTP, Postgres, queue, S3-compatible serve
     const clip = readFileSync(CLIP);
     const upload = await t.http.post('/v1/uploads').set('X-Api-Key', key).attach('file', CLIP);
     expect(upload.status).toBe(200);
-    expect(await bucket.stat(uploadStorageKey(upload.body.video_id))).toEqual({ key: uploadStorageKey(upload.body.video_id), size: clip.length });
+    expect(await bucket.stat(uploadStorageKey(upload.body.video_id))).toMatchObject({ key: uploadStorageKey(upload.body.video_id), size: clip.length });
     const echoed = await t.http.get(`/v1/uploads/${upload.body.video_id}`).set('X-Api-Key', key).buffer(true).parse(bytesBody);
     expect((echoed.body as Buffer).equals(clip)).toBe(true);
 

@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { LookupAddress } from 'node:dns';
 import { Readable } from 'node:stream';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { isDependencyOutage } from '../../src/common/errors/dependency-outage';
 import { AddressPolicy } from '../../src/infrastructure/net/address-policy';
 import { OutboundHttpClient, OutboundRequestFailed, OutboundRequestRefused, Resolver, retryAfterSeconds } from '../../src/infrastructure/net/outbound-http.client';
@@ -145,7 +146,7 @@ describe('OutboundHttpClient against real loopback servers', () => {
     await client.assertAllowed(`http://rebind.test:${target.port}/`);
     const error = await failure(client.fetchStream(`http://rebind.test:${target.port}/`, { maxBytes: 100 }));
     expect(error).toBeInstanceOf(OutboundRequestRefused);
-    expect(error.message).toContain('127.0.0.1');
+    expect(error.message).toBe('the host rebind.test does not resolve to a public address'); // not the address it resolved to
     expect(resolver.calls).toBe(2);
     expect(target.hits).toEqual([]);
   });
@@ -311,5 +312,111 @@ describe('OutboundHttpClient against real loopback servers', () => {
       expect(error).toBeInstanceOf(OutboundRequestFailed);
       expect(error.message).toMatch(/could not connect within 200 ms/);
     });
+  });
+});
+
+describe('OutboundHttpClient: what real servers send back for a whole file', () => {
+  let server: LoopbackServer;
+  const client = new OutboundHttpClient(new AddressPolicy(['localhost']));
+  const file = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 256));
+
+  beforeAll(async () => {
+    server = await startLoopbackServer((req, res) => {
+      const path = req.url ?? '/';
+      if (path === '/partial') {
+        res.writeHead(206, { 'content-range': `bytes 0-99999/${file.length}`, 'content-length': '100000' });
+        return res.end(file.subarray(0, 100000));
+      }
+      if (path === '/bad-location') {
+        res.writeHead(302, { location: 'http://exa mple.com/v.mp4' });
+        return res.end();
+      }
+      if (path === '/utf8-location') {
+        res.writeHead(302, { location: Buffer.from('/vidéo.mp4', 'utf8').toString('latin1') });
+        return res.end();
+      }
+      if (path === '/vid%C3%A9o.mp4') {
+        res.writeHead(200, { 'content-length': String(file.length) });
+        return res.end(file);
+      }
+      if (path === '/gzip' || path === '/br') {
+        const encoded = path === '/gzip' ? gzipSync(file) : brotliCompressSync(file);
+        res.writeHead(200, { 'content-encoding': path.slice(1), 'content-length': String(encoded.length) });
+        return res.end(encoded);
+      }
+      if (path === '/compress') {
+        res.writeHead(200, { 'content-encoding': 'compress' });
+        return res.end(file);
+      }
+      if (path === '/cut-short') {
+        res.writeHead(200, { 'content-length': String(file.length) });
+        res.write(file.subarray(0, 1000));
+        return setTimeout(() => res.socket?.destroy(), 50);
+      }
+      if (path === '/large') {
+        res.writeHead(200, { 'content-length': String(16 * 1024 * 1024) });
+        return res.end(Buffer.alloc(16 * 1024 * 1024, 7));
+      }
+      res.writeHead(404);
+      res.end();
+    });
+  });
+  afterAll(() => server.close());
+
+  const url = (path: string) => `http://localhost:${server.port}${path}`;
+
+  it('a 206 (part of the file) to a GET of the whole fails the fetch (half a video was matted and billed)', async () => {
+    const error = await failure(client.fetchStream(url('/partial'), { maxBytes: 1e6 }));
+    expect(error).toBeInstanceOf(OutboundRequestFailed);
+    expect(error.message).toBe('the server answered HTTP 206 with a part of the file, not the whole of it');
+  });
+
+  it('a redirect to no URL fails the fetch as the server\'s (it was a TypeError: this side\'s fault, retried five times)', async () => {
+    const error = await failure(client.fetchStream(url('/bad-location'), { maxBytes: 1e6 }));
+    expect(error).toBeInstanceOf(OutboundRequestFailed);
+    expect(error.message).toBe('the server redirected to an invalid URL');
+  });
+
+  it('a redirect whose Location is raw UTF-8 goes where browsers go (encoded twice, it was a 404)', async () => {
+    const { body } = await client.fetchStream(url('/utf8-location'), { maxBytes: 1e6 });
+    expect((await drain(body)).equals(file)).toBe(true);
+  });
+
+  it.each(['/gzip', '/br'])('a body the server compressed although identity was asked for (%s) is decoded, not taken for the video', async (path) => {
+    const { body } = await client.fetchStream(url(path), { maxBytes: 1e6 });
+    expect((await drain(body)).equals(file)).toBe(true);
+  });
+
+  it('a compressed body decoding past the size limit fails at the limit', async () => {
+    const { body } = await client.fetchStream(url('/gzip'), { maxBytes: 100_000 });
+    expect((await failure(drain(body))).message).toBe('the response is larger than 100000 bytes');
+  });
+
+  it('an encoding it cannot decode fails the fetch saying so', async () => {
+    expect((await failure(client.fetchStream(url('/compress'), { maxBytes: 1e6 }))).message).toBe('the server sent the file encoded as compress, which was not asked for');
+  });
+
+  it('a body cut short says so in words (it said "aborted")', async () => {
+    const { body } = await client.fetchStream(url('/cut-short'), { maxBytes: 1e6 });
+    expect((await failure(drain(body))).message).toBe('the connection closed before the whole answer came');
+  });
+
+  it("a body held back by this side's slow reader is not the server's silence (it failed: no data from the server)", async () => {
+    const { body } = await client.fetchStream(url('/large'), { maxBytes: 32 * 1024 * 1024, timeoutMs: 400 });
+    let read = 0;
+    for await (const chunk of body) {
+      if (read === 0) await new Promise((resolve) => setTimeout(resolve, 1200)); // storage slower than the server
+      read += (chunk as Buffer).length;
+    }
+    expect(read).toBe(16 * 1024 * 1024);
+  });
+
+  it("a name refused at create time is refused without what it resolved to (a key's client learnt internal names' addresses)", async () => {
+    const strict = new OutboundHttpClient(new AddressPolicy(), { resolve: scriptedResolver(['10.0.0.7']) });
+    const error = await failure(strict.assertAllowed('http://redis.internal/'));
+    expect(error.message).toBe('the host redis.internal does not resolve to a public address');
+    const unknown = new OutboundHttpClient(new AddressPolicy(), { resolve: (_host, callback) => callback(Object.assign(new Error('no'), { code: 'ENOTFOUND' }), []) });
+    expect((await failure(unknown.assertAllowed('http://nowhere.internal/'))).message).toBe('the host nowhere.internal does not resolve to a public address');
+    expect((await failure(strict.assertAllowed('http://10.0.0.7/'))).message).toBe('the address 10.0.0.7 is not a public address');
   });
 });

@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
+import * as zlib from 'node:zlib';
 import { FetchOptions, OutboundHttp, OutboundRequestFailed, OutboundRequestRefused } from '../../common/outbound-http';
 import { AddressPolicy } from './address-policy';
 
@@ -50,7 +51,52 @@ const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
  * back to the queue's retry like any outage of this side's (ProcessJobHandler).
  */
 const asFailure = (error: Error): Error =>
-  error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed || isTemporaryLookupFailure(error) ? error : new OutboundRequestFailed(error.message);
+  error instanceof OutboundRequestRefused || error instanceof OutboundRequestFailed || isTemporaryLookupFailure(error) ? error : new OutboundRequestFailed(plainReason(error));
+
+/**
+ * Node's wording of a connection's failure as a client reads it in its job's error: "aborted",
+ * "socket hang up" and the HTTP parser's "Parse Error: Expected HTTP/" told it little.
+ */
+function plainReason(error: NodeJS.ErrnoException): string {
+  if (error.message === 'aborted' || error.code === 'ECONNRESET') return 'the connection closed before the whole answer came';
+  if (error.message === 'socket hang up') return 'the server closed the connection without answering';
+  if (error.code?.startsWith('HPE_')) return "the server's answer is not valid HTTP";
+  if (error.code === 'ECONNREFUSED') return 'the server refused the connection';
+  return error.message;
+}
+
+/** a duration as a job's error says it: seconds from a second on */
+const durationText = (ms: number): string => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+
+/**
+ * Where a redirect points, from its Location header resolved against the URL that answered. A header
+ * of raw UTF-8 (which Node reads as Latin-1) is read as UTF-8, as browsers and curl read it: encoded
+ * twice, /vidéo.mp4 became a 404. One that is no URL fails the fetch (it was a TypeError, and the job
+ * was retried five times as this side's fault).
+ */
+function redirectTarget(location: string, base: URL): URL {
+  const bytes = Buffer.from(location, 'latin1');
+  const decoded = bytes.toString('utf8');
+  const text = Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : location;
+  let target: URL;
+  try {
+    target = new URL(text, base);
+  } catch {
+    throw new OutboundRequestFailed('the server redirected to an invalid URL');
+  }
+  return parseOutboundUrl(target.toString());
+}
+
+/** the encodings a server may send a body in although identity was asked for (an S3 object stored compressed), decoded */
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: () => zlib.createGunzip(),
+  'x-gzip': () => zlib.createGunzip(),
+  deflate: () => zlib.createInflate(),
+  br: () => zlib.createBrotliDecompress(),
+};
+
+/** statuses whose body is the whole resource a GET asked for */
+const WHOLE_BODY_STATUSES = new Set([200, 203]);
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), or null. */
 export function retryAfterSeconds(header: string | undefined, now = Date.now()): number | null {
@@ -95,7 +141,7 @@ export class OutboundHttpClient extends OutboundHttp {
     if (this.policy.isHostAllowListed(host)) return url;
     const addresses = isIP(host) ? [host] : await this.resolve(host);
     const refused = addresses.find((address) => !this.policy.isAddressAllowed(address));
-    if (refused) throw new OutboundRequestRefused(`the address ${refused} of ${host} is not a public address`);
+    if (refused) throw notPublic(host);
     return url;
   }
 
@@ -113,25 +159,39 @@ export class OutboundHttpClient extends OutboundHttp {
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400 && response.headers.location) {
           response.destroy();
-          url = parseOutboundUrl(new URL(response.headers.location, url).toString());
+          url = redirectTarget(response.headers.location, url);
           continue;
         }
-        if (status < 200 || status >= 300) {
+        if (!WHOLE_BODY_STATUSES.has(status)) {
           response.destroy();
-          throw new OutboundRequestFailed(`the server answered HTTP ${status}`, status);
+          // a 206 carries a part of the file: taken for the whole, half a video was matted and billed
+          throw new OutboundRequestFailed(status === 206 ? 'the server answered HTTP 206 with a part of the file, not the whole of it' : `the server answered HTTP ${status}`, status);
         }
         const declared = Number(response.headers['content-length'] ?? 0);
         if (declared > options.maxBytes) {
           response.destroy();
           throw new OutboundRequestFailed(`the response is larger than ${options.maxBytes} bytes`);
         }
+        let decoder: Transform | undefined;
+        try {
+          decoder = decoderOf(response);
+        } catch (error) {
+          response.destroy();
+          throw error;
+        }
         const body = guard.watch(byteCap(options.maxBytes));
         response.on('error', (error) => body.destroy(asFailure(error)));
+        decoder?.on('error', () => body.destroy(new OutboundRequestFailed(`the server's ${String(response.headers['content-encoding'])}-compressed answer could not be decoded`)));
         body.on('close', () => {
           response.destroy();
+          decoder?.destroy();
           guard.end();
         });
-        response.pipe(body);
+        (decoder ? response.pipe(decoder) : response).pipe(body);
+        const reader = decoder ?? body;
+        watchSilence(response, options.timeoutMs ?? 30_000, () => response.readableFlowing === false || reader.writableNeedDrain, () =>
+          response.destroy(new OutboundRequestFailed(`no data from the server for ${durationText(options.timeoutMs ?? 30_000)}`)),
+        );
         return { body, contentType: response.headers['content-type'] };
       }
     } catch (error) {
@@ -225,9 +285,9 @@ export class OutboundHttpClient extends OutboundHttp {
         lookup: this.guardedLookup(host),
         headers: { 'user-agent': 'Backdrop/1.0', ...send.headers },
       });
-      const connectTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`could not connect within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+      const connectTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`could not connect within ${durationText(this.connectTimeoutMs)}`)), this.connectTimeoutMs);
       // headers sent a byte at a time would keep the idle timeout from ever firing
-      const answerTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`no whole answer from the server within ${idleTimeoutMs} ms`)), idleTimeoutMs);
+      const answerTimer = setTimeout(() => req.destroy(new OutboundRequestFailed(`no whole answer from the server within ${durationText(idleTimeoutMs)}`)), idleTimeoutMs);
       const clearTimers = (): void => {
         clearTimeout(connectTimer);
         clearTimeout(answerTimer);
@@ -235,7 +295,7 @@ export class OutboundHttpClient extends OutboundHttp {
       req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
       // Idle timeout over the whole exchange: before the headers it fails the request, after them the body stream.
       req.setTimeout(idleTimeoutMs, () => {
-        const error = new OutboundRequestFailed(`no data from the server for ${idleTimeoutMs} ms`);
+        const error = new OutboundRequestFailed(`no data from the server for ${durationText(idleTimeoutMs)}`);
         if (response) response.destroy(error);
         else req.destroy(error);
       });
@@ -263,9 +323,9 @@ export class OutboundHttpClient extends OutboundHttp {
         const family = (options as { family?: number | string }).family;
         const wanted = family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
         const list = addresses.filter((entry) => !wanted || entry.family === wanted);
-        if (list.length === 0) return callback(Object.assign(new Error(`the host ${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+        if (list.length === 0) return callback(Object.assign(new Error(notPublic(hostname).message), { code: 'ENOTFOUND' }), '', 0);
         const refused = list.find((entry) => !allowListed && !this.policy.isAddressAllowed(entry.address));
-        if (refused) return callback(new OutboundRequestRefused(`the address ${refused.address} of ${hostname} is not a public address`), '', 0);
+        if (refused) return callback(notPublic(hostname), '', 0);
         if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
         callback(null, list[0].address, list[0].family);
       });
@@ -281,7 +341,7 @@ export class OutboundHttpClient extends OutboundHttp {
     return new Promise((resolve, reject) => {
       this.resolveHost(host, (error, addresses) => {
         if (error && isTemporaryLookupFailure(error)) reject(error);
-        else if (error || addresses.length === 0) reject(new OutboundRequestRefused(`the host ${host} does not resolve`));
+        else if (error || addresses.length === 0) reject(notPublic(host));
         else resolve(addresses.map((entry) => entry.address));
       });
     });
@@ -303,7 +363,7 @@ class ExchangeGuard {
     deadlineMs?: number,
     private readonly signal?: AbortSignal,
   ) {
-    if (deadlineMs !== undefined) this.timer = setTimeout(() => this.fail(new OutboundRequestFailed(`${what} took longer than ${deadlineMs} ms`)), deadlineMs);
+    if (deadlineMs !== undefined) this.timer = setTimeout(() => this.fail(new OutboundRequestFailed(`${what} took longer than ${durationText(deadlineMs)}`)), deadlineMs);
     if (signal?.aborted) this.onAbort();
     else signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -338,4 +398,39 @@ function byteCap(maxBytes: number): Transform {
       else callback(null, chunk);
     },
   });
+}
+
+/**
+ * A refusal that does not say what a name resolved to, nor whether it resolved: a key's client
+ * could learn the addresses of the server's internal names (http://redis/, http://db.internal/)
+ * from "the address 10.0.0.7 of redis is not a public address". A literal address is the client's own.
+ */
+function notPublic(host: string): OutboundRequestRefused {
+  return new OutboundRequestRefused(isIP(host) ? `the address ${host} is not a public address` : `the host ${host} does not resolve to a public address`);
+}
+
+/** the body's decoder where the server compressed it; one it cannot decode fails the fetch */
+function decoderOf(response: http.IncomingMessage): Transform | undefined {
+  const encoding = String(response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return undefined;
+  const decoder = DECODERS[encoding];
+  if (!decoder) throw new OutboundRequestFailed(`the server sent the file encoded as ${encoding.slice(0, 40)}, which was not asked for`);
+  return decoder();
+}
+
+/**
+ * Fails a body whose server sends nothing for `idleMs` while this side would read it: the socket's
+ * own timeout also ran while this side held the body back (`heldBack`: storage slower than the
+ * server, an S3 part taking 30 s), and the client's server was blamed with "no data from the server".
+ */
+function watchSilence(response: http.IncomingMessage, idleMs: number, heldBack: () => boolean, onSilence: () => void): void {
+  response.socket?.setTimeout(0);
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => (heldBack() ? arm() : onSilence()), idleMs);
+  };
+  response.on('data', arm);
+  response.once('close', () => clearTimeout(timer));
+  arm();
 }
