@@ -8,6 +8,7 @@ import { NanodetDetector } from './pro/nanodet-detector';
 import { ProModel } from './pro/pro-model';
 import { RvmMatter } from './rvm/rvm-matter';
 import { RvmGeometry } from './rvm/rvm-model-file';
+import { RvmMatters } from './rvm/rvm-matters';
 
 export interface LoadModelOptions {
   /** where converted and assembled model files are cached (created when missing) */
@@ -16,18 +17,17 @@ export interface LoadModelOptions {
 
 type Size = { width: number; height: number };
 
-/** One onnxruntime session per model file and input size for the whole process. */
+/** One onnxruntime session per model file and input size for the whole process; RVM's idle ones closed beyond a few (rvm-matters.ts). */
 class SegmenterRegistry {
   private readonly isnets = new Map<string, Promise<IsnetSegmenter>>();
   private readonly detectors = new Map<string, Promise<NanodetDetector>>();
-  private readonly rvms = new Map<string, Promise<RvmMatter>>();
+  private readonly rvms = new RvmMatters((geometry) => RvmMatter.open(geometry, this.cacheDir));
 
   constructor(private readonly cacheDir: string) {}
 
   isnet = (size: Size): Promise<IsnetSegmenter> => memo(this.isnets, `${size.width}x${size.height}`, () => IsnetSegmenter.open(this.cacheDir, size));
 
-  rvm = (geometry: RvmGeometry): Promise<RvmMatter> =>
-    memo(this.rvms, `${geometry.width}x${geometry.height}@${geometry.ratio}/${geometry.precision ?? 'float32'}${geometry.stages ? `/stages${geometry.stages}` : ''}${geometry.foreground ? '/foreground' : ''}`, () => RvmMatter.open(geometry, this.cacheDir));
+  rvm = (geometry: RvmGeometry): Promise<RvmMatter> => this.rvms.get(geometry);
 
   detector = (): Promise<NanodetDetector> => memo(this.detectors, 'nanodet', () => NanodetDetector.open(this.cacheDir));
 }

@@ -346,6 +346,17 @@ describe("RVM's inference threads and the process they run in", () => {
     }
   }, MINUTES);
 
+  it('is in use while a video\'s stream is open on it, a stream closed twice ending once (the process closes idle RVMs: rvm-matters.ts)', async () => {
+    const matter = await RvmMatter.open(geometry, CACHE_DIR);
+    const [first, second] = [matter.stream(), matter.stream()];
+    first.close();
+    first.close();
+    expect(matter.inUse).toBe(true);
+    second.close();
+    expect(matter.inUse).toBe(false);
+    await matter.close();
+  }, MINUTES);
+
   it('closed while a frame runs: the run fails as closed and the process lives on (stopping the threads mid-run aborted it)', async () => {
     prepareRvmStages(geometry, CACHE_DIR);
     const { code, signal, said } = await inOwnProcess(CACHE_DIR, true);

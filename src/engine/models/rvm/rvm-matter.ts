@@ -71,6 +71,8 @@ export interface TimedRvmOutput extends RvmOutput {
 export class RvmMatter {
   private readonly runs: RunsInFlight<TimedRvmOutput, RvmWorkerReply>;
   private nextStream = 1;
+  /** the streams not yet ended: while there are any, the matter is in use (rvm-matters.ts) */
+  private readonly openStreams = new Set<number>();
   /** a stream dropped without close() (a session nobody closed) still frees its state on the thread */
   private readonly unclosed = new FinalizationRegistry<number>((stream) => this.end(stream));
   /** each stage's inference on one frame (wall ms, the fastest warm-up frame after the first) */
@@ -142,8 +144,14 @@ export class RvmMatter {
   /** a fresh recurrent state for one video */
   stream(): RvmStream {
     const stream = new RvmStream(this, this.nextStream++);
+    this.openStreams.add(stream.id);
     this.unclosed.register(stream, stream.id, stream);
     return stream;
+  }
+
+  /** whether a video's stream is open on it */
+  get inUse(): boolean {
+    return this.openStreams.size > 0;
   }
 
   /** @internal one frame of one stream, in the order of the calls */
@@ -157,6 +165,7 @@ export class RvmMatter {
   /** @internal */
   end(stream: number, owner?: RvmStream): void {
     if (owner) this.unclosed.unregister(owner);
+    if (!this.openStreams.delete(stream)) return; // ended already
     if (!this.runs.failed) this.workers[0].postMessage({ kind: 'end', stream } satisfies RvmWorkerRequest);
   }
 
