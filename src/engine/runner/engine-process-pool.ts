@@ -93,9 +93,19 @@ export class EngineProcessPool {
   private dispatch(): void {
     while (this.queue.length > 0) {
       let worker = [...this.workers].find((candidate) => !candidate.job);
-      if (!worker && this.workers.size < this.concurrency) worker = this.startWorker();
+      if (!worker && this.workers.size < this.concurrency) {
+        try {
+          worker = this.startWorker();
+        } catch (error) {
+          // a process that cannot be made now (fork's ENOMEM): the job fails, where it stayed queued and
+          // ran after its caller was told it failed, or the throw took the whole process down
+          this.queue.shift()?.reject(new Error(`the engine process could not be started: ${(error as Error).message}`));
+          continue;
+        }
+      }
       if (!worker) return;
-      void this.start(worker, this.queue.shift()!);
+      const job = this.queue.shift()!;
+      this.start(worker, job).catch((error: Error) => job.reject(error));
     }
   }
 
@@ -109,7 +119,12 @@ export class EngineProcessPool {
     const worker: Worker = { child, ready: new Promise<void>((resolve, reject) => ((onReady = resolve), (onFailure = reject))) };
     worker.ready.catch(() => undefined);
     child.on('message', (message: ChildMessage) => (message.type === 'ready' ? onReady() : this.onMessage(worker, message)));
-    child.on('error', (error) => onFailure(error));
+    child.on('error', (error) => {
+      onFailure(error);
+      // a child that never started (ENOENT, EAGAIN, EMFILE) emits no exit: left in the pool, it took every
+      // later job as free and failed each with its old error
+      if (child.pid === undefined) this.onExit(worker, null, null, `could not start: ${error.message}`);
+    });
     child.on('exit', (code, signal) => {
       onFailure(new Error(`engine process exited during start-up (${signal ?? code})`));
       this.onExit(worker, code, signal);
@@ -172,9 +187,9 @@ export class EngineProcessPool {
     worker.end?.(message.type === 'result' ? { result: message.result } : { error: deserializeError(message.error) });
   }
 
-  private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
+  private onExit(worker: Worker, code: number | null, signal: NodeJS.Signals | null, reason?: string): void {
     this.workers.delete(worker);
-    worker.exited = signal ?? `exit ${code}`;
+    worker.exited = reason ?? signal ?? `exit ${code}`;
     if (worker.job) worker.end?.({ died: worker.exited });
   }
 

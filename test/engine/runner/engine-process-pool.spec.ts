@@ -143,6 +143,25 @@ describe('EngineProcessPool', () => {
     }
   });
 
+  it.each([
+    ['it reports so (ENOENT)', '/nonexistent/node', /spawn \/nonexistent\/node ENOENT/],
+    ['the start throws (an invalid path; fork\'s ENOMEM is one too)', '/bad\u0000node', /the engine process could not be started/],
+  ])('a child that cannot be started, as %s, fails its job alone: the next job gets a fresh child (it stayed in the pool and failed every later job, or the job ran after failing)', async (_case, execPath, reason) => {
+    const solo = new EngineProcessPool({ cacheDir: dir, concurrency: 1, modelModule: pool['options'].modelModule });
+    const real = process.execPath;
+    try {
+      process.execPath = execPath;
+      const failed = solo.run(request('never-started.webm'));
+      process.execPath = real;
+      await expect(failed).rejects.toThrow(reason);
+      expect(solo['queue']).toHaveLength(0);
+      await expect(solo.run(request('after-failed-start.webm'))).resolves.toMatchObject({ frames: 13 });
+    } finally {
+      process.execPath = real;
+      await solo.close();
+    }
+  });
+
   it('passes engine errors through with their code', async () => {
     const notVideo = join(dir, 'not-a-video.mp4');
     await writeFile(notVideo, 'hello');
