@@ -21,6 +21,9 @@ const STDERR_TAIL_BYTES = 8 * 1024;
  */
 const NICENESS_ABOVE_ENGINE = 2;
 
+/** the log of a process this side killed (MediaProcess.kill) */
+const KILLED_HERE = 'killed';
+
 export class MediaProcessError extends Error {
   constructor(
     readonly command: string,
@@ -30,6 +33,15 @@ export class MediaProcessError extends Error {
   ) {
     super(`${command} failed (${signal ?? `exit ${exitCode}`}): ${stderrTail.trim().split('\n').slice(-3).join(' | ')}`);
     this.name = 'MediaProcessError';
+  }
+
+  /**
+   * The process was stopped from outside, not by what it read: killed by a signal this side did not
+   * send (the kernel's OOM killer, an operator), or its spawner went away. Such a run says nothing
+   * about its input.
+   */
+  get interrupted(): boolean {
+    return this.stderrTail !== KILLED_HERE && (this.signal !== null || this.exitCode === null);
   }
 }
 
@@ -120,7 +132,7 @@ export class MediaProcess {
       }
       await Promise.all(outputsRead);
       if (outcome.code !== 0 || (!this.killed && OUTPUT_NOT_WRITTEN.test(this.stderrTail))) {
-        throw new MediaProcessError(name, outcome.code, outcome.signal, this.killed ? 'killed' : this.stderrTail);
+        throw new MediaProcessError(name, outcome.code, outcome.signal, this.killed ? KILLED_HERE : this.stderrTail);
       }
     });
     this.exited.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
@@ -144,7 +156,7 @@ export class MediaProcess {
     this.killed = true;
     this.launcher.kill(this.id);
     for (const socket of this.sockets) socket.destroy();
-    this.stdoutPipe?.destroy(new MediaProcessError(this.binary.split('/').pop() ?? this.binary, null, null, 'killed'));
+    this.stdoutPipe?.destroy(new MediaProcessError(this.binary.split('/').pop() ?? this.binary, null, null, KILLED_HERE));
   }
 
   get pid(): number | undefined {

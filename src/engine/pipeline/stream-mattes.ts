@@ -6,7 +6,7 @@
  */
 import { EngineError, Matte, SegmentationSession } from '../types';
 import { ffmpegPath } from '../media/binaries';
-import { MediaProcess } from '../media/process';
+import { MediaProcess, MediaProcessError } from '../media/process';
 import { buildDecodeArgs, FOREGROUND_PIPE_FD, MATTE_PIPE_FD, SourceSpec } from './ffmpeg-args';
 import { FrameReader } from './frame-reader';
 import { Size } from './geometry';
@@ -146,8 +146,18 @@ async function decoderFinished(decoder: MediaProcess): Promise<void> {
   try {
     await decoder.exited;
   } catch (error) {
-    throw new EngineError('input_invalid', `decoding failed: ${(error as Error).message}`);
+    throw decodingFailure(error as Error);
   }
+}
+
+/**
+ * A decoder's failure as the job's: the input's fault where it read something it could not decode;
+ * not where it was stopped from outside (MediaProcessError.interrupted: an OOM kill, the spawner
+ * gone), which failed a good video as input_invalid, a final refusal never tried again.
+ */
+export function decodingFailure(error: Error): EngineError {
+  if (error instanceof MediaProcessError && error.interrupted) return new EngineError('output_failed', `the decoder was stopped, not by the video: ${error.message}`);
+  return new EngineError('input_invalid', `decoding failed: ${error.message}`);
 }
 
 async function encoderFinished(encoder: MediaProcess): Promise<void> {

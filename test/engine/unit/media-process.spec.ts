@@ -7,6 +7,7 @@ import { parentOf } from '../../../bench/engine/process-tree';
 import { MediaProcess, MediaProcessError, runToCompletion } from '../../../src/engine/media/process';
 import { nodeEntryArgs } from '../../../src/engine/runner/typescript-loader';
 import { FrameReader } from '../../../src/engine/pipeline/frame-reader';
+import { decodingFailure } from '../../../src/engine/pipeline/stream-mattes';
 import { ffmpegPath } from '../../../src/engine/media/binaries';
 import { MEDIA } from '../support/media';
 
@@ -42,6 +43,27 @@ function read(stream: NodeJS.ReadableStream): Promise<Buffer> {
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
   return new Promise((resolve) => stream.on('end', () => resolve(Buffer.concat(chunks))));
 }
+
+describe('a decoder stopped from outside (an OOM kill) is not the video\'s fault', () => {
+  it('killed by a signal this side did not send, the run fails output_failed (it was input_invalid: a good video refused for good); one that exits with an error still blames the input; one killed here is not interrupted', async () => {
+    const sleeper = new MediaProcess(SH, ['-c', 'exec sleep 30']);
+    await until(() => sleeper.pid !== undefined, 5000);
+    process.kill(sleeper.pid!, 'SIGKILL');
+    const killed = await sleeper.exited.then(() => undefined, (error: Error) => error);
+    expect(killed).toBeInstanceOf(MediaProcessError);
+    expect((killed as MediaProcessError).interrupted).toBe(true);
+    expect(decodingFailure(killed!)).toMatchObject({ code: 'output_failed', message: expect.stringMatching(/^the decoder was stopped, not by the video: sh failed \(SIGKILL\)/) });
+
+    const refused = await new MediaProcess(SH, ['-c', 'echo "Invalid data found" >&2; exit 1']).exited.then(() => undefined, (error: Error) => error);
+    expect((refused as MediaProcessError).interrupted).toBe(false);
+    expect(decodingFailure(refused!)).toMatchObject({ code: 'input_invalid' });
+
+    const stoppedHere = new MediaProcess(SH, ['-c', 'exec sleep 30']);
+    await until(() => stoppedHere.pid !== undefined, 5000);
+    stoppedHere.kill();
+    expect(((await stoppedHere.exited.then(() => undefined, (error: Error) => error)) as MediaProcessError).interrupted).toBe(false);
+  });
+});
 
 describe('MediaProcess', () => {
   it('runs its child just below the engine: niceness +2 (at most 19), so the model waits least and the encoder still keeps up', async () => {
