@@ -4,6 +4,10 @@
 # `npm run build`. Build and tag: docker build -t backdrop:1.0.0 .
 FROM node:20-bookworm
 
+# tini as PID 1: it forwards SIGTERM to node and reaps the processes orphaned when an engine child
+# dies (its spawner, its ffmpegs), which node as PID 1 left as zombies until the pod's pid limit
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci && npm cache clean --force
@@ -19,4 +23,5 @@ RUN npm run build \
 ENV DATA_DIR=/data
 USER node
 EXPOSE 3000
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/src/main.js"]

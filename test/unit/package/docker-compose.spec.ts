@@ -27,4 +27,11 @@ describe('docker-compose.yml', () => {
       expect([service, block.includes('setup: { condition: service_completed_successfully }')]).toEqual([service, true]);
     }
   });
+
+  it("runs each Backdrop service under Docker's init, which reaps what a dead engine child orphans (its spawner, its ffmpegs: zombies under node as PID 1)", () => {
+    for (const service of ['api', 'worker']) {
+      const block = new RegExp(`\\n  ${service}:\\n([\\s\\S]*?)(\\n\\n|$)`).exec(compose)?.[1] ?? '';
+      expect([service, /\n {4}init: true\n/.test(`\n${block}\n`)]).toEqual([service, true]);
+    }
+  });
 });

@@ -22,8 +22,9 @@ describe('Dockerfile', () => {
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
 
-  it("runs node itself as PID 1's command (exec form, so SIGTERM reaches the graceful shutdown), as a user that is not root (the embedded Postgres refuses root), with DATA_DIR writable by it", () => {
-    expect(instructions.at(-1)).toBe('CMD ["node", "dist/src/main.js"]');
+  it("runs node under tini (exec form: SIGTERM reaches the graceful shutdown, and the processes a dead engine child orphans are reaped, where node as PID 1 left them zombies), as a user that is not root (the embedded Postgres refuses root), with DATA_DIR writable by it", () => {
+    expect(instructions.slice(-2)).toEqual(['ENTRYPOINT ["/usr/bin/tini", "--"]', 'CMD ["node", "dist/src/main.js"]']);
+    expect(instructions.join('\n')).toMatch(/apt-get install -y --no-install-recommends tini/);
     expect(instructions).toContain('USER node');
     expect(instructions).toContain('ENV DATA_DIR=/data');
     expect(instructions.join('\n')).toMatch(/mkdir -p \/data && chown node:node \/data/);
