@@ -66,7 +66,7 @@ export async function runEngine(
   // undecodable input is refused before any model runs; the check overlaps the model's loading
   const decodes = proveItDecodes(request.inputPath, video, signal);
   decodes.catch(() => undefined); // awaited below, unless the model fails to load first
-  const model = await loadModel(request.model, deps);
+  const model = await unlessAborted(loadModel(request.model, deps), signal);
   const firstFrame = await decodes;
   const picture = pictureInBars(firstFrame.data, firstFrame.width, firstFrame.height);
   // frames done never go back when a video is handed to another model and started again
@@ -118,6 +118,30 @@ async function handOver(by: HandOver, request: EngineRequest, plan: JobPlan, con
 }
 
 /**
+ * `work`'s value, or canceled as soon as `signal` aborts. A model takes seconds to load and a
+ * session to open (its RVM threads loading); a cancel meanwhile went unanswered, and the pool killed
+ * the warm engine process after its grace, every model it held with it. What `work` gives after the
+ * cancel is `release`d.
+ */
+async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, release?: (value: T) => void): Promise<T> {
+  if (!signal) return work;
+  throwIfAborted(signal);
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new EngineError('canceled', 'processing was canceled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } catch (error) {
+    if (signal.aborted) work.then((value) => release?.(value), () => undefined);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
  * One model's session over the plan, written to a partial output of its own: the output, or the
  * session's HandOver (its partial output removed). Other failures remove it too.
  */
@@ -127,7 +151,7 @@ async function matteWith(model: SegmentationModel, request: EngineRequest, plan:
   const options = { width: video.width, height: video.height, fps: video.fps, picture: video.picture, textPrompt: request.textPrompt };
   const atVideoStart = await decideAtVideoStart(model, options, plan.source, request.segment, signal);
   if (atVideoStart instanceof HandOver) return atVideoStart;
-  const session = await model.createSession({ ...options, ...atVideoStart });
+  const session = await unlessAborted(model.createSession({ ...options, ...atVideoStart }), signal, (opened) => void opened.close().catch(() => undefined));
   const partialPath = partialOutputPath(request.outputPath);
   let scratch: string | undefined;
   try {

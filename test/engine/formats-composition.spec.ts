@@ -386,4 +386,21 @@ describe('refusals and cancel', () => {
     expect(fake.sessions[0].closed).toBe(true);
     expect((await readdir(dir())).filter((name) => name.includes('aborted'))).toEqual([]);
   });
+
+  it('cancel while the model opens its session: canceled at once, the session closed once it opens (the cancel waited for the load, and the pool killed the warm engine process)', async () => {
+    const controller = new AbortController();
+    const fake = createFakeModel({ kind: 'ellipse', openMs: 3000 });
+    const started = Date.now();
+    const run = runEngine(
+      { inputPath: MEDIA.portraitPan, outputPath: join(dir(), 'aborted-opening.webm'), model: 'light', outputFormat: 'webm', background: { type: 'transparent' } },
+      { loadModel: async () => fake, cacheDir: dir() },
+      undefined,
+      controller.signal,
+    );
+    setTimeout(() => controller.abort(), 300);
+    await expect(run).rejects.toMatchObject({ code: 'canceled' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    for (let waited = 0; waited < 5000 && !fake.sessions[0]?.closed; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fake.sessions[0]?.closed).toBe(true);
+  });
 });

@@ -21,6 +21,8 @@ export interface FakeModelOptions {
   delayMs?: number;
   /** block the event loop this long in every segment() call (a child that cannot hear a cancel) */
   blockMs?: number;
+  /** a session takes this long to open (a model's threads loading it) */
+  openMs?: number;
   /**
    * the session takes this many frames before the first matte is awaited; each of a group of that
    * many waits less than the one before, so their calls finish last-frame-first
@@ -54,6 +56,7 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
     mayHandOver: !!options.handsOver,
     sessions,
     async createSession(sessionOptions: SessionOptions): Promise<SegmentationSession> {
+      if (options.openMs) await new Promise((resolve) => setTimeout(resolve, options.openMs));
       const input = options.input ?? { width: 160, height: 90 };
       const session: FakeSession = {
         options: sessionOptions,
