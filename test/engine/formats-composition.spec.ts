@@ -167,6 +167,17 @@ describe('frame alignment', () => {
     }
   });
 
+  /** where the white box stands on row 40 of each frame of a PNG sequence, left edge (-1: nowhere) */
+  const boxPlaces = async (zipPath: string): Promise<number[]> => {
+    const boxAt = async (png: Buffer) => {
+      const { data, width, channels } = await decodePngRgba(png);
+      const row = 40 * width * channels;
+      for (let x = 0; x < width; x++) if (data[row + x * channels] > 128) return x;
+      return -1;
+    };
+    return Promise.all([...(await readZipEntries(zipPath)).values()].map(boxAt));
+  };
+
   it('reads a phone clip with dropped frames at its nominal rate: every stored frame is shown, none skipped (at its average rate motion juddered)', async () => {
     const [steady, dropped] = [join(dir(), 'steady-nominal.mkv'), join(dir(), 'dropped-nominal.mp4')];
     // a box that moves 3 px a frame on a 30 fps grid, one frame in seven missing: 30 fps nominal, 26 on average
@@ -175,15 +186,8 @@ describe('frame alignment', () => {
     expect((await probeStreams(dropped)).streams[0]).toMatchObject({ r_frame_rate: '30/1', avg_frame_rate: '26/1' });
     const { result, outputPath } = await run('png_sequence', { inputPath: dropped, previewDuration: undefined }, { kind: 'bright', input: { width: 160, height: 96 } });
     expect(result.frames).toBe(30);
-    // where the box stands in each output frame: the stored frames' 26 places, each at least once
-    const boxAt = async (png: Buffer) => {
-      const { data, width, channels } = await decodePngRgba(png);
-      const row = 40 * width * channels;
-      for (let x = 0; x < width; x++) if (data[row + x * channels] > 128) return x;
-      return -1;
-    };
-    const places = await Promise.all([...(await readZipEntries(outputPath)).values()].map(boxAt));
-    expect(new Set(places).size).toBe(26);
+    // the stored frames' 26 places of the box, each at least once
+    expect(new Set(await boxPlaces(outputPath)).size).toBe(26);
   });
 
   it('reads a clip held on one frame for seconds at its nominal rate: every moving frame is shown, the held one for its 3 s (at its average of 12 fps half the moving frames were lost)', async () => {
@@ -194,14 +198,7 @@ describe('frame alignment', () => {
     expect((await probeStreams(held)).streams[0]).toMatchObject({ r_frame_rate: '30/1', avg_frame_rate: '1830/151', nb_read_frames: '61' });
     const { result, outputPath } = await run('png_sequence', { inputPath: held, previewDuration: undefined }, { kind: 'bright', input: { width: 160, height: 96 } });
     expect(result.frames).toBe(151);
-    const boxAt = async (png: Buffer) => {
-      const { data, width, channels } = await decodePngRgba(png);
-      const row = 40 * width * channels;
-      for (let x = 0; x < width; x++) if (data[row + x * channels] > 128) return x;
-      return -1;
-    };
-    const places = await Promise.all([...(await readZipEntries(outputPath)).values()].map(boxAt));
-    expect(new Set(places).size).toBe(61);
+    expect(new Set(await boxPlaces(outputPath)).size).toBe(61);
   });
 
   it('honours rotation metadata: output upright at the display size, mattes aligned', async () => {
