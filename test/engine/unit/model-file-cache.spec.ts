@@ -86,9 +86,24 @@ describe('the converted models on disk', () => {
       expect(existsSync(`${target}.building`)).toBe(false);
     }, 30_000);
 
+    it('waits for a live builder of this host however long it takes (taken over after 3 minutes, two built at once), then takes what it built', async () => {
+      const log = join(dir, 'builds.log');
+      mkdirSync(join(dir, 'models'), { recursive: true });
+      writeFileSync(`${target}.building`, `${hostname()} ${process.pid} a-live-build\n`);
+      utimesSync(`${target}.building`, new Date(Date.now() - 20 * 60_000), new Date(Date.now() - 20 * 60_000));
+      const waiting = buildInOwnProcess(log, 0);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(existsSync(log)).toBe(false);
+      expect(readFileSync(`${target}.building`, 'utf8')).toContain('a-live-build');
+      freshCache().writeModelFile(target, Buffer.from('a converted model'));
+      rmSync(`${target}.building`);
+      expect(await waiting).toBe(0);
+      expect(existsSync(log)).toBe(false); // it took the model the other built
+    }, 30_000);
+
     it.each([
-      ['of a process of this host that is gone', () => `${hostname()} 2147483646\n`, 0],
-      ['older than a build takes, whoever holds it', () => 'another-host 1\n', 4 * 60_000],
+      ['of a process of this host that is gone', () => `${hostname()} 2147483646 x\n`, 0],
+      ['of another host, older than a build takes', () => 'another-host 1 x\n', 6 * 60_000],
     ])('a build lock %s is taken over', (_case, holder, ageMs) => {
       mkdirSync(join(dir, 'models'), { recursive: true });
       writeFileSync(`${target}.building`, holder());

@@ -5,8 +5,8 @@
  * it) failed every job of its model until someone deleted it; one with damaged weights loaded and
  * gave wrong mattes without an error.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { accessSync, closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 
@@ -22,7 +22,7 @@ const foundWhole = new Map<string, string>();
  * used recently).
  */
 export function cachedModelFile(target: string, build: () => Uint8Array): string {
-  if (isCachedModelFile(target)) markUsed(target);
+  if (isCachedModelFile(target) || preparedAheadBeforeChecksums(target)) markUsed(target);
   else
     buildingAlone(target, () => {
       if (!isCachedModelFile(target)) writeModelFile(target, build()); // another process may have built it meanwhile
@@ -33,24 +33,26 @@ export function cachedModelFile(target: string, build: () => Uint8Array): string
 /** `<model>.building`: a process converting the model holds it (buildingAlone) */
 export const BUILD_LOCK_SUFFIX = '.building';
 /**
- * a lock this old is a dead build's, whoever wrote it (a process of another host sharing the cache):
- * a conversion takes seconds, ISNet's int8 half a minute under Jest on a slow machine
+ * a lock of another host's (a cache shared between machines) this old is a dead build's: a conversion
+ * takes seconds, ISNet's int8 half a minute under Jest on a slow machine
  */
-export const BUILD_LOCK_STALE_MS = 3 * 60_000;
+export const BUILD_LOCK_STALE_MS = 5 * 60_000;
 const BUILD_LOCK_POLL_MS = 250;
 
 /**
- * Runs `build` as the only process building
- * `target` on this cache: the others wait for it, then find the model built. Every process of a
- * cluster's first start converted every model at once (three ISNet conversions took 26 s and
- * 572-659 MB each, against 10 s alone). A lock left by a process that died is taken over: one of
- * this host whose process is gone, or any older than BUILD_LOCK_STALE_MS. Where no lock can be
- * made (a cache this process may not write) the build goes on alone.
+ * Runs `build` as the only process building `target` on this cache: the others wait for it, then
+ * find the model built. Every process of a cluster's first start converted every model at once
+ * (three ISNet conversions took 26 s and 572-659 MB each, against 10 s alone). A lock left by a
+ * process that died is taken over: one of this host whose process is gone, another host's older
+ * than BUILD_LOCK_STALE_MS. Where no lock can be made (a cache this process may not write) the
+ * build goes on alone.
  */
 export function buildingAlone(target: string, build: () => void): void {
   const lock = `${target}${BUILD_LOCK_SUFFIX}`;
+  // this build's own mark: a lock is released (or taken over) only while it still holds the mark read
+  const holder = `${hostname()} ${process.pid} ${randomUUID()}`;
   for (;;) {
-    const taken = takeLock(lock);
+    const taken = takeLock(lock, holder);
     if (taken === 'unavailable') {
       build();
       return;
@@ -59,7 +61,7 @@ export function buildingAlone(target: string, build: () => void): void {
       try {
         build();
       } finally {
-        rmSync(lock, { force: true });
+        removeIfHeldBy(lock, holder);
       }
       return;
     }
@@ -67,31 +69,59 @@ export function buildingAlone(target: string, build: () => void): void {
   }
 }
 
-function takeLock(lock: string): 'taken' | 'held' | 'unavailable' {
+function takeLock(lock: string, holder: string): 'taken' | 'held' | 'unavailable' {
   try {
     mkdirSync(dirname(lock), { recursive: true });
-    writeFileSync(lock, `${hostname()} ${process.pid}\n`, { flag: 'wx' });
+    writeFileSync(lock, `${holder}\n`, { flag: 'wx' });
     return 'taken';
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'unavailable';
   }
-  if (!lockIsStale(lock)) return 'held';
-  rmSync(lock, { force: true });
+  const stale = staleHolder(lock);
+  if (stale !== undefined) removeIfHeldBy(lock, stale);
   return 'held'; // taken on the next turn, by this process or another
 }
 
-function lockIsStale(lock: string): boolean {
+/**
+ * The holder written in a lock whose build is dead, else undefined: on this host, a process that is
+ * gone (however long a live one takes); another host's (a cache shared between machines), a lock
+ * older than BUILD_LOCK_STALE_MS.
+ */
+function staleHolder(lock: string): string | undefined {
   let holder: string;
   let writtenAt: number;
   try {
-    holder = readFileSync(lock, 'utf8');
+    holder = readFileSync(lock, 'utf8').trim();
     writtenAt = statSync(lock).mtimeMs;
   } catch {
-    return false; // released meanwhile
+    return undefined; // released meanwhile
   }
-  if (Date.now() - writtenAt > BUILD_LOCK_STALE_MS) return true;
-  const [host, pid] = holder.trim().split(' ');
-  return host === hostname() && !processAlive(Number(pid));
+  const [host, pid] = holder.split(' ');
+  const dead = host === hostname() ? !processAlive(Number(pid)) : Date.now() - writtenAt > BUILD_LOCK_STALE_MS;
+  return dead ? holder : undefined;
+}
+
+function removeIfHeldBy(lock: string, holder: string): void {
+  try {
+    if (readFileSync(lock, 'utf8').trim() === holder) rmSync(lock, { force: true });
+  } catch {
+    // removed meanwhile
+  }
+}
+
+/**
+ * A model an earlier version cached, without a checksum, in a cache this process may not write (one
+ * prepared ahead and mounted read-only): used as it is, since it cannot be built there. Where the
+ * cache can be written such a file is built again once, with its checksum.
+ */
+function preparedAheadBeforeChecksums(target: string): boolean {
+  if (existsSync(`${target}${CHECKSUM_SUFFIX}`) || !existsSync(target)) return false;
+  try {
+    accessSync(dirname(target), constants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 function processAlive(pid: number): boolean {
