@@ -33,6 +33,7 @@ import { Size } from './pipeline/geometry';
 import { JobPlan, planJob } from './pipeline/plan';
 import { streamMattes } from './pipeline/stream-mattes';
 import { decideAtVideoStart, planSegment, surveySession, warmUpSession } from './chunks/segment';
+import { throwIfAborted, unlessAborted } from './pipeline/abort';
 import { EngineError, EngineProgress, EngineRequest, EngineResult, HandOver, ModelName, SegmentationModel, SegmentationSession, SessionOptions } from './types';
 import { pictureInBars } from './models/image/picture-bars';
 
@@ -115,30 +116,6 @@ async function handOver(by: HandOver, request: EngineRequest, plan: JobPlan, con
   const next = await matteWith(await loadModel(by.model, context.deps), request, plan, context);
   if (next instanceof HandOver) throw new EngineError('model_unavailable', `model ${by.model} handed the video on to ${next.model}`);
   return { ...next, notes: [by.note, ...next.notes] };
-}
-
-/**
- * `work`'s value, or canceled as soon as `signal` aborts. A model takes seconds to load and a
- * session to open (its RVM threads loading); a cancel meanwhile went unanswered, and the pool killed
- * the warm engine process after its grace, every model it held with it. What `work` gives after the
- * cancel is `release`d.
- */
-async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, release?: (value: T) => void): Promise<T> {
-  if (!signal) return work;
-  throwIfAborted(signal);
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(new EngineError('canceled', 'processing was canceled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work, aborted]);
-  } catch (error) {
-    if (signal.aborted) work.then((value) => release?.(value), () => undefined);
-    throw error;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 /**
@@ -276,6 +253,3 @@ async function loadModel(name: ModelName, deps: EngineDeps): Promise<Segmentatio
   }
 }
 
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
-}

@@ -12,6 +12,7 @@ import { MediaProcess } from '../media/process';
 import { buildDecodeArgs, FrameWindow, SourceSpec } from '../pipeline/ffmpeg-args';
 import { FrameReader } from '../pipeline/frame-reader';
 import { FramesInFlight } from '../pipeline/frames-in-flight';
+import { unlessAborted } from '../pipeline/abort';
 import { JobPlan } from '../pipeline/plan';
 import { EngineError, HandOver, OutputFormat, RgbFrame, SegmentationModel, SegmentationSession, SegmentRange, SessionOptions } from '../types';
 
@@ -63,7 +64,7 @@ export async function decideAtVideoStart(model: SegmentationModel, options: Sess
   if (!model.mayHandOver || !segment) return {};
   const { window, preroll } = segmentFrames(segment, source.fps);
   if (preroll.start === 0) return {};
-  const session = await model.createSession(options);
+  const session = await unlessAborted(model.createSession(options), signal, (opened) => void opened.close().catch(() => undefined));
   try {
     await feedFrames(session, { ...source, frames: { start: 0, end: window.end } }, (frame) => session.segment(frame), signal, () => session.keepsVideo === true);
     return session.keepsVideo ? { keepVideo: true } : (session.handOverAtEnd?.() ?? {});

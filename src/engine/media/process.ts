@@ -21,6 +21,9 @@ const STDERR_TAIL_BYTES = 8 * 1024;
  */
 const NICENESS_ABOVE_ENGINE = 2;
 
+/** the signals that stop a process from outside; a crash's (SIGSEGV, SIGABRT on a hostile file) is the input's doing */
+const STOPPED_FROM_OUTSIDE: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP'];
+
 /** the log of a process this side killed (MediaProcess.kill) */
 const KILLED_HERE = 'killed';
 
@@ -41,7 +44,8 @@ export class MediaProcessError extends Error {
    * about its input.
    */
   get interrupted(): boolean {
-    return this.stderrTail !== KILLED_HERE && (this.signal !== null || this.exitCode === null);
+    if (this.stderrTail === KILLED_HERE) return false;
+    return this.signal === null ? this.exitCode === null : STOPPED_FROM_OUTSIDE.includes(this.signal);
   }
 }
 

@@ -13,6 +13,7 @@ import { Size } from './geometry';
 import { matteBytes } from './matte';
 import { PipeWriter } from './pipe-writer';
 import { FramesInFlight } from './frames-in-flight';
+import { throwIfAborted } from './abort';
 import { estimateForeground } from '../models/image/foreground-colour';
 import { resizeRgb } from '../models/image/resample';
 
@@ -177,8 +178,4 @@ async function writeOrExplain(writer: PipeWriter, bytes: Buffer | undefined, enc
     await encoderFinished(encoder);
     throw new EngineError('output_failed', `the encoder stopped reading mattes: ${(pipeError as Error).message}`);
   }
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new EngineError('canceled', 'processing was canceled');
 }

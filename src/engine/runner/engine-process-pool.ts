@@ -151,7 +151,8 @@ export class EngineProcessPool {
       end = { error: error as Error };
     } finally {
       worker.end = undefined;
-      if (workDir) await rm(workDir, { recursive: true, force: true });
+      // the worker is freed whatever the removal does: a throw here held its slot for good
+      if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
       if (worker.job === job) worker.job = undefined;
     }
     if ('died' in end) await removePartialOutputs(job.request.outputPath);

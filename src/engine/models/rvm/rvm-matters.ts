@@ -18,7 +18,8 @@ export const IDLE_RVMS_KEPT = 4;
 /**
  * An RVM asked for this recently is not closed, stream or not: a session opens its stream once all
  * its parts are open (the small mirrored RVM, the detector), and another session's request meanwhile
- * must not close the first one's RVM under it.
+ * must not close the first one's RVM under it. A minute is far longer than a session takes to open
+ * (an engine process runs one job at a time; a conversion takes seconds).
  */
 export const RECENTLY_ASKED_MS = 60_000;
 
@@ -70,8 +71,7 @@ export class RvmMatters<T extends OpenRvm> {
     const idle = [...this.entries]
       .filter(([, entry]) => entry.opened && !entry.opened.inUse && now - entry.askedAt >= RECENTLY_ASKED_MS)
       .sort(([, a], [, b]) => a.askedAt - b.askedAt);
-    const open = [...this.entries.values()].filter((entry) => entry.opened).length;
-    for (const [key, entry] of idle.slice(0, Math.max(0, Math.min(idle.length, open - this.kept)))) {
+    for (const [key, entry] of idle.slice(0, Math.max(0, idle.length - this.kept))) {
       this.entries.delete(key);
       void entry.opened?.close().catch(() => undefined);
     }

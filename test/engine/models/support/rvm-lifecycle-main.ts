@@ -16,10 +16,13 @@ async function main(): Promise<void> {
     return;
   }
   const frame = new Uint8Array(geometry.width * geometry.height * 3).fill(90);
-  const run = matter.stream().next(frame);
+  // eight frames queued: the close comes while one of them runs, however fast a run is
+  const stream = matter.stream();
+  const runs = Array.from({ length: 8 }, () => stream.next(frame));
   if (closeMidRun) await new Promise((resolve) => setTimeout(resolve, 5));
-  const [ran] = await Promise.allSettled([run, matter.close()]);
-  console.log(JSON.stringify({ opened: true, run: ran.status === 'rejected' ? (ran.reason as Error).message : 'done' }));
+  const settled = await Promise.allSettled([...runs, matter.close()]);
+  const last = settled[runs.length - 1];
+  console.log(JSON.stringify({ opened: true, run: last.status === 'rejected' ? (last.reason as Error).message : 'done' }));
 }
 
 void main();
