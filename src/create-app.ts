@@ -64,7 +64,7 @@ const noStore: RequestHandler = (_req, res, next) => {
 };
 
 /** Response headers every client may read cross-origin (CORS): a ranged download's too */
-const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed', 'Content-Range', 'Content-Disposition', 'Accept-Ranges'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Starts-Limit', 'X-RateLimit-Starts-Remaining', 'X-RateLimit-Starts-Reset', 'Retry-After', 'Idempotent-Replayed', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'ETag', 'Last-Modified'];
 
 /**
  * Security headers: helmet's defaults, except that outputs and uploads may be embedded by other
@@ -323,12 +323,11 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   const usage = config.role !== 'worker' ? usageMiddleware(app.get(UsageRecorder)) : null;
   // The request clients poll, first: the same steps as below, without the router walking to them.
   if (usage) {
-    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), requireOneHost, fixedHeaders(security), noStore, metrics, usage];
+    const steps = [requestIdMiddleware, ...(accessLog ? [accessLog] : []), fixedHeaders(security), noStore, metrics, requireOneHost, usage];
     serveFirst(app.getHttpServer() as Server, jobStatusLane(app, exceptions, steps, config.env.CORS_ORIGINS.length > 0));
   }
   app.use(requestIdMiddleware);
   if (accessLog) app.use(accessLog);
-  app.use(requireOneHost);
   app.disable('x-powered-by');
   // JSON answers are not cached by clients (job state changes); Express would hash every body for an ETag.
   app.set('etag', false);
@@ -344,6 +343,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
   app.set('query parser', 'simple');
   // observed from here: the limit's 429s and the parsers' refusals are requests too
   app.use(metrics);
+  app.use(requireOneHost);
   if (usage) app.use(countedBeforeBody(app.get(RateLimitGuard, { strict: false })));
   app.use(bodyDeadline(config.env.HTTP_BODY_TIMEOUT_MS));
   app.use('/v1', refuseBodiesNotJson);

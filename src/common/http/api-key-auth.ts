@@ -11,6 +11,8 @@ export interface AuthenticatedKey {
 declare module 'express-serve-static-core' {
   interface Request {
     apiKey?: AuthenticatedKey;
+    /** the key's refusal where it was looked up before the route (the rate limit's count before the body) */
+    apiKeyRefusal?: Error;
   }
 }
 
@@ -33,6 +35,9 @@ export class ApiKeyGuard implements CanActivate {
 
   /** The request's key, also kept on the request; what canActivate does, for a route served outside Nest's router. */
   async authenticate(req: Request): Promise<AuthenticatedKey> {
+    // looked up already for this request (the rate limit's count before the body): not twice
+    if (req.apiKeyRefusal) throw req.apiKeyRefusal;
+    if (req.apiKey) return req.apiKey;
     const header = req.headers['x-api-key'];
     req.apiKey = await this.keys.authenticate(Array.isArray(header) ? header[0] : header);
     return req.apiKey;

@@ -58,8 +58,9 @@ const asFailure = (error: Error): Error =>
  * "socket hang up" and the HTTP parser's "Parse Error: Expected HTTP/" told it little.
  */
 function plainReason(error: NodeJS.ErrnoException): string {
-  if (error.message === 'aborted' || error.code === 'ECONNRESET') return 'the connection closed before the whole answer came';
+  // "socket hang up" has ECONNRESET's code too
   if (error.message === 'socket hang up') return 'the server closed the connection without answering';
+  if (error.message === 'aborted' || error.code === 'ECONNRESET') return 'the connection closed before the whole answer came';
   if (error.code?.startsWith('HPE_')) return "the server's answer is not valid HTTP";
   if (error.code === 'ECONNREFUSED') return 'the server refused the connection';
   return error.message;
@@ -431,6 +432,7 @@ function watchSilence(response: http.IncomingMessage, idleMs: number, heldBack: 
     timer = setTimeout(() => (heldBack() ? arm() : onSilence()), idleMs);
   };
   response.on('data', arm);
+  response.on('resume', arm); // the silence counts afresh once this side reads again
   response.once('close', () => clearTimeout(timer));
   arm();
 }

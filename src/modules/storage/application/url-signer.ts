@@ -39,14 +39,15 @@ export class FilesUrls {
   ) {}
 
   /**
-   * A URL that lives 90% to all of `ttlSeconds`: its expiry falls on a step of a tenth of the TTL,
+   * A URL that lives all of `ttlSeconds` to a tenth longer: its expiry falls on a step of a tenth of the TTL,
    * so the polls of a job within a step get the same URL, which a browser's cache (and a page's
    * <video>) keeps. Signed to the second, each poll's URL was new, and a page showing the output
-   * downloaded it again on each. S3 hands a URL out again within the same 90% (s3.object-storage.ts).
+   * downloaded it again on each. Rounded up, never down: a remote worker's input URL keeps its margin
+   * past the job's timeout. S3 hands a URL out again while 90% of its life is left (s3.object-storage.ts).
    */
   download(key: string, ttlSeconds: number, downloadName = ''): string {
     const step = Math.max(1, Math.floor(ttlSeconds / 10));
-    const expires = Math.floor((Math.floor(Date.now() / 1000) + ttlSeconds) / step) * step;
+    const expires = Math.ceil((Math.floor(Date.now() / 1000) + ttlSeconds) / step) * step;
     const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(key, expires, downloadName) });
     if (downloadName) query.set('name', downloadName);
     return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;

@@ -146,17 +146,21 @@ export class RateLimitGuard implements CanActivate {
   async limitBeforeBody(req: Request, res: Response): Promise<void> {
     const presented = presentedKeyOf(req);
     if (!isKeyedPath(req.path) || presented === undefined) return;
-    if (!this.keys.answersFromMemory(presented) && (this.addressRefused(req) || !(await this.authenticates(presented)))) return;
+    if (!this.keys.answersFromMemory(presented) && (this.addressRefused(req) || !(await this.authenticates(req, presented)))) return;
     await this.limitRequest(req, res);
     Object.assign(req, { [COUNTED_BEFORE_BODY]: true });
   }
 
-  /** whether `presented` is an enabled key (a store or database away: not known, left to the guard) */
-  private async authenticates(presented: string): Promise<boolean> {
+  /**
+   * Whether `presented` is an enabled key (a store or database away: not known, left to the guard).
+   * Its answer stays on the request, which authentication then reads instead of looking it up again.
+   */
+  private async authenticates(req: Request, presented: string): Promise<boolean> {
     try {
-      await this.keys.authenticate(presented);
+      req.apiKey = await this.keys.authenticate(presented);
       return true;
-    } catch {
+    } catch (error) {
+      if (error instanceof DomainError) req.apiKeyRefusal = error;
       return false;
     }
   }
