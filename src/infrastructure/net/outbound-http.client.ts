@@ -69,6 +69,8 @@ function plainReason(error: NodeJS.ErrnoException): string {
 /** a duration as a job's error says it: seconds from a second on */
 const durationText = (ms: number): string => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
 
+const serverSilent = (idleMs: number): OutboundRequestFailed => new OutboundRequestFailed(`no data from the server for ${durationText(idleMs)}`);
+
 /**
  * Where a redirect points, from its Location header resolved against the URL that answered. A header
  * of raw UTF-8 (which Node reads as Latin-1) is read as UTF-8, as browsers and curl read it: encoded
@@ -154,9 +156,10 @@ export class OutboundHttpClient extends OutboundHttp {
     let url = parseOutboundUrl(raw);
     const maxRedirects = Math.min(options.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
     const guard = new ExchangeGuard('the fetch', options.deadlineMs, options.signal);
+    const idleMs = options.timeoutMs ?? 30_000;
     try {
       for (let hop = 0; hop <= maxRedirects; hop += 1) {
-        const response = await this.request(url, options.timeoutMs ?? 30_000, { method: 'GET', headers: { 'accept-encoding': 'identity' } }, guard);
+        const response = await this.request(url, idleMs, { method: 'GET', headers: { 'accept-encoding': 'identity' } }, guard);
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400 && response.headers.location) {
           response.destroy();
@@ -190,9 +193,7 @@ export class OutboundHttpClient extends OutboundHttp {
         });
         (decoder ? response.pipe(decoder) : response).pipe(body);
         const reader = decoder ?? body;
-        watchSilence(response, options.timeoutMs ?? 30_000, () => response.readableFlowing === false || reader.writableNeedDrain, () =>
-          response.destroy(new OutboundRequestFailed(`no data from the server for ${durationText(options.timeoutMs ?? 30_000)}`)),
-        );
+        watchSilence(response, idleMs, () => response.readableFlowing === false || reader.writableNeedDrain, () => response.destroy(serverSilent(idleMs)));
         return { body, contentType: response.headers['content-type'] };
       }
     } catch (error) {
@@ -296,7 +297,7 @@ export class OutboundHttpClient extends OutboundHttp {
       req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
       // Idle timeout over the whole exchange: before the headers it fails the request, after them the body stream.
       req.setTimeout(idleTimeoutMs, () => {
-        const error = new OutboundRequestFailed(`no data from the server for ${durationText(idleTimeoutMs)}`);
+        const error = serverSilent(idleTimeoutMs);
         if (response) response.destroy(error);
         else req.destroy(error);
       });

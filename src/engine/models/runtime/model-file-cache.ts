@@ -22,21 +22,32 @@ const foundWhole = new Map<string, string>();
  * used recently).
  */
 export function cachedModelFile(target: string, build: () => Uint8Array): string {
-  if (isCachedModelFile(target) || preparedAheadBeforeChecksums(target)) markUsed(target);
+  return cachedModelFiles([target], () => [build()])[0];
+}
+
+/**
+ * Models made together (RVM's stages, split from one model): the cached files where every one is
+ * whole, else all of them built by `build` (in the order of `targets`) and written, under the
+ * first one's lock.
+ */
+export function cachedModelFiles(targets: string[], build: () => Uint8Array[]): string[] {
+  const cached = () => targets.every((target) => isCachedModelFile(target) || preparedAheadBeforeChecksums(target));
+  if (cached()) targets.forEach((target) => markUsed(target));
   else
-    buildingAlone(target, () => {
-      if (!isCachedModelFile(target)) writeModelFile(target, build()); // another process may have built it meanwhile
+    buildingAlone(targets[0], () => {
+      if (cached()) return; // another process built them meanwhile
+      build().forEach((bytes, index) => writeModelFile(targets[index], bytes));
     });
-  return target;
+  return targets;
 }
 
 /** `<model>.building`: a process converting the model holds it (buildingAlone) */
-export const BUILD_LOCK_SUFFIX = '.building';
+const BUILD_LOCK_SUFFIX = '.building';
 /**
  * a lock of another host's (a cache shared between machines) this old is a dead build's: a conversion
  * takes seconds, ISNet's int8 half a minute under Jest on a slow machine
  */
-export const BUILD_LOCK_STALE_MS = 5 * 60_000;
+const BUILD_LOCK_STALE_MS = 5 * 60_000;
 const BUILD_LOCK_POLL_MS = 250;
 
 /**
@@ -47,7 +58,7 @@ const BUILD_LOCK_POLL_MS = 250;
  * than BUILD_LOCK_STALE_MS. Where no lock can be made (a cache this process may not write) the
  * build goes on alone.
  */
-export function buildingAlone(target: string, build: () => void): void {
+function buildingAlone(target: string, build: () => void): void {
   const lock = `${target}${BUILD_LOCK_SUFFIX}`;
   // this build's own mark: a lock is released (or taken over) only while it still holds the mark read
   const holder = `${hostname()} ${process.pid} ${randomUUID()}`;
@@ -168,7 +179,7 @@ export function writeModelFile(target: string, bytes: Uint8Array): void {
  * the directory after it: a crash or power cut leaves the old file or the new one, never a file
  * the rename promised but whose blocks the disk never had.
  */
-export function writeDurably(target: string, bytes: Uint8Array): void {
+function writeDurably(target: string, bytes: Uint8Array): void {
   const directory = dirname(target);
   mkdirSync(directory, { recursive: true });
   const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;

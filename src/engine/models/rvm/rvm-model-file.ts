@@ -8,7 +8,7 @@ import { pruneHandOffs, pruneOutputs } from '../onnx/output-pruning';
 import { splitAtStates } from '../onnx/state-split';
 import { quantizeRvm, rvmPrecision } from './rvm-int8';
 import { Int8Arithmetic, int8Arithmetic } from '../runtime/cpu-features';
-import { buildingAlone, cachedModelFile, isCachedModelFile, markUsed, writeModelFile } from '../runtime/model-file-cache';
+import { cachedModelFile, cachedModelFiles } from '../runtime/model-file-cache';
 import { RVM_STATE_INPUTS, stateOutputOf } from './rvm-worker-protocol';
 
 /** bump when the converter's output changes, so stale cached conversions are not reused */
@@ -101,16 +101,10 @@ export function prepareRvmStages(geometry: RvmGeometry, cacheDir: string): strin
   const at = (part: string) => convertedRvmPath(geometry, cacheDir).replace(/\.onnx$/, `-${groups.length > 1 ? `stages${groups.length + 1}-` : ''}${part}${variant}-s${SPLIT_REVISION}.onnx`);
   const decoders = groups.slice(0, -1).map((_, index) => at(`recurrent${index + 1}`));
   const paths = [at('stateless'), ...decoders, at('recurrent')];
-  if (paths.every((path) => isCachedModelFile(path))) {
-    paths.forEach((path) => markUsed(path));
-    return paths;
-  }
-  buildingAlone(paths[0], () => {
-    if (paths.every((path) => isCachedModelFile(path))) return; // another process split it meanwhile
+  return cachedModelFiles(paths, () => {
     const parts = splitAtStates(readFileSync(prepareRvmModel({ ...geometry, foreground: true }, cacheDir)), groups);
-    (geometry.foreground ? parts : withoutForegroundStages(parts)).forEach((part, index) => writeModelFile(paths[index], part));
+    return geometry.foreground ? parts : withoutForegroundStages(parts);
   });
-  return paths;
 }
 
 /** what the stages' threads read back or answer with, never pruned: the alpha and the next state */
