@@ -386,17 +386,22 @@ describe('refusals and cancel', () => {
 
   it('cancel while the model opens its session: canceled at once, the session closed once it opens (the cancel waited for the load, and the pool killed the warm engine process)', async () => {
     const controller = new AbortController();
-    const fake = createFakeModel({ kind: 'ellipse', openMs: 3000 });
-    const started = Date.now();
+    let canceledAt = 0;
+    const cancelMidOpening = () =>
+      setTimeout(() => {
+        canceledAt = Date.now();
+        controller.abort();
+      }, 300);
+    const fake = createFakeModel({ kind: 'ellipse', openMs: 3000, onOpening: cancelMidOpening });
     const run = runEngine(
       { inputPath: MEDIA.portraitPan, outputPath: join(dir(), 'aborted-opening.webm'), model: 'light', outputFormat: 'webm', background: { type: 'transparent' } },
       { loadModel: async () => fake, cacheDir: dir() },
       undefined,
       controller.signal,
     );
-    setTimeout(() => controller.abort(), 300);
     await expect(run).rejects.toMatchObject({ code: 'canceled' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(canceledAt).toBeGreaterThan(0);
+    expect(Date.now() - canceledAt).toBeLessThan(1500);
     for (let waited = 0; waited < 5000 && !fake.sessions[0]?.closed; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fake.sessions[0]?.closed).toBe(true);
   });

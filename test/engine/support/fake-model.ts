@@ -23,6 +23,8 @@ export interface FakeModelOptions {
   blockMs?: number;
   /** a session takes this long to open (a model's threads loading it) */
   openMs?: number;
+  /** called as a session starts opening */
+  onOpening?: () => void;
   /**
    * the session takes this many frames before the first matte is awaited; each of a group of that
    * many waits less than the one before, so their calls finish last-frame-first
@@ -56,6 +58,7 @@ export function createFakeModel(options: FakeModelOptions): FakeModel {
     mayHandOver: !!options.handsOver,
     sessions,
     async createSession(sessionOptions: SessionOptions): Promise<SegmentationSession> {
+      options.onOpening?.();
       if (options.openMs) await new Promise((resolve) => setTimeout(resolve, options.openMs));
       const input = options.input ?? { width: 160, height: 90 };
       const session: FakeSession = {
