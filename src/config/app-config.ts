@@ -115,6 +115,8 @@ const API_CHECKS: readonly ConfigCheck[] = [
     return bad === undefined ? undefined : problem('OUTBOUND_ALLOW_LIST', `has ${JSON.stringify(bad)}: each entry is an address, a CIDR (10.0.0.0/8) or a host name`);
   },
   (env) => (env.CHUNK_SECONDS > 0 && env.CHUNK_SECONDS < MIN_CHUNK_SECONDS ? problem('CHUNK_SECONDS', `is 0 (long jobs are never cut) or at least ${MIN_CHUNK_SECONDS}`) : undefined),
+  // each chunk's pre-roll is decoded and matted again: longer than the chunk, it more than doubled the work
+  (env) => (env.CHUNK_SECONDS >= MIN_CHUNK_SECONDS && env.CHUNK_PREROLL_SECONDS > env.CHUNK_SECONDS ? problem('CHUNK_PREROLL_SECONDS', 'is at most CHUNK_SECONDS') : undefined),
 ];
 
 /** the queues' Postgres schema: an unquoted identifier */

@@ -45,4 +45,10 @@ describe('connections and lists in the configuration', () => {
     expect(refused({ CHUNK_SECONDS: '1' })).toEqual([]);
     expect(refused({ CHUNK_SECONDS: '0.999' })).toEqual(['CHUNK_SECONDS']);
   });
+
+  it('CHUNK_PREROLL_SECONDS is at most CHUNK_SECONDS where jobs are cut (each chunk mattes its pre-roll again)', () => {
+    expect(refused({ CHUNK_SECONDS: '2', CHUNK_PREROLL_SECONDS: '2' })).toEqual([]);
+    expect(refused({ CHUNK_SECONDS: '2', CHUNK_PREROLL_SECONDS: '2.5' })).toEqual(['CHUNK_PREROLL_SECONDS']);
+    expect(refused({ CHUNK_SECONDS: '0', CHUNK_PREROLL_SECONDS: '10' })).toEqual([]);
+  });
 });

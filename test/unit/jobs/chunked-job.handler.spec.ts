@@ -7,11 +7,12 @@ import { startInMemoryApp } from '../../support/in-memory-app';
 import { eventually, swap } from '../../support/test-app';
 import { InMemoryChunkDispatcher } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-dispatcher';
 import { ChunkTask } from '../../../src/modules/jobs/ports/chunk-dispatcher';
+import { JoinChunksRequest } from '../../../src/modules/jobs/ports/chunk-joiner';
 import { InMemoryChunkJoiner } from '../../../src/modules/jobs/adapters/in-memory/in-memory.chunk-joiner';
 import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked-job.handler';
 import { HandedBack } from '../../../src/modules/jobs/application/handed-back';
 import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
-import { planChunks } from '../../../src/modules/jobs/domain/chunk-plan';
+import { MAX_CHUNKS_PER_JOB, planChunks } from '../../../src/modules/jobs/domain/chunk-plan';
 import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
 import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
 
@@ -58,6 +59,13 @@ describe('planChunks', () => {
     expect(planChunks(600, 3, 4, 1)).toBeNull();
     expect(planChunks(600, 9, 4, 1)).toHaveLength(3);
     expect(planChunks(600, null, 0, 1)).toBeNull();
+  });
+
+  it(`cuts a job into at most ${MAX_CHUNKS_PER_JOB} chunks, longer ones where the length would make more (an hour at 1 s made 3,600)`, () => {
+    const hour = planChunks(3600, null, 1, 1);
+    expect(hour).toHaveLength(MAX_CHUNKS_PER_JOB);
+    expect(hour![1].startSeconds).toBe(7.2);
+    expect(planChunks(MAX_CHUNKS_PER_JOB, null, 1, 1)).toHaveLength(MAX_CHUNKS_PER_JOB);
   });
 });
 
@@ -193,14 +201,15 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
   });
 
   it.each([
-    ['by their count alone (as the next release will write them)', (chunk: ChunkTask): ChunkTask => ({ ...chunk, flowChunkKeys: undefined })],
-    ['by every key alone (as the version before wrote them)', (chunk: ChunkTask): ChunkTask => ({ ...chunk, chunksInFlow: undefined as unknown as number })],
-  ])("a chunk giving up removes every chunk's output of its job, named %s; this version writes both (a worker of the version before failed on a chunk without the keys)", async (_, asQueued) => {
+    ['by their count (as this version writes them)', (chunk: ChunkTask): ChunkTask => chunk],
+    ['by every key alone (as versions before wrote them)', (chunk: ChunkTask): ChunkTask => ({ ...chunk, chunksInFlow: undefined as unknown as number, flowChunkKeys: Array.from({ length: 3 }, (_, index) => chunk.chunkKey.replace(/\/\d+\./, `/${index}.`)) })],
+  ])("a chunk giving up removes every chunk's output of its job, named %s; a chunk's message no longer carries every key (the flow grew with the square of its chunks)", async (_, asQueued) => {
     const world = chunking();
     const { job, flow } = await world.split();
     const keys = flow!.join.chunkKeys;
     for (const key of keys) await world.storage.put(key, Readable.from(Buffer.from('chunk')));
-    expect(flow!.chunks[1]).toMatchObject({ chunksInFlow: 3, flowChunkKeys: keys });
+    expect(flow!.chunks[1]).toMatchObject({ chunksInFlow: 3 });
+    expect(flow!.chunks[1].flowChunkKeys).toBeUndefined();
     await world.chunked.chunkGaveUp(asQueued(flow!.chunks[1]), new Error('engine crashed'));
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
     for (const key of keys) expect([key, await world.storage.stat(key)]).toEqual([key, null]);
@@ -226,6 +235,31 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     world.chunked.beginShutdown(0);
     await expect(running).rejects.toBeInstanceOf(HandedBack);
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing', progress: expect.closeTo(flow!.chunks[0].share / 10, 5) });
+  });
+
+  it("a join stopped by the worker's shutdown is handed back (no attempt spent), its chunks and input kept for its next run", async () => {
+    const world = chunking();
+    const { job, flow, outcomes } = await world.splitAndRun();
+    world.joiner.join = (_request: JoinChunksRequest, signal?: AbortSignal) =>
+      new Promise<void>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('ffmpeg was stopped')), { once: true }));
+    const joining = world.chunked.join(flow!.join, outcomes);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    world.chunked.beginShutdown(0);
+    await expect(joining).rejects.toBeInstanceOf(HandedBack);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'processing' });
+    for (const key of [...flow!.join.chunkKeys, `inputs/${job.id}`]) expect([key, await world.storage.stat(key)]).toEqual([key, expect.anything()]);
+  });
+
+  it('a chunk whose job is canceled while it runs leaves no output behind (what a remote worker stored meanwhile)', async () => {
+    const world = chunking();
+    const { job, flow } = await world.split();
+    world.gateway.hold();
+    const running = world.chunked.runChunk(flow!.chunks[0]);
+    await eventually(async () => world.gateway.tasks.length > 0 || undefined, 2000, 5);
+    await world.storage.put(flow!.chunks[0].chunkKey, Readable.from(Buffer.from('stored by a remote worker')));
+    await world.service.cancel(KEY, job.id);
+    expect(await running).toBeNull();
+    expect(await world.storage.stat(flow!.chunks[0].chunkKey)).toBeNull();
   });
 
   it('a canceled job\'s chunks never reach a worker', async () => {

@@ -63,7 +63,6 @@ export class ChunkedJobHandler {
       segment,
       share,
       chunksInFlow: chunkKeys.length,
-      flowChunkKeys: chunkKeys, // for workers of the version before, during a rolling deploy
     }));
     await this.dispatcher.dispatch({ jobId: job.id, inputKey, backgroundImageKey, chunkKeys }, chunks);
     this.logger.log(`job ${job.id} split into ${chunks.length} chunks`);
@@ -104,7 +103,11 @@ export class ChunkedJobHandler {
       return { index: task.index, frames: outcome.frames, durationSeconds: outcome.durationSeconds, notes: outcome.notes };
     } catch (error) {
       if (this.shuttingDown) throw new HandedBack(`chunk ${task.index} of job ${job.id} handed back: the worker is shutting down`);
-      if (stop.signal.aborted) return null; // the job was canceled or ended elsewhere
+      if (stop.signal.aborted) {
+        // the job was canceled or ended elsewhere: nobody joins what a remote worker stored meanwhile
+        await this.storage.delete(task.chunkKey).catch(() => undefined);
+        return null;
+      }
       if (error instanceof WorkerFailure && FINAL_FAILURES.includes(error.code)) {
         await this.failJob(job.id, error.code, error.message);
         return null;
@@ -127,13 +130,18 @@ export class ChunkedJobHandler {
     const outputKey = outputKeyOf(job);
     const stop = new AbortController();
     const watcher = watchWhileProcessing(this.jobs, job.id, stop, this.lifecycle);
+    this.running.add(stop);
     try {
       await this.joiner.join({ inputKey: task.inputKey, chunkKeys: task.chunkKeys, chunkDurations: done.map((outcome) => outcome.durationSeconds), outputKey, settings: settingsToRun(job), mediaLimits: this.config.mediaLimits }, stop.signal);
     } catch (error) {
+      // a join (minutes for a GIF) stopped by the shutdown goes back to the queue, its chunks kept: run
+      // on past the grace, the process was killed under it, and a third such stop failed the job
+      if (stop.signal.reason instanceof HandingOver) throw new HandedBack(`the join of job ${job.id} handed back: the worker is shutting down`);
       if (stop.signal.aborted) return this.cleanUp(task);
       throw error;
     } finally {
       clearInterval(watcher);
+      this.running.delete(stop);
     }
     const notes = [...new Set(done.flatMap((outcome) => outcome.notes))];
     const frames = done.reduce((sum, outcome) => sum + outcome.frames, 0);

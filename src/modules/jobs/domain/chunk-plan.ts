@@ -6,15 +6,22 @@ export interface ChunkRange extends SegmentRange {
 }
 
 /**
+ * The most chunks a job is cut into; a longer video gets longer chunks. A job's flow is queued in one
+ * write, and `CHUNK_SECONDS=1` with a long `MAX_VIDEO_SECONDS` made thousands (3,600 for an hour).
+ */
+export const MAX_CHUNKS_PER_JOB = 500;
+
+/**
  * The chunks of a job whose processed video lasts `durationSeconds` (a preview: only its first
- * seconds): as few equal chunks as keep each within `chunkSeconds`, so that N workers finish together.
- * Null when one chunk would do (short jobs keep the single-task path) or chunking is off (0).
- * The last chunk runs to the end of what is processed, whatever the rounding of the probed duration.
+ * seconds): as few equal chunks as keep each within `chunkSeconds` (at most MAX_CHUNKS_PER_JOB), so
+ * that N workers finish together. Null when one chunk would do (short jobs keep the single-task path)
+ * or chunking is off (0). The last chunk runs to the end of what is processed, whatever the rounding
+ * of the probed duration.
  */
 export function planChunks(durationSeconds: number, previewDuration: number | null | undefined, chunkSeconds: number, prerollSeconds: number): ChunkRange[] | null {
   const processed = previewDuration && previewDuration < durationSeconds ? previewDuration : durationSeconds;
   if (!(chunkSeconds > 0) || !(processed > chunkSeconds)) return null;
-  const count = Math.ceil(processed / chunkSeconds);
+  const count = Math.min(Math.ceil(processed / chunkSeconds), MAX_CHUNKS_PER_JOB);
   const length = processed / count;
   return Array.from({ length: count }, (_, index) => ({
     startSeconds: round(index * length),
