@@ -12,6 +12,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { Socket } from 'node:net';
+import { configuredEngineProcessEnv } from '../runner/engine-environment';
 import { nodeEntryArgs } from '../runner/typescript-loader';
 import { SpawnerReply, SpawnerRequest } from './spawner-protocol';
 
@@ -39,7 +40,9 @@ class Spawner {
   private gone = false;
 
   constructor() {
-    this.process = spawn(process.execPath, nodeEntryArgs(__dirname, 'spawner-main'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // the engine's environment (engine-environment.ts): ffmpeg and ffprobe parse untrusted video, and
+    // probes in the API process handed them its secrets
+    this.process = spawn(process.execPath, nodeEntryArgs(__dirname, 'spawner-main'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: configuredEngineProcessEnv() });
     this.process.on('message', (reply: SpawnerReply, pipe?: Socket) => this.onReply(reply, pipe));
     this.process.on('disconnect', () => this.onGone('the spawner process exited'));
     this.process.on('error', (error) => this.onGone(`the spawner process failed: ${error.message}`));
