@@ -20,7 +20,7 @@ import { typeOrmScopeOf } from './typeorm.transaction-scope';
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig, secrets: InstanceSecrets): DynamicModule {
-    const signer = new UrlSigner(secrets.urlSigningSecret);
+    const signer = new UrlSigner(secrets.urlSigningSecret, secrets.previousUrlSigningSecrets);
     return {
       module: CoreModule,
       providers: [

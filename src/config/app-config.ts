@@ -60,6 +60,8 @@ export type StorageConfig = { kind: 'local'; root: string } | S3StorageConfig;
 
 /** SigV4 presigned URLs live at most a week. */
 const S3_MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+/** a remote worker's URLs live its job's timeout and this long (remote-http.worker-gateway.ts) */
+const REMOTE_URL_MARGIN_SECONDS = 15 * 60;
 
 const problem = (variable: string, message: string): ConfigProblem => ({ variable, message });
 
@@ -100,6 +102,12 @@ const API_CHECKS: readonly ConfigCheck[] = [
   (env) => (env.STORAGE === 's3' && env.S3_ACCESS_KEY_ID && !env.S3_SECRET_ACCESS_KEY ? problem('S3_SECRET_ACCESS_KEY', 'is required when S3_ACCESS_KEY_ID is set') : undefined),
   (env) => (env.STORAGE === 's3' && env.S3_SECRET_ACCESS_KEY && !env.S3_ACCESS_KEY_ID ? problem('S3_ACCESS_KEY_ID', 'is required when S3_SECRET_ACCESS_KEY is set') : undefined),
   (env) => (env.STORAGE === 's3' && env.SIGNED_URL_TTL_SECONDS > S3_MAX_PRESIGN_SECONDS ? problem('SIGNED_URL_TTL_SECONDS', `is at most ${S3_MAX_PRESIGN_SECONDS} with STORAGE=s3`) : undefined),
+  // a remote worker's input and output URLs are signed for its job's timeout and a margin: past a week S3 refused every one
+  (env) =>
+    env.STORAGE === 's3' && env.WORKER_GATEWAY === 'remote' && env.WORKER_JOB_TIMEOUT_SECONDS + REMOTE_URL_MARGIN_SECONDS > S3_MAX_PRESIGN_SECONDS
+      ? problem('WORKER_JOB_TIMEOUT_SECONDS', `is at most ${S3_MAX_PRESIGN_SECONDS - REMOTE_URL_MARGIN_SECONDS} with STORAGE=s3 and WORKER_GATEWAY=remote (S3 signs URLs for a week at most)`)
+      : undefined,
+  (env) => (env.PUBLIC_BASE_URL && /[?#]/.test(env.PUBLIC_BASE_URL) ? problem('PUBLIC_BASE_URL', 'is a base URL without a query or fragment (https://backdrop.example.com or https://example.com/backdrop)') : undefined),
   (env) => (env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_KEEP_ALIVE_TIMEOUT_MS ? problem('HTTP_HEADERS_TIMEOUT_MS', 'must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS') : undefined),
   (env) => (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS ? problem('HTTP_REQUEST_TIMEOUT_MS', 'must be at least HTTP_HEADERS_TIMEOUT_MS') : undefined),
   (env) => (env.WORKER_GATEWAY === 'remote' && env.WORKER_URLS.length === 0 ? problem('WORKER_URLS', 'is required when WORKER_GATEWAY=remote') : undefined),
@@ -120,11 +128,11 @@ const API_CHECKS: readonly ConfigCheck[] = [
 ];
 
 /** the queues' Postgres schema: an unquoted identifier */
-const POSTGRES_SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+export const POSTGRES_SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** below it, a 600 s video would be cut into thousands of chunks */
 const MIN_CHUNK_SECONDS = 1;
 
-function isUrlOf(value: string, protocols: readonly string[]): boolean {
+export function isUrlOf(value: string, protocols: readonly string[]): boolean {
   try {
     return protocols.includes(new URL(value).protocol);
   } catch {
@@ -132,7 +140,7 @@ function isUrlOf(value: string, protocols: readonly string[]): boolean {
   }
 }
 
-function isRedisUrl(value: string): boolean {
+export function isRedisUrl(value: string): boolean {
   return isUrlOf(value, ['redis:', 'rediss:']) && /^\/?\d*$/.test(new URL(value).pathname);
 }
 
@@ -190,5 +198,5 @@ export const APP_CONFIG = Symbol('APP_CONFIG');
  * where the URL is written.
  */
 export function secretsInConfig(env: EnvironmentVariables): string[] {
-  return [env.ADMIN_TOKEN, env.WORKER_API_KEY, env.S3_SECRET_ACCESS_KEY, env.METRICS_TOKEN].filter((secret): secret is string => Boolean(secret));
+  return [env.ADMIN_TOKEN, env.WORKER_API_KEY, env.S3_SECRET_ACCESS_KEY, env.METRICS_TOKEN, ...env.URL_SIGNING_SECRET_PREVIOUS].filter((secret): secret is string => Boolean(secret));
 }

@@ -9,6 +9,8 @@ import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsPos
  */
 const MAX_TIMER_MS = 2_147_483_647;
 const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+/** a hundred years: more made the retention's cut-off an invalid date */
+const MAX_RETENTION_HOURS = 100 * 365 * 24;
 
 const toBool = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? (['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) ? true : ['0', 'false', 'no', 'off', ''].includes(value.toLowerCase()) ? false : value) : value;
@@ -30,7 +32,7 @@ export class EnvironmentVariables {
   HOST = '0.0.0.0';
 
   /** no user or password: the base URL is shown in every signed URL and log line */
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'], disallow_auth: true })
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'], disallow_auth: true })
   PUBLIC_BASE_URL?: string;
 
   @IsOptional() @IsString() @MinLength(1)
@@ -59,7 +61,7 @@ export class EnvironmentVariables {
   LOG_LEVEL = 'info';
 
   /** the largest input: an upload, a fetched video_url or image_url, and a remote worker's download */
-  @Type(() => Number) @IsInt() @IsPositive()
+  @Type(() => Number) @IsInt() @IsPositive() @Max(Number.MAX_SAFE_INTEGER)
   MAX_UPLOAD_BYTES = 500 * 1024 * 1024;
 
   /** a video_url or background image_url is fetched whole within this, or the job fails input_unreachable */
@@ -70,11 +72,16 @@ export class EnvironmentVariables {
   @Matches(/^[1-9]\d*(b|kb|mb)$/i, { message: 'JSON_BODY_LIMIT must be a whole number of b, kb or mb, such as 1mb' })
   JSON_BODY_LIMIT = '1mb';
 
-  @Type(() => Number) @IsInt() @IsPositive()
+  /** at most a year: the signature's expiry is a 12-digit Unix time, and a URL past it was refused as forged */
+  @Type(() => Number) @IsInt() @IsPositive() @Max(365 * 24 * 3600)
   SIGNED_URL_TTL_SECONDS = 24 * 3600;
 
   @IsOptional() @IsString() @MinLength(32)
   URL_SIGNING_SECRET?: string;
+
+  /** secrets URLs were signed with before: still accepted, never used to sign (a rotation's grace) */
+  @Transform(toList) @IsString({ each: true }) @MinLength(32, { each: true })
+  URL_SIGNING_SECRET_PREVIOUS: string[] = [];
 
   @Transform(toBool) @IsBoolean()
   ALLOW_KEYLESS_DOWNLOAD = false;
@@ -296,7 +303,7 @@ export class EnvironmentVariables {
   QUEUE_STALLED_INTERVAL_MS = 30000;
 
   /** uploads and outputs older than this many hours are deleted (0: keep forever) */
-  @Type(() => Number) @IsNumber() @Min(0)
+  @Type(() => Number) @IsNumber() @Min(0) @Max(MAX_RETENTION_HOURS)
   RETENTION_HOURS = 168;
 
   @Type(() => Number) @IsInt() @Min(1000) @Max(MAX_TIMER_MS)
@@ -340,7 +347,7 @@ export class EnvironmentVariables {
   RATE_LIMIT_WINDOW_SECONDS = 60;
 
   /** how long an Idempotency-Key and its first response are kept */
-  @Type(() => Number) @IsInt() @Min(60)
+  @Type(() => Number) @IsInt() @Min(60) @Max(365 * 24 * 3600)
   IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
   /**
@@ -360,7 +367,7 @@ export class EnvironmentVariables {
   STORAGE: 'local' | 's3' = 'local';
 
   /** S3-compatible endpoint (MinIO, R2, ...); unset for AWS S3 */
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsOptional() @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   S3_ENDPOINT?: string;
 
   /** the bucket; required when STORAGE=s3 */

@@ -9,7 +9,7 @@ export function processEnvironment(): NodeJS.ProcessEnv {
   return process.env;
 }
 
-/** The admin CLI talks to the database only: it needs no admin token of its own. */
+/** The admin CLI talks to the database only: it needs no admin token of its own (an empty one, as .env files leave it, included). */
 export function loadAdminCliConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  return loadConfig({ ...env, ADMIN_TOKEN: env.ADMIN_TOKEN ?? 'not-needed-by-the-cli-0000' });
+  return loadConfig({ ...env, ADMIN_TOKEN: env.ADMIN_TOKEN || 'not-needed-by-the-cli-0000' });
 }

@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { MediaBinaries } from '../engine/media/binaries';
 import { engineProcessEnv } from '../engine/runner/engine-environment';
-import { mediaBinariesOf } from './app-config';
+import { isRedisUrl, isUrlOf, mediaBinariesOf, POSTGRES_SCHEMA_NAME } from './app-config';
 import { ConfigCheck, readEnvironment } from './config-error';
 
 /** The worker server's view of the one configuration (`npm run worker:serve`, README "Remote GPU workers"). */
@@ -45,9 +45,15 @@ export interface DurableQueueConfig {
   stalledIntervalMs: number;
 }
 
+// the API's checks of the same shapes: unchecked, a database number that was not one crashed the server with Redis's stack trace
 const WORKER_SERVER_CHECKS: readonly ConfigCheck[] = [
   (env) => (env.WORKER_API_KEY ? undefined : { variable: 'WORKER_API_KEY', message: 'is required (at least 16 characters)' }),
-  (env) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(env.WORKER_QUEUE_NAMESPACE) ? undefined : { variable: 'WORKER_QUEUE_NAMESPACE', message: 'must be letters, digits and _, not starting with a digit' }),
+  (env) => (POSTGRES_SCHEMA_NAME.test(env.WORKER_QUEUE_NAMESPACE) ? undefined : { variable: 'WORKER_QUEUE_NAMESPACE', message: 'must be letters, digits and _, not starting with a digit, at most 63' }),
+  (env) => (!env.WORKER_REDIS_URL || isRedisUrl(env.WORKER_REDIS_URL) ? undefined : { variable: 'WORKER_REDIS_URL', message: 'must be a redis:// or rediss:// URL, with a database number if any (redis://host:6379/0)' }),
+  (env) =>
+    !env.WORKER_DATABASE_URL || isUrlOf(env.WORKER_DATABASE_URL, ['postgres:', 'postgresql:'])
+      ? undefined
+      : { variable: 'WORKER_DATABASE_URL', message: 'must be a postgres:// URL (postgres://user:password@host:5432/database)' },
 ];
 
 /** Validates the environment through the same schema as the API; throws one ConfigError naming every bad variable. */

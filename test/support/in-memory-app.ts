@@ -125,7 +125,7 @@ export async function startInMemoryApp(env: Record<string, string> = {}, options
   const port = randomPort();
   // long jobs stay whole unless a test sets CHUNK_SECONDS (the fake worker does not cut its output)
   const config = loadConfig({ ADMIN_TOKEN, PORT: String(port), HOST: '127.0.0.1', CHUNK_SECONDS: '0', ...env });
-  const secrets: InstanceSecrets = { urlSigningSecret: randomBytes(32).toString('hex'), adminTokenHash: hashToken(config.env.ADMIN_TOKEN ?? ADMIN_TOKEN) };
+  const secrets: InstanceSecrets = { urlSigningSecret: randomBytes(32).toString('hex'), previousUrlSigningSecrets: [], adminTokenHash: hashToken(config.env.ADMIN_TOKEN ?? ADMIN_TOKEN) };
   const keys = new InMemoryApiKeyRepository();
   const jobs = new InMemoryJobRepository();
   const ledger = new InMemoryCreditLedger();

@@ -59,7 +59,7 @@ export function createWorkerGateway(config: AppConfig, storage: ObjectStorage, s
   providers: [
     { provide: WorkerCallbackHub, useFactory: () => new WorkerCallbackHub() },
     { provide: RemoteRunRegistry, useClass: TypeOrmRemoteRunRegistry },
-    { provide: CallbackSigner, inject: [INSTANCE_SECRETS], useFactory: (secrets: InstanceSecrets) => new CallbackSigner(secrets.urlSigningSecret) },
+    { provide: CallbackSigner, inject: [INSTANCE_SECRETS], useFactory: (secrets: InstanceSecrets) => new CallbackSigner(secrets.urlSigningSecret, secrets.previousUrlSigningSecrets) },
     {
       provide: WorkerGateway,
       inject: [APP_CONFIG, ObjectStorage, CallbackSigner, WorkerCallbackHub, RemoteRunRegistry],

@@ -23,6 +23,13 @@ describe('connections and lists in the configuration', () => {
     [{ REDIS_URL: 'redis://h/abc' }, ['REDIS_URL']],
     [{ REDIS_URL: 'rediss://:secret@h:6380/2' }, []],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, []],
+    // without a scheme these loaded, then the API handed out video_url values it refused itself, and S3 signing failed with "Invalid URL"
+    [{ PUBLIC_BASE_URL: 'backdrop.example.com' }, ['PUBLIC_BASE_URL']],
+    [{ PUBLIC_BASE_URL: 'https://backdrop.example.com/?x=1' }, ['PUBLIC_BASE_URL']],
+    [{ PUBLIC_BASE_URL: 'https://backdrop.example.com/#top' }, ['PUBLIC_BASE_URL']],
+    [{ PUBLIC_BASE_URL: 'https://example.com/backdrop' }, []],
+    [{ STORAGE: 's3', S3_BUCKET: 'outputs', S3_ENDPOINT: 'minio:9000' }, ['S3_ENDPOINT']],
+    [{ STORAGE: 's3', S3_BUCKET: 'outputs', S3_ENDPOINT: 'http://minio:9000' }, []],
   ])('%j: refused %j', (env, variables) => {
     expect(refused(env)).toEqual(variables);
   });
@@ -44,6 +51,18 @@ describe('connections and lists in the configuration', () => {
     expect(refused({ CHUNK_SECONDS: '0' })).toEqual([]);
     expect(refused({ CHUNK_SECONDS: '1' })).toEqual([]);
     expect(refused({ CHUNK_SECONDS: '0.999' })).toEqual(['CHUNK_SECONDS']);
+  });
+
+  it('remote workers with S3: their URLs (the job timeout and 15 minutes) must be signable, at most a week', () => {
+    const remoteOnS3 = { STORAGE: 's3', S3_BUCKET: 'outputs', WORKER_GATEWAY: 'remote', WORKER_URLS: 'https://gpu.example.com', WORKER_API_KEY: 'w'.repeat(16) };
+    expect(refused({ ...remoteOnS3, WORKER_JOB_TIMEOUT_SECONDS: '603900' })).toEqual([]);
+    expect(refused({ ...remoteOnS3, WORKER_JOB_TIMEOUT_SECONDS: '603901' })).toEqual(['WORKER_JOB_TIMEOUT_SECONDS']);
+    expect(refused({ ...remoteOnS3, STORAGE: 'local', WORKER_JOB_TIMEOUT_SECONDS: '864000' })).toEqual([]);
+  });
+
+  it('lifetimes and sizes within what their use can hold (a TTL past 12 digits of expiry made every URL look forged)', () => {
+    expect(refused({ SIGNED_URL_TTL_SECONDS: '31536000', IDEMPOTENCY_TTL_SECONDS: '31536000', RETENTION_HOURS: '876000', MAX_UPLOAD_BYTES: String(Number.MAX_SAFE_INTEGER) })).toEqual([]);
+    expect(refused({ SIGNED_URL_TTL_SECONDS: '31536001', IDEMPOTENCY_TTL_SECONDS: '31536001', RETENTION_HOURS: '876001', MAX_UPLOAD_BYTES: '1e300' }).sort()).toEqual(['IDEMPOTENCY_TTL_SECONDS', 'MAX_UPLOAD_BYTES', 'RETENTION_HOURS', 'SIGNED_URL_TTL_SECONDS']);
   });
 
   it('CHUNK_PREROLL_SECONDS is at most CHUNK_SECONDS where jobs are cut (each chunk mattes its pre-roll again)', () => {

@@ -40,6 +40,12 @@ describe('one configuration for the API and the worker server', () => {
     expect(loadConfig(env).engineProcessEnv).toEqual(expected);
   });
 
+  it("the worker server checks its queue's URLs and schema as the API checks its own (a database number that was not one crashed it with Redis's stack trace)", () => {
+    const error = thrown(() => loadWorkerServerConfig({ WORKER_API_KEY: WORKER_KEY, WORKER_REDIS_URL: 'redis://127.0.0.1:6379/backdrop', WORKER_DATABASE_URL: '127.0.0.1:5432/test', WORKER_QUEUE_NAMESPACE: 'q'.repeat(64) }));
+    expect(error.variables.sort()).toEqual(['WORKER_DATABASE_URL', 'WORKER_QUEUE_NAMESPACE', 'WORKER_REDIS_URL']);
+    expect(() => loadWorkerServerConfig({ WORKER_API_KEY: WORKER_KEY, WORKER_REDIS_URL: 'rediss://:pw@redis:6380/2', WORKER_DATABASE_URL: 'postgres://u:pw@db/x', WORKER_QUEUE_NAMESPACE: 'q'.repeat(63) })).not.toThrow();
+  });
+
   it('the worker server refuses what the schema refuses, naming every bad variable', () => {
     const error = thrown(() => loadWorkerServerConfig({ WORKER_PORT: '70000', WORKER_QUEUE_SIZE: 'many', WORKER_TRANSFER_TIMEOUT_MS: '5' }));
     expect(error.variables.sort()).toEqual(['WORKER_API_KEY', 'WORKER_PORT', 'WORKER_QUEUE_SIZE', 'WORKER_TRANSFER_TIMEOUT_MS']);

@@ -89,3 +89,20 @@ describe('UrlSigner', () => {
     });
   });
 });
+
+describe('UrlSigner across a rotation of URL_SIGNING_SECRET', () => {
+  const rotated = new UrlSigner('t'.repeat(48), [SECRET]);
+
+  it('accepts download and upload URLs signed with a previous secret until they expire (every link handed out before was refused, a remote worker’s output upload too)', () => {
+    expect(rotated.verify(KEY, String(EXPIRES), sig, NAME, NOW)).toBe('valid');
+    expect(rotated.verify(KEY, String(EXPIRES), sig, NAME, EXPIRES + 1)).toBe('expired');
+    expect(rotated.verifyUpload(KEY, String(EXPIRES), signer.signUpload(KEY, EXPIRES), NOW)).toBe('valid');
+    expect(new UrlSigner('t'.repeat(48)).verify(KEY, String(EXPIRES), sig, NAME, NOW)).toBe('invalid');
+  });
+
+  it('signs with the current secret only', () => {
+    expect(rotated.sign(KEY, EXPIRES, NAME)).toBe(new UrlSigner('t'.repeat(48)).sign(KEY, EXPIRES, NAME));
+    expect(rotated.sign(KEY, EXPIRES, NAME)).not.toBe(sig);
+    expect(signer.verify(KEY, String(EXPIRES), rotated.sign(KEY, EXPIRES, NAME), NAME, NOW)).toBe('invalid');
+  });
+});

@@ -1,35 +1,42 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { checkSignature, SignatureCheck } from '../../../common/signature-check';
 
-export type SignatureCheck = 'valid' | 'expired' | 'invalid';
+export type { SignatureCheck };
 
 /**
  * HMAC-SHA256 signatures for expiring local-storage URLs. Download URLs cover the path, the expiry
  * and the download name; upload URLs cover the path and the expiry under a key derived for uploads
- * only, so a download link can never be replayed as an upload (nor the reverse).
+ * only, so a download link can never be replayed as an upload (nor the reverse). URLs are signed
+ * with `secret`; those signed with a `previous` one are still accepted until they expire.
  */
 export class UrlSigner {
-  private readonly uploadSecret: Buffer;
+  private readonly downloadKeys: string[];
+  private readonly uploadKeys: Buffer[];
 
-  constructor(private readonly secret: string) {
-    this.uploadSecret = createHmac('sha256', secret).update('backdrop local upload urls v1').digest();
+  constructor(secret: string, previous: readonly string[] = []) {
+    this.downloadKeys = [secret, ...previous];
+    this.uploadKeys = this.downloadKeys.map((key) => createHmac('sha256', key).update('backdrop local upload urls v1').digest());
   }
 
   sign(key: string, expiresAt: number, downloadName = ''): string {
-    return createHmac('sha256', this.secret).update(`${key}\n${expiresAt}\n${downloadName}`).digest('hex');
+    return signDownload(this.downloadKeys[0], key, expiresAt, downloadName);
   }
 
   verify(key: string, expires: string | undefined, signature: string | undefined, downloadName = '', nowSeconds = Math.floor(Date.now() / 1000)): SignatureCheck {
-    return checkSignature((expiresAt) => this.sign(key, expiresAt, downloadName), expires, signature, nowSeconds);
+    return checkSignature(this.downloadKeys.map((secret) => (expiresAt: number) => signDownload(secret, key, expiresAt, downloadName)), expires, signature, nowSeconds);
   }
 
   signUpload(key: string, expiresAt: number): string {
-    return createHmac('sha256', this.uploadSecret).update(`${key}\n${expiresAt}`).digest('hex');
+    return signUpload(this.uploadKeys[0], key, expiresAt);
   }
 
   verifyUpload(key: string, expires: string | undefined, signature: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): SignatureCheck {
-    return checkSignature((expiresAt) => this.signUpload(key, expiresAt), expires, signature, nowSeconds);
+    return checkSignature(this.uploadKeys.map((secret) => (expiresAt: number) => signUpload(secret, key, expiresAt)), expires, signature, nowSeconds);
   }
 }
+
+const signDownload = (secret: string, key: string, expiresAt: number, downloadName: string): string => createHmac('sha256', secret).update(`${key}\n${expiresAt}\n${downloadName}`).digest('hex');
+const signUpload = (secret: Buffer, key: string, expiresAt: number): string => createHmac('sha256', secret).update(`${key}\n${expiresAt}`).digest('hex');
 
 /** The API's `/files` URLs (FilesController) for an object: what every adapter without presigned URLs of its own hands out. */
 export class FilesUrls {
@@ -58,11 +65,4 @@ export class FilesUrls {
     const query = new URLSearchParams({ expires: String(expires), signature: this.signer.signUpload(key, expires) });
     return `${this.publicBaseUrl}/files/${key}?${query.toString()}`;
   }
-}
-
-function checkSignature(sign: (expiresAt: number) => string, expires: string | undefined, signature: string | undefined, nowSeconds: number): SignatureCheck {
-  if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
-  const expected = Buffer.from(sign(Number(expires)), 'hex');
-  if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
-  return Number(expires) < nowSeconds ? 'expired' : 'valid';
 }

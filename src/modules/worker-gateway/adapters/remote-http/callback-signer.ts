@@ -1,6 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { checkSignature, SignatureCheck } from '../../../../common/signature-check';
 
-export type CallbackCheck = 'valid' | 'expired' | 'invalid';
+export type CallbackCheck = SignatureCheck;
 
 export const CALLBACK_PATH = 'internal/worker-callbacks';
 
@@ -11,10 +12,11 @@ export const CALLBACK_PATH = 'internal/worker-callbacks';
  * it posts to the URL it was given.
  */
 export class CallbackSigner {
-  private readonly key: Buffer;
+  /** the first signs; the others (from previous URL-signing secrets) are accepted until their URLs expire */
+  private readonly keys: Buffer[];
 
-  constructor(urlSigningSecret: string) {
-    this.key = createHmac('sha256', urlSigningSecret).update('backdrop worker callbacks v1').digest();
+  constructor(urlSigningSecret: string, previous: readonly string[] = []) {
+    this.keys = [urlSigningSecret, ...previous].map((secret) => createHmac('sha256', secret).update('backdrop worker callbacks v1').digest());
   }
 
   url(publicBaseUrl: string, jobId: string, ttlSeconds: number, nowSeconds = Math.floor(Date.now() / 1000)): string {
@@ -24,13 +26,12 @@ export class CallbackSigner {
   }
 
   verify(jobId: string, expires: string | undefined, signature: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): CallbackCheck {
-    if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
-    const expected = Buffer.from(this.sign(jobId, Number(expires)), 'hex');
-    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
-    return Number(expires) < nowSeconds ? 'expired' : 'valid';
+    return checkSignature(this.keys.map((key) => (expiresAt: number) => signCallback(key, jobId, expiresAt)), expires, signature, nowSeconds);
   }
 
   private sign(jobId: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`${jobId}\n${expires}`).digest('hex');
+    return signCallback(this.keys[0], jobId, expires);
   }
 }
+
+const signCallback = (key: Buffer, jobId: string, expires: number): string => createHmac('sha256', key).update(`${jobId}\n${expires}`).digest('hex');
