@@ -2,7 +2,8 @@
  * The embedded default's Postgres (the app's own launcher, in a child process) killed under the
  * process that started it, as a full disk's PANIC or the OOM killer would: it is started again.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import { Client } from 'pg';
 import * as path from 'node:path';
 import { answers } from '../../src/infrastructure/database/embedded-postgres.launcher';
 import { startEmbeddedDatabase } from '../support/embedded-database';
@@ -28,4 +29,36 @@ describe('the embedded Postgres', () => {
       expect(Date.now() - stopping).toBeLessThan(10_000); // its stop waited for good on the Postgres that had died
     }
   }, 120_000);
+
+  it("signs in with a random password of its own, kept in DATA_DIR (mode 600); a cluster made with the fixed password every cluster had gets one at its next start (any local account could sign in and take the admin token's place)", async () => {
+    const fixedUrl = (url: string) => url.replace(/\/\/backdrop:[^@]*@/, '//backdrop:backdrop-embedded@');
+    const passwordFile = (dataDir: string) => path.join(dataDir, 'postgres-password');
+    let pg = await startEmbeddedDatabase();
+    try {
+      expect(pg.url).toContain(`backdrop:${readFileSync(passwordFile(pg.dataDir), 'utf8').trim()}@`);
+      expect(statSync(passwordFile(pg.dataDir)).mode & 0o777).toBe(0o600);
+      expect(await answers(fixedUrl(pg.url))).toBe(false);
+      // as a cluster of the version before: the fixed password, no password file
+      await query(pg.url, "ALTER ROLE backdrop PASSWORD 'backdrop-embedded'");
+      rmSync(passwordFile(pg.dataDir));
+      await pg.stop({ keepData: true });
+      pg = await startEmbeddedDatabase({ dataDir: pg.dataDir, port: pg.port });
+      expect(pg.url).not.toContain('backdrop-embedded');
+      expect(await answers(pg.url)).toBe(true);
+      expect(await answers(fixedUrl(pg.url))).toBe(false);
+      expect(pg.url).toContain(`backdrop:${readFileSync(passwordFile(pg.dataDir), 'utf8').trim()}@`);
+    } finally {
+      await pg.stop();
+    }
+  }, 240_000);
 });
+
+async function query(url: string, sql: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import { userInfo } from 'node:os';
 import * as path from 'node:path';
@@ -25,8 +26,55 @@ export interface EmbeddedDatabase {
 
 const DATABASE = 'backdrop';
 const USER = 'backdrop';
-// The cluster only listens on localhost and its password lives beside its files: it is not a secret boundary.
-const PASSWORD = 'backdrop-embedded';
+/**
+ * DATA_DIR/postgres-password (mode 600): the cluster's password, random per cluster. It listens on
+ * localhost, where any local account could sign in with the fixed password every cluster had, read
+ * the URL-signing secret and replace the admin token's hash.
+ */
+const PASSWORD_FILE = 'postgres-password';
+/** the password of clusters made before PASSWORD_FILE: replaced at their owner's next start */
+const FIXED_PASSWORD = 'backdrop-embedded';
+
+/** the cluster's password, and whether it is the fixed one of a cluster made before PASSWORD_FILE */
+async function clusterPassword(dataDir: string, databaseDir: string): Promise<{ password: string; fixed: boolean }> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  const stored = await readPassword(file);
+  if (stored) return { password: stored, fixed: false };
+  if (existsSync(path.join(databaseDir, 'PG_VERSION'))) return { password: FIXED_PASSWORD, fixed: true };
+  await fs.mkdir(dataDir, { recursive: true });
+  try {
+    await fs.writeFile(file, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // another process made it first
+  }
+  return { password: (await readPassword(file)) ?? '', fixed: false };
+}
+
+async function readPassword(file: string): Promise<string | undefined> {
+  try {
+    return (await fs.readFile(file, 'utf8')).trim() || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** A cluster made with the fixed password gets a random one, kept in PASSWORD_FILE; returns its URL. */
+async function replaceFixedPassword(dataDir: string, port: number): Promise<string> {
+  const password = randomBytes(24).toString('hex');
+  const client = new Client({ connectionString: urlOf(FIXED_PASSWORD, port, DATABASE), connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await fs.writeFile(path.join(dataDir, PASSWORD_FILE), `${password}\n`, { mode: 0o600 });
+    await client.query(`ALTER ROLE ${USER} PASSWORD '${password}'`); // hex: nothing to quote
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return urlOf(password, port, DATABASE);
+}
+
+const urlOf = (password: string, port: number, database: string): string => `postgres://${USER}:${password}@127.0.0.1:${port}/${database}`;
 
 /**
  * As root the server runs as the `postgres` user, which must be able to traverse to its directory:
@@ -84,8 +132,11 @@ export type EmbeddedUse = 'own' | 'share';
  * used and never stopped again.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void, use: EmbeddedUse = 'own'): Promise<EmbeddedDatabase> {
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   const databaseDir = path.join(dataDir, 'postgres');
+  const { password, fixed } = await clusterPassword(dataDir, databaseDir);
+  const url = urlOf(password, port, DATABASE);
+  // the fixed password goes where this process owns the cluster: a tool sharing a server's leaves it to that server
+  const securedUrl = () => (fixed && use === 'own' ? replaceFixedPassword(dataDir, port) : Promise.resolve(url));
   const owner = new OwnerFile(path.join(dataDir, 'postgres-owner'));
   if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await answers(url))) {
     if (use === 'share') return { url, stop: async () => undefined };
@@ -93,7 +144,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     if (running !== null) throw new Error(`another Backdrop server (pid ${running}) runs on DATA_DIR ${dataDir} and its embedded Postgres: stop it, or give this one its own DATA_DIR (if no such server runs, remove ${owner.path})`);
     log(`Taking over the embedded Postgres in ${databaseDir}, left running by a server that ended without stopping it`);
     await owner.claim();
-    return { url, stop: () => stopOrphan(databaseDir).finally(() => owner.release()) };
+    return { url: await securedUrl(), stop: () => stopOrphan(databaseDir).finally(() => owner.release()) };
   }
   const socketDir = path.join(dataDir, 'postgres-socket');
   const lastLines = new RecentLines(5);
@@ -105,7 +156,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=localhost', '-c', `unix_socket_directories=${socketDir}`],
@@ -124,11 +175,11 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     throw new Error(`the embedded Postgres in ${databaseDir} did not start on port ${port} (EMBEDDED_PG_PORT): ${why}`);
   });
   // created on every start where it is missing: a first start stopped between the cluster and the database left none
-  if (!(await databaseExists(`postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`))) await server.createDatabase(DATABASE);
+  if (!(await databaseExists(urlOf(password, port, 'postgres')))) await server.createDatabase(DATABASE);
   // a tool that started it owns it too while it runs: a server starting meanwhile is refused, not stopped under
   await owner.claim();
   const keeper = new KeptRunning(server, log, lastLines);
-  return { url, stop: () => keeper.stop().finally(() => owner.release()) };
+  return { url: await securedUrl(), stop: () => keeper.stop().finally(() => owner.release()) };
 }
 
 /** how long after a failed start the embedded Postgres is started again (its disk still full, say) */
