@@ -7,6 +7,7 @@ import { createApp } from './create-app';
 import { resolveDatabase } from './database-url';
 import { migrate } from './composition/data-source';
 import { loadInstanceSecrets } from './infrastructure/secrets/instance-secrets';
+import { listenFailure } from './listen-failure';
 import { ApiKeysService } from './modules/auth/application/api-keys.service';
 
 const logger = new Logger('Backdrop');
@@ -78,7 +79,9 @@ export async function bootstrap(): Promise<void> {
   cutShutdownShortAfterItsGraces(config.env.WORKER_SHUTDOWN_GRACE_MS + config.env.HTTP_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS);
 
   // Workers listen too, for /health/live, /health/ready and /metrics (probes and scraping).
-  await app.listen(config.port, config.host);
+  await app.listen(config.port, config.host).catch((error: unknown) => {
+    throw new Error(listenFailure(error, config.host, config.port));
+  });
   // made once the server listens: a first start that could not listen made a key it never showed, and no later start made one
   let developmentKey: string | null = null;
   if (config.role !== 'worker') {

@@ -11,6 +11,7 @@ import { WorkerServerConfig } from '../config/worker-server-config';
 import { createWorkerServer } from './worker-server';
 import { webhookSender } from './webhook-sender';
 import { loggedRuns } from './run-log';
+import { listenFailure } from '../listen-failure';
 
 export interface RunningWorker {
   url: string;
@@ -40,7 +41,7 @@ export async function startWorker(config: WorkerServerConfig, processor?: JobPro
   const queue: WorkerQueue = config.durableQueue ? await DurableWorkerJobQueue.open(runs, queueOptions, config.durableQueue) : new WorkerJobQueue(runs, queueOptions);
   const server = createWorkerServer(queue, config.apiKey);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(new Error(listenFailure(error, config.host, config.port, { host: 'WORKER_HOST', port: 'WORKER_PORT' }))));
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
