@@ -114,7 +114,7 @@ describe('npm start with the embedded default', () => {
       const freePgPort = String(randomPort());
       const unheard = startProcess(['dist/src/main.js'], { ...otherEnv, EMBEDDED_PG_PORT: freePgPort, PORT: String(port) }); // the running server's port
       await expect(unheard.waitFor(/never printed/, 120000)).rejects.toThrow(/process exited \(1\)/);
-      expect(unheard.output()).toMatch(/EADDRINUSE/);
+      expect(unheard.output()).toMatch(/Backdrop could not start: port \d+ on \S+ is taken by another process: stop it, or set PORT to a free port/);
       // the key is made once the server listens: made before, it was never shown, and no later start made one
       const started = startProcess(['dist/src/main.js'], { ...otherEnv, EMBEDDED_PG_PORT: freePgPort });
       await started.waitFor(/Development API key \(shown once\): bd_live_\w{32}/, 120000);
