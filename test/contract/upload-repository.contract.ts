@@ -7,7 +7,7 @@ export function describeUploadRepositoryContract(uploads: () => UploadRepository
   describe('UploadRepository contract', () => {
     const anUpload = (apiKeyId: string): Upload => {
       const id = newUploadId();
-      return { id, apiKeyId, storageKey: `uploads/${id}`, filename: 'a.mp4', size: 123, contentType: 'video/mp4', durationSeconds: 4.5, createdAt: new Date('2026-02-03T04:05:06.789Z') };
+      return { id, apiKeyId, storageKey: `uploads/${id}`, filename: 'a.mp4', size: 123, contentType: 'video/mp4', durationSeconds: 4.5, frameRate: 29.97, createdAt: new Date('2026-02-03T04:05:06.789Z') };
     };
 
     it('reads every field of an upload back, scoped to its owner', async () => {

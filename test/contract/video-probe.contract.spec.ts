@@ -13,7 +13,7 @@ const IMAGE = path.join(MEDIA_DIR, 'astronaut.png');
 /** the real gate, and the in-memory one told of the two files, as a test that uses it tells it */
 describe.each([
   ['the engine (sniffed, pinned ffprobe)', (): VideoProbe => new EngineVideoProbe(loadConfig({}))],
-  ['in memory', (): VideoProbe => new InMemoryVideoProbe().knowVideo(readFileSync(CLIP), { durationSeconds: 4, width: 640, height: 360 }).knowImage(readFileSync(IMAGE), { width: 512, height: 512 })],
+  ['in memory', (): VideoProbe => new InMemoryVideoProbe().knowVideo(readFileSync(CLIP), { durationSeconds: 4, frameRate: 25, width: 640, height: 360 }).knowImage(readFileSync(IMAGE), { width: 512, height: 512 })],
 ])('VideoProbe contract: %s', (_name, make) => {
   const probe = make();
   let dir: string;
@@ -26,8 +26,8 @@ describe.each([
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('probes a video it accepts: its duration and size', async () => {
-    expect(await probe.probe(CLIP)).toEqual({ durationSeconds: 4, width: 640, height: 360 });
+  it('probes a video it accepts: its duration, frame rate and size', async () => {
+    expect(await probe.probe(CLIP)).toEqual({ durationSeconds: 4, frameRate: 25, width: 640, height: 360 });
   });
 
   it('probes a background image it accepts: its size', async () => {

@@ -36,6 +36,7 @@ const SHIPPED: Record<string, string> = {
   '1765000000000-idempotency-created-resource.ts': '22223b631e8c4ee6883342032a2607ddfe192a8d8d7f6531fa2aa51d69d65910',
   '1765100000000-jobs-waiting-in-queue.ts': '30d27e2f64b9838d56eceaa247f10d078e38cc1a2e0a32ca43878deb8d6e3f06',
   '1765200000000-jobs-waiting-by-key.ts': '8057c8ee04a14d070c0f69ce85a7bbb81579679ba0ccf307b28b94f99d8a2b21',
+  '1765300000000-uploads-frame-rate.ts': '6341042e3dfe8ee07e1ea859e396db96b5f69540691b431d99782044af5c1bb1',
 };
 import { eventually } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';

@@ -13,6 +13,7 @@ import { ChunkedJobHandler } from '../../../src/modules/jobs/application/chunked
 import { HandedBack } from '../../../src/modules/jobs/application/handed-back';
 import { ProcessJobHandler } from '../../../src/modules/jobs/application/process-job.handler';
 import { MAX_CHUNKS_PER_JOB, planChunks } from '../../../src/modules/jobs/domain/chunk-plan';
+import { segmentFrames } from '../../../src/engine/chunks/segment';
 import { FakeWorkerGateway } from '../../support/fake-worker-gateway';
 import { jobsWorld, TenSecondProbe } from '../support/jobs-world';
 
@@ -59,6 +60,18 @@ describe('planChunks', () => {
     expect(planChunks(600, 3, 4, 1)).toBeNull();
     expect(planChunks(600, 9, 4, 1)).toHaveLength(3);
     expect(planChunks(600, null, 0, 1)).toBeNull();
+  });
+
+  it('cuts a slideshow so that every chunk holds a frame (one picture every 20 s made chunks holding none, and the job failed), and keeps one too sparse to cut whole', () => {
+    const slideshow = planChunks(160, null, 15, 1, 1 / 20);
+    expect(slideshow).toHaveLength(4);
+    for (const chunk of slideshow!) {
+      const { window } = segmentFrames(chunk, 1 / 20);
+      expect((window.end ?? 8) - window.start).toBeGreaterThanOrEqual(1);
+    }
+    expect(planChunks(160, null, 15, 1)).toHaveLength(11); // the frame rate unknown (an upload made before it was kept): by seconds
+    expect(planChunks(30, null, 15, 1, 1 / 10)).toBeNull();
+    expect(planChunks(600, null, 15, 1, 30)).toHaveLength(40);
   });
 
   it(`cuts a job into at most ${MAX_CHUNKS_PER_JOB} chunks, longer ones where the length would make more (an hour at 1 s made 3,600)`, () => {
@@ -213,6 +226,20 @@ describe('ChunkedJobHandler on in-memory adapters', () => {
     await world.chunked.chunkGaveUp(asQueued(flow!.chunks[1]), new Error('engine crashed'));
     expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'failed', errorCode: 'worker_failed' });
     for (const key of keys) expect([key, await world.storage.stat(key)]).toEqual([key, null]);
+  });
+
+  it('keeps a fetched video whole where chunks could not each hold a frame (a slideshow of 10 s at one picture every 3 s)', async () => {
+    const slideshow = new (class extends TenSecondProbe {
+      override async probe() {
+        return { durationSeconds: 10, frameRate: 1 / 3, width: 640, height: 360 };
+      }
+    })();
+    const world = chunking(slideshow);
+    world.gateway.succeedWith(10);
+    const { job, flow } = await world.split();
+    expect(flow).toBeUndefined();
+    expect(world.gateway.tasks.map((task) => task.segment)).toEqual([undefined]);
+    expect(await world.jobs.findById(job.id)).toMatchObject({ status: 'completed' });
   });
 
   it('splits an upload by the duration stored when it was uploaded, without probing the file again', async () => {

@@ -8,7 +8,7 @@ import { storageKeys } from '../../../common/storage-keys';
 import { ObjectStorage } from '../../storage/ports/object-storage';
 import { UploadedVideos } from '../../uploads/ports/uploaded-videos';
 import { HandingOver, WorkerFailure, WorkerGateway } from '../../worker-gateway/ports/worker-gateway';
-import { isRefusal, VideoProbe } from '../../uploads/ports/video-probe';
+import { isRefusal, VideoProbe, VideoTiming } from '../../uploads/ports/video-probe';
 import { Job, settingsToRun } from '../domain/job';
 import { HandedBack } from './handed-back';
 import { JobLifecycle } from './job-lifecycle';
@@ -166,11 +166,11 @@ export class ProcessJobHandler {
 
   /** The job's input and background image, its input admitted; null when the job ended (no credit) or was split into chunks. */
   private async prepare(job: Job, signal?: AbortSignal): Promise<{ inputKey: string; backgroundImageKey: string | null } | null> {
-    const { inputKey, durationSeconds: uploadedSeconds } = await this.resolveInput(job, signal);
+    const { inputKey, timing: uploaded } = await this.resolveInput(job, signal);
     const admitted = await this.admitInput(job, inputKey);
     if (admitted === null) return null;
     // a probed input was held to the limit as it was admitted; an upload not probed here, by its stored duration
-    if (admitted === undefined && uploadedSeconds !== undefined) await this.refuseOverLength(job, uploadedSeconds, inputKey);
+    if (admitted === undefined && uploaded !== undefined) await this.refuseOverLength(job, uploaded.durationSeconds, inputKey);
     let backgroundImageKey: string | null;
     try {
       backgroundImageKey = await this.fetchBackgroundImage(job, signal);
@@ -178,7 +178,7 @@ export class ProcessJobHandler {
       if (inputKey.startsWith('inputs/')) await this.storage.delete(inputKey);
       throw error;
     }
-    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploadedSeconds)) return null;
+    if (await this.splitWhenLong(job, inputKey, backgroundImageKey, admitted ?? uploaded)) return null;
     return { inputKey, backgroundImageKey };
   }
 
@@ -197,15 +197,14 @@ export class ProcessJobHandler {
   /**
    * A job longer than the chunk length goes out as chunks any worker may take (the reserve covers the
    * whole job already); true when it did. A `pro` prompt with attributes keeps one task
-   * (decidesFromWholeClip). `durationSeconds` is the probe's when it was probed here,
-   * or the one stored with the upload when the upload was probed: the file is then not probed again.
+   * (decidesFromWholeClip). `timing` is the probe's when it was probed here, or the one stored with
+   * the upload when the upload was probed: the file is then not probed again.
    */
-  private async splitWhenLong(job: Job, inputKey: string, backgroundImageKey: string | null, durationSeconds: number | undefined): Promise<boolean> {
+  private async splitWhenLong(job: Job, inputKey: string, backgroundImageKey: string | null, timing: VideoTiming | undefined): Promise<boolean> {
     const { chunkSeconds, prerollSeconds } = this.config.chunking;
     if (!(chunkSeconds > 0) || decidesFromWholeClip(job.settings.model, job.settings.textPrompt)) return false;
-    const duration = durationSeconds ?? (await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path)));
-    const seconds = typeof duration === 'number' ? duration : isRefusal(duration) ? null : duration.durationSeconds;
-    const ranges = seconds === null ? null : planChunks(seconds, job.settings.previewDuration, chunkSeconds, prerollSeconds);
+    const probed = timing ?? (await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path)));
+    const ranges = isRefusal(probed) ? null : planChunks(probed.durationSeconds, job.settings.previewDuration, chunkSeconds, prerollSeconds, probed.frameRate ?? undefined);
     if (!ranges) return false;
     await this.chunked.split(job, inputKey, backgroundImageKey, ranges);
     return true;
@@ -214,9 +213,9 @@ export class ProcessJobHandler {
   /**
    * A fetched input passes the input gate before anything else reads it (uploads passed it when they
    * were uploaded), and its cost is reserved once its duration is known; null when the job failed
-   * for lack of credit, else the probed duration when it was probed here.
+   * for lack of credit, else the probed duration and frame rate when it was probed here.
    */
-  private async admitInput(job: Job, inputKey: string): Promise<number | undefined | null> {
+  private async admitInput(job: Job, inputKey: string): Promise<VideoTiming | undefined | null> {
     if (!inputKey.startsWith('inputs/') && job.reservedCredits !== null) return undefined;
     const probed = await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path));
     const fetched = inputKey.startsWith('inputs/');
@@ -225,17 +224,17 @@ export class ProcessJobHandler {
       throw new InputFailure('input_invalid', `The video was refused: ${probed.reason}`);
     }
     await this.refuseOverLength(job, probed.durationSeconds, inputKey);
-    if (job.reservedCredits !== null) return probed.durationSeconds;
+    if (job.reservedCredits !== null) return probed;
     const reserved = await this.lifecycle.reserveFetchedInput(job, probed.durationSeconds);
     if (!reserved && fetched) await this.storage.delete(inputKey);
-    return reserved === null ? null : probed.durationSeconds;
+    return reserved === null ? null : probed;
   }
 
   /**
    * An upload of this server is read from storage, with the duration its upload probed; any other
    * URL is fetched through the SSRF-guarded client.
    */
-  private async resolveInput(job: Job, signal?: AbortSignal): Promise<{ inputKey: string; durationSeconds?: number }> {
+  private async resolveInput(job: Job, signal?: AbortSignal): Promise<{ inputKey: string; timing?: VideoTiming }> {
     const uploadId = this.uploads.uploadIdFromUrl(job.videoUrl);
     if (uploadId) {
       // only a missing or deleted upload fails the job; a database that cannot answer is thrown, so the queue retries
@@ -246,7 +245,7 @@ export class ProcessJobHandler {
       if (!upload) throw new InputFailure('input_unreachable', 'The uploaded video no longer exists');
       // a row whose file is gone (storage restored older than the database) failed worker_failed after every retry
       if (!(await this.storage.stat(upload.storageKey))) throw new InputFailure('input_unreachable', 'The uploaded video is no longer in storage');
-      return { inputKey: upload.storageKey, durationSeconds: upload.durationSeconds ?? undefined };
+      return { inputKey: upload.storageKey, timing: upload.durationSeconds === null ? undefined : { durationSeconds: upload.durationSeconds, frameRate: upload.frameRate } };
     }
     return { inputKey: await this.fetched(job.videoUrl, fetchedInputKeys(job.id).video, 'video', signal) };
   }

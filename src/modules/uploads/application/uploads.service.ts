@@ -77,6 +77,7 @@ export class UploadsService extends UploadedVideos {
       size: body.size,
       contentType: body.contentType,
       durationSeconds: probed.durationSeconds,
+      frameRate: probed.frameRate ?? null,
       createdAt: this.clock.now(),
     };
     // the row is written only while the key is enabled (holdEnabledKey): an erasure of its data that follows a disable finds it

@@ -8,6 +8,8 @@ export interface Upload {
   size: number;
   contentType: string;
   durationSeconds: number | null;
+  /** the frames a second the engine reads (a long job's chunks each hold some); null for uploads made before it was kept */
+  frameRate?: number | null;
   createdAt: Date;
   /** set when retention deleted the file */
   deletedAt?: Date | null;

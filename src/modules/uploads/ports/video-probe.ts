@@ -1,8 +1,13 @@
 /** The container types an upload may be (sniffed from its first bytes by the engine's media library). */
 export type { SupportedVideoType } from '../../../engine/media/sniff';
 
-export interface ProbedVideo {
+/** how long a video lasts and how many frames a second the engine reads from it (unknown for uploads stored before it was kept) */
+export interface VideoTiming {
   durationSeconds: number;
+  frameRate?: number | null;
+}
+
+export interface ProbedVideo extends VideoTiming {
   width: number;
   height: number;
 }

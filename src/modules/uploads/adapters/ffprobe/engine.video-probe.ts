@@ -22,7 +22,7 @@ export class EngineVideoProbe extends VideoProbe {
   async probe(localPath: string): Promise<ProbedVideo | MediaRefusal> {
     try {
       const info = await this.probes.run(() => probe(localPath, this.config.mediaLimits));
-      return { durationSeconds: info.durationSeconds, width: info.width, height: info.height };
+      return { durationSeconds: info.durationSeconds, frameRate: info.fps, width: info.width, height: info.height };
     } catch (error) {
       return refusalOf(error);
     }

@@ -17,6 +17,7 @@ export class UploadRecord {
   @Column({ type: 'bigint', transformer: bigintAsNumber }) size!: number;
   @Column({ name: 'content_type', type: 'text' }) contentType!: string;
   @Column({ name: 'duration_seconds', type: 'double precision', nullable: true }) durationSeconds!: number | null;
+  @Column({ name: 'frame_rate', type: 'double precision', nullable: true }) frameRate!: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
 }
