@@ -64,10 +64,15 @@ async function replaceFixedPassword(dataDir: string, port: number): Promise<stri
   const password = randomBytes(24).toString('hex');
   const client = new Client({ connectionString: urlOf(FIXED_PASSWORD, port, DATABASE), connectionTimeoutMillis: 5000 });
   client.on('error', () => undefined);
+  const setPassword = (to: string) => client.query(`ALTER ROLE ${USER} PASSWORD '${to}'`); // hex or fixed: nothing to quote
   try {
     await client.connect();
-    await fs.writeFile(path.join(dataDir, PASSWORD_FILE), `${password}\n`, { mode: 0o600 });
-    await client.query(`ALTER ROLE ${USER} PASSWORD '${password}'`); // hex: nothing to quote
+    await setPassword(password);
+    // a password the file does not keep would lock every later start out: the fixed one stays until it is kept
+    await fs.writeFile(path.join(dataDir, PASSWORD_FILE), `${password}\n`, { mode: 0o600 }).catch(async (error: unknown) => {
+      await setPassword(FIXED_PASSWORD);
+      throw error;
+    });
   } finally {
     await client.end().catch(() => undefined);
   }
