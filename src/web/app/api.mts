@@ -19,6 +19,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId: string | null = null,
+    /** the server's Retry-After (a 429, a 503), in seconds */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
@@ -40,22 +42,28 @@ interface Envelope {
 }
 
 /** The envelope's error, or a plain description when the body is not the envelope (a proxy's page). */
-function errorOf(status: number, statusText: string, body: string, requestId: string | null): ApiError {
+function errorOf(status: number, statusText: string, body: string, requestId: string | null, retryAfter: string | null = null): ApiError {
+  const retryAfterSeconds = retryAfter && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : null;
   try {
     const envelope = JSON.parse(body) as Envelope;
-    if (envelope.error?.message) return new ApiError(status, envelope.error.code ?? '', envelope.error.message, envelope.error.request_id ?? requestId);
+    if (envelope.error?.message) return new ApiError(status, envelope.error.code ?? '', envelope.error.message, envelope.error.request_id ?? requestId, retryAfterSeconds);
   } catch {
     // not JSON: described below
   }
-  return new ApiError(status, '', `The server answered ${status} ${statusText || ''}`.trim(), requestId);
+  return new ApiError(status, '', `The server answered ${status} ${statusText || ''}`.trim(), requestId, retryAfterSeconds);
+}
+
+/** A fresh Idempotency-Key (crypto.randomUUID exists only in secure contexts: not on plain HTTP to a LAN address). */
+export function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 function networkError(error: unknown): ApiError {
   return new ApiError(0, 'network_error', `Cannot reach the Backdrop server (${error instanceof Error ? error.message : String(error)})`);
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+async function call<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...extraHeaders };
   const key = storedKey();
   if (key) headers['X-Api-Key'] = key;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -66,7 +74,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     throw networkError(error);
   }
   const text = await response.text();
-  if (!response.ok) throw errorOf(response.status, response.statusText, text, response.headers.get('X-Request-Id'));
+  if (!response.ok) throw errorOf(response.status, response.statusText, text, response.headers.get('X-Request-Id'), response.headers.get('Retry-After'));
   return JSON.parse(text) as T;
 }
 
@@ -78,7 +86,8 @@ function query(params: Record<string, string | number | undefined>): string {
 }
 
 export const api = {
-  createJob: (body: Record<string, unknown>) => call<{ id: string; status: string; job: JobView }>('POST', '/v1/jobs', body),
+  /** `idempotencyKey`: the same for every try of one submission, so a try whose answer was lost is not a second job (and charge) */
+  createJob: (body: Record<string, unknown>, idempotencyKey: string) => call<{ id: string; status: string; job: JobView }>('POST', '/v1/jobs', body, { 'Idempotency-Key': idempotencyKey }),
   job: (id: string) => call<JobView>('GET', `/v1/jobs/${encodeURIComponent(id)}`),
   startJob: (id: string) => call<{ id: string; status: string; job: JobView }>('POST', `/v1/jobs/${encodeURIComponent(id)}/start`, {}),
   jobs: (params: { status?: string; limit: number; offset: number }) => call<JobsPage>('GET', `/v1/jobs${query(params)}`),
@@ -104,8 +113,13 @@ export const api = {
       request.setRequestHeader('Accept', 'application/json');
       request.upload.addEventListener('progress', (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size));
       request.addEventListener('load', () => {
-        if (request.status >= 200 && request.status < 300) resolve(JSON.parse(request.responseText) as UploadView);
-        else reject(errorOf(request.status, request.statusText, request.responseText, request.getResponseHeader('X-Request-Id')));
+        if (request.status < 200 || request.status >= 300) return reject(errorOf(request.status, request.statusText, request.responseText, request.getResponseHeader('X-Request-Id'), request.getResponseHeader('Retry-After')));
+        try {
+          resolve(JSON.parse(request.responseText) as UploadView);
+        } catch {
+          // a 2xx that is not the API's (a proxy's page): the upload would have stayed at 100% for good
+          reject(new ApiError(request.status, '', `The server answered ${request.status} with something that is not the API's answer`));
+        }
       });
       request.addEventListener('error', () => reject(networkError(new Error('the upload was interrupted'))));
       request.addEventListener('abort', () => reject(new ApiError(0, 'aborted', 'Upload canceled')));

@@ -16,7 +16,9 @@ const NAV: Array<[nav: string, href: string, label: string]> = [
 ];
 
 function keyForm(onChange: () => void): HTMLFormElement {
-  const input = h('input', { type: 'password', name: 'api_key', placeholder: 'bd_live_…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'API key', value: storedKey() });
+  const input = h('input', { type: 'password', name: 'api_key', placeholder: 'bd_live_…', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'API key' });
+  // the property, not the attribute: as an attribute the key was in the page's HTML for anything that serializes it
+  input.value = storedKey();
   const state = h('span', { class: 'key-state', 'aria-live': 'polite' }, storedKey() ? 'key saved' : 'no key');
   const save = (key: string) => {
     storeKey(key);

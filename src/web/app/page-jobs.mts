@@ -8,7 +8,8 @@ import { JOB_STATUSES, JobsPage } from './types.mjs';
 
 const LIMITS = [10, 20, 50, 100];
 
-function table(page: JobsPage): HTMLElement {
+function table(page: JobsPage, firstPage: string): HTMLElement {
+  if (page.items.length === 0 && page.total > 0) return h('p', { class: 'empty' }, 'No jobs on this page. ', h('a', { href: firstPage }, 'Back to the first page'));
   if (page.items.length === 0) return h('p', { class: 'empty' }, 'No jobs here yet.');
   const header = h('thead', {}, h('tr', {}, ...['Job', 'Status', 'Model', 'Format', 'Created', 'Duration'].map((name) => h('th', { scope: 'col' }, name))));
   const rows = page.items.map((job) =>
@@ -54,13 +55,15 @@ export function jobsPage(context: PageContext): HTMLElement {
   api.jobs({ status: status || undefined, limit, offset }).then(
     (page) => {
       if (context.signal.aborted) return;
-      fill(body, table(page));
+      fill(body, table(page, link({ offset: 0 })));
       const last = Math.min(page.offset + page.items.length, page.total);
+      // a disabled link has no address: aria-disabled and the style stopped the mouse, not Enter
+      const pageLink = (text: string, offsetTo: number, disabled: boolean) => h('a', { class: 'button', href: disabled ? null : link({ offset: offsetTo }), 'aria-disabled': disabled ? 'true' : null }, text);
       fill(
         pager,
-        h('a', { class: 'button', href: link({ offset: Math.max(0, offset - limit) }), 'aria-disabled': offset === 0 ? 'true' : null }, '← Newer'),
-        h('span', { 'data-testid': 'page-range' }, page.total ? `${page.offset + 1}–${last} of ${page.total}` : '0 jobs'),
-        h('a', { class: 'button', href: link({ offset: offset + limit }), 'aria-disabled': last >= page.total ? 'true' : null }, 'Older →'),
+        pageLink('← Newer', Math.max(0, offset - limit), offset === 0),
+        h('span', { 'data-testid': 'page-range' }, page.items.length ? `${page.offset + 1}–${last} of ${page.total}` : `${page.total} jobs`),
+        pageLink('Older →', offset + limit, last >= page.total),
       );
     },
     (error: unknown) => !context.signal.aborted && fill(body, notice('error', `Could not list jobs: ${errorText(error)}`)),

@@ -1,5 +1,5 @@
 /** New job: pick or drop a video (uploaded at once), choose the settings, start, then follow the job. */
-import { api, errorText, storedKey } from './api.mjs';
+import { api, errorText, newIdempotencyKey, storedKey } from './api.mjs';
 import { backgroundChooser } from './background.mjs';
 import { compositionEditor } from './composition.mjs';
 import { h, notice } from './dom.mjs';
@@ -27,6 +27,10 @@ const FORMAT_NOTES: Record<string, string> = {
 
 export function newJobPage(context: PageContext): HTMLElement {
   let inputUrl: string | null = null;
+  /** while a create is in flight nothing may start another, nor change what it was sent with */
+  let submitting = false;
+  /** one per submission, kept for its tries (a try whose answer was lost made a second job and charge); new once anything changes */
+  let idempotencyKey: string | null = null;
   const messages = h('div', { class: 'messages' });
   const startButton = h('button', { type: 'submit', class: 'primary', disabled: true }, 'Start job');
   const upload = uploadBox(
@@ -35,9 +39,10 @@ export function newJobPage(context: PageContext): HTMLElement {
       inputUrl = URL.createObjectURL(file);
       composition.setVideo(inputUrl);
       startButton.disabled = true;
+      idempotencyKey = null;
       messages.replaceChildren();
     },
-    (result) => (startButton.disabled = result === null),
+    (result) => (startButton.disabled = submitting || result === null),
     context.signal,
   );
 
@@ -81,21 +86,29 @@ export function newJobPage(context: PageContext): HTMLElement {
     if (seconds !== undefined && (seconds < 0.5 || seconds > 30)) problems.push('Preview duration must be between 0.5 and 30 seconds.');
     if (!uploaded) problems.push('Choose a video and wait for its upload to finish.');
     if (problems.length) return messages.replaceChildren(...problems.map((problem) => notice('error', problem)));
+    submitting = true;
     startButton.disabled = true;
+    upload.setEnabled(false);
     messages.replaceChildren(notice('info', 'Starting…'));
+    const sentInput = inputUrl;
+    idempotencyKey ??= newIdempotencyKey();
     try {
-      const created = await api.createJob(body(uploaded!.video_url));
-      if (inputUrl) rememberInput(created.id, inputUrl);
+      const created = await api.createJob(body(uploaded!.video_url), idempotencyKey);
+      if (sentInput) rememberInput(created.id, sentInput);
       context.navigate(`#/jobs/${created.id}`);
     } catch (error) {
       messages.replaceChildren(notice('error', `Could not start the job: ${errorText(error)}`));
       startButton.disabled = false;
+    } finally {
+      submitting = false;
+      upload.setEnabled(true);
     }
   }
 
   return h(
     'form',
-    { class: 'page new-job', onsubmit: (event: Event) => void submit(event), novalidate: true },
+    // a setting changed: the next Start is another submission, under a key of its own
+    { class: 'page new-job', onsubmit: (event: Event) => void submit(event), oninput: () => (idempotencyKey = null), onchange: () => (idempotencyKey = null), novalidate: true },
     h('h1', {}, 'Remove a background'),
     storedKey() ? null : notice('info', 'Paste your API key at the top of the page first (npm start prints a development key).'),
     h('section', { class: 'card' }, h('h2', {}, '1. Video'), upload.element),

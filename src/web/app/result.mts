@@ -2,12 +2,14 @@
  * A finished job's output over a checkerboard (transparency shows as squares), with a before/after
  * slider over the input when it is at hand, and the download link.
  */
-import { h } from './dom.mjs';
+import { h, notice } from './dom.mjs';
 import { OUTPUT_EXTENSIONS, type JobView } from './types.mjs';
 
 
-function outputElement(job: JobView): HTMLVideoElement | HTMLImageElement | null {
-  const url = job.output_url!;
+/** a Download clicked this long after the output was shown first asks for a fresh link (the shortest TTL a deployment would set is far longer) */
+const LINK_CHECK_AFTER_MS = 10 * 60_000;
+
+function outputElement(job: JobView, url: string): HTMLVideoElement | HTMLImageElement | null {
   if (job.output_format === 'webm' || job.output_format === 'mp4') {
     return h('video', { class: 'after', src: url, muted: true, loop: true, autoplay: true, playsinline: true, preload: 'auto', 'data-testid': 'result-video' });
   }
@@ -51,12 +53,43 @@ function comparison(output: HTMLVideoElement | HTMLImageElement, input: Promise<
   return stage;
 }
 
-export function resultView(job: JobView, input: Promise<string | null>): HTMLElement {
-  const output = outputElement(job);
+/**
+ * `freshUrl`: the output's URL signed anew. A page left open past the URL's lifetime showed an empty
+ * player, and its Download led to a JSON 403: the player asks for a fresh one once when it cannot
+ * load, and so does the Download link once the page has been open a while.
+ */
+export function resultView(job: JobView, input: Promise<string | null>, freshUrl: () => Promise<string | null>): HTMLElement {
+  if (!job.output_url) {
+    return h('section', { class: 'card result' }, h('h2', {}, 'Result'), notice('info', 'The output is no longer kept: it was deleted after its retention period.'));
+  }
+  const output = outputElement(job, job.output_url);
   const fileName = `${job.id}.${OUTPUT_EXTENSIONS[job.output_format as keyof typeof OUTPUT_EXTENSIONS] ?? 'bin'}`;
-  const download = h('a', { class: 'button primary', href: job.output_url!, download: fileName, title: fileName, 'data-testid': 'download' }, `Download ${fileName.slice(fileName.lastIndexOf('.'))}`);
+  const download = h('a', { class: 'button primary', href: job.output_url, download: fileName, title: fileName, 'data-testid': 'download' }, `Download ${fileName.slice(fileName.lastIndexOf('.'))}`);
+  const problems = h('div', { class: 'messages' });
+  const shownAt = Date.now();
+  download.addEventListener('click', (event) => {
+    if (Date.now() - shownAt < LINK_CHECK_AFTER_MS || download.dataset.fresh) return;
+    event.preventDefault();
+    void freshUrl().then((url) => {
+      if (!url) return problems.replaceChildren(notice('error', 'The output could not be downloaded: its link has expired and a new one could not be had.'));
+      download.href = url;
+      download.dataset.fresh = 'true';
+      download.click();
+    });
+  });
+  if (output) {
+    output.addEventListener('error', () => {
+      if (output.dataset.refreshed) return problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
+      output.dataset.refreshed = 'true';
+      void freshUrl().then((url) => {
+        if (!url) return problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
+        output.src = url;
+        download.href = url;
+      });
+    });
+  }
   if (!output) {
-    return h('section', { class: 'card result' }, h('h2', {}, 'Result'), h('p', {}, `Browsers cannot play ${job.output_format} files; download it to look at it.`), download);
+    return h('section', { class: 'card result' }, h('h2', {}, 'Result'), h('p', {}, `Browsers cannot play ${job.output_format} files; download it to look at it.`), problems, download);
   }
   const toggle = output instanceof HTMLVideoElement ? h('button', { type: 'button', onclick: () => (output.paused ? void output.play() : output.pause()) }, 'Play / pause') : null;
   return h(
@@ -65,6 +98,7 @@ export function resultView(job: JobView, input: Promise<string | null>): HTMLEle
     h('h2', {}, 'Result'),
     h('p', { class: 'hint' }, 'Drag the slider to compare with the original. The checkerboard is where the result is transparent.'),
     comparison(output, input),
+    problems,
     h('div', { class: 'row' }, download, toggle),
   );
 }

@@ -9,6 +9,8 @@ export interface UploadBox {
   element: HTMLElement;
   /** The finished upload, or null while none. */
   current(): UploadView | null;
+  /** while a job is being started from the upload, no other file may replace it */
+  setEnabled(enabled: boolean): void;
 }
 
 export function progressBar(label: string): { element: HTMLElement; set(percent: number, text: string): void } {
@@ -43,9 +45,11 @@ export function uploadBox(onFile: (file: File) => void, onUploaded: (upload: Upl
   const status = h('div', { class: 'upload-status', 'aria-live': 'polite' });
   let current: UploadView | null = null;
   let inFlight: AbortController | null = null;
+  let enabled = true;
   pageSignal?.addEventListener('abort', () => inFlight?.abort(), { once: true });
 
   async function start(file: File): Promise<void> {
+    if (!enabled) return;
     inFlight?.abort();
     const controller = new AbortController();
     inFlight = controller;
@@ -87,5 +91,11 @@ export function uploadBox(onFile: (file: File) => void, onUploaded: (upload: Upl
     if (file) void start(file);
   });
 
-  return { element: h('div', { class: 'upload' }, zone, status), current: () => current };
+  const setEnabled = (on: boolean): void => {
+    enabled = on;
+    input.disabled = !on;
+    zone.classList.toggle('disabled', !on);
+    zone.setAttribute('aria-disabled', String(!on));
+  };
+  return { element: h('div', { class: 'upload' }, zone, status), current: () => current, setEnabled };
 }
