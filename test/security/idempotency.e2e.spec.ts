@@ -225,11 +225,26 @@ describe('Idempotency-Key (two API processes, one Postgres)', () => {
     expect(second.body.id).not.toBe(first.body.id);
   });
 
-  it('routes without idempotency support ignore the header', async () => {
+  it('the legacy create and upload honour it as /v1/jobs and /v1/uploads do (a retried /api/process made and charged a second job)', async () => {
     const key = await cluster.createKey();
     const a = await post(key, '/api/process', { video_url: PUBLIC_VIDEO }, 'legacy');
-    const b = await post(key, '/api/process', { video_url: PUBLIC_VIDEO }, 'legacy');
-    expect(a.body.id).not.toBe(b.body.id);
+    const b = await post(key, '/api/process', { video_url: PUBLIC_VIDEO }, 'legacy', 1);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.id).toBe(a.body.id);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(await jobCount(key)).toBe(1);
+    const upload = () => cluster.nodes[0].http.post('/api/upload').set('X-Api-Key', key).set('Idempotency-Key', 'legacy-upload').attach('file', CLIP, 'clip.mp4');
+    const [first, again] = [await upload(), await upload()];
+    expect(again.body.video_id).toBe(first.body.video_id);
+  });
+
+  it('routes without idempotency support ignore the header', async () => {
+    const key = await cluster.createKey();
+    const job = await post(key, '/v1/jobs', { video_url: PUBLIC_VIDEO }); // pending: ROLE=api runs no worker
+    const a = await post(key, `/v1/jobs/${job.body.id}/cancel`, {}, 'cancel-1');
+    const b = await post(key, `/v1/jobs/${job.body.id}/cancel`, {}, 'cancel-1');
+    expect([a.status, b.status, b.body.error?.code]).toEqual([200, 409, 'invalid_state']);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
   });
 });
 

@@ -7,7 +7,7 @@ import { enumParam, integerParam } from '../../../../common/http/query-params';
 import { AuthenticatedKey, ApiKeyGuard, CurrentKey } from '../../../../common/http/api-key-auth';
 import { claimOfRequest, CountsAsJobStart, Idempotent, markAnsweredEarlierWork, markStartedNothing, startsUnlessDraft } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
-import { refusedAtStart } from '../../domain/job';
+import { Job, refusedAtStart } from '../../domain/job';
 import { JobRequest } from '../../domain/job-settings';
 import { JOB_STATUSES } from '../../domain/job-status';
 import { CreateJobDto, JobOptionsDto, ListJobsQueryDto, StartJobDto } from './dto/job-request.dto';
@@ -45,20 +45,7 @@ export class JobsController {
   @CountsAsJobStart(startsUnlessDraft)
   @ApiOperation({ summary: 'Create a job (auto_start true by default)' })
   async create(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    const claim = claimOfRequest(req);
-    const job = await this.jobs.create({
-      apiKeyId: key.id,
-      videoUrl: dto.video_url,
-      request: jobRequestOf(dto),
-      webhookUrl: dto.webhook_url,
-      metadata: dto.metadata,
-      autoStart: dto.auto_start ?? true,
-      underClaim: claim,
-    });
-    if (claim?.createdBefore === job.id) markAnsweredEarlierWork(res);
-    noteResource(res, job.id);
-    if (refusedAtStart(job)) markStartedNothing(res);
-    return this.presenter.submission(job);
+    return this.presenter.submission(await createJobOfRequest(this.jobs, key, dto, req, res, dto.auto_start ?? true));
   }
 
   @Post('v1/jobs/:id/start')
@@ -100,4 +87,18 @@ export class JobsController {
     const items = await Promise.all(page.items.map((job) => this.presenter.present(job)));
     return { success: true, items, jobs: items, total: page.total, limit, offset };
   }
+}
+
+/**
+ * A job made from a create request (POST /v1/jobs, the legacy POST /api/process), under the request's
+ * Idempotency-Key claim: a try whose answer was lost gets the job the first made, not a second job and
+ * charge. Noted on the response for the access log and usage.
+ */
+export async function createJobOfRequest(jobs: JobsService, key: AuthenticatedKey, dto: CreateJobDto, req: Request, res: Response, autoStart: boolean): Promise<Job> {
+  const claim = claimOfRequest(req);
+  const job = await jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart, underClaim: claim });
+  if (claim?.createdBefore === job.id) markAnsweredEarlierWork(res);
+  noteResource(res, job.id);
+  if (refusedAtStart(job)) markStartedNothing(res);
+  return job;
 }

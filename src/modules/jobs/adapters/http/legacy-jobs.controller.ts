@@ -1,17 +1,15 @@
 import { Answers } from '../../../../common/http/openapi-schemas';
-import { noteResource } from '../../../../common/logging/access-log.middleware';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, AppConfig } from '../../../../config/app-config';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { ApiKeyGuard, AuthenticatedKey, CurrentKey } from '../../../../common/http/api-key-auth';
-import { CountsAsJobStart, markStartedNothing } from '../../../../common/http/route-markers';
+import { CountsAsJobStart, Idempotent } from '../../../../common/http/route-markers';
 import { JobsService } from '../../application/jobs.service';
 import { CreateJobDto } from './dto/job-request.dto';
 import { JobPresenter } from '../../application/job.presenter';
-import { jobRequestOf } from './jobs.controller';
-import { refusedAtStart } from '../../domain/job';
+import { createJobOfRequest } from './jobs.controller';
 
 /** The original service's /api routes, kept for existing integrations. */
 @ApiTags('legacy')
@@ -28,14 +26,12 @@ export class LegacyJobsController {
   @Post('process')
   @Answers('JobSubmission')
   @HttpCode(200)
+  @Idempotent()
   @CountsAsJobStart()
   @UseGuards(ApiKeyGuard)
   @ApiOperation({ summary: 'Create and start a job in one call (legacy)' })
-  async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Res({ passthrough: true }) res: Response) {
-    const job = await this.jobs.create({ apiKeyId: key.id, videoUrl: dto.video_url, request: jobRequestOf(dto), webhookUrl: dto.webhook_url, metadata: dto.metadata, autoStart: true });
-    noteResource(res, job.id);
-    if (refusedAtStart(job)) markStartedNothing(res);
-    return this.presenter.submission(job);
+  async process(@CurrentKey() key: AuthenticatedKey, @Body() dto: CreateJobDto, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    return this.presenter.submission(await createJobOfRequest(this.jobs, key, dto, req, res, true));
   }
 
   @Get('download/:id')

@@ -42,6 +42,7 @@ export class UploadsController {
   @Post('api/upload')
   @Answers('Upload')
   @HttpCode(200)
+  @Idempotent()
   @ApiOperation({ summary: 'Legacy alias of POST /v1/uploads' })
   @ApiConsumes('multipart/form-data')
   @ApiBody(uploadBody)
