@@ -69,19 +69,26 @@ describe('dashboard under errors', () => {
   const creates = () => requests.filter((request) => request.call === 'POST /v1/jobs');
   const jobReads = () => requests.filter((request) => request.call === 'GET /v1/jobs/job_abc');
 
-  it('a Start whose answer was lost, tried again, sends the same Idempotency-Key (each try made a job, and a charge)', async () => {
-    api = async (route, request, url) => {
+  /** the New job page's API: the upload made, each create answered by `create` */
+  const newJobApi =
+    (create: (route: Route) => Promise<void> | void): Api =>
+    (route, request, url) => {
       if (url.pathname === '/v1/uploads') return json(route, 200, UPLOADED);
-      if (url.pathname === '/v1/jobs' && request.method() === 'POST') {
-        if (creates().length === 1) return route.abort('connectionreset'); // made on the server, its answer lost
-        return json(route, 200, { success: true, id: 'job_abc', status: 'pending', job: jobView({ status: 'pending' }) });
-      }
+      if (url.pathname === '/v1/jobs' && request.method() === 'POST') return create(route);
       return json(route, 200, jobView({ status: 'pending' }));
     };
+  const created = (route: Route) => json(route, 200, { success: true, id: 'job_abc', status: 'pending', job: jobView({ status: 'pending' }) });
+  async function startAfterUpload(): Promise<void> {
     await page.goto(`${BASE}/#/new`);
     await page.setInputFiles('[data-testid="file-input"]', PORTRAIT);
     await page.getByText(/^Uploaded/).waitFor();
     await page.click('button:has-text("Start job")');
+  }
+
+  it('a Start whose answer was lost, tried again, sends the same Idempotency-Key (each try made a job, and a charge)', async () => {
+    // the first made on the server, its answer lost
+    api = newJobApi((route) => (creates().length === 1 ? route.abort('connectionreset') : created(route)));
+    await startAfterUpload();
     await page.getByRole('alert').filter({ hasText: 'Could not start the job' }).waitFor();
     await page.click('button:has-text("Start job")');
     await page.waitForURL(/#\/jobs\/job_abc$/);
@@ -92,18 +99,11 @@ describe('dashboard under errors', () => {
 
   it('while a Start is in flight no other file can be picked, nor Start pressed again (a second file enabled it: two jobs, the first with the second file as its "before")', async () => {
     let answer: () => void = () => undefined;
-    api = async (route, request, url) => {
-      if (url.pathname === '/v1/uploads') return json(route, 200, UPLOADED);
-      if (url.pathname === '/v1/jobs' && request.method() === 'POST') {
-        await new Promise<void>((resolve) => (answer = resolve));
-        return json(route, 200, { success: true, id: 'job_abc', status: 'pending', job: jobView({ status: 'pending' }) });
-      }
-      return json(route, 200, jobView({ status: 'pending' }));
-    };
-    await page.goto(`${BASE}/#/new`);
-    await page.setInputFiles('[data-testid="file-input"]', PORTRAIT);
-    await page.getByText(/^Uploaded/).waitFor();
-    await page.click('button:has-text("Start job")');
+    api = newJobApi(async (route) => {
+      await new Promise<void>((resolve) => (answer = resolve));
+      return created(route);
+    });
+    await startAfterUpload();
     await page.getByText('Starting…').waitFor();
     expect(await page.locator('[data-testid="file-input"]').isDisabled()).toBe(true);
     await page.locator('[data-testid="file-input"]').setInputFiles(CAR, { force: true } as never).catch(() => undefined);
