@@ -365,7 +365,7 @@ export function configureHttp(app: NestExpressApplication, jsonBodyLimit: string
 /** Unknown routes answer 404 in the envelope (Nest's own 404 goes through the global filter). */
 export async function createApp(options: AppModuleOptions, logging: { destination?: DestinationStream } = {}): Promise<NestExpressApplication> {
   const logger = createLogger(options.config.env.LOG_LEVEL, logging.destination);
-  const secrets = [...secretsInConfig(options.config.env), options.secrets.generatedAdminToken, options.secrets.urlSigningSecret, ...options.secrets.previousUrlSigningSecrets].filter((secret): secret is string => Boolean(secret));
+  const secrets = [...secretsInConfig(options.config.env), options.secrets.generatedAdminToken, options.secrets.urlSigningSecret, ...options.secrets.previousUrlSigningSecrets.map(({ secret }) => secret)].filter((secret): secret is string => Boolean(secret));
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), backdropHttpAdapter(), { bodyParser: false, logger: new PinoNestLogger(logger, secrets) });
   configureHttp(app, options.config.env.JSON_BODY_LIMIT, { accessLog: logger, secrets });
   // With the embedded database the bootstrap owns the signals: the app closes first, then the database.

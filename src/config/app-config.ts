@@ -60,8 +60,8 @@ export type StorageConfig = { kind: 'local'; root: string } | S3StorageConfig;
 
 /** SigV4 presigned URLs live at most a week. */
 const S3_MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
-/** a remote worker's URLs live its job's timeout and this long (remote-http.worker-gateway.ts) */
-const REMOTE_URL_MARGIN_SECONDS = 15 * 60;
+/** a remote worker's signed URLs outlive its job's timeout by this much (queueing, upload, clock skew) */
+export const REMOTE_URL_MARGIN_SECONDS = 15 * 60;
 
 const problem = (variable: string, message: string): ConfigProblem => ({ variable, message });
 

@@ -91,13 +91,20 @@ describe('UrlSigner', () => {
 });
 
 describe('UrlSigner across a rotation of URL_SIGNING_SECRET', () => {
-  const rotated = new UrlSigner('t'.repeat(48), [SECRET]);
+  const rotated = new UrlSigner('t'.repeat(48), [{ secret: SECRET }]);
 
   it('accepts download and upload URLs signed with a previous secret until they expire (every link handed out before was refused, a remote worker’s output upload too)', () => {
     expect(rotated.verify(KEY, String(EXPIRES), sig, NAME, NOW)).toBe('valid');
     expect(rotated.verify(KEY, String(EXPIRES), sig, NAME, EXPIRES + 1)).toBe('expired');
     expect(rotated.verifyUpload(KEY, String(EXPIRES), signer.signUpload(KEY, EXPIRES), NOW)).toBe('valid');
     expect(new UrlSigner('t'.repeat(48)).verify(KEY, String(EXPIRES), sig, NAME, NOW)).toBe('invalid');
+  });
+
+  it('a previous secret with a limit accepts only URLs expiring by it (the generated secret, once replaced: whoever read it could sign for any expiry)', () => {
+    const limited = new UrlSigner('t'.repeat(48), [{ secret: SECRET, expiringBy: EXPIRES }]);
+    expect(limited.verify(KEY, String(EXPIRES), sig, NAME, NOW)).toBe('valid');
+    expect(limited.verify(KEY, String(EXPIRES + 1), signer.sign(KEY, EXPIRES + 1, NAME), NAME, NOW)).toBe('invalid');
+    expect(limited.verifyUpload(KEY, String(EXPIRES + 1), signer.signUpload(KEY, EXPIRES + 1), NOW)).toBe('invalid');
   });
 
   it('signs with the current secret only', () => {

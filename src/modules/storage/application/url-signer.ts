@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { checkSignature, SignatureCheck } from '../../../common/signature-check';
+import { checkSignature, PreviousSecret, SignatureCheck, signersOf } from '../../../common/signature-check';
 
 export type { SignatureCheck };
 
@@ -10,31 +10,36 @@ export type { SignatureCheck };
  * with `secret`; those signed with a `previous` one are still accepted until they expire.
  */
 export class UrlSigner {
-  private readonly downloadKeys: string[];
-  private readonly uploadKeys: Buffer[];
+  private readonly downloadKey: string;
+  private readonly uploadKey: Buffer;
+  private readonly previousDownloadKeys: Array<{ key: string; expiringBy?: number }>;
+  private readonly previousUploadKeys: Array<{ key: Buffer; expiringBy?: number }>;
 
-  constructor(secret: string, previous: readonly string[] = []) {
-    this.downloadKeys = [secret, ...previous];
-    this.uploadKeys = this.downloadKeys.map((key) => createHmac('sha256', key).update('backdrop local upload urls v1').digest());
+  constructor(secret: string, previous: readonly PreviousSecret[] = []) {
+    this.downloadKey = secret;
+    this.uploadKey = uploadKeyOf(secret);
+    this.previousDownloadKeys = previous.map(({ secret: key, expiringBy }) => ({ key, expiringBy }));
+    this.previousUploadKeys = previous.map(({ secret: key, expiringBy }) => ({ key: uploadKeyOf(key), expiringBy }));
   }
 
   sign(key: string, expiresAt: number, downloadName = ''): string {
-    return signDownload(this.downloadKeys[0], key, expiresAt, downloadName);
+    return signDownload(this.downloadKey, key, expiresAt, downloadName);
   }
 
   verify(key: string, expires: string | undefined, signature: string | undefined, downloadName = '', nowSeconds = Math.floor(Date.now() / 1000)): SignatureCheck {
-    return checkSignature(this.downloadKeys.map((secret) => (expiresAt: number) => signDownload(secret, key, expiresAt, downloadName)), expires, signature, nowSeconds);
+    return checkSignature(signersOf(this.downloadKey, this.previousDownloadKeys, (secret, expiresAt) => signDownload(secret, key, expiresAt, downloadName)), expires, signature, nowSeconds);
   }
 
   signUpload(key: string, expiresAt: number): string {
-    return signUpload(this.uploadKeys[0], key, expiresAt);
+    return signUpload(this.uploadKey, key, expiresAt);
   }
 
   verifyUpload(key: string, expires: string | undefined, signature: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): SignatureCheck {
-    return checkSignature(this.uploadKeys.map((secret) => (expiresAt: number) => signUpload(secret, key, expiresAt)), expires, signature, nowSeconds);
+    return checkSignature(signersOf(this.uploadKey, this.previousUploadKeys, (secret, expiresAt) => signUpload(secret, key, expiresAt)), expires, signature, nowSeconds);
   }
 }
 
+const uploadKeyOf = (secret: string): Buffer => createHmac('sha256', secret).update('backdrop local upload urls v1').digest();
 const signDownload = (secret: string, key: string, expiresAt: number, downloadName: string): string => createHmac('sha256', secret).update(`${key}\n${expiresAt}\n${downloadName}`).digest('hex');
 const signUpload = (secret: Buffer, key: string, expiresAt: number): string => createHmac('sha256', secret).update(`${key}\n${expiresAt}`).digest('hex');
 

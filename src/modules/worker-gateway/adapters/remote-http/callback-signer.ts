@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { checkSignature, SignatureCheck } from '../../../../common/signature-check';
+import { checkSignature, PreviousSecret, SignatureCheck, signersOf } from '../../../../common/signature-check';
 
 export type CallbackCheck = SignatureCheck;
 
@@ -12,11 +12,13 @@ export const CALLBACK_PATH = 'internal/worker-callbacks';
  * it posts to the URL it was given.
  */
 export class CallbackSigner {
-  /** the first signs; the others (from previous URL-signing secrets) are accepted until their URLs expire */
-  private readonly keys: Buffer[];
+  private readonly key: Buffer;
+  /** from previous URL-signing secrets: accepted, never used to sign */
+  private readonly previousKeys: Array<{ key: Buffer; expiringBy?: number }>;
 
-  constructor(urlSigningSecret: string, previous: readonly string[] = []) {
-    this.keys = [urlSigningSecret, ...previous].map((secret) => createHmac('sha256', secret).update('backdrop worker callbacks v1').digest());
+  constructor(urlSigningSecret: string, previous: readonly PreviousSecret[] = []) {
+    this.key = callbackKeyOf(urlSigningSecret);
+    this.previousKeys = previous.map(({ secret, expiringBy }) => ({ key: callbackKeyOf(secret), expiringBy }));
   }
 
   url(publicBaseUrl: string, jobId: string, ttlSeconds: number, nowSeconds = Math.floor(Date.now() / 1000)): string {
@@ -26,12 +28,14 @@ export class CallbackSigner {
   }
 
   verify(jobId: string, expires: string | undefined, signature: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): CallbackCheck {
-    return checkSignature(this.keys.map((key) => (expiresAt: number) => signCallback(key, jobId, expiresAt)), expires, signature, nowSeconds);
+    return checkSignature(signersOf(this.key, this.previousKeys, (key, expiresAt) => signCallback(key, jobId, expiresAt)), expires, signature, nowSeconds);
   }
 
   private sign(jobId: string, expires: number): string {
-    return signCallback(this.keys[0], jobId, expires);
+    return signCallback(this.key, jobId, expires);
   }
 }
 
 const signCallback = (key: Buffer, jobId: string, expires: number): string => createHmac('sha256', key).update(`${jobId}\n${expires}`).digest('hex');
+
+const callbackKeyOf = (secret: string): Buffer => createHmac('sha256', secret).update('backdrop worker callbacks v1').digest();

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { REMOTE_URL_MARGIN_SECONDS } from '../../../../config/app-config';
 import { ObjectStorage } from '../../../storage/ports/object-storage';
 import { HandingOver, WorkerFailure, WorkerGateway, WorkerOutcome, WorkerTask } from '../../ports/worker-gateway';
 import { RemoteRun, RemoteRunRegistry } from '../../ports/remote-run-registry';
@@ -25,8 +26,6 @@ export interface RemoteGatewayOptions {
 /** Failures that another attempt on the same worker may cure; input and settings problems never are. */
 const RETRYABLE_FAILURES: readonly string[] = ['worker_failed', 'output_failed'];
 
-/** Signed URLs outlive the job's own timeout by this much (queueing, upload, clock skew). */
-const URL_TTL_MARGIN_SECONDS = 15 * 60;
 /** Status polls that failed (after their retries) in a row before the worker may count as gone (and the grace has passed). */
 const MAX_FAILED_POLLS = 3;
 /** Failure messages from workers are shown on the job; keep them short. */
@@ -95,7 +94,7 @@ export class RemoteHttpWorkerGateway extends WorkerGateway {
 
   private async submitNew(task: WorkerTask, signal?: AbortSignal): Promise<RemoteRun> {
     const deadline = new Date(Date.now() + this.options.jobTimeoutMs);
-    const ttlSeconds = Math.ceil(this.options.jobTimeoutMs / 1000) + URL_TTL_MARGIN_SECONDS;
+    const ttlSeconds = Math.ceil(this.options.jobTimeoutMs / 1000) + REMOTE_URL_MARGIN_SECONDS;
     const request: RunRequest = {
       input: await remoteTaskInput(task, this.storage, ttlSeconds),
       webhook: this.signer.url(this.options.publicBaseUrl, task.jobId, ttlSeconds),
