@@ -78,9 +78,11 @@ export async function bootstrap(): Promise<void> {
 
   cutShutdownShortAfterItsGraces(config.env.WORKER_SHUTDOWN_GRACE_MS + config.env.HTTP_SHUTDOWN_GRACE_MS + SHUTDOWN_MARGIN_MS);
 
+  // initialised first, so that only the listen's own failures are said in HOST's and PORT's words
+  await app.init();
   // Workers listen too, for /health/live, /health/ready and /metrics (probes and scraping).
   await app.listen(config.port, config.host).catch((error: unknown) => {
-    throw new Error(listenFailure(error, config.host, config.port));
+    throw new Error(listenFailure(error, config.host, config.port), { cause: error });
   });
   // made once the server listens: a first start that could not listen made a key it never showed, and no later start made one
   let developmentKey: string | null = null;
