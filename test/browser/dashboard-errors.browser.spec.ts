@@ -97,7 +97,7 @@ describe('dashboard under errors', () => {
     expect(second.idempotencyKey).toBe(first.idempotencyKey);
   }, 60_000);
 
-  it('while a Start is in flight no other file can be picked, nor Start pressed again (a second file enabled it: two jobs, the first with the second file as its "before")', async () => {
+  it('while a Start is in flight no other file can be picked, no setting changed, nor Start pressed again (a second file enabled it: two jobs, the first with the second file as its "before")', async () => {
     let answer: () => void = () => undefined;
     api = newJobApi(async (route) => {
       await new Promise<void>((resolve) => (answer = resolve));
@@ -106,6 +106,7 @@ describe('dashboard under errors', () => {
     await startAfterUpload();
     await page.getByText('Starting…').waitFor();
     expect(await page.locator('[data-testid="file-input"]').isDisabled()).toBe(true);
+    expect(await page.locator('select[name="model"]').isDisabled()).toBe(true); // a change meant a new key: a lost answer's retry, a second job
     await page.locator('[data-testid="file-input"]').setInputFiles(CAR, { force: true } as never).catch(() => undefined);
     expect(await page.locator('button:has-text("Start job")').isDisabled()).toBe(true);
     answer();

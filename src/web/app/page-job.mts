@@ -45,7 +45,8 @@ function notesOf(job: JobView): HTMLElement | null {
 /** the wait before the next poll: the server's Retry-After, longer after each failure in a row (at most a minute) */
 function pollDelayMs(round: number, failures: number, error: unknown): number {
   const base = round === 0 ? 2000 : 5000;
-  const retryAfterMs = error instanceof ApiError && error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : 0;
+  // at most 5 minutes: a proxy's Retry-After of a day would leave the page still for a day
+  const retryAfterMs = error instanceof ApiError && error.retryAfterSeconds !== null ? Math.min(error.retryAfterSeconds, 300) * 1000 : 0;
   return Math.max(retryAfterMs, Math.min(60_000, base * 2 ** failures));
 }
 

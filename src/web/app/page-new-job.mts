@@ -89,6 +89,10 @@ export function newJobPage(context: PageContext): HTMLElement {
     submitting = true;
     startButton.disabled = true;
     upload.setEnabled(false);
+    // the settings too: changed while the create is in flight, a retry would be another submission (a second job)
+    const form = event.currentTarget as HTMLFormElement;
+    const locked = Array.from(form.elements).filter((element): element is HTMLInputElement => 'disabled' in element && !(element as HTMLInputElement).disabled);
+    locked.forEach((element) => (element.disabled = true));
     messages.replaceChildren(notice('info', 'Starting…'));
     const sentInput = inputUrl;
     idempotencyKey ??= newIdempotencyKey();
@@ -98,10 +102,11 @@ export function newJobPage(context: PageContext): HTMLElement {
       context.navigate(`#/jobs/${created.id}`);
     } catch (error) {
       messages.replaceChildren(notice('error', `Could not start the job: ${errorText(error)}`));
-      startButton.disabled = false;
     } finally {
       submitting = false;
+      locked.forEach((element) => (element.disabled = false));
       upload.setEnabled(true);
+      startButton.disabled = !upload.current();
     }
   }
 

@@ -6,8 +6,10 @@ import { h, notice } from './dom.mjs';
 import { OUTPUT_EXTENSIONS, type JobView } from './types.mjs';
 
 
-/** a Download clicked this long after the output was shown first asks for a fresh link (the shortest TTL a deployment would set is far longer) */
+/** a Download clicked this long after its link was had first asks for a fresh one (the shortest TTL a deployment would set is far longer) */
 const LINK_CHECK_AFTER_MS = 10 * 60_000;
+/** a player failing again this soon after its link was asked for anew does not ask for another */
+const LINK_RETRY_AFTER_MS = 60_000;
 
 function outputElement(job: JobView, url: string): HTMLVideoElement | HTMLImageElement | null {
   if (job.output_format === 'webm' || job.output_format === 'mp4') {
@@ -66,28 +68,29 @@ export function resultView(job: JobView, input: Promise<string | null>, freshUrl
   const fileName = `${job.id}.${OUTPUT_EXTENSIONS[job.output_format as keyof typeof OUTPUT_EXTENSIONS] ?? 'bin'}`;
   const download = h('a', { class: 'button primary', href: job.output_url, download: fileName, title: fileName, 'data-testid': 'download' }, `Download ${fileName.slice(fileName.lastIndexOf('.'))}`);
   const problems = h('div', { class: 'messages' });
-  const shownAt = Date.now();
-  download.addEventListener('click', (event) => {
-    if (Date.now() - shownAt < LINK_CHECK_AFTER_MS || download.dataset.fresh) return;
-    event.preventDefault();
-    void freshUrl().then((url) => {
-      if (!url) return problems.replaceChildren(notice('error', 'The output could not be downloaded: its link has expired and a new one could not be had.'));
+  /** when the link in use was had, and when it was last asked for anew (null: never) */
+  let linkAt = Date.now();
+  let renewedAt: number | null = null;
+  const renew = async (): Promise<string | null> => {
+    renewedAt = Date.now();
+    const url = await freshUrl();
+    if (url) {
+      linkAt = Date.now();
       download.href = url;
-      download.dataset.fresh = 'true';
-      download.click();
-    });
+      if (output) output.src = url;
+    }
+    return url;
+  };
+  download.addEventListener('click', (event) => {
+    if (Date.now() - linkAt < LINK_CHECK_AFTER_MS) return;
+    event.preventDefault();
+    void renew().then((url) => (url ? download.click() : problems.replaceChildren(notice('error', 'The output could not be downloaded: its link has expired and a new one could not be had.'))));
   });
-  if (output) {
-    output.addEventListener('error', () => {
-      if (output.dataset.refreshed) return problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
-      output.dataset.refreshed = 'true';
-      void freshUrl().then((url) => {
-        if (!url) return problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
-        output.src = url;
-        download.href = url;
-      });
-    });
-  }
+  // a link just asked for anew that still fails is not the link's age: said, not asked for again and again
+  output?.addEventListener('error', () => {
+    if (renewedAt !== null && Date.now() - renewedAt < LINK_RETRY_AFTER_MS) return problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
+    void renew().then((url) => url || problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.')));
+  });
   if (!output) {
     return h('section', { class: 'card result' }, h('h2', {}, 'Result'), h('p', {}, `Browsers cannot play ${job.output_format} files; download it to look at it.`), problems, download);
   }
