@@ -2,7 +2,7 @@
  * The embedded default's Postgres (the app's own launcher, in a child process) killed under the
  * process that started it, as a full disk's PANIC or the OOM killer would: it is started again.
  */
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Client } from 'pg';
 import * as path from 'node:path';
 import { answers } from '../../src/infrastructure/database/embedded-postgres.launcher';
@@ -30,7 +30,7 @@ describe('the embedded Postgres', () => {
     }
   }, 120_000);
 
-  it("signs in with a random password of its own, kept in DATA_DIR (mode 600); a cluster made with the fixed password every cluster had gets one at its next start (any local account could sign in and take the admin token's place)", async () => {
+  it("signs in with a random password of its own, kept in DATA_DIR (mode 600); a cluster made with the fixed password every cluster had gets one at its next start (any local account could sign in and take the admin token's place), and a replacement cut short is finished", async () => {
     const fixedUrl = (url: string) => url.replace(/\/\/backdrop:[^@]*@/, '//backdrop:backdrop-embedded@');
     const passwordFile = (dataDir: string) => path.join(dataDir, 'postgres-password');
     let pg = await startEmbeddedDatabase();
@@ -47,6 +47,17 @@ describe('the embedded Postgres', () => {
       expect(await answers(pg.url)).toBe(true);
       expect(await answers(fixedUrl(pg.url))).toBe(false);
       expect(pg.url).toContain(`backdrop:${readFileSync(passwordFile(pg.dataDir), 'utf8').trim()}@`);
+
+      // a replacement killed after the role took its password, before the file held it: the next start finds it beside
+      const cutShort = 'c'.repeat(48);
+      await query(pg.url, `ALTER ROLE backdrop PASSWORD '${cutShort}'`);
+      rmSync(passwordFile(pg.dataDir));
+      writeFileSync(`${passwordFile(pg.dataDir)}.next`, `${cutShort}\n`, { mode: 0o600 });
+      await pg.stop({ keepData: true });
+      pg = await startEmbeddedDatabase({ dataDir: pg.dataDir, port: pg.port });
+      expect(pg.url).toContain(`backdrop:${cutShort}@`);
+      expect(await answers(pg.url)).toBe(true);
+      expect(readFileSync(passwordFile(pg.dataDir), 'utf8').trim()).toBe(cutShort);
     } finally {
       await pg.stop();
     }

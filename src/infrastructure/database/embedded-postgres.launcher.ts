@@ -64,24 +64,40 @@ async function readPassword(file: string): Promise<string | undefined> {
   }
 }
 
-/** A cluster made with the fixed password gets a random one, kept in PASSWORD_FILE; returns its URL. */
+/** the password a replacement of the fixed one is giving the role, kept until PASSWORD_FILE holds it */
+const NEXT_PASSWORD_FILE = `${PASSWORD_FILE}.next`;
+
+/**
+ * A cluster made with the fixed password gets a random one, kept in PASSWORD_FILE; returns its URL.
+ * Written beside it first: a process killed between the role's change and the file's would have
+ * locked every later start out (the fixed password refused, the new one nowhere).
+ */
 async function replaceFixedPassword(dataDir: string, port: number): Promise<string> {
   const password = randomBytes(24).toString('hex');
+  const next = path.join(dataDir, NEXT_PASSWORD_FILE);
+  await fs.writeFile(next, `${password}\n`, { mode: 0o600 });
   const client = new Client({ connectionString: urlOf(FIXED_PASSWORD, port, DATABASE), connectionTimeoutMillis: 5000 });
   client.on('error', () => undefined);
-  const setPassword = (to: string) => client.query(`ALTER ROLE ${USER} PASSWORD '${to}'`); // hex or fixed: nothing to quote
   try {
     await client.connect();
-    await setPassword(password);
-    // a password the file does not keep would lock every later start out: the fixed one stays until it is kept
-    await fs.writeFile(path.join(dataDir, PASSWORD_FILE), `${password}\n`, { mode: 0o600 }).catch(async (error: unknown) => {
-      await setPassword(FIXED_PASSWORD);
-      throw error;
-    });
+    await client.query(`ALTER ROLE ${USER} PASSWORD '${password}'`); // hex: nothing to quote
+  } catch (error) {
+    await fs.rm(next, { force: true });
+    throw error;
   } finally {
     await client.end().catch(() => undefined);
   }
+  await fs.rename(next, path.join(dataDir, PASSWORD_FILE));
   return urlOf(password, port, DATABASE);
+}
+
+/** where a replacement was cut short after the role took its password (replaceFixedPassword), that password, now kept */
+async function passwordCutShort(dataDir: string, port: number): Promise<string | undefined> {
+  const next = path.join(dataDir, NEXT_PASSWORD_FILE);
+  const pending = await readPassword(next);
+  if (!pending || !(await answers(urlOf(pending, port, 'postgres')))) return undefined;
+  await fs.rename(next, path.join(dataDir, PASSWORD_FILE));
+  return pending;
 }
 
 /**
@@ -157,15 +173,21 @@ export type EmbeddedUse = 'own' | 'share';
 export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void, use: EmbeddedUse = 'own'): Promise<EmbeddedDatabase> {
   const databaseDir = path.join(dataDir, 'postgres');
   const asRoot = userInfo().uid === 0;
-  const { password, fixed } = await clusterPassword(dataDir, databaseDir, asRoot);
-  const url = urlOf(password, port, DATABASE);
+  let { password, fixed } = await clusterPassword(dataDir, databaseDir, asRoot);
+  const settle = async (): Promise<void> => {
+    const cutShort = fixed ? await passwordCutShort(dataDir, port) : undefined;
+    if (cutShort) [password, fixed] = [cutShort, false];
+  };
+  const url = () => urlOf(password, port, DATABASE);
   // the fixed password goes where this process owns the cluster: a tool sharing a server's leaves it to that server
-  const securedUrl = () => (fixed && use === 'own' ? replaceFixedPassword(dataDir, port) : Promise.resolve(url));
+  const securedUrl = () => (fixed && use === 'own' ? replaceFixedPassword(dataDir, port) : Promise.resolve(url()));
   const owner = new OwnerFile(path.join(dataDir, 'postgres-owner'));
-  if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await answers(url))) {
-    if (use === 'share') return { url, stop: async () => undefined };
-    const running = await owner.livingOwner();
-    if (running !== null) throw new Error(`another Backdrop server (pid ${running}) runs on DATA_DIR ${dataDir} and its embedded Postgres: stop it, or give this one its own DATA_DIR (if no such server runs, remove ${owner.path})`);
+  const running = existsSync(path.join(databaseDir, 'postmaster.pid'));
+  if (running) await settle();
+  if (running && (await answers(url()))) {
+    if (use === 'share') return { url: url(), stop: async () => undefined };
+    const livingOwner = await owner.livingOwner();
+    if (livingOwner !== null) throw new Error(`another Backdrop server (pid ${livingOwner}) runs on DATA_DIR ${dataDir} and its embedded Postgres: stop it, or give this one its own DATA_DIR (if no such server runs, remove ${owner.path})`);
     log(`Taking over the embedded Postgres in ${databaseDir}, left running by a server that ended without stopping it`);
     await owner.claim();
     return { url: await securedUrl(), stop: () => stopOrphan(databaseDir).finally(() => owner.release()) };
@@ -198,6 +220,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     const why = error instanceof Error ? error.message : lastLines.recent().join(' | ') || 'it exited at start';
     throw new Error(`the embedded Postgres in ${databaseDir} did not start on port ${port} (EMBEDDED_PG_PORT): ${why}`);
   });
+  await settle();
   // created on every start where it is missing: a first start stopped between the cluster and the database left none
   if (!(await databaseExists(urlOf(password, port, 'postgres')))) await server.createDatabase(DATABASE);
   // a tool that started it owns it too while it runs: a server starting meanwhile is refused, not stopped under
