@@ -147,7 +147,7 @@ describe('dashboard under errors', () => {
     api = (route) => (jobReads().length === 1 ? json(route, 200, jobView()) : json(route, 429, envelope('rate_limited', 'Rate limit exceeded; retry after 8 s'), { 'Retry-After': '8' }));
     await page.goto(`${BASE}/#/jobs/job_abc`);
     await page.getByRole('alert').filter({ hasText: 'Rate limit exceeded' }).waitFor({ timeout: 10_000 });
-    await page.waitForTimeout(8_500);
+    for (let waited = 0; waited < 20_000 && jobReads().length < 3; waited += 250) await page.waitForTimeout(250);
     const reads = jobReads();
     expect(reads.length).toBeGreaterThanOrEqual(3);
     expect(reads[2].at - reads[1].at).toBeGreaterThanOrEqual(7_900);
