@@ -41,7 +41,7 @@ export async function startWorker(config: WorkerServerConfig, processor?: JobPro
   const queue: WorkerQueue = config.durableQueue ? await DurableWorkerJobQueue.open(runs, queueOptions, config.durableQueue) : new WorkerJobQueue(runs, queueOptions);
   const server = createWorkerServer(queue, config.apiKey);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new Error(listenFailure(error, config.host, config.port, { host: 'WORKER_HOST', port: 'WORKER_PORT' }))));
+    server.once('error', (error) => reject(new Error(listenFailure(error, config.host, config.port, { host: 'WORKER_HOST', port: 'WORKER_PORT' }), { cause: error })));
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

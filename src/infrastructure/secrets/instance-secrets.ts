@@ -11,8 +11,9 @@ export const INSTANCE_SECRETS = Symbol('INSTANCE_SECRETS');
 export interface InstanceSecrets {
   urlSigningSecret: string;
   /**
-   * secrets URLs signed earlier may carry, accepted until they expire: URL_SIGNING_SECRET_PREVIOUS,
-   * and the one generated and kept in the database where URL_SIGNING_SECRET now replaces it
+   * secrets URLs signed earlier may carry, never used to sign: URL_SIGNING_SECRET_PREVIOUS (while
+   * listed), and the one generated and kept in the database where URL_SIGNING_SECRET now replaces it
+   * (for the expiries it could have signed)
    */
   previousUrlSigningSecrets: PreviousSecret[];
   adminTokenHash: string;

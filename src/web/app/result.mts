@@ -57,8 +57,8 @@ function comparison(output: HTMLVideoElement | HTMLImageElement, input: Promise<
 
 /**
  * `freshUrl`: the output's URL signed anew. A page left open past the URL's lifetime showed an empty
- * player, and its Download led to a JSON 403: the player asks for a fresh one once when it cannot
- * load, and so does the Download link once the page has been open a while.
+ * player, and its Download led to a JSON 403: the player asks for a fresh link when it cannot load
+ * one not just renewed, and the Download link asks for one once its link is LINK_CHECK_AFTER_MS old.
  */
 export function resultView(job: JobView, input: Promise<string | null>, freshUrl: () => Promise<string | null>): HTMLElement {
   if (!job.output_url) {
@@ -86,10 +86,11 @@ export function resultView(job: JobView, input: Promise<string | null>, freshUrl
     event.preventDefault();
     void renew().then((url) => (url ? download.click() : problems.replaceChildren(notice('error', 'The output could not be downloaded: its link has expired and a new one could not be had.'))));
   });
+  const cannotLoad = () => problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
   // a link just asked for anew that still fails is not the link's age: said, not asked for again and again
   output?.addEventListener('error', () => {
-    if (renewedAt !== null && Date.now() - renewedAt < LINK_RETRY_AFTER_MS) return problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.'));
-    void renew().then((url) => url || problems.replaceChildren(notice('error', 'The output could not be loaded. Reload the page to try again.')));
+    if (renewedAt !== null && Date.now() - renewedAt < LINK_RETRY_AFTER_MS) return cannotLoad();
+    void renew().then((url) => url || cannotLoad());
   });
   if (!output) {
     return h('section', { class: 'card result' }, h('h2', {}, 'Result'), h('p', {}, `Browsers cannot play ${job.output_format} files; download it to look at it.`), problems, download);

@@ -204,7 +204,7 @@ export class ProcessJobHandler {
     const { chunkSeconds, prerollSeconds } = this.config.chunking;
     if (!(chunkSeconds > 0) || decidesFromWholeClip(job.settings.model, job.settings.textPrompt)) return false;
     const probed = timing ?? (await this.storage.withLocalFile(inputKey, (path) => this.probe.probe(path)));
-    const ranges = isRefusal(probed) ? null : planChunks(probed.durationSeconds, job.settings.previewDuration, chunkSeconds, prerollSeconds, probed.frameRate ?? undefined);
+    const ranges = isRefusal(probed) ? null : planChunks(probed.durationSeconds, job.settings.previewDuration, chunkSeconds, prerollSeconds, probed.frameRate);
     if (!ranges) return false;
     await this.chunked.split(job, inputKey, backgroundImageKey, ranges);
     return true;

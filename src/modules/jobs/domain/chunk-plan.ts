@@ -21,11 +21,11 @@ const MIN_FRAMES_PER_CHUNK = 2;
 /**
  * The chunks of a job whose processed video lasts `durationSeconds` (a preview: only its first
  * seconds): as few equal chunks as keep each within `chunkSeconds` (at most MAX_CHUNKS_PER_JOB, and
- * each of MIN_FRAMES_PER_CHUNK where the frame rate is known), so that N workers finish together. Null when one chunk would do (short jobs keep the single-task path)
- * or chunking is off (0). The last chunk runs to the end of what is processed, whatever the rounding
- * of the probed duration.
+ * each of MIN_FRAMES_PER_CHUNK where the frame rate is known), so that N workers finish together.
+ * Null when one chunk would do (short jobs keep the single-task path) or chunking is off (0). The
+ * last chunk runs to the end of what is processed, whatever the rounding of the probed duration.
  */
-export function planChunks(durationSeconds: number, previewDuration: number | null | undefined, chunkSeconds: number, prerollSeconds: number, frameRate?: number): ChunkRange[] | null {
+export function planChunks(durationSeconds: number, previewDuration: number | null | undefined, chunkSeconds: number, prerollSeconds: number, frameRate?: number | null): ChunkRange[] | null {
   const processed = previewDuration && previewDuration < durationSeconds ? previewDuration : durationSeconds;
   if (!(chunkSeconds > 0) || !(processed > chunkSeconds)) return null;
   const holdingFrames = frameRate && frameRate > 0 ? Math.floor((processed * frameRate) / MIN_FRAMES_PER_CHUNK) : Infinity;

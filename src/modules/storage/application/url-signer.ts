@@ -7,7 +7,7 @@ export type { SignatureCheck };
  * HMAC-SHA256 signatures for expiring local-storage URLs. Download URLs cover the path, the expiry
  * and the download name; upload URLs cover the path and the expiry under a key derived for uploads
  * only, so a download link can never be replayed as an upload (nor the reverse). URLs are signed
- * with `secret`; those signed with a `previous` one are still accepted until they expire.
+ * with `secret`; those signed with a `previous` one are accepted too, within the expiries it accepts.
  */
 export class UrlSigner {
   private readonly downloadKey: string;
